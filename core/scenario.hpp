@@ -1,0 +1,127 @@
+#pragma once
+// The scenario: one complete, shareable setup (DESIGN.md, "The scenario").
+// Plain value types; JSON text in and out, nothing else.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope {
+
+enum class Ffn { gelu, swiglu };
+enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, dualpipe };
+enum class Recompute { none, selective, full };
+enum class Precision { mixed_bf16, fp32, megatron_bf16 };
+// The mesh dims that `parallel.order` arranges. ep is not among them: it borrows from dp_shard*cp.
+enum class MeshDim { tp, cp, dp_shard, dp_replicate, pp };
+inline constexpr std::array<MeshDim, 5> kAllMeshDims = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard,
+                                                       MeshDim::dp_replicate, MeshDim::pp};
+
+struct ModelSpec {
+    std::string name = "custom";
+    int64_t layers = 0;
+    int64_t hidden = 0;
+    int64_t ffn_hidden = 0;
+    int64_t heads = 0;
+    int64_t kv_heads = 0;
+    int64_t vocab = 0;
+    int64_t seq_len = 0;
+    Ffn ffn = Ffn::swiglu;
+    int64_t experts = 0;            // routed experts per MoE layer; 0 = dense
+    int64_t top_k = 0;
+    int64_t expert_ffn_hidden = 0;
+    int64_t shared_experts = 0;
+    std::optional<double> params;   // a bare parameter count standing in for the architecture
+
+    [[nodiscard]] bool has_architecture() const noexcept { return layers > 0 && hidden > 0; }
+    [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
+};
+
+struct GpuSpec {
+    std::string name = "GPU";
+    double memory_gb = 80;          // decimal GB (1e9 bytes)
+    double peak_tflops = 989;       // dense peak for the training dtype
+    double hbm_gbps = 3350;
+    // Fraction of peak that large training matmuls reach. Documented default; override per GPU.
+    double matmul_efficiency = 0.75;
+};
+
+struct LinkSpec {
+    double bandwidth_gbps = 50;     // GB/s per GPU, one direction (nccl-tests bus bandwidth)
+    double latency_us = 5;
+};
+
+struct ClusterSpec {
+    std::string name = "cluster";
+    int64_t nodes = 1;
+    int64_t gpus_per_node = 8;
+    GpuSpec gpu;
+    LinkSpec intra_node{450, 2};
+    LinkSpec inter_node{50, 5};
+
+    [[nodiscard]] int64_t gpu_count() const noexcept { return nodes * gpus_per_node; }
+};
+
+struct ParallelSpec {
+    int64_t tp = 1, cp = 1, pp = 1, dp_shard = 1, dp_replicate = 1, ep = 1;
+    int zero = 0;
+    bool sequence_parallel = false;
+    bool tp_comm_overlap = false;   // hide TP collectives under compute (off: TP is exposed)
+    std::vector<MeshDim> order = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard, MeshDim::dp_replicate,
+                                  MeshDim::pp};
+
+    [[nodiscard]] int64_t factor(MeshDim d) const noexcept;
+    [[nodiscard]] int64_t product() const noexcept { return tp * cp * pp * dp_shard * dp_replicate; }
+};
+
+struct TrainingSpec {
+    int64_t global_batch = 1024;    // sequences per step
+    int64_t micro_batch = 1;        // sequences per micro-batch
+    Schedule schedule = Schedule::one_f_one_b;
+    int64_t virtual_stages = 1;
+    Recompute recompute = Recompute::none;
+    Precision precision = Precision::mixed_bf16;
+};
+
+struct Scenario {
+    ModelSpec model;
+    ClusterSpec cluster;
+    ParallelSpec parallel;
+    TrainingSpec training;
+};
+
+// C++17 has no defaulted comparisons: two scenarios are equal when their canonical JSON is.
+[[nodiscard]] bool operator==(const Scenario& a, const Scenario& b);
+[[nodiscard]] inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }
+
+// Loading is all-or-nothing: either a complete, valid Scenario or an error naming the field path and
+// the rule, e.g. "parallel.tp: 3 does not divide heads (128)".
+struct ScenarioLoad {
+    std::optional<Scenario> scenario;
+    std::string error;
+    [[nodiscard]] bool ok() const noexcept { return scenario.has_value(); }
+};
+
+[[nodiscard]] ScenarioLoad parse_scenario(std::string_view json_text);
+// Canonical text: fixed key order, two-space indent, trailing newline. save(load(save(s))) == save(s).
+[[nodiscard]] std::string scenario_to_json(const Scenario& s);
+// Checks every cross-field rule on an in-memory scenario (what the UI edits); empty string when valid.
+[[nodiscard]] std::string validate_scenario(const Scenario& s);
+// The scenario the app opens with: Llama 3 8B on 8 nodes of 8 H100s.
+[[nodiscard]] Scenario default_scenario();
+
+[[nodiscard]] std::string_view to_string(Ffn v) noexcept;
+[[nodiscard]] std::string_view to_string(Schedule v) noexcept;
+[[nodiscard]] std::string_view to_string(Recompute v) noexcept;
+[[nodiscard]] std::string_view to_string(Precision v) noexcept;
+[[nodiscard]] std::string_view to_string(MeshDim v) noexcept;
+[[nodiscard]] std::optional<Ffn> ffn_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::optional<Schedule> schedule_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::optional<Recompute> recompute_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::optional<Precision> precision_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::optional<MeshDim> mesh_dim_from_string(std::string_view s) noexcept;
+
+}  // namespace shardscope
