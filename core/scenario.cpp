@@ -121,6 +121,7 @@ ModelSpec read_model(const Json& j) {
     m.top_k = r.int_field("top_k", 0);
     m.expert_ffn_hidden = r.int_field("expert_ffn_hidden", 0);
     m.shared_experts = r.int_field("shared_experts", 0);
+    m.dense_layers = r.int_field("dense_layers", 0);
     r.reject_unknown();
     return m;
 }
@@ -239,6 +240,7 @@ Json model_to_json(const ModelSpec& m) {
     j["top_k"] = m.top_k;
     j["expert_ffn_hidden"] = m.expert_ffn_hidden;
     j["shared_experts"] = m.shared_experts;
+    j["dense_layers"] = m.dense_layers;
     j["params"] = m.params ? Json(*m.params) : Json(nullptr);
     return j;
 }

@@ -34,6 +34,9 @@ struct ModelSpec {
     int64_t top_k = 0;
     int64_t expert_ffn_hidden = 0;
     int64_t shared_experts = 0;
+    // Leading layers that keep a dense FFN in an MoE model (DeepSeek-V3: the first 3 of 61). Must be 0
+    // for a dense model. Always written by the saver so a round trip is exact.
+    int64_t dense_layers = 0;
     std::optional<double> params;   // a bare parameter count standing in for the architecture
 
     [[nodiscard]] bool has_architecture() const noexcept { return layers > 0 && hidden > 0; }

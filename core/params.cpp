@@ -1,0 +1,103 @@
+#include "core/params.hpp"
+
+namespace shardscope {
+namespace {
+
+double ffn_matrices(Ffn ffn) noexcept { return ffn == Ffn::gelu ? 2.0 : 3.0; }
+
+double attention_params(const ModelSpec& m) noexcept {
+    const double h = static_cast<double>(m.hidden);
+    const double head_dim = h / static_cast<double>(m.heads);
+    const double kv_width = static_cast<double>(m.kv_heads) * head_dim;
+    return 2.0 * h * h + 2.0 * h * kv_width;  // q and o, then k and v
+}
+
+// Position of a stage in the order that loses a layer first: 0, pp-1, 1, pp-2, ...
+int64_t trim_rank(int64_t pp, int64_t stage) noexcept {
+    const int64_t from_end = pp - 1 - stage;
+    return stage <= from_end ? 2 * stage : 2 * from_end + 1;
+}
+
+int64_t layers_on_stage(int64_t layers, int64_t pp, int64_t stage) noexcept {
+    const int64_t base = layers / pp;
+    const int64_t short_stages = pp - layers % pp;  // stages holding `base`; the rest hold base + 1
+    return base + (trim_rank(pp, stage) < short_stages ? 0 : 1);
+}
+
+}  // namespace
+
+ParamCounts count_params(const ModelSpec& m) noexcept {
+    ParamCounts c;
+    if (!m.has_architecture()) {
+        c.total = m.params.value_or(0.0);
+        c.active_per_token = c.total;
+        return c;
+    }
+    c.from_architecture = true;
+    const double h = static_cast<double>(m.hidden);
+    c.layers = m.layers;
+    c.moe_layers = m.is_moe() ? m.layers - m.dense_layers : 0;
+    c.dense_layers = m.layers - c.moe_layers;
+
+    c.embedding = static_cast<double>(m.vocab) * h;
+    c.output = c.embedding;
+    c.final_norm = h;
+    c.attention_per_layer = attention_params(m);
+    c.norms_per_layer = 2.0 * h;
+    c.dense_ffn_per_layer = ffn_matrices(m.ffn) * h * static_cast<double>(m.ffn_hidden);
+    if (m.is_moe()) {
+        c.expert_ffn = ffn_matrices(m.ffn) * h * static_cast<double>(m.expert_ffn_hidden);
+        c.routed_experts_per_layer = static_cast<double>(m.experts) * c.expert_ffn;
+        c.shared_experts_per_layer = static_cast<double>(m.shared_experts) * c.expert_ffn;
+        c.router_per_layer = h * static_cast<double>(m.experts);
+    }
+
+    const double outside_blocks = c.embedding + c.output + c.final_norm;
+    const double dense_blocks = static_cast<double>(c.dense_layers) * c.dense_layer();
+    const double moe_blocks = static_cast<double>(c.moe_layers) * c.moe_layer();
+    c.total = outside_blocks + dense_blocks + moe_blocks;
+
+    const double moe_block_active = c.attention_per_layer + c.norms_per_layer + c.router_per_layer +
+                                    c.shared_experts_per_layer +
+                                    static_cast<double>(m.top_k) * c.expert_ffn;
+    c.active_per_token = outside_blocks + dense_blocks + static_cast<double>(c.moe_layers) * moe_block_active;
+    return c;
+}
+
+double layer_params(const ParamCounts& c, int64_t layer) noexcept {
+    if (layer < 0 || layer >= c.layers) return 0;
+    return c.is_moe_layer(layer) ? c.moe_layer() : c.dense_layer();
+}
+
+double layer_routed_expert_params(const ParamCounts& c, int64_t layer) noexcept {
+    if (layer < 0 || layer >= c.layers) return 0;
+    return c.is_moe_layer(layer) ? c.routed_experts_per_layer : 0;
+}
+
+StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept {
+    if (pp < 1 || stage < 0 || stage >= pp) return {};
+    StageLayers s;
+    for (int64_t before = 0; before < stage; ++before) s.first += layers_on_stage(layers, pp, before);
+    s.count = layers_on_stage(layers, pp, stage);
+    return s;
+}
+
+StageParams stage_params(const ParamCounts& c, int64_t pp, int64_t stage) noexcept {
+    StageParams s;
+    if (pp < 1 || stage < 0 || stage >= pp) return s;
+    if (!c.from_architecture) {
+        s.blocks_non_expert = c.total / static_cast<double>(pp);
+        return s;
+    }
+    s.layers = stage_layers(c.layers, pp, stage);
+    for (int64_t i = s.layers.first; i < s.layers.first + s.layers.count; ++i) {
+        const double experts = layer_routed_expert_params(c, i);
+        s.routed_experts += experts;
+        s.blocks_non_expert += layer_params(c, i) - experts;
+    }
+    if (stage == 0) s.embedding = c.embedding;
+    if (stage == pp - 1) s.output = c.output + c.final_norm;
+    return s;
+}
+
+}  // namespace shardscope
