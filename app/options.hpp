@@ -1,0 +1,27 @@
+#pragma once
+// The window's command line: shardscope [--config FILE] [--lesson ID] [--step K] [--frames N]
+//                                       [--size WxH] [--screenshot OUT.png] [--save-as FILE.json]
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope::app {
+
+struct Options {
+    std::string config;           // scenario to open instead of the default
+    std::string lesson;           // lesson id to open
+    int step = 1;                 // lesson step (1-based)
+    int frames = 6;               // frames rendered before --screenshot captures: lets the layout settle
+    int width = 0, height = 0;    // window size; 0 = from the monitor
+    std::string screenshot;       // render, write this PNG, exit
+    std::string save_as;          // write the (loaded) scenario here, then go on
+    bool help = false;
+    bool version = false;
+};
+
+// nullopt with `error` naming the flag and what is wrong.
+std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error);
+std::string usage_text();
+
+}  // namespace shardscope::app

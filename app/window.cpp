@@ -1,0 +1,232 @@
+#include "app/window.hpp"
+
+#include "app/file_io.hpp"
+#include "app/scenario_files.hpp"
+#include "app/screenshot.hpp"
+#include "widgets/ui_frame.hpp"
+
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace shardscope::app {
+
+namespace {
+
+constexpr int kDefaultWidth = 1600;
+constexpr int kDefaultHeight = 1000;
+constexpr float kBaseFontPixels = 15.0f;
+constexpr const char* kFontPaths[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                      "/usr/share/fonts/TTF/DejaVuSans.ttf"};
+
+std::vector<std::string> g_dropped_paths;  // filled by GLFW's drop callback, drained each frame
+
+void on_drop(GLFWwindow*, int count, const char** paths) {
+    for (int i = 0; i < count; ++i) g_dropped_paths.emplace_back(paths[i]);
+}
+
+void on_glfw_error(int code, const char* description) {
+    std::fprintf(stderr, "shardscope: GLFW error %d: %s\n", code, description);
+}
+
+float monitor_content_scale() {
+    float sx = 1.0f, sy = 1.0f;
+    if (GLFWmonitor* m = glfwGetPrimaryMonitor()) glfwGetMonitorContentScale(m, &sx, &sy);
+    return std::clamp(std::max(sx, sy), 1.0f, 4.0f);
+}
+
+void window_size_for(const Options& o, float scale, int& w, int& h) {
+    if (o.width > 0) {
+        w = o.width;
+        h = o.height;
+        return;
+    }
+    w = static_cast<int>(kDefaultWidth * scale);
+    h = static_cast<int>(kDefaultHeight * scale);
+    if (GLFWmonitor* m = glfwGetPrimaryMonitor()) {
+        int x, y, mw, mh;
+        glfwGetMonitorWorkarea(m, &x, &y, &mw, &mh);
+        if (mw > 0 && mh > 0) {
+            w = std::min(w, mw * 9 / 10);
+            h = std::min(h, mh * 9 / 10);
+        }
+    }
+}
+
+void load_fonts(float scale) {
+    ImGuiIO& io = ImGui::GetIO();
+    for (const char* path : kFontPaths) {
+        if (std::filesystem::exists(path) && io.Fonts->AddFontFromFileTTF(path, kBaseFontPixels * scale)) return;
+    }
+    ImFontConfig config;
+    config.SizePixels = 13.0f * scale;
+    io.Fonts->AddFontDefault(&config);  // no DejaVu: ImGui's built-in font
+}
+
+void apply_style(float scale) {
+    ImGui::StyleColorsDark();
+    ImGuiStyle& style = ImGui::GetStyle();
+    style.WindowRounding = 4.0f;
+    style.FrameRounding = 3.0f;
+    style.GrabRounding = 3.0f;
+    style.ScaleAllSizes(scale);
+}
+
+std::string glfw_version() {
+    int major, minor, rev;
+    glfwGetVersion(&major, &minor, &rev);
+    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(rev);
+}
+
+void fill_library_versions(ui::AppState& state) {
+    const char* gl = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    state.ui.library_versions = {
+        {"Dear ImGui", ImGui::GetVersion()},
+        {"GLFW", glfw_version()},
+        {"OpenGL", gl ? gl : "?"},
+        {"Renderer", renderer ? renderer : "?"},
+        {"nlohmann/json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
+                              "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+        {"glad", "2 (gl:core=3.3)"},
+        {"stb_image_write", "libstb (Debian)"},
+    };
+}
+
+void open_dropped_files(ui::AppState& state) {
+    for (const std::string& path : g_dropped_paths) {
+        if (std::filesystem::path(path).extension() == ".json") {
+            state.requests.open_path = path;
+            break;
+        }
+        state.show_error("Dropped file ignored", path + ": only scenario files (*.json) can be opened");
+    }
+    g_dropped_paths.clear();
+}
+
+void take_screenshot(ui::AppState& state, GLFWwindow* window, const std::string& path) {
+    int w, h;
+    glfwGetFramebufferSize(window, &w, &h);
+    if (std::string error = save_framebuffer_png(path, w, h); !error.empty()) state.show_error("Screenshot failed", error);
+    else state.ui.status = "Screenshot saved to " + std::filesystem::absolute(path).string();
+}
+
+struct Window {
+    GLFWwindow* handle = nullptr;
+    ~Window() {
+        if (handle) glfwDestroyWindow(handle);
+        glfwTerminate();
+    }
+};
+
+}  // namespace
+
+int run_window(const Options& options) {
+    glfwSetErrorCallback(&on_glfw_error);
+    if (!glfwInit()) {
+        std::fprintf(stderr,
+                     "shardscope: no display to open a window on. On a headless machine run it under Xvfb, e.g.\n"
+                     "  xvfb-run -a -s '-screen 0 1920x1200x24' shardscope --screenshot shardscope.png\n");
+        return 1;
+    }
+    Window window;
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    const bool headless_capture = !options.screenshot.empty();
+    if (headless_capture) glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_FALSE);
+    const float scale = monitor_content_scale();
+    int width, height;
+    window_size_for(options, headless_capture ? 1.0f : scale, width, height);
+    window.handle = glfwCreateWindow(width, height, "Shardscope", nullptr, nullptr);
+    if (!window.handle) {
+        std::fprintf(stderr, "shardscope: could not create an OpenGL 3.3 core window\n");
+        return 1;
+    }
+    glfwMakeContextCurrent(window.handle);
+    if (!gladLoadGL(glfwGetProcAddress)) {
+        std::fprintf(stderr, "shardscope: could not load OpenGL functions\n");
+        return 1;
+    }
+    glfwSwapInterval(headless_capture ? 0 : 1);
+    glfwSetDropCallback(window.handle, &on_drop);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    // Layout persists in the user's config folder, never the working directory; a screenshot run
+    // uses the default layout so it is the same on every machine.
+    const std::string ini_path = headless_capture ? std::string() : config_dir().empty() ? std::string()
+                                                                   : config_dir() + "/imgui.ini";
+    io.IniFilename = ini_path.empty() ? nullptr : ini_path.c_str();
+    load_fonts(headless_capture ? 1.0f : scale);
+    apply_style(headless_capture ? 1.0f : scale);
+    ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    ui::AppState state;
+    ui::AppUi ui_root;
+    fill_library_versions(state);
+    state.ui.recent_files = load_recent_files();
+    state.ui.requested_lesson = options.lesson;
+    state.ui.requested_step = options.step;
+    if (!options.config.empty() && !open_scenario_file(state, options.config)) {
+        std::fprintf(stderr, "shardscope: %s\n", state.ui.error_message.c_str());
+        return 2;
+    }
+    if (!options.save_as.empty() && !save_scenario_file(state, options.save_as)) {
+        std::fprintf(stderr, "shardscope: %s\n", state.ui.error_message.c_str());
+        return 1;
+    }
+
+    int exit_code = 0;
+    const double start = glfwGetTime();
+    for (int frame = 0; !glfwWindowShouldClose(window.handle); ++frame) {
+        glfwPollEvents();
+        open_dropped_files(state);
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        ui_root.draw_frame(state, static_cast<float>(glfwGetTime() - start));
+        ImGui::Render();
+        int fb_w, fb_h;
+        glfwGetFramebufferSize(window.handle, &fb_w, &fb_h);
+        glViewport(0, 0, fb_w, fb_h);
+        glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+        if (headless_capture && frame + 1 >= options.frames) {
+            const std::string error = save_framebuffer_png(options.screenshot, fb_w, fb_h);
+            if (!error.empty()) std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+            else std::printf("wrote %s (%dx%d)\n", options.screenshot.c_str(), fb_w, fb_h);
+            exit_code = error.empty() ? 0 : 1;
+            break;
+        }
+        if (state.requests.screenshot) {
+            state.requests.screenshot = false;
+            take_screenshot(state, window.handle, timestamped_screenshot_path(std::filesystem::current_path().string()));
+        }
+        glfwSwapBuffers(window.handle);
+        handle_file_requests(state);
+        if (state.requests.quit) glfwSetWindowShouldClose(window.handle, GLFW_TRUE);
+    }
+
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    return exit_code;
+}
+
+}  // namespace shardscope::app

@@ -1,0 +1,62 @@
+#include "widgets/app_state.hpp"
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr size_t kMaxRecentFiles = 8;
+}
+
+AppState::AppState(Scenario initial) : scenario_(initial), history_(std::move(initial)) {}
+
+void AppState::set(const Scenario& s) {
+    if (s == scenario_) return;
+    scenario_ = s;
+    ++version_;
+}
+
+std::string AppState::try_apply(const Scenario& candidate) {
+    std::string rule = validate_scenario(candidate);
+    if (!rule.empty()) return rule;
+    set(candidate);
+    pending_commit_ = true;
+    return {};
+}
+
+void AppState::replace(const Scenario& loaded) {
+    set(loaded);
+    history_.commit(loaded);
+    pending_commit_ = false;
+}
+
+void AppState::end_frame(bool any_widget_active) {
+    if (pending_commit_ && !any_widget_active) {
+        history_.commit(scenario_);
+        pending_commit_ = false;
+    }
+}
+
+void AppState::undo() {
+    end_frame(false);
+    set(history_.undo());
+}
+
+void AppState::redo() {
+    end_frame(false);
+    set(history_.redo());
+}
+
+void AppState::remember_recent(const std::string& path) {
+    auto& r = ui.recent_files;
+    r.erase(std::remove(r.begin(), r.end(), path), r.end());
+    r.insert(r.begin(), path);
+    if (r.size() > kMaxRecentFiles) r.resize(kMaxRecentFiles);
+}
+
+void AppState::show_error(std::string title, std::string message) {
+    ui.error_title = std::move(title);
+    ui.error_message = std::move(message);
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,35 @@
+#include "widgets/ui_frame.hpp"
+
+#include "widgets/dialogs.hpp"
+#include "widgets/keys.hpp"
+#include "widgets/main_menu.hpp"
+
+#include <imgui.h>
+
+namespace shardscope::ui {
+
+AppUi::AppUi() { register_default_panels(registry_); }
+
+void AppUi::handle_shortcuts(AppState& state) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput) return;  // typing in a field: Ctrl+Z belongs to the field
+    if (ImGui::IsKeyPressed(keys::kF12, false)) state.requests.screenshot = true;
+    if (!io.KeyCtrl) return;
+    if (ImGui::IsKeyPressed(keys::kZ, false)) io.KeyShift ? state.redo() : state.undo();
+    if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
+    if (ImGui::IsKeyPressed(keys::kS, false)) state.ui.file_dialog = FileDialogMode::save;
+}
+
+void AppUi::draw_frame(AppState& state, float seconds_since_start) {
+    handle_shortcuts(state);
+    draw_main_menu(state, registry_);
+    registry_.draw_all(state, seconds_since_start);
+    file_browser_.draw(state);
+    draw_error_modal(state);
+    draw_about_window(state);
+    draw_shortcuts_window(state);
+    draw_status_line(state);
+    state.end_frame(ImGui::IsAnyItemActive());
+}
+
+}  // namespace shardscope::ui
