@@ -1,0 +1,179 @@
+#include "core/memory.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+
+namespace {
+
+// A model given only by its parameter count, on one node, no parallelism.
+Scenario count_only(double params) {
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = params;
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = 8;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 8;
+    s.training.global_batch = 8;
+    s.training.micro_batch = 1;
+    return s;
+}
+
+// A tiny hand-countable model: 4 blocks of hidden 8, gelu FFN of 32, 2 heads, vocab 16, seq 4.
+// Per block: attention 4*8*8 = 256, two norms 2*8 = 16, FFN 2*8*32 = 512 -> 784.
+// Embedding 16*8 = 128; output 16*8 + final norm 8 = 136.
+Scenario tiny(int64_t pp) {
+    Scenario s;
+    s.model.name = "tiny";
+    s.model.layers = 4;
+    s.model.hidden = 8;
+    s.model.ffn_hidden = 32;
+    s.model.heads = 2;
+    s.model.kv_heads = 2;
+    s.model.vocab = 16;
+    s.model.seq_len = 4;
+    s.model.ffn = Ffn::gelu;
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = pp;
+    s.parallel = ParallelSpec{};
+    s.parallel.pp = pp;
+    s.training.global_batch = 4;
+    s.training.micro_batch = 1;
+    s.training.precision = Precision::mixed_bf16;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("a 7B model in fp32 with Adam needs 112 GB of model state") {
+    // 4 B weights + 4 B grads + 8 B Adam (m, v) = 16 B/param; 7e9 * 16 = 112e9 bytes.
+    CHECK(state_bytes_per_param(Precision::fp32).total() == 16.0);
+    CHECK(model_state_bytes(7e9, Precision::fp32, 0, 1).total() == doctest::Approx(112e9));
+}
+
+TEST_CASE("the three precisions") {
+    // mixed-bf16 2 + 2 + 12, megatron-bf16 2 + 4 + 12 (DESIGN.md).
+    const auto mixed = state_bytes_per_param(Precision::mixed_bf16);
+    CHECK(mixed.weights == 2.0);
+    CHECK(mixed.grads == 2.0);
+    CHECK(mixed.optimizer == 12.0);
+    CHECK(state_bytes_per_param(Precision::megatron_bf16).total() == 18.0);
+}
+
+TEST_CASE("ZeRO paper example: 7.5B parameters, mixed precision Adam, 64-way data parallel") {
+    // Rajbhandari et al. 2020, Figure 1: 2+2+12 = 16 B/param -> 120 GB; stage 1: (2+2+12/64)*7.5e9 =
+    // 31.4 GB; stage 2: (2+14/64)*7.5e9 = 16.6 GB; stage 3: 16/64*7.5e9 = 1.875 GB.
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 0, 64).total() == doctest::Approx(120e9));
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 1, 64).total() == doctest::Approx(31.40625e9));
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 2, 64).total() == doctest::Approx(16.640625e9));
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 3, 64).total() == doctest::Approx(1.875e9));
+    // Rounded as the paper prints them (decimal GB).
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 1, 64).total() / 1e9 == doctest::Approx(31.4).epsilon(0.001));
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 2, 64).total() / 1e9 == doctest::Approx(16.6).epsilon(0.003));
+    CHECK(model_state_bytes(7.5e9, Precision::mixed_bf16, 3, 64).total() / 1e9 == doctest::Approx(1.88).epsilon(0.003));
+}
+
+TEST_CASE("70B parameters in 16-bit on 80 GB GPUs: weights alone need TP >= 2") {
+    Scenario s = count_only(70e9);
+    // 70e9 * 2 B = 140 GB of weights on one GPU: more than 80 GB.
+    const StageMemory one = stage_memory(s, count_params(s.model), 0, 1);
+    CHECK(one.bytes.params == doctest::Approx(140e9));
+    CHECK(one.bytes.params > gpu_memory_bytes(s.cluster));
+    CHECK_FALSE(one.bytes.activations.has_value());  // no architecture, no activations
+    // TP = 2 halves them: 70 GB fits under 80 GB.
+    s.parallel.tp = 2;
+    s.parallel.dp_replicate = 4;
+    const StageMemory two = stage_memory(s, count_params(s.model), 0, 1);
+    CHECK(two.bytes.params == doctest::Approx(70e9));
+    CHECK(two.bytes.params < gpu_memory_bytes(s.cluster));
+}
+
+TEST_CASE("Korthikanti et al. 2022 per-layer activations, each recompute / SP case") {
+    // s = 4, b = 2, h = 8, a = 2: sbh = 64.
+    ActivationShape sh;
+    sh.seq_len = 4;
+    sh.micro_batch = 2;
+    sh.hidden = 8;
+    sh.heads = 2;
+    // No parallelism: sbh(34 + 5as/h) = 64 * (34 + 5*2*4/8) = 64 * 39 = 2496.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2496));
+    sh.tp = 2;
+    // TP 2: sbh(10 + 24/t + 5as/(ht)) = 64 * (10 + 12 + 2.5) = 1568.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1568));
+    sh.sequence_parallel = true;
+    // TP 2 + SP: sbh(34/t + 5as/(ht)) = 64 * (17 + 2.5) = 1248.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1248));
+    sh.recompute = Recompute::selective;
+    // TP 2 + SP + selective: sbh * 34/t = 64 * 17 = 1088.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1088));
+    sh.sequence_parallel = false;
+    // TP 2 + selective: sbh(10 + 24/t) = 64 * 22 = 1408.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1408));
+    sh.recompute = Recompute::full;
+    // Full recompute keeps the block's input: 2sbh = 128; sharded by SP: 2sbh/t = 64.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(128));
+    sh.sequence_parallel = true;
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(64));
+}
+
+TEST_CASE("context parallelism divides the sequence") {
+    ActivationShape sh;
+    sh.seq_len = 8;
+    sh.micro_batch = 2;
+    sh.hidden = 8;
+    sh.heads = 2;
+    sh.cp = 2;
+    // s = 8/2 = 4: the unparallelised case above, 2496 bytes.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2496));
+    sh.cp = 1;
+    // s = 8: sbh = 128, 34 + 5*2*8/8 = 44 -> 5632; the s^2 term makes it more than twice 2496.
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(5632));
+}
+
+TEST_CASE("first and last pipeline stages differ: embedding first, output layer and logits last") {
+    const Scenario s = tiny(2);
+    const ParamCounts counts = count_params(s.model);
+    // 1F1B keeps p - s micro-batches in flight: 2 on stage 0, 1 on stage 1.
+    const auto stages = memory_per_stage(s, counts, {2.0, 1.0});
+    REQUIRE(stages.size() == 2);
+    // Stage 0: 2 blocks + embedding = 2*784 + 128 = 1696 params; 2 B each = 3392.
+    CHECK(stages[0].bytes.params == doctest::Approx(3392));
+    // Stage 1: 2 blocks + output 136 = 1704 params -> 3408 B of weights, 3408 B of grads, 12*1704 Adam.
+    CHECK(stages[1].bytes.params == doctest::Approx(3408));
+    CHECK(stages[1].bytes.grads == doctest::Approx(3408));
+    CHECK(stages[1].bytes.optimizer == doctest::Approx(20448));
+    // Activations: s=4, b=1, h=8, a=2 -> sbh = 32, 34 + 5*2*4/8 = 39 -> 1248 per block.
+    // Stage 0: 2 blocks * 2 in flight = 4992; stage 1: 2 blocks * 1 = 2496.
+    REQUIRE(stages[0].bytes.activations.has_value());
+    CHECK(*stages[0].bytes.activations == doctest::Approx(4992));
+    CHECK(*stages[1].bytes.activations == doctest::Approx(2496));
+    // Only the last stage keeps the fp32 logits: 4 B * s*b * vocab = 4*4*16 = 256. No TP, no DP: no buffers.
+    CHECK(stages[0].bytes.other == 0.0);
+    CHECK(stages[1].bytes.other == doctest::Approx(256));
+    // Totals at 16 B/param: stage 0 1696*16 + 4992 = 32128; stage 1 1704*16 + 2496 + 256 = 30016.
+    CHECK(stages[0].bytes.total() == doctest::Approx(32128));
+    CHECK(stages[1].bytes.total() == doctest::Approx(30016));
+    CHECK(most_loaded(stages).stage == 0);
+}
+
+TEST_CASE("FSDP keeps two gathered blocks and a gradient bucket in `other`") {
+    Scenario s = tiny(1);
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 3;
+    const StageMemory m = stage_memory(s, count_params(s.model), 0, 1);
+    // Weights sharded 4 ways: (4*784 + 128 + 136) * 2 B / 4 = 3400 * 2 / 4 = 1700.
+    CHECK(m.bytes.params == doctest::Approx(1700));
+    // other = 2 gathered blocks 2*784*2 B = 3136 + bucket 784*2 B = 1568 + logits 4*4*16 = 256 -> 4960.
+    CHECK(m.bytes.other == doctest::Approx(4960));
+}
+
+TEST_CASE("experts split over ep, then ZeRO over the rest of dp_shard*cp") {
+    // 8e9 routed-expert params (count-only models have none), checked at the primitive:
+    // ep 8 -> 1e9 local, ZeRO-1 over dp_shard*cp/ep = 2: weights 2e9, grads 2e9, Adam 12e9/2 = 6e9.
+    const auto b = model_state_bytes(8e9 / 8, Precision::mixed_bf16, 1, 16 / 8);
+    CHECK(b.params == doctest::Approx(2e9));
+    CHECK(b.grads == doctest::Approx(2e9));
+    CHECK(b.optimizer == doctest::Approx(6e9));
+}
