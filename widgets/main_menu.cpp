@@ -1,5 +1,7 @@
 #include "widgets/main_menu.hpp"
 
+#include "widgets/item_rects.hpp"
+
 #include <imgui.h>
 
 namespace shardscope::ui {
@@ -7,7 +9,9 @@ namespace shardscope::ui {
 namespace {
 
 void draw_file_menu(AppState& state) {
-    if (!ImGui::BeginMenu("File")) return;
+    const bool open = ImGui::BeginMenu("File");
+    note_last_item("menu/File");
+    if (!open) return;
     if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) state.ui.file_dialog = FileDialogMode::open;
     if (ImGui::MenuItem("Save scenario as...", "Ctrl+S")) state.ui.file_dialog = FileDialogMode::save;
     if (ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
@@ -30,8 +34,13 @@ void draw_edit_menu(AppState& state) {
 }
 
 void draw_view_menu(PanelRegistry& registry) {
-    if (!ImGui::BeginMenu("View")) return;
-    for (const auto& panel : registry.panels()) ImGui::MenuItem(panel->title().c_str(), nullptr, &panel->open);
+    const bool open = ImGui::BeginMenu("View");
+    note_last_item("menu/View");
+    if (!open) return;
+    for (const auto& panel : registry.panels()) {
+        ImGui::MenuItem(panel->title().c_str(), nullptr, &panel->open);
+        note_last_item("menu/View/" + panel->id());
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Reset layout")) registry.reset_layout();
     ImGui::EndMenu();

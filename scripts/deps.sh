@@ -1,0 +1,35 @@
+# Sourced by scripts/run and scripts/test: Debian packages and how to install the missing ones.
+
+# Build and run the app.
+APP_PACKAGES=(build-essential cmake pkg-config python3 libimgui-dev libglfw3-dev libgl-dev
+              python3-glad nlohmann-json3-dev doctest-dev libstb-dev fonts-dejavu-core)
+# Run the tests too: a real window under Xvfb (Mesa's llvmpipe gives real OpenGL) and clicks.
+TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri)
+
+missing_packages() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+# Installs what is missing: apt-get as root, sudo otherwise; when it can do neither it prints the
+# exact command and fails.
+ensure_packages() {
+  local missing
+  missing=$(missing_packages "$@" | tr '\n' ' ')
+  [ -z "${missing// /}" ] && return 0
+  echo "Installing missing packages: $missing"
+  local apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
+  if [ "$(id -u)" = 0 ]; then
+    "${apt[@]}" update -qq && "${apt[@]}" install -y -qq --no-install-recommends $missing
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo "${apt[@]}" update -qq && sudo "${apt[@]}" install -y -qq --no-install-recommends $missing
+  else
+    echo "Cannot install packages (not root, no sudo). Run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y $missing" >&2
+    return 1
+  fi
+}
+
+build_jobs() { nproc 2>/dev/null || echo 2; }

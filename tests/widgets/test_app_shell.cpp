@@ -1,0 +1,87 @@
+#include "imgui_fixture.hpp"
+#include "widgets/keys.hpp"
+#include "widgets/ui_frame.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+using shardscope::test::ImGuiFixture;
+
+TEST_CASE("every default panel is registered, and the open ones emit vertices") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
+    f.frames(3, draw);
+    const char* expected[] = {"strategy", "mesh", "memory", "collective", "pipeline", "planner",
+                              "cheatsheet", "glossary", "lesson", "measure"};
+    for (const char* id : expected) {
+        ui::Panel* p = app.registry().find(id);
+        REQUIRE_MESSAGE(p != nullptr, id);
+        const int vertices = ImGuiFixture::vertices_of(p->window_name());
+        if (p->open) CHECK_MESSAGE(vertices > 0, id);
+        else CHECK_MESSAGE(vertices == 0, id);
+    }
+}
+
+TEST_CASE("clicking a panel in the View menu toggles it") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
+    ui::Panel* mesh = app.registry().find("mesh");
+    REQUIRE(mesh->open);
+    f.frames(2, draw);
+    REQUIRE(ImGuiFixture::vertices_of(mesh->window_name()) > 0);
+
+    REQUIRE(f.click_item("menu/View", draw));
+    REQUIRE(f.click_item("menu/View/mesh", draw));
+    CHECK_FALSE(mesh->open);
+    f.frames(2, draw);
+    CHECK(ImGuiFixture::vertices_of(mesh->window_name()) == 0);
+
+    REQUIRE(f.click_item("menu/View", draw));
+    REQUIRE(f.click_item("menu/View/mesh", draw));
+    CHECK(mesh->open);
+}
+
+TEST_CASE("Ctrl+Z undoes an applied edit and Ctrl+Shift+Z redoes it") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
+    f.frame(draw);
+    Scenario edited = state.scenario();
+    edited.parallel.tp = 4;
+    edited.parallel.dp_shard = 4;
+    REQUIRE(state.try_apply(edited).empty());
+    f.frame(draw);  // no widget active: the edit is committed as one step
+    REQUIRE(state.scenario().parallel.tp == 4);
+
+    f.press_key(ui::keys::kZ, true, false, draw);
+    CHECK(state.scenario().parallel.tp == default_scenario().parallel.tp);
+    f.press_key(ui::keys::kZ, true, true, draw);
+    CHECK(state.scenario().parallel.tp == 4);
+}
+
+TEST_CASE("an invalid edit is refused with the rule and leaves the scenario as it was") {
+    ui::AppState state;
+    Scenario bad = state.scenario();
+    bad.parallel.dp_shard = 3;  // 2*2*3*2 = 24 does not divide 64 GPUs
+    const std::string rule = state.try_apply(bad);
+    CHECK(rule.find("parallel") == 0);
+    CHECK(state.scenario() == default_scenario());
+    CHECK(state.version() == 1);
+}
+
+TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
+    f.frame(draw);
+    f.press_key(ui::keys::kF12, false, false, draw);
+    CHECK(state.requests.screenshot);
+    f.press_key(ui::keys::kO, true, false, draw);
+    CHECK(state.ui.file_dialog == ui::FileDialogMode::open);
+}

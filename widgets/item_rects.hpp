@@ -1,0 +1,20 @@
+#pragma once
+// Named screen rectangles of widgets drawn this frame ("menu/View", "menu/View/mesh"). Lessons use
+// them to point at a widget, and the headless tests to click one without guessing pixel positions.
+
+#include <optional>
+#include <string>
+
+namespace shardscope::ui {
+
+struct ItemRect {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    [[nodiscard]] float centre_x() const noexcept { return (x0 + x1) * 0.5f; }
+    [[nodiscard]] float centre_y() const noexcept { return (y0 + y1) * 0.5f; }
+};
+
+// Records the rectangle of the last ImGui item under key.
+void note_last_item(const std::string& key);
+[[nodiscard]] std::optional<ItemRect> find_item_rect(const std::string& key);
+
+}  // namespace shardscope::ui
