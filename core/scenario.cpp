@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace shardscope {
 namespace {
@@ -187,7 +188,10 @@ ParallelSpec read_parallel(const Json& j) {
     p.dp_shard = r.int_field("dp_shard", 1);
     p.dp_replicate = r.int_field("dp_replicate", 1);
     p.ep = r.int_field("ep", 1);
-    p.zero = static_cast<int>(r.int_field("zero", 0));
+    // Range-checked before the narrowing cast so 4294967296 cannot wrap around to a valid 0.
+    const int64_t zero = r.int_field("zero", 0);
+    if (zero < 0 || zero > 3) fail(r.path("zero"), std::to_string(zero) + " must be 0, 1, 2 or 3");
+    p.zero = static_cast<int>(zero);
     p.sequence_parallel = r.bool_field("sequence_parallel", false);
     p.tp_comm_overlap = r.bool_field("tp_comm_overlap", false);
     if (r.has("order")) p.order = read_order(r.required("order"));
@@ -344,23 +348,224 @@ std::string scenario_to_json(const Scenario& s) {
 
 bool operator==(const Scenario& a, const Scenario& b) { return scenario_to_json(a) == scenario_to_json(b); }
 
-std::string validate_scenario(const Scenario& s) {
-    const auto positive = [](int64_t v) { return v >= 1; };
+namespace {
+
+// Each check returns the first broken rule as "path: rule", or an empty string.
+std::string num(int64_t v) { return std::to_string(v); }
+std::string num(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+std::string count_in_range(const std::string& path, int64_t v, int64_t min, int64_t max) {
+    if (v < min) return path + ": " + num(v) + (min == 1 ? " must be a positive integer" : " must be at least " + num(min));
+    if (v > max) return path + ": " + num(v) + " exceeds the limit of " + num(max);
+    return {};
+}
+
+std::string positive_number(const std::string& path, double v, double max) {
+    if (!std::isfinite(v) || v <= 0) return path + ": " + num(v) + " must be positive";
+    if (v > max) return path + ": " + num(v) + " exceeds the limit of " + num(max);
+    return {};
+}
+
+std::string validate_count_only_model(const ModelSpec& m) {
+    if (auto e = positive_number("model.params", *m.params, kMaxParams); !e.empty()) return e;
+    // A bare count stands in for the architecture; both at once would leave it unclear which to use.
+    if (m.layers != 0 || m.hidden != 0)
+        return "model.params: a bare parameter count replaces the architecture; set layers and hidden to 0 "
+               "or params to null";
+    if (m.experts != 0) return "model.experts: a model given only as params has no experts; set it to 0";
+    return count_in_range("model.seq_len", m.seq_len, 0, kMaxSeqLen);
+}
+
+std::string validate_experts(const ModelSpec& m) {
+    if (auto e = count_in_range("model.experts", m.experts, 0, kMaxExperts); !e.empty()) return e;
+    if (m.experts == 0) {
+        const std::pair<const char*, int64_t> moe_only[] = {{"model.top_k", m.top_k},
+                                                           {"model.expert_ffn_hidden", m.expert_ffn_hidden},
+                                                           {"model.shared_experts", m.shared_experts},
+                                                           {"model.dense_layers", m.dense_layers}};
+        for (const auto& [path, v] : moe_only)
+            if (v != 0) return std::string(path) + ": " + num(v) + " must be 0 for a dense model (experts is 0)";
+        return {};
+    }
+    if (m.top_k < 1 || m.top_k > m.experts)
+        return "model.top_k: " + num(m.top_k) + " must be between 1 and experts (" + num(m.experts) + ")";
+    if (auto e = count_in_range("model.expert_ffn_hidden", m.expert_ffn_hidden, 1, kMaxFfnHidden); !e.empty())
+        return e;
+    if (auto e = count_in_range("model.shared_experts", m.shared_experts, 0, kMaxExperts); !e.empty()) return e;
+    if (m.dense_layers < 0 || m.dense_layers >= m.layers)
+        return "model.dense_layers: " + num(m.dense_layers) + " must be between 0 and layers - 1 (" +
+               num(m.layers - 1) + ")";
+    return {};
+}
+
+std::string validate_model(const ModelSpec& m) {
+    if (m.params) return validate_count_only_model(m);
+    const std::tuple<const char*, int64_t, int64_t> sizes[] = {
+        {"model.layers", m.layers, kMaxLayers},  {"model.hidden", m.hidden, kMaxHidden},
+        {"model.heads", m.heads, kMaxHidden},    {"model.kv_heads", m.kv_heads, kMaxHidden},
+        {"model.vocab", m.vocab, kMaxVocab},     {"model.seq_len", m.seq_len, kMaxSeqLen}};
+    for (const auto& [path, v, max] : sizes)
+        if (auto e = count_in_range(path, v, 1, max); !e.empty()) return e;
+    // ffn_hidden sizes the dense FFN; an MoE model whose every layer is MoE never uses it.
+    const bool has_dense_ffn = m.experts == 0 || m.dense_layers > 0;
+    if (auto e = count_in_range("model.ffn_hidden", m.ffn_hidden, has_dense_ffn ? 1 : 0, kMaxFfnHidden); !e.empty())
+        return e;
+    if (m.hidden % m.heads != 0)
+        return "model.hidden: " + num(m.hidden) + " is not divisible by heads (" + num(m.heads) + ")";
+    // kv_heads need not divide heads: a parameter-equivalent stand-in (DeepSeek-V3's MLA as 96 KV
+    // heads) is allowed, but more KV heads than query heads is not attention.
+    if (m.kv_heads > m.heads)
+        return "model.kv_heads: " + num(m.kv_heads) + " exceeds heads (" + num(m.heads) + ")";
+    return validate_experts(m);
+}
+
+std::string validate_link(const std::string& path, const LinkSpec& l) {
+    if (auto e = positive_number(path + ".bandwidth_gbps", l.bandwidth_gbps, kMaxBandwidthGbps); !e.empty()) return e;
+    if (!std::isfinite(l.latency_us) || l.latency_us < 0)
+        return path + ".latency_us: " + num(l.latency_us) + " must be zero or positive";
+    if (l.latency_us > kMaxLatencyUs)
+        return path + ".latency_us: " + num(l.latency_us) + " exceeds the limit of " + num(kMaxLatencyUs);
+    return {};
+}
+
+std::string validate_cluster(const ClusterSpec& c) {
+    if (auto e = count_in_range("cluster.nodes", c.nodes, 1, kMaxGpus); !e.empty()) return e;
+    if (auto e = count_in_range("cluster.gpus_per_node", c.gpus_per_node, 1, kMaxGpus); !e.empty()) return e;
+    if (c.nodes * c.gpus_per_node > kMaxGpus)  // both <= 2^20: the product fits
+        return "cluster.nodes: " + num(c.nodes) + " nodes x " + num(c.gpus_per_node) + " GPUs = " +
+               num(c.nodes * c.gpus_per_node) + " GPUs exceeds the limit of " + num(kMaxGpus);
+    const GpuSpec& g = c.gpu;
+    if (auto e = positive_number("cluster.gpu.memory_gb", g.memory_gb, kMaxMemoryGb); !e.empty()) return e;
+    if (auto e = positive_number("cluster.gpu.peak_tflops", g.peak_tflops, kMaxPeakTflops); !e.empty()) return e;
+    if (auto e = positive_number("cluster.gpu.hbm_gbps", g.hbm_gbps, kMaxBandwidthGbps); !e.empty()) return e;
+    if (!(g.matmul_efficiency > 0 && g.matmul_efficiency <= 1))
+        return "cluster.gpu.matmul_efficiency: " + num(g.matmul_efficiency) + " must be in (0, 1]";
+    if (auto e = validate_link("cluster.intra_node", c.intra_node); !e.empty()) return e;
+    return validate_link("cluster.inter_node", c.inter_node);
+}
+
+std::string validate_order(const std::vector<MeshDim>& order) {
+    bool seen[kAllMeshDims.size()] = {};
+    for (MeshDim d : order) {
+        const auto i = static_cast<size_t>(d);
+        if (i >= kAllMeshDims.size() || seen[i]) break;
+        seen[i] = true;
+    }
+    for (bool b : seen)
+        if (!b || order.size() != kAllMeshDims.size())
+            return "parallel.order: must list each of tp, cp, dp_shard, dp_replicate, pp exactly once";
+    return {};
+}
+
+// tp*cp*pp*dp_shard*dp_replicate, or 0 when it exceeds the GPU count (five factors of up to 2^20 each
+// would overflow int64, so the product stops growing once it is too big to divide anything).
+int64_t mesh_product(const ParallelSpec& p, int64_t gpus) {
+    int64_t product = 1;
+    for (MeshDim d : kAllMeshDims) {
+        product *= p.factor(d);
+        if (product > gpus) return 0;
+    }
+    return product;
+}
+
+std::string validate_parallel(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
+    const ModelSpec& m = s.model;
     const std::pair<const char*, int64_t> factors[] = {{"parallel.tp", p.tp}, {"parallel.cp", p.cp},
                                                       {"parallel.pp", p.pp}, {"parallel.dp_shard", p.dp_shard},
                                                       {"parallel.dp_replicate", p.dp_replicate}, {"parallel.ep", p.ep}};
     for (const auto& [path, v] : factors)
-        if (!positive(v)) return std::string(path) + ": " + std::to_string(v) + " must be a positive integer";
-    if (s.cluster.nodes < 1) return "cluster.nodes: must be at least 1";
-    if (s.cluster.gpus_per_node < 1) return "cluster.gpus_per_node: must be at least 1";
-    if (s.cluster.gpu_count() % p.product() != 0) {
+        if (auto e = count_in_range(path, v, 1, kMaxGpus); !e.empty()) return e;
+    if (p.zero < 0 || p.zero > 3) return "parallel.zero: " + num(int64_t{p.zero}) + " must be 0, 1, 2 or 3";
+    if (p.zero == 0 && p.dp_shard > 1)
+        return "parallel.zero: 0 shards nothing, but dp_shard is " + num(p.dp_shard) +
+               "; use zero 1-3 or dp_shard 1";
+    if (auto e = validate_order(p.order); !e.empty()) return e;
+
+    const int64_t gpus = s.cluster.gpu_count();
+    const int64_t product = mesh_product(p, gpus);
+    if (product == 0 || gpus % product != 0) {
         std::ostringstream os;
-        os << "parallel: tp*cp*pp*dp_shard*dp_replicate = " << p.product() << " does not divide the "
-           << s.cluster.gpu_count() << " GPUs of the cluster";
+        os << "parallel: tp*cp*pp*dp_shard*dp_replicate = " << p.tp << "*" << p.cp << "*" << p.pp << "*"
+           << p.dp_shard << "*" << p.dp_replicate << " does not divide the " << gpus << " GPUs of the cluster";
         return os.str();
     }
+    if (m.has_architecture()) {
+        if (m.heads % p.tp != 0) return "parallel.tp: " + num(p.tp) + " does not divide heads (" + num(m.heads) + ")";
+        if (m.kv_heads % p.tp != 0)
+            return "parallel.tp: " + num(p.tp) + " does not divide kv_heads (" + num(m.kv_heads) + ")";
+        // Stages take whole layers (unevenly when they must), so only more stages than layers is wrong.
+        if (p.pp > m.layers)
+            return "parallel.pp: " + num(p.pp) + " exceeds layers (" + num(m.layers) + "); every stage needs a whole layer";
+    }
+    if (m.seq_len > 0 && m.seq_len % p.cp != 0)
+        return "parallel.cp: " + num(p.cp) + " does not divide seq_len (" + num(m.seq_len) + ")";
+    if (p.ep > 1) {
+        if (!m.is_moe()) return "parallel.ep: " + num(p.ep) + " needs an MoE model (model.experts is 0)";
+        if (m.experts % p.ep != 0)
+            return "parallel.ep: " + num(p.ep) + " does not divide experts (" + num(m.experts) + ")";
+        if ((p.dp_shard * p.cp) % p.ep != 0)
+            return "parallel.ep: " + num(p.ep) + " does not divide dp_shard*cp (" + num(p.dp_shard * p.cp) + ")";
+    }
     return {};
+}
+
+std::string validate_training(const Scenario& s) {
+    const TrainingSpec& t = s.training;
+    const ParallelSpec& p = s.parallel;
+    if (auto e = count_in_range("training.global_batch", t.global_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
+    if (auto e = count_in_range("training.micro_batch", t.micro_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
+    if (auto e = count_in_range("training.virtual_stages", t.virtual_stages, 1, kMaxLayers); !e.empty()) return e;
+
+    // Leftover GPUs are extra replicas, and each replica needs its own micro-batches.
+    const int64_t dp_replicate = p.dp_replicate * (s.cluster.gpu_count() / p.product());
+    const int64_t per_microbatch_step = t.micro_batch * p.dp_shard * dp_replicate;
+    if (t.global_batch % per_microbatch_step != 0) {
+        std::string leftover = dp_replicate != p.dp_replicate ? ", with leftover replicas" : "";
+        return "training.global_batch: " + num(t.global_batch) + " does not split into whole micro-batches of " +
+               "micro_batch (" + num(t.micro_batch) + ") x dp_shard (" + num(p.dp_shard) + ") x dp_replicate (" +
+               num(dp_replicate) + leftover + ") = " + num(per_microbatch_step) + " sequences";
+    }
+    const int64_t m = t.global_batch / per_microbatch_step;
+
+    if (t.schedule != Schedule::interleaved_1f1b && t.virtual_stages != 1)
+        return "training.virtual_stages: " + num(t.virtual_stages) + " needs schedule interleaved-1f1b (schedule is " +
+               std::string(to_string(t.schedule)) + ")";
+    if (t.schedule == Schedule::interleaved_1f1b) {
+        if (p.pp < 2) return "training.schedule: interleaved-1f1b needs pp > 1 (pp is " + num(p.pp) + ")";
+        if (t.virtual_stages < 2)
+            return "training.virtual_stages: " + num(t.virtual_stages) + " must be at least 2 for interleaved-1f1b";
+        if (s.model.has_architecture() && p.pp * t.virtual_stages > s.model.layers)
+            return "training.virtual_stages: pp (" + num(p.pp) + ") x virtual_stages (" + num(t.virtual_stages) +
+                   ") = " + num(p.pp * t.virtual_stages) + " model chunks exceeds layers (" +
+                   num(s.model.layers) + "); every chunk needs a whole layer";
+        // Megatron-LM's interleaved schedule (Narayanan et al. 2021) runs micro-batches in groups of pp.
+        if (m % p.pp != 0)
+            return "training.global_batch: interleaved-1f1b needs the micro-batches per pipeline (" + num(m) +
+                   ") to be a multiple of pp (" + num(p.pp) + ")";
+    }
+    if (t.schedule == Schedule::dualpipe) {
+        // DeepSeek-V3 report, section 3.2.1, and its reference code: pp even, micro-batches even, >= 2 pp.
+        if (p.pp % 2 != 0) return "training.schedule: dualpipe needs an even pp (pp is " + num(p.pp) + ")";
+        if (m % 2 != 0 || m < 2 * p.pp)
+            return "training.global_batch: dualpipe needs an even number of micro-batches per pipeline, at least "
+                   "2 x pp (" + num(2 * p.pp) + "); it is " + num(m);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string validate_scenario(const Scenario& s) {
+    // Order matters: later rules divide by factors that earlier rules proved positive.
+    if (auto e = validate_model(s.model); !e.empty()) return e;
+    if (auto e = validate_cluster(s.cluster); !e.empty()) return e;
+    if (auto e = validate_parallel(s); !e.empty()) return e;
+    return validate_training(s);
 }
 
 Scenario default_scenario() {

@@ -111,6 +111,22 @@ struct ScenarioLoad {
 [[nodiscard]] ScenarioLoad parse_scenario(std::string_view json_text);
 // Canonical text: fixed key order, two-space indent, trailing newline. save(load(save(s))) == save(s).
 [[nodiscard]] std::string scenario_to_json(const Scenario& s);
+// Limits past which a value is taken for a typo rather than a plan (DESIGN.md: absurd values are
+// rejected). Generous: the largest published runs sit one to three orders of magnitude below them.
+inline constexpr int64_t kMaxGpus = 1'048'576;          // 2^20 GPUs
+inline constexpr int64_t kMaxLayers = 10'000;
+inline constexpr int64_t kMaxHidden = 1'048'576;        // also bounds heads and kv_heads
+inline constexpr int64_t kMaxFfnHidden = 4'194'304;
+inline constexpr int64_t kMaxVocab = 16'777'216;
+inline constexpr int64_t kMaxSeqLen = 16'777'216;
+inline constexpr int64_t kMaxExperts = 65'536;
+inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000;  // sequences
+inline constexpr double kMaxParams = 1e15;
+inline constexpr double kMaxMemoryGb = 1e6;
+inline constexpr double kMaxPeakTflops = 1e6;
+inline constexpr double kMaxBandwidthGbps = 1e6;        // links and HBM
+inline constexpr double kMaxLatencyUs = 1e6;
+
 // Checks every cross-field rule on an in-memory scenario (what the UI edits); empty string when valid.
 [[nodiscard]] std::string validate_scenario(const Scenario& s);
 // The scenario the app opens with: Llama 3 8B on 8 nodes of 8 H100s.
