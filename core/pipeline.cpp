@@ -1,0 +1,422 @@
+#include "core/pipeline.hpp"
+
+#include "core/pipeline_orders.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+namespace shardscope {
+
+using pipeline_detail::chunk_at;
+using pipeline_detail::device_at;
+using pipeline_detail::effective_virtual_stages;
+using pipeline_detail::path_length;
+using pipeline_detail::position_on;
+using pipeline_detail::ScheduledOp;
+
+std::string_view to_string(OpKind k) noexcept {
+    switch (k) {
+        case OpKind::forward: return "F";
+        case OpKind::backward_input: return "B";
+        case OpKind::backward_weight: return "W";
+        case OpKind::backward: return "BW";
+    }
+    return "?";
+}
+
+std::size_t PipelineTimeline::event_count() const noexcept {
+    std::size_t n = 0;
+    for (const auto& row : events) n += row.size();
+    return n;
+}
+
+namespace {
+
+// Large enough for any pipeline a cluster runs, small enough that m * v * p op slots stay in memory.
+constexpr int kMaxStages = 4096;
+constexpr int kMaxMicrobatches = 1 << 16;
+constexpr long long kMaxOps = 64LL << 20;
+
+std::string num(int v) { return std::to_string(v); }
+
+const StageCost& stage_cost(const PipelineSpec& spec, int stage) noexcept {
+    static const StageCost kDefault{};
+    if (spec.costs.empty()) return kDefault;
+    if (spec.costs.size() == 1) return spec.costs.front();
+    return spec.costs[static_cast<std::size_t>(stage)];
+}
+
+double duration(const StageCost& c, OpKind k) noexcept {
+    switch (k) {
+        case OpKind::forward: return c.f;
+        case OpKind::backward_input: return c.b;
+        case OpKind::backward_weight: return c.w;
+        case OpKind::backward: return c.b + c.w;
+    }
+    return 0;
+}
+
+// Done-times of every op, indexed by (slot, micro-batch, path position). A full backward fills the
+// backward slot (its gradient is what upstream waits for) and the weight slot.
+class OpTable {
+public:
+    enum Slot { kF = 0, kB = 1, kW = 2 };
+    OpTable(int microbatches, int positions)
+        : m_(microbatches), l_(positions), end_(static_cast<std::size_t>(3) * m_ * l_, -1.0) {}
+    [[nodiscard]] double& at(Slot s, int mb, int k) {
+        return end_[(static_cast<std::size_t>(s) * m_ + mb) * l_ + k];
+    }
+    [[nodiscard]] static Slot slot_of(OpKind k) noexcept {
+        return k == OpKind::forward ? kF : k == OpKind::backward_weight ? kW : kB;
+    }
+
+private:
+    int m_, l_;
+    std::vector<double> end_;
+};
+
+struct Input {
+    bool ready = false;
+    double time = 0;
+    int from_stage = -1;
+};
+
+// When the input of `op` (on `stage`, at path position k) arrives, if it has been produced yet.
+Input input_of(const PipelineSpec& spec, OpTable& table, const ScheduledOp& op, int stage, int k) {
+    const int last = path_length(spec) - 1;
+    auto from_neighbour = [&](OpTable::Slot slot, int other) {
+        Input in;
+        const double end = table.at(slot, op.microbatch, other);
+        if (end < 0) return in;
+        const int dev = device_at(spec, op.microbatch, other);
+        in.ready = true;
+        in.time = end + (dev != stage ? spec.p2p_time : 0.0);
+        in.from_stage = dev != stage ? dev : -1;
+        return in;
+    };
+    switch (op.kind) {
+        case OpKind::forward:
+            if (k == 0) return Input{true, 0, -1};
+            return from_neighbour(OpTable::kF, k - 1);
+        case OpKind::backward:
+        case OpKind::backward_input: {
+            const double own_forward = table.at(OpTable::kF, op.microbatch, k);
+            if (own_forward < 0) return Input{};
+            if (k == last) return Input{true, own_forward, -1};  // the loss is computed in place
+            Input in = from_neighbour(OpTable::kB, k + 1);
+            if (in.ready) in.time = std::max(in.time, own_forward);
+            return in;
+        }
+        case OpKind::backward_weight: {
+            const double own_backward = table.at(OpTable::kB, op.microbatch, k);
+            return own_backward < 0 ? Input{} : Input{true, own_backward, -1};
+        }
+    }
+    return Input{};
+}
+
+// Walks each stage's op list; a blocked stage waits until the neighbour that produces its input has
+// advanced. Every op is timed once, so the run is linear in the number of ops.
+bool run_engine(const PipelineSpec& spec, const std::vector<std::vector<ScheduledOp>>& orders,
+                std::vector<std::vector<PipelineEvent>>& events) {
+    const int p = spec.stages;
+    OpTable table(spec.microbatches, path_length(spec));
+    std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
+    std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
+    std::vector<int> worklist;
+    for (int s = p - 1; s >= 0; --s) worklist.push_back(s);
+    events.assign(static_cast<std::size_t>(p), {});
+    for (int s = 0; s < p; ++s) events[static_cast<std::size_t>(s)].reserve(orders[static_cast<std::size_t>(s)].size());
+
+    while (!worklist.empty()) {
+        const int s = worklist.back();
+        worklist.pop_back();
+        const auto& order = orders[static_cast<std::size_t>(s)];
+        auto& cursor = next[static_cast<std::size_t>(s)];
+        while (cursor < order.size()) {
+            const ScheduledOp& op = order[cursor];
+            const int k = position_on(spec, s, op.chunk, op.microbatch);
+            Input in = input_of(spec, table, op, s, k);
+            if (!in.ready) break;
+            if (op.paired_with_next && cursor + 1 < order.size()) {
+                // An overlapped F&B pair starts when both halves have their inputs.
+                const ScheduledOp& partner = order[cursor + 1];
+                const Input other = input_of(spec, table, partner, s,
+                                             position_on(spec, s, partner.chunk, partner.microbatch));
+                if (!other.ready) break;
+                in.time = std::max(in.time, other.time);
+            }
+            PipelineEvent e;
+            e.stage = s;
+            e.microbatch = op.microbatch;
+            e.chunk = op.chunk;
+            e.kind = op.kind;
+            e.start = std::max(free_at[static_cast<std::size_t>(s)], in.time);
+            e.end = e.start + duration(op_cost(spec, s, op.chunk), op.kind);
+            e.from_stage = in.from_stage;
+            e.input_ready = in.time;
+            free_at[static_cast<std::size_t>(s)] = e.end;
+            table.at(OpTable::slot_of(op.kind), op.microbatch, k) = e.end;
+            if (op.kind == OpKind::backward) table.at(OpTable::kW, op.microbatch, k) = e.end;
+            events[static_cast<std::size_t>(s)].push_back(e);
+            ++cursor;
+            // Wake the stage that consumes what this op produced.
+            if (op.kind == OpKind::forward && k + 1 < path_length(spec))
+                worklist.push_back(device_at(spec, op.microbatch, k + 1));
+            if ((op.kind == OpKind::backward || op.kind == OpKind::backward_input) && k > 0)
+                worklist.push_back(device_at(spec, op.microbatch, k - 1));
+        }
+    }
+    for (int s = 0; s < p; ++s)
+        if (next[static_cast<std::size_t>(s)] < orders[static_cast<std::size_t>(s)].size()) return false;
+    return true;
+}
+
+// Forward adds a held activation; the op that finishes the weight gradient releases it.
+int peak_held(const std::vector<PipelineEvent>& row) {
+    int held = 0, peak = 0;
+    for (const auto& e : row) {
+        if (e.kind == OpKind::forward) peak = std::max(peak, ++held);
+        if (e.kind == OpKind::backward || e.kind == OpKind::backward_weight) --held;
+    }
+    return peak;
+}
+
+void measure(const PipelineSpec& spec, PipelineTimeline& t) {
+    const int p = spec.stages;
+    t.busy.assign(static_cast<std::size_t>(p), 0.0);
+    t.peak_inflight.assign(static_cast<std::size_t>(p), 0);
+    t.peak_activation_microbatches.assign(static_cast<std::size_t>(p), 0.0);
+    t.makespan = 0;
+    t.max_stage_bubble = 0;
+    for (int s = 0; s < p; ++s) {
+        const auto& row = t.events[static_cast<std::size_t>(s)];
+        double busy = 0;
+        for (const auto& e : row) busy += e.end - e.start;
+        t.busy[static_cast<std::size_t>(s)] = busy;
+        if (!row.empty()) {
+            t.makespan = std::max(t.makespan, row.back().end);
+            t.max_stage_bubble = std::max(t.max_stage_bubble, row.back().end - row.front().start - busy);
+        }
+        t.peak_inflight[static_cast<std::size_t>(s)] = peak_held(row);
+        t.peak_activation_microbatches[static_cast<std::size_t>(s)] =
+            static_cast<double>(t.peak_inflight[static_cast<std::size_t>(s)]) / effective_virtual_stages(spec);
+    }
+    double idle = 0;
+    for (double b : t.busy) idle += t.makespan - b;
+    t.bubble_fraction = t.makespan > 0 ? idle / (p * t.makespan) : 0;
+}
+
+}  // namespace
+
+StageCost op_cost(const PipelineSpec& spec, int stage, int chunk) noexcept {
+    if (spec.schedule == Schedule::dualpipe && chunk == 1) return stage_cost(spec, spec.stages - 1 - stage);
+    const StageCost& c = stage_cost(spec, stage);
+    const double v = effective_virtual_stages(spec);
+    return StageCost{c.f / v, c.b / v, c.w / v};
+}
+
+std::string pipeline_spec_error(const PipelineSpec& spec) {
+    const int p = spec.stages, m = spec.microbatches;
+    if (p < 1 || p > kMaxStages) return "stages: must be 1.." + num(kMaxStages) + ", got " + num(p);
+    if (m < 1 || m > kMaxMicrobatches)
+        return "microbatches: must be 1.." + num(kMaxMicrobatches) + ", got " + num(m);
+    if (spec.virtual_stages < 1) return "virtual_stages: must be at least 1, got " + num(spec.virtual_stages);
+    if (!spec.costs.empty() && spec.costs.size() != 1 && spec.costs.size() != static_cast<std::size_t>(p))
+        return "costs: need 1 or " + num(p) + " entries, got " + std::to_string(spec.costs.size());
+    for (std::size_t i = 0; i < spec.costs.size(); ++i) {
+        const StageCost& c = spec.costs[i];
+        const bool finite = std::isfinite(c.f) && std::isfinite(c.b) && std::isfinite(c.w);
+        if (!finite || c.f <= 0 || c.b <= 0 || c.w < 0)
+            return "costs[" + std::to_string(i) + "]: f and b must be > 0 and w >= 0";
+    }
+    if (!std::isfinite(spec.p2p_time) || spec.p2p_time < 0) return "p2p_time: must be >= 0";
+    const long long ops = 3LL * m * p * effective_virtual_stages(spec);
+    if (ops > kMaxOps) return "microbatches: " + num(m) + " x " + num(p) + " stages is too many ops to simulate";
+    switch (spec.schedule) {
+        case Schedule::interleaved_1f1b:
+            // Megatron-LM's interleaved schedule walks micro-batches in groups of p.
+            if (m % p != 0)
+                return "microbatches: interleaved-1f1b needs a multiple of stages (" + num(p) + "), got " + num(m);
+            break;
+        case Schedule::dualpipe:
+            // DeepSeek's reference implementation asserts an even pipeline and m >= 2p, m even.
+            if (p % 2 != 0) return "stages: dualpipe needs an even number, got " + num(p);
+            if (m % 2 != 0 || m < 2 * p)
+                return "microbatches: dualpipe needs an even count of at least 2 x stages (" + num(2 * p) +
+                       "), got " + num(m);
+            break;
+        default: break;
+    }
+    return {};
+}
+
+PipelineTimeline simulate_pipeline(const PipelineSpec& spec) {
+    PipelineTimeline t;
+    t.error = pipeline_spec_error(spec);
+    if (!t.ok()) return t;
+    t.stages = spec.stages;
+    if (!run_engine(spec, pipeline_detail::schedule_ops(spec), t.events)) {
+        // Only a wrong op order can stall the engine; report it rather than return half a timeline.
+        t = PipelineTimeline{};
+        t.error = "schedule: " + std::string(to_string(spec.schedule)) + " order stalls for this spec";
+        return t;
+    }
+    measure(spec, t);
+    return t;
+}
+
+// ---- Checker --------------------------------------------------------------------------------------
+
+namespace {
+
+struct Found {
+    const PipelineEvent* f = nullptr;
+    const PipelineEvent* b = nullptr;  // backward_input or the full backward
+    const PipelineEvent* w = nullptr;  // backward_weight or the full backward
+};
+
+std::string describe(const PipelineEvent& e) {
+    return std::string(to_string(e.kind)) + " of micro-batch " + num(e.microbatch) + " chunk " + num(e.chunk) +
+           " on stage " + num(e.stage);
+}
+
+}  // namespace
+
+std::string check_pipeline(const PipelineSpec& spec, const PipelineTimeline& t) {
+    if (!t.ok()) return "timeline: rejected (" + t.error + ")";
+    if (std::string e = pipeline_spec_error(spec); !e.empty()) return "spec: " + e;
+    const int p = spec.stages, m = spec.microbatches, L = path_length(spec);
+    if (t.stages != p || t.events.size() != static_cast<std::size_t>(p)) return "timeline: wrong number of stages";
+    const double eps = 1e-9 * std::max(1.0, t.makespan);
+    std::vector<Found> found(static_cast<std::size_t>(m) * L);
+    auto at = [&](int mb, int k) -> Found& { return found[static_cast<std::size_t>(mb) * L + k]; };
+
+    double makespan = 0;
+    for (int s = 0; s < p; ++s) {
+        const auto& row = t.events[static_cast<std::size_t>(s)];
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const PipelineEvent& e = row[i];
+            if (e.stage != s) return describe(e) + ": listed under stage " + num(s);
+            if (e.microbatch < 0 || e.microbatch >= m) return describe(e) + ": no such micro-batch";
+            const int k = position_on(spec, s, e.chunk, e.microbatch);
+            if (e.chunk < 0 || k < 0 || k >= L || chunk_at(spec, e.microbatch, k) != e.chunk ||
+                device_at(spec, e.microbatch, k) != s)
+                return describe(e) + ": this stage does not hold that chunk for that micro-batch";
+            if (e.start < -eps) return describe(e) + ": starts before time 0";
+            const double want = duration(op_cost(spec, s, e.chunk), e.kind);
+            if (std::fabs((e.end - e.start) - want) > eps) return describe(e) + ": duration differs from its cost";
+            if (i > 0 && e.start < row[i - 1].end - eps) return describe(e) + ": overlaps the previous op on its stage";
+            makespan = std::max(makespan, e.end);
+            Found& slot = at(e.microbatch, k);
+            const PipelineEvent** targets[2] = {nullptr, nullptr};
+            switch (e.kind) {
+                case OpKind::forward: targets[0] = &slot.f; break;
+                case OpKind::backward_input: targets[0] = &slot.b; break;
+                case OpKind::backward_weight: targets[0] = &slot.w; break;
+                case OpKind::backward: targets[0] = &slot.b; targets[1] = &slot.w; break;
+            }
+            for (const PipelineEvent** target : targets) {
+                if (target == nullptr) continue;
+                if (*target != nullptr) return describe(e) + ": runs twice";
+                *target = &e;
+            }
+        }
+    }
+
+    for (int mb = 0; mb < m; ++mb)
+        for (int k = 0; k < L; ++k)
+            if (at(mb, k).f == nullptr || at(mb, k).b == nullptr || at(mb, k).w == nullptr)
+                return "micro-batch " + num(mb) + " at path position " + num(k) + ": an op is missing";
+
+    for (int mb = 0; mb < m; ++mb) {
+        for (int k = 0; k < L; ++k) {
+            const Found& op = at(mb, k);
+            auto arrival = [&](const PipelineEvent& producer, const PipelineEvent& consumer) {
+                return producer.end + (producer.stage != consumer.stage ? spec.p2p_time : 0.0);
+            };
+            if (k > 0 && op.f->start < arrival(*at(mb, k - 1).f, *op.f) - eps)
+                return describe(*op.f) + ": starts before the previous stage's forward arrives";
+            if (op.b->start < op.f->end - eps) return describe(*op.b) + ": starts before its own forward ends";
+            if (k + 1 < L && op.b->start < arrival(*at(mb, k + 1).b, *op.b) - eps)
+                return describe(*op.b) + ": starts before the next stage's backward arrives";
+            if (op.w != op.b && op.w->start < op.b->end - eps)
+                return describe(*op.w) + ": starts before its own backward ends";
+        }
+    }
+
+    if (std::fabs(makespan - t.makespan) > eps) return "makespan: " + std::to_string(t.makespan) +
+                                                       " but the events end at " + std::to_string(makespan);
+    double idle = 0;
+    for (const auto& row : t.events) {
+        double busy = 0;
+        for (const auto& e : row) busy += e.end - e.start;
+        idle += makespan - busy;
+    }
+    const double bubble = makespan > 0 ? idle / (p * makespan) : 0;
+    if (std::fabs(bubble - t.bubble_fraction) > 1e-9) return "bubble_fraction: disagrees with the events";
+    return {};
+}
+
+// ---- Closed forms ---------------------------------------------------------------------------------
+
+double closed_form_bubble_time(Schedule s, int stages, int virtual_stages, const StageCost& c) noexcept {
+    const double p1 = stages - 1;
+    switch (s) {
+        case Schedule::gpipe:
+        case Schedule::one_f_one_b: return p1 * c.total();
+        case Schedule::interleaved_1f1b: return p1 * c.total() / std::max(1, virtual_stages);
+        case Schedule::zb_h1: return p1 * (c.f + c.b - c.w);
+        case Schedule::zb_h2: return p1 * (c.f + c.b - 2 * c.w);
+        case Schedule::dualpipe: {
+            const double full_b = c.full_backward();
+            const double f_and_b = c.f + full_b;
+            return (stages / 2.0 - 1) * (f_and_b + full_b - 3 * c.w);
+        }
+    }
+    return 0;
+}
+
+double closed_form_bubble_fraction(Schedule s, int stages, int microbatches, int virtual_stages,
+                                   const StageCost& c) noexcept {
+    const double bubble = closed_form_bubble_time(s, stages, virtual_stages, c);
+    const double work = microbatches * c.total();
+    return bubble + work > 0 ? bubble / (bubble + work) : 0;
+}
+
+int closed_form_peak_inflight(Schedule s, int p, int m, int v, int stage) noexcept {
+    switch (s) {
+        case Schedule::gpipe: return m;
+        case Schedule::one_f_one_b: return std::min(p - stage, m);
+        case Schedule::interleaved_1f1b:
+            if (m == p) return m * v;
+            return std::min(2 * (p - stage - 1) + (v - 1) * p + 1, m * v);
+        case Schedule::zb_h1: return std::min(p, m);
+        case Schedule::zb_h2: return std::min(2 * p - 1, m);
+        case Schedule::dualpipe: return p + 1;
+    }
+    return 0;
+}
+
+int parameter_copies(Schedule s) noexcept { return s == Schedule::dualpipe ? 2 : 1; }
+
+int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
+    const StageCost cost = spec.costs.empty() ? StageCost{} : spec.costs.front();
+    for (int m = 1; m <= (1 << 20); ++m) {
+        PipelineSpec candidate = spec;
+        candidate.microbatches = m;
+        candidate.costs = {cost};
+        if (m <= kMaxMicrobatches && !pipeline_spec_error(candidate).empty()) continue;
+        // Beyond the simulator's limit only the schedule's own rules matter (checked above up to it).
+        if (m > kMaxMicrobatches) {
+            if (spec.schedule == Schedule::interleaved_1f1b && m % spec.stages != 0) continue;
+            if (spec.schedule == Schedule::dualpipe && m % 2 != 0) continue;
+        }
+        if (closed_form_bubble_fraction(spec.schedule, spec.stages, m, spec.virtual_stages, cost) < target) return m;
+    }
+    return 0;
+}
+
+}  // namespace shardscope
