@@ -2,6 +2,8 @@
 
 namespace shardscope {
 
+std::string_view to_string(LinkClass l) noexcept { return l == LinkClass::intra ? "intra" : "inter"; }
+
 std::string_view to_string(Collective c) noexcept {
     switch (c) {
         case Collective::all_reduce: return "all-reduce";

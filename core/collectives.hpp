@@ -10,6 +10,10 @@
 
 namespace shardscope {
 
+// Where a group or transfer runs: inside one node (fast links) or across nodes.
+enum class LinkClass { intra, inter };
+[[nodiscard]] std::string_view to_string(LinkClass l) noexcept;
+
 enum class Collective { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, p2p };
 
 [[nodiscard]] std::string_view to_string(Collective c) noexcept;

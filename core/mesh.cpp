@@ -4,7 +4,6 @@
 
 namespace shardscope {
 
-std::string_view to_string(LinkClass v) noexcept { return v == LinkClass::intra ? "intra" : "inter"; }
 
 std::string_view to_string(DimLinks v) noexcept {
     switch (v) {

@@ -21,6 +21,7 @@
 // are split over EP first; each local expert is then sharded again over the ranks that hold the same
 // expert slice (the other dp_shard*cp/ep ranks of the combined group).
 
+#include "core/collectives.hpp"
 #include "core/scenario.hpp"
 
 #include <array>
@@ -29,12 +30,11 @@
 
 namespace shardscope {
 
-enum class LinkClass { intra, inter };
+// LinkClass (intra / inter) is declared in core/collectives.hpp.
 // How a dim's groups sit: all inside nodes, all spanning nodes, or some of each. A dim of size 1 has
 // no communication: `none`.
 enum class DimLinks { none, intra, inter, mixed };
 
-[[nodiscard]] std::string_view to_string(LinkClass v) noexcept;
 [[nodiscard]] std::string_view to_string(DimLinks v) noexcept;
 
 struct DimSummary {

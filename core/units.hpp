@@ -1,0 +1,16 @@
+#pragma once
+// Human-readable figures, shared by the panels and the text report so both say the same thing.
+// Bytes use binary units (GiB) because that is what GPU memory tools print; rates use decimal SI.
+
+#include <string>
+
+namespace shardscope {
+
+[[nodiscard]] std::string format_bytes(double bytes);            // "1.50 GiB", "512 MiB", "12 B"
+[[nodiscard]] std::string format_seconds(double seconds);        // "1.25 s", "3.40 ms", "12.0 us"
+[[nodiscard]] std::string format_flops_rate(double flop_per_s);  // "312 TFLOP/s"
+[[nodiscard]] std::string format_bandwidth(double bytes_per_s);  // "450 GB/s"
+[[nodiscard]] std::string format_count(double n);                // "405B", "16.4k", "8"
+[[nodiscard]] std::string format_percent(double fraction);       // "41.2%"
+
+}  // namespace shardscope

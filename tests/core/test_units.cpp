@@ -1,0 +1,28 @@
+#include "core/units.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+
+TEST_CASE("bytes read in binary units with three significant figures") {
+    CHECK(format_bytes(80e9) == "74.5 GiB");          // 80e9 / 2^30 = 74.505
+    CHECK(format_bytes(1.5 * 1024 * 1024 * 1024) == "1.50 GiB");
+    CHECK(format_bytes(512.0 * 1024 * 1024) == "512 MiB");
+    CHECK(format_bytes(12) == "12.0 B");
+}
+
+TEST_CASE("times pick s, ms or us") {
+    CHECK(format_seconds(1.25) == "1.25 s");
+    CHECK(format_seconds(0.0034) == "3.40 ms");
+    CHECK(format_seconds(12e-6) == "12.0 us");
+    CHECK(format_seconds(0) == "0 s");
+}
+
+TEST_CASE("rates, counts and percentages") {
+    CHECK(format_flops_rate(989e12) == "989 TFLOP/s");
+    CHECK(format_bandwidth(450e9) == "450 GB/s");
+    CHECK(format_count(405e9) == "405B");
+    CHECK(format_count(16384) == "16.4k");
+    CHECK(format_count(8) == "8");
+    CHECK(format_percent(0.412) == "41.2%");
+}
