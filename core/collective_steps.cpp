@@ -354,8 +354,6 @@ std::string_view to_string(StepAlgorithm a) noexcept {
     return "?";
 }
 
-std::string_view to_string(LinkClass l) noexcept { return l == LinkClass::intra ? "intra" : "inter"; }
-
 std::string_view to_string(StepPhase p) noexcept {
     switch (p) {
         case StepPhase::reduce_scatter: return "reduce-scatter";

@@ -39,9 +39,7 @@ enum class StepAlgorithm {
 [[nodiscard]] std::vector<StepAlgorithm> step_algorithms_for(Collective c);
 
 enum class TransferOp { copy, reduce };    // reduce: the receiver adds the data to its own copy
-enum class LinkClass { intra, inter };     // by node = rank / gpus_per_node
-
-[[nodiscard]] std::string_view to_string(LinkClass l) noexcept;
+// LinkClass (intra / inter, by node = rank / gpus_per_node) is declared in core/collectives.hpp.
 
 // What a step is doing, for captions and colours.
 enum class StepPhase {
