@@ -1,0 +1,46 @@
+#include "imgui_fixture.hpp"
+#include "widgets/plot.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope::ui::plot;
+using shardscope::test::ImGuiFixture;
+
+TEST_CASE("nice ticks step by 1, 2 or 5 times a power of ten") {
+    // 0..100 in at most 6 ticks: a step of 20 (raw step 20 = 2 x 10).
+    CHECK(nice_ticks(0, 100, 6) == std::vector<double>{0, 20, 40, 60, 80, 100});
+    // 0..1 in at most 3 ticks: raw step 0.5 -> 0.5.
+    CHECK(nice_ticks(0, 1, 3) == std::vector<double>{0, 0.5, 1});
+    // 3..17 with up to 8 ticks: raw 2 -> 2, starting at the first multiple inside: 4.
+    CHECK(nice_ticks(3, 17, 8) == std::vector<double>{4, 6, 8, 10, 12, 14, 16});
+}
+
+TEST_CASE("log ticks are the powers of ten inside the range") {
+    CHECK(nice_ticks(64, 4.0e9, 12, Scale::log10) == std::vector<double>{1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9});
+    // Too many decades for the ticks allowed: every other one.
+    CHECK(nice_ticks(1, 1e8, 5, Scale::log10) == std::vector<double>{1, 1e2, 1e4, 1e6, 1e8});
+}
+
+TEST_CASE("a chart maps data corners to its plotting area and draws into the window") {
+    ImGuiFixture f;
+    ImVec2 origin, top_right;
+    int vertices_before = 0, vertices_after = 0;
+    f.frames(2, [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(600, 400));
+        ImGui::Begin("chart");
+        vertices_before = ImGui::GetWindowDrawList()->VtxBuffer.Size;
+        Chart c("c", ImVec2(500, 300), Axis{"x", 0, 10}, Axis{"y", 0, 100});
+        c.line(Series{"s", IM_COL32(255, 0, 0, 255), {0, 10}, {0, 100}});
+        c.stacked_bars({BarStack{"a", {{"w", 10, IM_COL32(1, 2, 3, 255)}}}});
+        origin = c.to_screen(0, 0);
+        top_right = c.to_screen(10, 100);
+        c.end();
+        vertices_after = ImGui::GetWindowDrawList()->VtxBuffer.Size;
+        ImGui::End();
+    });
+    CHECK(vertices_after > vertices_before);
+    CHECK(top_right.x > origin.x);
+    CHECK(top_right.y < origin.y);  // screen y grows downwards
+    CHECK(top_right.x - origin.x > 300);
+}
