@@ -379,9 +379,15 @@ double closed_form_bubble_time(Schedule s, int stages, int virtual_stages, const
     return 0;
 }
 
+double closed_form_step_bubble_time(Schedule s, int stages, int virtual_stages, const StageCost& c) noexcept {
+    const double paper = closed_form_bubble_time(s, stages, virtual_stages, c);
+    if (s == Schedule::zb_h1 || s == Schedule::zb_h2) return std::max(paper, (stages - 1) * c.f);
+    return paper;
+}
+
 double closed_form_bubble_fraction(Schedule s, int stages, int microbatches, int virtual_stages,
                                    const StageCost& c) noexcept {
-    const double bubble = closed_form_bubble_time(s, stages, virtual_stages, c);
+    const double bubble = closed_form_step_bubble_time(s, stages, virtual_stages, c);
     const double work = microbatches * c.total();
     return bubble + work > 0 ? bubble / (bubble + work) : 0;
 }

@@ -101,13 +101,21 @@ struct PipelineTimeline {
 // Bubble time of the schedule as its source states it; `cost` is one stage's cost (before / v):
 //   GPipe, 1F1B:      (p-1)(F+B+W)                         (as in the seed texts: (p-1)/(m+p-1))
 //   interleaved 1F1B: (p-1)(F+B+W)/v                       Narayanan et al. 2021, section 2.2
-//   ZB-H1:            (p-1)(F+B-W)                         Qi et al. 2023, "Zero Bubble Pipeline Parallelism", Table 1
-//   ZB-H2:            (p-1)(F+B-2W)                        same table
+//   ZB-H1:            (p-1)(F+B-W)                         Qi et al. 2023, "Zero Bubble Pipeline Parallelism", section 3
+//   ZB-H2:            (p-1)(F+B-2W)                        same section
 //   DualPipe:         (p/2-1)(F&B + B' - 3W)               DeepSeek-V3 technical report 2024, Table 2,
 //                     with B' = B+W the full backward and F&B = F + B' (no overlap gain modelled)
 [[nodiscard]] double closed_form_bubble_time(Schedule s, int stages, int virtual_stages,
                                              const StageCost& cost) noexcept;
-// Bubble as a fraction of the makespan: bubble / (bubble + m*(F+B+W)); for 1F1B (p-1)/(m+p-1).
+// The bubble of a synchronous step (makespan - m(F+B+W)), which the simulator's bubble_fraction
+// measures. Equal to the source's figure except for the zero-bubble schedules, whose papers count each
+// stage from its own first op: a step still waits (p-1)F before the last stage starts, so
+//   ZB-H1: (p-1) max(F, F+B-W)      ZB-H2: (p-1) max(F, F+B-2W)
+// (ZB-H2's "zero bubble" needs Qi et al.'s optimizer post-validation to overlap that ramp with the
+// next step). DualPipe's figure holds while F <= B and W <= B, as in DeepSeek's setting.
+[[nodiscard]] double closed_form_step_bubble_time(Schedule s, int stages, int virtual_stages,
+                                                  const StageCost& cost) noexcept;
+// Step bubble as a fraction of the makespan: bubble / (bubble + m*(F+B+W)); 1F1B (p-1)/(m+p-1).
 [[nodiscard]] double closed_form_bubble_fraction(Schedule s, int stages, int microbatches, int virtual_stages,
                                                  const StageCost& cost) noexcept;
 // Peak (micro-batch, chunk) activations on `stage`: GPipe m; 1F1B min(p-s, m); interleaved
@@ -118,8 +126,8 @@ struct PipelineTimeline {
 // Copies of the parameters each device holds: 2 for DualPipe, 1 otherwise.
 [[nodiscard]] int parameter_copies(Schedule s) noexcept;
 
-// The smallest number of micro-batches m the spec's schedule accepts whose closed-form bubble fraction
-// is below `target` (e.g. 8 stages of 1F1B under 0.05 needs m = 134). Reads schedule, stages,
+// The smallest number of micro-batches m the spec's schedule accepts whose closed-form step bubble
+// fraction is below `target` (e.g. 8 stages of 1F1B under 0.05 needs m = 134). Reads schedule, stages,
 // virtual_stages and the first stage's cost from `spec`. 0 when no m up to 1<<20 reaches it.
 [[nodiscard]] int min_microbatches_for_bubble(const PipelineSpec& spec, double target);
 
