@@ -123,7 +123,12 @@ public:
         steps_[static_cast<size_t>(s)].push_back(t);
     }
 
-    [[nodiscard]] std::vector<std::vector<Transfer>> take() { return std::move(steps_); }
+    // The schedule, without steps nothing landed in (a step exists only if something moves).
+    [[nodiscard]] std::vector<std::vector<Transfer>> take() {
+        steps_.erase(std::remove_if(steps_.begin(), steps_.end(), [](const auto& s) { return s.empty(); }),
+                     steps_.end());
+        return std::move(steps_);
+    }
 
 private:
     struct SlotTimes {
@@ -547,6 +552,26 @@ void SteppedCollective::seek(int target) {
     target = std::clamp(target, 0, step_count());
     while (current_ < target) step();
     while (current_ > target) step_back();
+}
+
+std::vector<int> SteppedCollective::tree_parents(int tree) const {
+    const int n = config_.ranks;
+    std::vector<int> parents;
+    if (config_.algorithm == StepAlgorithm::tree && tree == 0) {
+        for (int r = 0; r < n; ++r) {
+            const int p = mod(r - config_.root, n);
+            parents.push_back(p == 0 ? -1 : (config_.root + (p - 1) / 2) % n);
+        }
+    } else if (config_.algorithm == StepAlgorithm::double_binary_tree && (tree == 0 || tree == 1)) {
+        for (int r = 0; r < n; ++r) parents.push_back(nccl_dtree_parent(tree, r, n));
+    }
+    return parents;
+}
+
+std::vector<double> SteppedCollective::bytes_in_step(int k) const {
+    std::vector<double> bytes(static_cast<size_t>(config_.ranks), 0.0);
+    for (const Transfer& t : transfers(k)) bytes[static_cast<size_t>(t.src)] += t.count * chunk_bytes();
+    return bytes;
 }
 
 const std::vector<Transfer>& SteppedCollective::transfers(int k) const {

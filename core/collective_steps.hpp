@@ -155,6 +155,10 @@ public:
     // "Step 3 of 14 (reduce-scatter phase): ..." for step k (0-based; printed 1-based).
     [[nodiscard]] std::string caption(int k) const;
 
+    // For drawing trees: each rank's parent (-1 at the root) in tree 0 of the tree algorithm, or in
+    // tree 0 / 1 of the double binary tree; empty for the other algorithms.
+    [[nodiscard]] std::vector<int> tree_parents(int tree = 0) const;
+
     [[nodiscard]] LinkClass link_between(int a, int b) const noexcept;
     [[nodiscard]] int node_of(int rank) const noexcept { return rank / config_.gpus_per_node; }
 
@@ -168,6 +172,7 @@ public:
     [[nodiscard]] const std::vector<RankBuffer>& buffers() const noexcept { return buffers_; }
     [[nodiscard]] std::vector<double> bytes_sent() const;        // per rank, so far
     [[nodiscard]] std::vector<double> total_bytes_sent() const;  // per rank, whole collective
+    [[nodiscard]] std::vector<double> bytes_in_step(int k) const; // per rank, sent in step k
 
     // nccl-tests' sense over the whole collective: algbw = S / total time, busbw = algbw * factor.
     [[nodiscard]] double algbw() const noexcept;

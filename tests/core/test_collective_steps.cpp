@@ -90,6 +90,7 @@ void walk_and_check(SteppedCollective& sc) {
     while (!sc.finished()) {
         const int k = sc.current_step();
         CAPTURE(k);
+        CHECK_FALSE(sc.transfers(k).empty());  // no idle steps
         std::set<std::pair<int, int>> pairs;
         for (const Transfer& t : sc.transfers(k)) {
             CHECK(pairs.insert({t.src, t.dst}).second);
@@ -282,6 +283,11 @@ TEST_CASE("double binary tree follows NCCL's trees") {
     std::set<std::pair<int, int>> tree1;
     for (const auto& [child, parent] : tree0) tree1.insert({13 - child, 13 - parent});
     CHECK(up[1] == tree1);
+    // The drawing helper reports the same trees: 8 is 0's child in tree 0, 5 (= 13-8) is 13's in tree 1.
+    CHECK(sc.tree_parents(0)[8] == 0);
+    CHECK(sc.tree_parents(0)[0] == -1);
+    CHECK(sc.tree_parents(1)[5] == 13);
+    CHECK(sc.tree_parents(1)[13] == -1);
     // Each tree carries half the message: chunks [0, 7) in tree 0 and [7, 14) in tree 1 (7 per tree).
     REQUIRE(sc.chunk_count() == 14);
     for (int k = 0; k < sc.step_count(); ++k)
@@ -303,6 +309,9 @@ TEST_CASE("binary tree broadcast: a parent feeding two children pays for both") 
     const auto bytes = sc.total_bytes_sent();
     CHECK(bytes[0] == doctest::Approx(2e6));
     CHECK(bytes[6] == doctest::Approx(0.0));
+    CHECK(sc.bytes_in_step(1)[1] == doctest::Approx(2e6));  // rank 1 feeds ranks 3 and 4 in step 2
+    CHECK(sc.bytes_in_step(1)[0] == doctest::Approx(0.0));
+    CHECK(sc.tree_parents() == std::vector<int>{-1, 0, 0, 1, 1, 2, 2});
 }
 
 TEST_CASE("captions say what the step does") {
