@@ -34,10 +34,9 @@ std::size_t PipelineTimeline::event_count() const noexcept {
 
 namespace {
 
-// Large enough for any pipeline a cluster runs, small enough that m * v * p op slots stay in memory.
+// Large enough for any pipeline a cluster runs, small enough that the events stay in memory.
 constexpr int kMaxStages = 4096;
 constexpr int kMaxMicrobatches = 1 << 16;
-constexpr long long kMaxOps = 64LL << 20;
 
 std::string num(int v) { return std::to_string(v); }
 
@@ -234,7 +233,7 @@ std::string pipeline_spec_error(const PipelineSpec& spec) {
     }
     if (!std::isfinite(spec.p2p_time) || spec.p2p_time < 0) return "p2p_time: must be >= 0";
     const long long ops = 3LL * m * p * effective_virtual_stages(spec);
-    if (ops > kMaxOps) return "microbatches: " + num(m) + " x " + num(p) + " stages is too many ops to simulate";
+    if (ops > kMaxPipelineOps) return "microbatches: " + num(m) + " x " + num(p) + " stages is too many ops to simulate";
     switch (spec.schedule) {
         case Schedule::interleaved_1f1b:
             // Megatron-LM's interleaved schedule walks micro-batches in groups of p.
@@ -357,6 +356,10 @@ std::string check_pipeline(const PipelineSpec& spec, const PipelineTimeline& t) 
     }
     const double bubble = makespan > 0 ? idle / (p * makespan) : 0;
     if (std::fabs(bubble - t.bubble_fraction) > 1e-9) return "bubble_fraction: disagrees with the events";
+    for (int s = 0; s < p; ++s)
+        if (t.peak_inflight.size() != static_cast<std::size_t>(p) ||
+            t.peak_inflight[static_cast<std::size_t>(s)] != peak_held(t.events[static_cast<std::size_t>(s)]))
+            return "peak_inflight: stage " + num(s) + " disagrees with the events";
     return {};
 }
 
@@ -409,6 +412,7 @@ int closed_form_peak_inflight(Schedule s, int p, int m, int v, int stage) noexce
 int parameter_copies(Schedule s) noexcept { return s == Schedule::dualpipe ? 2 : 1; }
 
 int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
+    if (!(target > 0) || spec.stages < 1 || spec.stages > kMaxStages || spec.virtual_stages < 1) return 0;
     const StageCost cost = spec.costs.empty() ? StageCost{} : spec.costs.front();
     for (int m = 1; m <= (1 << 20); ++m) {
         PipelineSpec candidate = spec;

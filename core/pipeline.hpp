@@ -79,6 +79,9 @@ struct PipelineTimeline {
     [[nodiscard]] std::size_t event_count() const noexcept;
 };
 
+// The most ops (3 m p v) one simulation accepts: about 100 MB of events. Beyond it, use the closed forms.
+inline constexpr long long kMaxPipelineOps = 1LL << 21;
+
 // "" when the simulator can run the spec, else the rule it breaks, e.g.
 // "microbatches: interleaved-1f1b needs a multiple of stages (4), got 6".
 [[nodiscard]] std::string pipeline_spec_error(const PipelineSpec& spec);
@@ -93,8 +96,8 @@ struct PipelineTimeline {
 // schedule needs; a stage runs one op at a time; F on a path position starts no earlier than the F of
 // the previous position ended (+ p2p_time when on another stage); B (or the full backward) no earlier
 // than its own F and the backward of the next position (+ p2p_time); W no earlier than its own B; op
-// durations match the costs; makespan and bubble agree with the events. "" when all hold, else the
-// first broken rule.
+// durations match the costs; makespan, bubble and peak_inflight agree with the events. "" when all
+// hold, else the first broken rule.
 [[nodiscard]] std::string check_pipeline(const PipelineSpec& spec, const PipelineTimeline& timeline);
 
 // ---- Closed forms (equal stage costs c, no communication) -------------------------------------------

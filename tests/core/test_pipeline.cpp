@@ -180,6 +180,11 @@ TEST_CASE("the checker catches a broken timeline") {
         t.events[2][0].end += 0.25;
         CHECK(check_pipeline(spec, t).find("duration") != std::string::npos);
     }
+    SUBCASE("a peak that disagrees with the events") {
+        auto t = good;
+        t.peak_inflight[0] = 3;  // stage 0 holds 4
+        CHECK(check_pipeline(spec, t).find("peak_inflight") != std::string::npos);
+    }
     SUBCASE("a bubble that disagrees with the events") {
         auto t = good;
         t.bubble_fraction = 0.1;
@@ -198,6 +203,8 @@ TEST_CASE("specs the simulator rejects name the field and the rule") {
     PipelineSpec inter = make_spec(Schedule::interleaved_1f1b, 4, 6);
     inter.virtual_stages = 2;
     CHECK(pipeline_spec_error(inter) == "microbatches: interleaved-1f1b needs a multiple of stages (4), got 6");
+    // 3 * 4096 * 256 = 3,145,728 ops is over the 2,097,152 the simulator takes.
+    CHECK(pipeline_spec_error(make_spec(Schedule::one_f_one_b, 256, 4096)).find("too many ops") != std::string::npos);
     CHECK(pipeline_spec_error(make_spec(Schedule::dualpipe, 3, 8)) == "stages: dualpipe needs an even number, got 3");
     CHECK(pipeline_spec_error(make_spec(Schedule::dualpipe, 4, 6)) ==
           "microbatches: dualpipe needs an even count of at least 2 x stages (8), got 6");
