@@ -45,6 +45,13 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         else if (a == "--config") { auto v = value("a scenario file"); if (!v) return std::nullopt; o.config = *v; }
         else if (a == "--lesson") { auto v = value("a lesson id"); if (!v) return std::nullopt; o.lesson = *v; }
         else if (a == "--screenshot") { auto v = value("an output .png path"); if (!v) return std::nullopt; o.screenshot = *v; }
+        else if (a == "--show") {
+            auto v = value("panel ids, e.g. mesh,memory");
+            if (!v) return std::nullopt;
+            std::stringstream ss(*v);
+            for (std::string id; std::getline(ss, id, ',');)
+                if (!id.empty()) o.show.push_back(id);
+        } else if (a == "--action") { auto v = value("PANEL.ACTION=VALUE"); if (!v) return std::nullopt; o.actions.push_back(*v); }
         else if (a == "--save-as") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.save_as = *v; }
         else if (a == "--step") {
             auto v = value("a step number");
@@ -76,7 +83,11 @@ std::string usage_text() {
        << "  --lesson ID          open a lesson; --step K at its K-th step\n"
        << "  --screenshot OUT.png render N frames (--frames, default 6), save a PNG, exit\n"
        << "  --save-as FILE.json  save the scenario (after --config) to FILE\n"
-       << "  --size WxH           window size in pixels\n\ncommands:\n";
+       << "  --size WxH           window size in pixels\n"
+       << "  --show ID[,ID]       open only these panels, side by side (ids: strategy, mesh, memory,\n"
+       << "                       collective, pipeline, planner, cheatsheet, glossary, lesson, measure)\n"
+       << "  --action ID.NAME=V   tell a panel to do something first, e.g. collective.step=5 (repeatable)\n"
+       << "\ncommands:\n";
     for (const Command& c : commands()) {
         char line[160];
         std::snprintf(line, sizeof line, "  %-20s %s\n", c.name.c_str(), c.summary.c_str());

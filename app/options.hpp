@@ -1,6 +1,7 @@
 #pragma once
 // The window's command line: shardscope [--config FILE] [--lesson ID] [--step K] [--frames N]
 //                                       [--size WxH] [--screenshot OUT.png] [--save-as FILE.json]
+//                                       [--show ID[,ID]] [--action ID.NAME=VALUE]...
 
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@ struct Options {
     int width = 0, height = 0;    // window size; 0 = from the monitor
     std::string screenshot;       // render, write this PNG, exit
     std::string save_as;          // write the (loaded) scenario here, then go on
+    std::vector<std::string> show;     // --show ID[,ID]: open only these panels, side by side
+    std::vector<std::string> actions;  // --action ID.NAME=VALUE, in order (repeatable)
     bool help = false;
     bool version = false;
 };

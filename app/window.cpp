@@ -190,6 +190,19 @@ int run_window(const Options& options) {
         return 1;
     }
 
+    if (!options.show.empty()) {
+        if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
+            std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (see --help)\n", unknown.front().c_str());
+            return 2;
+        }
+    }
+    for (const std::string& action : options.actions) {
+        if (std::string error = ui_root.registry().run_action(state, action); !error.empty()) {
+            std::fprintf(stderr, "shardscope: --action %s\n", error.c_str());
+            return 2;
+        }
+    }
+
     int exit_code = 0;
     const double start = glfwGetTime();
     for (int frame = 0; !glfwWindowShouldClose(window.handle); ++frame) {

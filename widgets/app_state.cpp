@@ -1,5 +1,7 @@
 #include "widgets/app_state.hpp"
 
+#include "core/cost_model.hpp"
+
 #include <algorithm>
 
 namespace shardscope::ui {
@@ -45,6 +47,22 @@ void AppState::undo() {
 void AppState::redo() {
     end_frame(false);
     set(history_.redo());
+}
+
+const Report& AppState::report() const {
+    if (!report_ || report_version_ != version_) {
+        report_ = std::make_shared<const Report>(build_report(scenario_));
+        report_version_ = version_;
+    }
+    return *report_;
+}
+
+const DeviceMesh& AppState::mesh() const {
+    if (!mesh_ || mesh_version_ != version_) {
+        mesh_ = std::make_shared<const DeviceMesh>(DeviceMesh::build(scenario_.cluster, scenario_.parallel));
+        mesh_version_ = version_;
+    }
+    return *mesh_;
 }
 
 void AppState::remember_recent(const std::string& path) {

@@ -3,9 +3,12 @@
 // history, and UI state kept apart from it. Requests that need the window or the disk (open, save,
 // screenshot, quit) are raised here and carried out by the app, so widgets never do that I/O.
 
+#include "core/mesh.hpp"
+#include "core/report.hpp"
 #include "core/scenario.hpp"
 #include "core/scenario_history.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,6 +47,9 @@ public:
     [[nodiscard]] const Scenario& scenario() const noexcept { return scenario_; }
     // Bumped on every change of scenario(): panels cache what they derive from it by this number.
     [[nodiscard]] unsigned long version() const noexcept { return version_; }
+    // Core's figures for the current scenario, computed once per change and shared by every panel.
+    [[nodiscard]] const Report& report() const;
+    [[nodiscard]] const DeviceMesh& mesh() const;
 
     // Validates candidate and, when valid, makes it current; returns the rule it breaks otherwise
     // (then nothing changes). The edit joins the undo history once no widget is being dragged.
@@ -71,6 +77,10 @@ private:
     ScenarioHistory history_;
     bool pending_commit_ = false;
     unsigned long version_ = 1;
+    mutable std::shared_ptr<const Report> report_;
+    mutable unsigned long report_version_ = 0;
+    mutable std::shared_ptr<const DeviceMesh> mesh_;
+    mutable unsigned long mesh_version_ = 0;
 };
 
 }  // namespace shardscope::ui

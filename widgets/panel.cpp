@@ -42,6 +42,38 @@ void outline_current_window(float seconds) {
 
 }  // namespace
 
+std::string Panel::act(AppState&, const std::string& action, const std::string&) {
+    return "panel " + id_ + " has no action \"" + action + "\"";
+}
+
+std::vector<std::string> PanelRegistry::show_only(const std::vector<std::string>& ids) {
+    std::vector<std::string> unknown;
+    for (const std::string& id : ids)
+        if (!find(id)) unknown.push_back(id);
+    if (!unknown.empty() || ids.empty()) return unknown;
+    const float width = 1.0f / static_cast<float>(ids.size());
+    for (const auto& p : panels_) p->open = false;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        Panel* p = find(ids[i]);
+        p->open = true;
+        p->set_placement(Placement{width * static_cast<float>(i), 0.0f, width, 1.0f});
+    }
+    reset_layout_ = true;
+    return {};
+}
+
+std::string PanelRegistry::run_action(AppState& state, const std::string& spec) {
+    const auto dot = spec.find('.');
+    const auto eq = spec.find('=');
+    if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+        return "\"" + spec + "\": an action is written PANEL.ACTION=VALUE, e.g. mesh.dim=dp_shard";
+    const std::string id = spec.substr(0, dot);
+    Panel* p = find(id);
+    if (!p) return "\"" + id + "\" is not a panel id";
+    p->open = true;
+    return p->act(state, spec.substr(dot + 1, eq - dot - 1), spec.substr(eq + 1));
+}
+
 void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
     for (const auto& panel : panels_) {
         if (!panel->open) continue;

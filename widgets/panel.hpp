@@ -26,11 +26,15 @@ public:
     [[nodiscard]] const std::string& id() const noexcept { return id_; }
     [[nodiscard]] const std::string& title() const noexcept { return title_; }
     [[nodiscard]] const Placement& placement() const noexcept { return placement_; }
+    void set_placement(Placement p) noexcept { placement_ = p; }
     // The window's name: the title shown, and the id after "###" so imgui.ini keeps it by id.
     [[nodiscard]] std::string window_name() const { return title_ + "###" + id_; }
 
     // Draws the panel's contents inside its window (Begin/End are the registry's).
     virtual void draw(AppState& state) = 0;
+    // A named action with a text value, from a lesson step or `--action ID.NAME=VALUE` (e.g. mesh
+    // "dim" = "dp_shard", collective "step" = "5"). Returns "" when done, else why not.
+    virtual std::string act(AppState& state, const std::string& action, const std::string& value);
 
     bool open;
 
@@ -53,6 +57,11 @@ public:
     [[nodiscard]] const std::string& highlighted() const noexcept { return highlighted_; }
     // Next draw places every window at its default tile again (View > Reset layout).
     void reset_layout() { reset_layout_ = true; }
+    // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
+    // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
+    std::vector<std::string> show_only(const std::vector<std::string>& ids);
+    // Runs "ID.NAME=VALUE" on panel ID; "" when done, else the reason (unknown panel, bad action).
+    std::string run_action(AppState& state, const std::string& spec);
 
 private:
     std::vector<std::unique_ptr<Panel>> panels_;

@@ -85,3 +85,16 @@ TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out") {
     f.press_key(ui::keys::kO, true, false, draw);
     CHECK(state.ui.file_dialog == ui::FileDialogMode::open);
 }
+
+TEST_CASE("the shared report and mesh follow the scenario") {
+    ui::AppState state;
+    const int64_t world = state.scenario().cluster.gpu_count();
+    CHECK(state.report().world_size == world);
+    CHECK(state.mesh().size(MeshDim::tp) == state.scenario().parallel.tp);
+    Scenario edited = state.scenario();
+    edited.parallel.tp = 4;
+    edited.parallel.dp_shard = 4;
+    REQUIRE(state.try_apply(edited).empty());
+    CHECK(state.mesh().size(MeshDim::tp) == 4);
+    CHECK(state.mesh().size(MeshDim::dp_shard) == 4);
+}
