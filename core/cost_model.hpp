@@ -1,0 +1,88 @@
+#pragma once
+// The cost model: FLOPs, compute time, communication per mesh dim, the pipeline bubble and the step
+// time of one scenario, assembled into a Report (DESIGN.md, "The report").
+//
+// FLOP accounting (chosen once, here):
+// - model_per_step = 6 * active params * tokens + 12 * layers * hidden * seq * tokens. The attention
+//   term is NOT halved for causal masking: Megatron-LM's published formula (Narayanan et al. 2021,
+//   eq. 3) counts the full s x s score matrix, and the validation suite compares against it.
+// - hardware_per_step adds recomputation's extra forward: full recompute re-runs every block's forward
+//   (2 * block params * tokens + 4 * hidden * seq * tokens per layer), selective recompute re-runs the
+//   attention core (4 * hidden * seq * tokens per layer). The output layer is never recomputed.
+// - Compute time runs the busiest pipeline stage's matmul FLOPs at peak_tflops * matmul_efficiency
+//   (GpuSpec, default 0.75), plus the memory-bound element-wise work (norms, softmax, dropout, GeLU):
+//   Korthikanti's stored-activation bytes streamed through HBM once per forward, twice per backward and
+//   once more for a full recompute.
+//
+// Overlap rules, stated in ONE place (apply_overlap_rules in cost_model.cpp follows them):
+// - Data parallel (DDP all-reduce, ZeRO-1/2 reduce-scatter, HSDP's replica all-reduce): gradients are
+//   final only after a stage's last micro-batch, so they hide under that micro-batch's backward, up to
+//   its compute time; the rest is exposed. ZeRO-1/2's all-gather of the updated parameters is exposed.
+// - FSDP (ZeRO-3): each micro-batch's all-gather hides under its forward, the backward all-gather and
+//   reduce-scatter under its backward, each up to that compute time.
+// - TP: exposed, unless parallel.tp_comm_overlap (then hidden up to the matmul time it runs beside).
+// - CP: the ring exchange of K and V hides under the attention core it feeds; the excess is exposed.
+// - EP: all-to-all dispatch and combine are exposed.
+// - PP: point-to-point activations are the simulator's p2p_time between stages: they lengthen the
+//   critical path at stage boundaries, and the bubble is read off the simulated schedule.
+// Exposed per-micro-batch communication is added to the stage's forward / backward op costs before
+// simulating, so the pipeline magnifies it exactly as it would compute.
+
+#include "core/params.hpp"
+#include "core/pipeline.hpp"
+#include "core/report.hpp"
+#include "core/scenario.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shardscope {
+
+struct StepFlops {
+    double model = 0;
+    double hardware = 0;
+};
+
+// FLOPs of one whole training step, all GPUs together (see the accounting above).
+[[nodiscard]] StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept;
+
+// Micro-batches per pipeline per step: global_batch / (micro_batch * dp_shard * dp_replicate), with
+// dp_replicate including the leftover replicas. 0 when it is not a whole number.
+[[nodiscard]] int64_t microbatches_per_step(const Scenario& s, int64_t effective_dp_replicate) noexcept;
+
+// One micro-batch's work on one GPU of a pipeline stage, split as the pipeline needs it.
+struct StageWork {
+    double forward_flops = 0;    // matmul FLOPs of the forward on one GPU
+    double backward_flops = 0;   // 2x the forward, plus the recomputed forward
+    double forward_s = 0;        // compute time (matmuls + memory-bound element-wise work)
+    double backward_s = 0;
+    double tp_forward_s = 0;     // TP collectives of the forward (before overlap)
+    double tp_backward_s = 0;
+    double cp_forward_s = 0;     // CP ring exchange (before overlap)
+    double cp_backward_s = 0;
+    double attention_forward_s = 0;  // the attention core's compute, which hides the CP exchange
+    double ep_forward_s = 0;     // EP all-to-all dispatch + combine
+    double ep_backward_s = 0;
+    double fsdp_forward_s = 0;   // ZeRO-3 all-gather
+    double fsdp_backward_s = 0;  // ZeRO-3 all-gather + reduce-scatter
+};
+
+// The whole report for a scenario that passed validate_scenario.
+[[nodiscard]] Report build_report(const Scenario& s);
+
+// Parse + validate + build: the report, or the loader's error (what `shardscope report` prints).
+struct ReportResult {
+    std::optional<Report> report;
+    std::string error;
+    [[nodiscard]] bool ok() const noexcept { return report.has_value(); }
+};
+[[nodiscard]] ReportResult report_from_json(std::string_view scenario_json);
+
+// The cheapest single change that makes a scenario that does not fit, fit (the Memory panel's hint).
+// Candidates: a higher ZeRO stage, selective then full recompute, twice the TP or PP (taken from the
+// data-parallel dims so the world stays the same); among those that fit and validate, the one with the
+// shortest step time (for a count-only model, which has none, the first that fits in that order).
+[[nodiscard]] MemoryFix suggest_memory_fix(const Scenario& s);
+
+}  // namespace shardscope

@@ -1,0 +1,179 @@
+#include "core/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+
+namespace {
+
+// Hand-countable model: 4 gelu blocks of hidden 8 (784 params each), vocab 16, seq 4: 3400 params
+// (see test_memory.cpp for the count). One GPU of round figures: 1e6 FLOP/s peak at 50% efficiency,
+// 1e4 B/s of HBM.
+Scenario tiny() {
+    Scenario s;
+    s.model.name = "tiny";
+    s.model.layers = 4;
+    s.model.hidden = 8;
+    s.model.ffn_hidden = 32;
+    s.model.heads = 2;
+    s.model.kv_heads = 2;
+    s.model.vocab = 16;
+    s.model.seq_len = 4;
+    s.model.ffn = Ffn::gelu;
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = 1;
+    s.cluster.gpu = GpuSpec{"toy", 80, 1e-6, 1e-5, 0.5};
+    s.parallel = ParallelSpec{};
+    s.training.global_batch = 4;
+    s.training.micro_batch = 1;
+    s.training.precision = Precision::mixed_bf16;
+    return s;
+}
+
+const DimCost& dim(const Report& r, const std::string& name) {
+    for (const DimCost& d : r.dims)
+        if (d.name == name) return d;
+    FAIL("no dim " << name);
+    return r.dims.front();
+}
+
+}  // namespace
+
+TEST_CASE("model FLOPs: 6 * params * tokens plus unhalved attention; recompute adds a forward") {
+    Scenario s = tiny();
+    const ParamCounts counts = count_params(s.model);
+    REQUIRE(counts.active_per_token == doctest::Approx(3400));
+    // tokens = 4 sequences * 4 = 16. 6 * 3400 * 16 = 326400; attention 12 * 4 layers * 8 * 4 * 16 = 24576.
+    StepFlops f = step_flops(s, counts);
+    CHECK(f.model == doctest::Approx(350976));
+    CHECK(f.hardware == doctest::Approx(350976));
+    // Full recompute: + 2 * (4 * 784) * 16 = 100352 for the blocks + 24576 / 3 = 8192 for attention.
+    s.training.recompute = Recompute::full;
+    f = step_flops(s, counts);
+    CHECK(f.hardware == doctest::Approx(459520));
+    CHECK(f.model == doctest::Approx(350976));
+    // Selective recompute re-runs only the attention core: + 8192.
+    s.training.recompute = Recompute::selective;
+    CHECK(step_flops(s, counts).hardware == doctest::Approx(359168));
+}
+
+TEST_CASE("compute time on one GPU: matmuls at peak * efficiency plus memory-bound element-wise work") {
+    const Scenario s = tiny();
+    const Report r = build_report(s);
+    // m = 4 / (1 * 1 * 1) = 4 micro-batches.
+    CHECK(r.microbatches == 4);
+    // One micro-batch (4 tokens): blocks 4 * 2*784*4 = 25088, attention 4 * 4*8*4*4 = 2048, output
+    // 2*16*8*4 = 1024 -> forward 28160 FLOPs, backward 56320: 84480 / 5e5 FLOP/s = 0.16896 s.
+    // Element-wise: 1248 B per block (Korthikanti, s=4 b=1 h=8 a=2) * 4 blocks = 4992 B / 1e4 B/s =
+    // 0.4992 s per pass; forward 1 pass + backward 2 = 1.4976 s. Per micro-batch 1.66656 s, 4 of them.
+    REQUIRE(r.time.compute.has_value());
+    CHECK(*r.time.compute == doctest::Approx(6.66624));
+    CHECK(*r.time.step == doctest::Approx(6.66624));
+    CHECK(*r.time.exposed_comm == doctest::Approx(0));
+    CHECK(*r.time.bubble == doctest::Approx(0).epsilon(1e-9));
+    // MFU = 350976 / (6.66624 s * 1 GPU * 1e6) = 0.052650.
+    CHECK(*r.throughput.mfu == doctest::Approx(0.0526500).epsilon(1e-5));
+    // 16 tokens / 6.66624 s.
+    CHECK(*r.throughput.tokens_per_s == doctest::Approx(2.400153).epsilon(1e-5));
+}
+
+TEST_CASE("DDP all-reduces the gradients across nodes over the inter-node link") {
+    Scenario s = tiny();
+    s.cluster.nodes = 2;
+    s.parallel.dp_replicate = 2;
+    s.cluster.inter_node = LinkSpec{50, 5};
+    const Report r = build_report(s);
+    const DimCost& dp = dim(r, "dp_replicate");
+    CHECK(dp.link == "inter");
+    CHECK(dp.groups == 1);
+    CHECK(dp.collective == "all-reduce");
+    // 3400 params * 2 B = 6800 B of gradients; ring all-reduce on 2 ranks sends 2(N-1)/N * S = 6800 B
+    // and costs 2(N-1) alpha + 6800 / 50e9 = 10 us + 0.136 us.
+    CHECK(dp.bytes_per_step == doctest::Approx(6800));
+    CHECK(dp.time_s == doctest::Approx(10.136e-6));
+    // It hides under the last micro-batch's backward (about 1.4 s here): nothing exposed.
+    CHECK(dp.exposed_s == doctest::Approx(0));
+}
+
+TEST_CASE("TP all-reduces two activations per block forward and two backward, exposed") {
+    Scenario s = tiny();
+    s.cluster.gpus_per_node = 2;
+    s.parallel.tp = 2;
+    s.cluster.intra_node = LinkSpec{450, 2};
+    const Report r = build_report(s);
+    const DimCost& tp = dim(r, "tp");
+    CHECK(tp.link == "intra");
+    // Activation b*s*h*2 B = 64 B; one all-reduce on 2 ranks: 2 alpha + 64 / 450e9 s, sends 64 B.
+    // 4 blocks * (2 + 2) all-reduces * 4 micro-batches = 64 per step.
+    const double one = 4e-6 + 64.0 / 450e9;
+    CHECK(tp.bytes_per_step == doctest::Approx(64 * 64));
+    CHECK(tp.time_s == doctest::Approx(64 * one));
+    CHECK(tp.exposed_s == doctest::Approx(64 * one));
+    // A full recompute re-runs the forward and its two all-reduces per block: 6 per block.
+    s.training.recompute = Recompute::full;
+    CHECK(dim(build_report(s), "tp").time_s == doctest::Approx(96 * one));
+}
+
+TEST_CASE("FSDP moves 3x the parameter bytes per micro-batch: all-gather twice, reduce-scatter once") {
+    Scenario s = tiny();
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 3;
+    s.training.global_batch = 4;  // m = 4 / (1 * 4) = 1
+    const Report r = build_report(s);
+    const DimCost& d = dim(r, "dp_shard");
+    // 3400 params * (2 + 2 + 2) B = 20400 B, of which each rank sends (N-1)/N = 3/4: 15300 B.
+    CHECK(r.microbatches == 1);
+    CHECK(d.bytes_per_step == doctest::Approx(15300));
+}
+
+TEST_CASE("a model given as a parameter count has memory but null FLOPs and times, with a note") {
+    Scenario s = tiny();
+    s.model = ModelSpec{};
+    s.model.params = 1e9;
+    const Report r = build_report(s);
+    CHECK(r.memory.params == doctest::Approx(2e9));  // 2 B per parameter, mixed-bf16
+    CHECK_FALSE(r.memory.activations.has_value());
+    CHECK_FALSE(r.model_flops_per_step.has_value());
+    CHECK_FALSE(r.time.step.has_value());
+    CHECK_FALSE(r.throughput.mfu.has_value());
+    bool noted = false;
+    for (const auto& n : r.notes) noted = noted || n.find("parameter count") != std::string::npos;
+    CHECK(noted);
+}
+
+TEST_CASE("pipeline: the report's bubble comes from the simulated schedule") {
+    Scenario s = tiny();
+    s.cluster.gpus_per_node = 4;
+    s.parallel.pp = 4;
+    s.training.global_batch = 8;
+    const Report r = build_report(s);
+    CHECK(r.microbatches == 8);
+    REQUIRE(r.bubble_fraction.has_value());
+    // 1F1B with unequal stages (the last also runs the output layer) idles at least the equal-cost
+    // (p-1)/(m+p-1) = 3/11, and the step is compute + exposed communication + that idle time.
+    CHECK(*r.bubble_fraction >= 3.0 / 11.0 - 1e-9);
+    CHECK(*r.time.step == doctest::Approx(*r.time.compute + *r.time.exposed_comm + *r.time.bubble));
+    CHECK(r.stages.size() == 4);
+    // Stage 0 holds 4 micro-batches in flight, stage 3 one: stage 0 is the most loaded.
+    CHECK(r.most_loaded_stage == 0);
+}
+
+TEST_CASE("memory fix: a higher ZeRO stage is the least invasive change for the ZeRO paper's 7.5B") {
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = 7.5e9;
+    s.cluster.nodes = 8;
+    s.cluster.gpus_per_node = 8;
+    s.cluster.gpu.memory_gb = 80;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 64;
+    s.training.global_batch = 64;
+    // 120 GB of model state per GPU without ZeRO: does not fit in 80 GB.
+    const MemoryFix fix = suggest_memory_fix(s);
+    CHECK(fix.needed);
+    REQUIRE(fix.found);
+    CHECK(fix.change == "zero 0 -> 1");
+    CHECK(fix.scenario.parallel.dp_shard == 64);
+    CHECK(fix.total_bytes == doctest::Approx(31.40625e9));
+}
