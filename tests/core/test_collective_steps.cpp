@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 using namespace shardscope;
 
@@ -366,4 +367,51 @@ TEST_CASE("time against message size: latency-bound trees, exact ring numbers") 
     CHECK_FALSE(ag.front().hierarchical_s.has_value());
     // One node: ring all-gather of 4 GiB = 7 * 2 us + 7/8 * 4 GiB / 450 GB/s.
     CHECK(ag.back().ring_s == doctest::Approx(7 * 2e-6 + 7.0 / 8 * 4294967296.0 / 450e9));
+}
+
+TEST_CASE("ring reduce: a pipelined chain that ends at the root") {
+    // 4 ranks, root 2, 2 chunks: the chain is 3 -> 0 -> 1 -> 2, so N-1 + C-1 = 4 steps.
+    StepConfig cfg = config(Collective::reduce, StepAlgorithm::ring, 4, 4, 2e6);
+    cfg.root = 2;
+    cfg.pipeline_chunks = 2;
+    SteppedCollective sc(cfg);
+    CHECK(sc.step_count() == 4);
+    sc.step();  // 3 adds chunk 0 into rank 0
+    CHECK(sc.buffers()[0][0].contributor_count() == 2);
+    CHECK(sc.buffers()[0][0].contributors[3]);
+    sc.step();  // 0 adds chunk 0 (ranks 3, 0) into rank 1 while 3 adds chunk 1 into rank 0
+    CHECK(sc.buffers()[1][0].contributor_count() == 3);
+    CHECK(sc.buffers()[0][1].contributor_count() == 2);
+    CHECK(sc.buffers()[2][0].contributor_count() == 1);  // the root has only its own so far
+    sc.seek(4);
+    CHECK(sc.buffers()[2][0].contributor_count() == 4);
+    CHECK(sc.buffers()[2][1].contributor_count() == 4);
+    // Everyone but the root sends both 1 MB chunks once.
+    CHECK(sc.total_bytes_sent() == std::vector<double>{2e6, 2e6, 0, 2e6});
+}
+
+TEST_CASE("pairwise all-to-all on 4 ranks after one step") {
+    // Step 1 (k = 1): rank r sends its chunk r+1 to rank r+1, which files it in slot r.
+    SteppedCollective sc(config(Collective::all_to_all, StepAlgorithm::pairwise, 4, 4));
+    CHECK(sc.buffers()[1][0].chunk == -1);  // nothing from rank 0 yet
+    sc.step();
+    CHECK(sc.buffers()[1][0].chunk == 1);
+    CHECK(sc.buffers()[1][0].contributors[0]);
+    CHECK(sc.buffers()[0][3].chunk == 0);  // rank 3 sent its chunk 0 round to rank 0
+    CHECK(sc.buffers()[0][3].contributors[3]);
+    CHECK(sc.buffers()[0][1].chunk == -1);  // rank 1's chunk 0 comes at step 3 (k = 3)
+    CHECK(sc.buffers()[0][0].chunk == 0);   // a rank's own chunk never travels
+}
+
+TEST_CASE("time against message size for broadcast: chain vs tree at 64 B") {
+    const Link intra{100e9, 1e-6};
+    const auto points = time_vs_message_size(Collective::broadcast, 8, 8, intra, intra, 64, 64);
+    REQUIRE(points.size() == 1);
+    // Chain of 8 ranks cut in 8 chunks of 8 B: 7 + 7 = 14 steps of 1 us + 8 B / 100 GB/s.
+    CHECK(points[0].ring_s == doctest::Approx(14 * (1e-6 + 8 / 100e9)));
+    // Best tree: one chunk; heap tree 0 -> {1,2} -> {3..6} -> 7 is 3 steps, parents feeding two
+    // children pay 2 * 64 B: 3 * (1 us + 128 B / 100 GB/s). Two chunks would already cost 4 steps.
+    REQUIRE(points[0].tree_s.has_value());
+    CHECK(*points[0].tree_s == doctest::Approx(3 * (1e-6 + 128 / 100e9)));
+    CHECK_FALSE(points[0].hierarchical_s.has_value());
 }
