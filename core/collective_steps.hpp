@@ -14,6 +14,10 @@
 // When every rank moves one chunk per step (all ring algorithms, pairwise all-to-all) this is
 // simply "the slowest transfer: alpha + chunk bytes / B"; a tree node feeding two children pays
 // for both.
+//
+// Every step holds at most one transfer per (src, dst) pair. A transfer is one chunk, except in
+// the hierarchical all-reduce's intra-node phases, where the unit the node's ring passes on is a
+// shard of N/gpus_per_node consecutive chunks (Transfer::count), sent as one message.
 
 #include "core/collectives.hpp"
 
