@@ -400,6 +400,7 @@ int closed_form_peak_inflight(Schedule s, int p, int m, int v, int stage) noexce
         case Schedule::gpipe: return m;
         case Schedule::one_f_one_b: return std::min(p - stage, m);
         case Schedule::interleaved_1f1b:
+            if (v <= 1) return std::min(p - stage, m);
             if (m == p) return m * v;
             return std::min(2 * (p - stage - 1) + (v - 1) * p + 1, m * v);
         case Schedule::zb_h1: return std::min(p, m);

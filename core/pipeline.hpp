@@ -33,7 +33,11 @@ struct PipelineSpec {
     int microbatches = 1;            // m (DualPipe: both directions together, m/2 each)
     int virtual_stages = 1;          // v, model chunks per device; read by interleaved 1F1B only
     std::vector<StageCost> costs;    // one per stage, or a single entry for all; empty = {1, 1, 0}
-    double p2p_time = 0;             // send + receive of one activation (or its gradient) between stages
+    // Seconds from the end of an op to its output being usable on the neighbouring stage (one
+    // activation or its gradient). Sends do not occupy the stage, but with 1F1B's strict order each
+    // steady-state step waits a round trip, so the step grows by more than the 2(p-1) hops of fill and
+    // drain: the measured bubble already contains the exposed pipeline communication.
+    double p2p_time = 0;
 };
 
 enum class OpKind {
@@ -104,8 +108,8 @@ inline constexpr long long kMaxPipelineOps = 1LL << 21;
 // Bubble time of the schedule as its source states it; `cost` is one stage's cost (before / v):
 //   GPipe, 1F1B:      (p-1)(F+B+W)                         (as in the seed texts: (p-1)/(m+p-1))
 //   interleaved 1F1B: (p-1)(F+B+W)/v                       Narayanan et al. 2021, section 2.2
-//   ZB-H1:            (p-1)(F+B-W)                         Qi et al. 2023, "Zero Bubble Pipeline Parallelism", section 3
-//   ZB-H2:            (p-1)(F+B-2W)                        same section
+//   ZB-H1:            (p-1)(F+B-W)                         Qi et al. 2023, "Zero Bubble Pipeline
+//   ZB-H2:            (p-1)(F+B-2W)                        Parallelism", section 3
 //   DualPipe:         (p/2-1)(F&B + B' - 3W)               DeepSeek-V3 technical report 2024, Table 2,
 //                     with B' = B+W the full backward and F&B = F + B' (no overlap gain modelled)
 [[nodiscard]] double closed_form_bubble_time(Schedule s, int stages, int virtual_stages,
@@ -122,8 +126,8 @@ inline constexpr long long kMaxPipelineOps = 1LL << 21;
 [[nodiscard]] double closed_form_bubble_fraction(Schedule s, int stages, int microbatches, int virtual_stages,
                                                  const StageCost& cost) noexcept;
 // Peak (micro-batch, chunk) activations on `stage`: GPipe m; 1F1B min(p-s, m); interleaved
-// min(2(p-s-1) + (v-1)p + 1, m*v) chunks (Megatron-LM's warm-up count + 1); ZB-H1 min(p, m);
-// ZB-H2 min(2p-1, m); DualPipe p+1 (DeepSeek-V3 Table 2, "PP+1").
+// min(2(p-s-1) + (v-1)p + 1, m*v) chunks (Megatron-LM's warm-up count + 1; 1F1B's when v = 1);
+// ZB-H1 min(p, m); ZB-H2 min(2p-1, m); DualPipe p+1 (DeepSeek-V3 Table 2, "PP+1").
 [[nodiscard]] int closed_form_peak_inflight(Schedule s, int stages, int microbatches, int virtual_stages,
                                             int stage) noexcept;
 // Copies of the parameters each device holds: 2 for DualPipe, 1 otherwise.

@@ -174,7 +174,11 @@ std::vector<std::vector<ScheduledOp>> schedule_ops(const PipelineSpec& spec) {
             case Schedule::one_f_one_b: ops = lagged_ops(m, p - 1 - s, 0, false); break;
             case Schedule::zb_h1: ops = lagged_ops(m, p - 1 - s, p - 1, true); break;
             case Schedule::zb_h2: ops = lagged_ops(m, 2 * (p - 1 - s), 2 * (p - 1), true); break;
-            case Schedule::interleaved_1f1b: ops = interleaved_ops(p, m, spec.virtual_stages, s); break;
+            case Schedule::interleaved_1f1b:
+                // One chunk per device is plain 1F1B; Megatron's doubled warm-up would only cost memory.
+                ops = spec.virtual_stages == 1 ? lagged_ops(m, p - 1 - s, 0, false)
+                                               : interleaved_ops(p, m, spec.virtual_stages, s);
+                break;
             case Schedule::dualpipe: ops = DualPipeOrder(p, m, s).build(); break;
         }
     }

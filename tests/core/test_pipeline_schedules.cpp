@@ -43,6 +43,7 @@ TEST_CASE("interleaved 1F1B: bubble (p-1)/v of a micro-batch's work (Narayanan e
         {8, 16, 2, 48 + 10.5},   // 16*3 + 7*3/2
         {8, 16, 4, 48 + 5.25},   // 16*3 + 7*3/4
         {4, 4, 2, 12 + 4.5},     // m == p: Megatron runs every forward first; same bubble
+        {4, 8, 1, 24 + 9},       // v = 1 is plain 1F1B: (8+3)*3
     };
     for (const Case& c : cases) {
         CAPTURE(c.p);
@@ -70,6 +71,10 @@ TEST_CASE("interleaved 1F1B holds more chunk activations: Megatron's warm-up 2(p
         CHECK(closed_form_peak_inflight(Schedule::interleaved_1f1b, 4, 8, 2, s) == chunks[s]);
         CHECK(t.peak_activation_microbatches[static_cast<std::size_t>(s)] == doctest::Approx(chunks[s] / 2.0));
     }
+    // With one chunk per device it is 1F1B, memory included: p - s.
+    const auto plain = simulate_checked(make_spec(Schedule::interleaved_1f1b, 4, 8, {1, 2, 0}, 1));
+    CHECK(plain.peak_inflight == std::vector<int>{4, 3, 2, 1});
+    CHECK(closed_form_peak_inflight(Schedule::interleaved_1f1b, 4, 8, 1, 0) == 4);
     // Chunk c of device d is path position c*p + d: chunk 1 of stage 0 waits for chunk 0 of stage 3.
     for (const auto& e : t.events[0]) {
         if (e.kind == OpKind::forward && e.chunk == 1 && e.microbatch == 0) {
