@@ -1,0 +1,62 @@
+// `shardscope report --config FILE [--format json|text]`: the cost of one scenario (DESIGN.md, "The
+// report"). Exit 0 with the report on stdout; 2 with the reason on stderr for a rejected scenario or
+// bad arguments; 1 when the file cannot be read.
+
+#include "app/commands.hpp"
+#include "core/cost_model.hpp"
+#include "core/report.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+constexpr const char* kUsage = "usage: shardscope report --config FILE [--format json|text]";
+
+int run_report(const std::vector<std::string>& args) {
+    std::string config;
+    std::string format = "json";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool has_value = i + 1 < args.size();
+        if (a == "--config" && has_value) {
+            config = args[++i];
+        } else if (a == "--format" && has_value) {
+            format = args[++i];
+        } else if (a == "--help" || a == "-h") {
+            std::cout << kUsage << "\n";
+            return 0;
+        } else {
+            std::cerr << "report: unexpected argument '" << a << "'\n" << kUsage << "\n";
+            return 2;
+        }
+    }
+    if (config.empty()) {
+        std::cerr << "report: --config FILE is required\n" << kUsage << "\n";
+        return 2;
+    }
+    if (format != "json" && format != "text") {
+        std::cerr << "report: --format must be json or text, got '" << format << "'\n";
+        return 2;
+    }
+    std::ifstream in(config, std::ios::binary);
+    if (!in) {
+        std::cerr << "report: cannot read " << config << "\n";
+        return 1;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    const shardscope::ReportResult result = shardscope::report_from_json(text.str());
+    if (!result.ok()) {
+        std::cerr << config << ": " << result.error << "\n";
+        return 2;
+    }
+    std::cout << (format == "json" ? shardscope::report_to_json(*result.report)
+                                   : shardscope::report_to_text(*result.report));
+    return 0;
+}
+
+}  // namespace
+
+SHARDSCOPE_COMMAND(report, "print the cost of one scenario: report --config FILE [--format json|text]", &run_report);
