@@ -110,8 +110,17 @@ TEST_CASE("point-to-point time: one micro-batch pays 2(p-1) hops, a 2-stage 1F1B
     //   s0 F2 7-8, B1 8-10 | s1 F2 8.5-9.5, B2 9.5-11.5 | s0 F3 10-11, B2 12-14
     //   s1 F3 11.5-12.5, B3 12.5-14.5 | s0 B3 15-17. Makespan 17 against 15 without communication:
     // the steady state waits a round trip too, not only the fill and drain.
-    const auto pair = simulate_checked(make_spec(Schedule::one_f_one_b, 2, 4, {1, 2, 0}, 0.5));
+    auto pair = simulate_checked(make_spec(Schedule::one_f_one_b, 2, 4, {1, 2, 0}, 0.5));
     CHECK(pair.makespan == doctest::Approx(17));
+    // The receive is recorded for the panel's arrows: stage 1's F0 got its input from stage 0 at 1.5.
+    const PipelineEvent* recv = find_event(pair, 1, 0, OpKind::forward);
+    REQUIRE(recv != nullptr);
+    CHECK(recv->from_stage == 0);
+    CHECK(recv->input_ready == doctest::Approx(1.5));
+    const PipelineEvent* b0 = find_event(pair, 0, 0, OpKind::backward);  // gradient in at 4.5 + 0.5
+    REQUIRE(b0 != nullptr);
+    CHECK(b0->from_stage == 1);
+    CHECK(b0->input_ready == doctest::Approx(5));
     // More communication never shortens the step.
     const auto slower = simulate_checked(make_spec(Schedule::one_f_one_b, 8, 16, {1, 2, 0}, 0.25));
     CHECK(slower.makespan >= (16 + 7) * 3 + 2 * 7 * 0.25);
