@@ -1,0 +1,137 @@
+#include "core/cost_model.hpp"
+#include "core/report.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace shardscope;
+
+namespace {
+
+// DESIGN.md's example scenario (Llama 3 405B on 2048 nodes of 8 H100s), as the loader reads it.
+const char* kDesignExample = R"({
+  "schema": "shardscope.scenario/1",
+  "model": {
+    "name": "Llama 3 405B",
+    "layers": 126, "hidden": 16384, "ffn_hidden": 53248, "heads": 128, "kv_heads": 8,
+    "vocab": 128000, "seq_len": 8192, "ffn": "swiglu",
+    "experts": 0, "top_k": 0, "expert_ffn_hidden": 0, "shared_experts": 0,
+    "params": null
+  },
+  "cluster": {
+    "name": "H100 SXM, 8 per node",
+    "nodes": 2048, "gpus_per_node": 8,
+    "gpu": { "name": "H100 SXM", "memory_gb": 80, "peak_tflops": 989, "hbm_gbps": 3350 },
+    "intra_node": { "bandwidth_gbps": 450, "latency_us": 2.0 },
+    "inter_node": { "bandwidth_gbps": 50,  "latency_us": 5.0 }
+  },
+  "parallel": {
+    "tp": 8, "cp": 1, "pp": 16, "dp_shard": 128, "dp_replicate": 1, "ep": 1,
+    "zero": 3, "sequence_parallel": true,
+    "order": ["tp", "cp", "dp_shard", "dp_replicate", "pp"]
+  },
+  "training": {
+    "global_batch": 2048, "micro_batch": 1,
+    "schedule": "1f1b", "virtual_stages": 1,
+    "recompute": "none",
+    "precision": "mixed-bf16"
+  }
+})";
+
+void require_keys(const nlohmann::json& j, const std::vector<std::string>& keys) {
+    for (const std::string& k : keys) {
+        CAPTURE(k);
+        CHECK(j.contains(k));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("report JSON has every field DESIGN.md names, in its units") {
+    const ReportResult result = report_from_json(kDesignExample);
+    REQUIRE_MESSAGE(result.ok(), result.error);
+    const nlohmann::json j = nlohmann::json::parse(report_to_json(*result.report));
+    require_keys(j, {"schema", "world_size", "leftover_dp_replicate", "params_total", "mesh", "memory_bytes", "fits",
+                     "flops", "time_s", "pipeline", "throughput", "notes"});
+    CHECK(j["schema"] == "shardscope.report/1");
+    require_keys(j["memory_bytes"], {"params", "grads", "optimizer", "activations", "other", "total"});
+    require_keys(j["flops"], {"model_per_step", "hardware_per_step"});
+    require_keys(j["time_s"], {"compute", "exposed_comm", "bubble", "step"});
+    require_keys(j["pipeline"], {"microbatches", "bubble_fraction"});
+    require_keys(j["throughput"], {"tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu"});
+    REQUIRE(j["mesh"]["dims"].is_array());
+    REQUIRE(j["mesh"]["dims"].size() == 5);
+    for (const auto& d : j["mesh"]["dims"])
+        require_keys(d, {"name", "size", "groups", "link", "collective", "bytes_per_step", "time_s"});
+
+    // 2048 nodes * 8 GPUs, and tp*pp*dp_shard = 8*16*128 uses them all.
+    CHECK(j["world_size"] == 16384);
+    CHECK(j["leftover_dp_replicate"] == 1);
+    // TP 8 inside a node: 16384 / 8 = 2048 groups, intra.
+    const auto& tp = j["mesh"]["dims"][0];
+    CHECK(tp["name"] == "tp");
+    CHECK(tp["groups"] == 2048);
+    CHECK(tp["link"] == "intra");
+    // dp_shard strides 8 ranks: a group of 128 spans 128 nodes.
+    CHECK(j["mesh"]["dims"][2]["link"] == "inter");
+    // m = 2048 / (1 * 128 * 1) = 16.
+    CHECK(j["pipeline"]["microbatches"] == 16);
+    // The total is the sum of its parts.
+    const auto& mem = j["memory_bytes"];
+    const double sum = mem["params"].get<double>() + mem["grads"].get<double>() + mem["optimizer"].get<double>() +
+                       mem["activations"].get<double>() + mem["other"].get<double>();
+    CHECK(mem["total"].get<double>() == doctest::Approx(sum));
+    // ZeRO-3 over 128 ranks of a TP-8 shard: about 405.8e9 / 16 stages / 8 / 128 * 2 B = 50 MB of weights.
+    CHECK(mem["params"].get<double>() == doctest::Approx(405.8e9 / 16 / 8 / 128 * 2).epsilon(0.05));
+    // mfu = model_per_step / (step * world * peak).
+    const double mfu = j["flops"]["model_per_step"].get<double>() /
+                       (j["time_s"]["step"].get<double>() * 16384 * 989e12);
+    CHECK(j["throughput"]["mfu"].get<double>() == doctest::Approx(mfu));
+}
+
+TEST_CASE("report JSON writes null, not zero, for what a count-only model cannot know") {
+    Scenario s = default_scenario();
+    s.model = ModelSpec{};
+    s.model.params = 70e9;
+    const nlohmann::json j = nlohmann::json::parse(report_to_json(build_report(s)));
+    CHECK(j["memory_bytes"]["activations"].is_null());
+    CHECK(j["flops"]["model_per_step"].is_null());
+    CHECK(j["time_s"]["step"].is_null());
+    CHECK(j["throughput"]["mfu"].is_null());
+    CHECK(j["memory_bytes"]["params"].is_number());
+}
+
+TEST_CASE("a rejected scenario gives the loader's error and no report") {
+    std::string bad = kDesignExample;
+    bad.replace(bad.find("\"tp\": 8"), 7, "\"tp\": 3");
+    const ReportResult result = report_from_json(bad);
+    CHECK_FALSE(result.ok());
+    CHECK(result.error.find("parallel") != std::string::npos);
+}
+
+TEST_CASE("leftover GPUs become extra data-parallel replicas, and the report says so") {
+    Scenario s = default_scenario();
+    // 8 nodes * 8 = 64 GPUs; tp 2 * pp 2 * dp_shard 8 * dp_replicate 1 = 32 leaves a factor 2.
+    s.parallel.dp_replicate = 1;
+    const Report r = build_report(s);
+    CHECK(r.world_size == 64);
+    CHECK(r.leftover_dp_replicate == 2);
+    bool noted = false;
+    for (const auto& n : r.notes) noted = noted || n.find("dp_replicate grows from 1 to 2") != std::string::npos;
+    CHECK(noted);
+}
+
+TEST_CASE("the text report names the most loaded stage and every dim") {
+    const ReportResult result = report_from_json(kDesignExample);
+    REQUIRE(result.ok());
+    const std::string text = report_to_text(*result.report);
+    CHECK(text.find("most loaded: pipeline stage") != std::string::npos);
+    for (const char* dim : {"tp x8", "dp_shard x128", "pp x16"}) {
+        CAPTURE(dim);
+        CHECK(text.find(dim) != std::string::npos);
+    }
+    CHECK(text.find("MFU") != std::string::npos);
+}
