@@ -50,7 +50,7 @@ void draw_shortcuts_window(AppState& state) {
     static constexpr const char* kShortcuts[][2] = {
         {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario as"},
         {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z", "Redo"},
-        {"F12", "Export a screenshot (PNG)"}, {"Left / Right", "Previous / next lesson step"},
+        {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"}, {"Left / Right", "Previous / next lesson step"},
         {"Drop a .json", "Open that scenario"},
     };
     if (ImGui::Begin("Keyboard shortcuts###shortcuts", &state.ui.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {

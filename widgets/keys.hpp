@@ -3,6 +3,7 @@
 // codes, which are ASCII for letters; widgets cannot include GLFW, so the few codes we need live here.
 namespace shardscope::ui::keys {
 constexpr int kO = 'O';
+constexpr int kQ = 'Q';
 constexpr int kS = 'S';
 constexpr int kZ = 'Z';
 constexpr int kF12 = 301;    // GLFW_KEY_F12

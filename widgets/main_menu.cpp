@@ -22,7 +22,7 @@ void draw_file_menu(AppState& state) {
     ImGui::Separator();
     if (ImGui::MenuItem("Export screenshot", "F12")) state.requests.screenshot = true;
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit")) state.requests.quit = true;
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.requests.quit = true;
     ImGui::EndMenu();
 }
 

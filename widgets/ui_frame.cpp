@@ -18,6 +18,7 @@ void AppUi::handle_shortcuts(AppState& state) {
     if (ImGui::IsKeyPressed(keys::kZ, false)) io.KeyShift ? state.redo() : state.undo();
     if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
     if (ImGui::IsKeyPressed(keys::kS, false)) state.ui.file_dialog = FileDialogMode::save;
+    if (ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;
 }
 
 void AppUi::draw_frame(AppState& state, float seconds_since_start) {
