@@ -147,29 +147,38 @@ StageComm stage_comm(const Context& cx, int64_t stage) {
         w.ep_backward_s = 2.0 * as_double(out.moe_layers) * a2a;
         out.ep_bytes = 4.0 * as_double(out.moe_layers) * bytes_sent_per_rank(Collective::all_to_all, msg, p.ep);
     }
-    if (p.zero >= 3 && cx.shard_ranks > 1) {
-        // FSDP gathers the stage's weights for the forward and again for the backward, then
-        // reduce-scatters the gradients: 3x the parameter bytes per micro-batch.
-        const StageParams sp = stage_params(cx.counts, p.pp, stage);
-        const StateBytesPerParam per = state_bytes_per_param(s.training.precision);
-        const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
-        const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
-        const Link link = link_for(c, cx.shard_links);
-        const auto gather = [&](double params, int64_t ranks, double bytes_per) {
-            return collective_time(Collective::all_gather, params * bytes_per, ranks, link);
-        };
-        const auto scatter = [&](double params, int64_t ranks, double bytes_per) {
-            return collective_time(Collective::reduce_scatter, params * bytes_per, ranks, link);
-        };
-        const double ag = gather(dense, cx.shard_ranks, per.weights) + gather(expert, cx.expert_shard_ranks, per.weights);
-        const double rs = scatter(dense, cx.shard_ranks, per.grads) + scatter(expert, cx.expert_shard_ranks, per.grads);
-        w.fsdp_forward_s = ag;
-        w.fsdp_backward_s = ag + rs;
-        out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (2 * per.weights + per.grads), cx.shard_ranks) +
-                         bytes_sent_per_rank(Collective::all_gather, expert * (2 * per.weights + per.grads),
-                                             cx.expert_shard_ranks);
-    }
     return out;
+}
+
+// FSDP gathers the stage's weights for the forward and again for the backward, then reduce-scatters
+// the gradients: 3x the parameter bytes per micro-batch. Needs only the parameter count, so a
+// count-only model gets it too.
+void add_fsdp_comm(const Context& cx, int64_t stage, StageComm& out) {
+    const ParallelSpec& p = cx.par;
+    const ClusterSpec& c = cx.s.cluster;
+    StageWork& w = out.work;
+    if (p.zero < 3 || cx.shard_ranks <= 1) return;
+    const StageParams sp = stage_params(cx.counts, p.pp, stage);
+    const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
+    const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
+    const Link link = link_for(c, cx.shard_links);
+    // A part with no parameters (the experts of a dense model) sends nothing and pays no latency.
+    const auto gather = [&](double params, int64_t ranks, double bytes_per) {
+        if (params <= 0) return 0.0;
+        return collective_time(Collective::all_gather, params * bytes_per, ranks, link);
+    };
+    const auto scatter = [&](double params, int64_t ranks, double bytes_per) {
+        if (params <= 0) return 0.0;
+        return collective_time(Collective::reduce_scatter, params * bytes_per, ranks, link);
+    };
+    const double ag = gather(dense, cx.shard_ranks, per.weights) + gather(expert, cx.expert_shard_ranks, per.weights);
+    const double rs = scatter(dense, cx.shard_ranks, per.grads) + scatter(expert, cx.expert_shard_ranks, per.grads);
+    w.fsdp_forward_s = ag;
+    w.fsdp_backward_s = ag + rs;
+    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (2 * per.weights + per.grads), cx.shard_ranks) +
+                     bytes_sent_per_rank(Collective::all_gather, expert * (2 * per.weights + per.grads),
+                                         cx.expert_shard_ranks);
 }
 
 // The per-micro-batch overlap rules of cost_model.hpp: what each op leaves exposed.
@@ -247,6 +256,55 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     return out;
 }
 
+Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
+    const ParallelSpec& p = mesh.effective();
+    const GpuSpec& gpu = s.cluster.gpu;
+    Context cx{s, counts, mesh, p};
+    cx.rate = gpu.peak_tflops * 1e12 * gpu.matmul_efficiency;
+    cx.hbm = gpu.hbm_gbps * 1e9;
+    cx.act_bytes = activation_dtype_bytes(s.training.precision);
+    cx.shard_ranks = p.dp_shard * p.cp;
+    cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
+    cx.shard_links = worse(mesh.summary(MeshDim::dp_shard).links, mesh.summary(MeshDim::cp).links);
+    return cx;
+}
+
+// Every stage's work, what its ops leave exposed, and the PipelineSpec those costs make.
+struct PlannedPipeline {
+    std::vector<StageComm> stages;
+    std::vector<Exposed> exposed;
+    PipelineSpec spec;
+};
+
+PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
+    const Scenario& s = cx.s;
+    const ParallelSpec& p = cx.par;
+    const bool arch = s.model.has_architecture();
+    PlannedPipeline plan;
+    PipelineSpec& spec = plan.spec;
+    spec.schedule = s.training.schedule;
+    spec.stages = static_cast<int>(p.pp);
+    spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));
+    spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
+    for (int64_t st = 0; st < p.pp; ++st) {
+        plan.stages.push_back(arch ? stage_comm(cx, st) : StageComm{});
+        add_fsdp_comm(cx, st, plan.stages.back());
+        const StageWork& w = plan.stages.back().work;
+        plan.exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
+        // A count-only model has no FLOPs: unit costs keep the schedule's shape (and its in-flight
+        // counts for memory) without inventing times.
+        const double f = arch ? w.forward_s + plan.exposed.back().forward() : 1.0;
+        const double b = arch ? w.backward_s + plan.exposed.back().backward() : 2.0;
+        spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{f, b / 2, b / 2} : StageCost{f, b, 0});
+    }
+    if (p.pp > 1 && arch) {
+        const double msg = as_double(s.training.micro_batch) * as_double(s.model.seq_len) / as_double(p.cp) *
+                           as_double(s.model.hidden) * cx.act_bytes / as_double(p.tp);
+        spec.p2p_time = collective_time(Collective::p2p, msg, 2, link_for(s.cluster, cx.mesh.summary(MeshDim::pp).links));
+    }
+    return plan;
+}
+
 std::string dim_collective(MeshDim d, const ParallelSpec& p) {
     switch (d) {
         case MeshDim::tp: return p.sequence_parallel ? "all-gather + reduce-scatter" : "all-reduce";
@@ -296,6 +354,13 @@ int64_t microbatches_per_step(const Scenario& s, int64_t effective_dp_replicate)
     return s.training.global_batch / per;
 }
 
+PipelineSpec scenario_pipeline_spec(const Scenario& s) {
+    const ParamCounts counts = count_params(s.model);
+    const DeviceMesh mesh = DeviceMesh::build(s.cluster, s.parallel);
+    const int64_t m = microbatches_per_step(s, mesh.effective().dp_replicate);
+    return plan_pipeline(make_context(s, counts, mesh), std::max<int64_t>(1, m)).spec;
+}
+
 Report build_report(const Scenario& s) {
     Report r;
     const ParamCounts counts = count_params(s.model);
@@ -304,13 +369,7 @@ Report build_report(const Scenario& s) {
     const GpuSpec& gpu = s.cluster.gpu;
     const bool arch = s.model.has_architecture();
 
-    Context cx{s, counts, mesh, p};
-    cx.rate = gpu.peak_tflops * 1e12 * gpu.matmul_efficiency;
-    cx.hbm = gpu.hbm_gbps * 1e9;
-    cx.act_bytes = activation_dtype_bytes(s.training.precision);
-    cx.shard_ranks = p.dp_shard * p.cp;
-    cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
-    cx.shard_links = worse(mesh.summary(MeshDim::dp_shard).links, mesh.summary(MeshDim::cp).links);
+    const Context cx = make_context(s, counts, mesh);
 
     r.world_size = mesh.world_size();
     r.leftover_dp_replicate = mesh.leftover_factor();
@@ -335,26 +394,10 @@ Report build_report(const Scenario& s) {
     r.microbatches = m;
 
     // Per-stage work, the exposed part of each op, and the schedule.
-    std::vector<StageComm> stages;
-    PipelineSpec spec;
-    spec.schedule = s.training.schedule;
-    spec.stages = static_cast<int>(p.pp);
-    spec.microbatches = static_cast<int>(std::min<int64_t>(m, 1 << 16));
-    spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
-    std::vector<Exposed> exposed;
-    for (int64_t st = 0; st < p.pp; ++st) {
-        stages.push_back(arch ? stage_comm(cx, st) : StageComm{});
-        const StageWork& w = stages.back().work;
-        exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
-        const double f = arch ? w.forward_s + exposed.back().forward() : 1.0;
-        const double b = arch ? w.backward_s + exposed.back().backward() : 2.0;
-        spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{f, b / 2, b / 2} : StageCost{f, b, 0});
-    }
-    if (p.pp > 1 && arch) {
-        const double msg = as_double(s.training.micro_batch) * as_double(s.model.seq_len) / as_double(p.cp) *
-                           as_double(s.model.hidden) * cx.act_bytes / as_double(p.tp);
-        spec.p2p_time = collective_time(Collective::p2p, msg, 2, link_for(s.cluster, mesh.summary(MeshDim::pp).links));
-    }
+    const PlannedPipeline plan = plan_pipeline(cx, m);
+    const std::vector<StageComm>& stages = plan.stages;
+    const std::vector<Exposed>& exposed = plan.exposed;
+    const PipelineSpec& spec = plan.spec;
     const PipelineTimeline timeline = simulate(spec, r.notes);
     std::vector<double> inflight = timeline.peak_activation_microbatches;
 

@@ -68,6 +68,11 @@ struct StageWork {
     double fsdp_backward_s = 0;  // ZeRO-3 all-gather + reduce-scatter
 };
 
+// The pipeline build_report simulates: per-stage F / B (/ W) costs with the exposed per-micro-batch
+// communication folded in, micro-batches per step, and p2p_time over the pp dim's link. Count-only
+// models get unit costs (F = 1, B = 2). For the timeline panel's "from scenario".
+[[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s);
+
 // The whole report for a scenario that passed validate_scenario.
 [[nodiscard]] Report build_report(const Scenario& s);
 

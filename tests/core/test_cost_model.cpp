@@ -177,3 +177,27 @@ TEST_CASE("memory fix: a higher ZeRO stage is the least invasive change for the 
     CHECK(fix.scenario.parallel.dp_shard == 64);
     CHECK(fix.total_bytes == doctest::Approx(31.40625e9));
 }
+
+TEST_CASE("scenario_pipeline_spec: the op costs build_report simulates") {
+    Scenario s = tiny();
+    s.cluster.gpus_per_node = 2;
+    s.cluster.intra_node = LinkSpec{450, 2};
+    s.parallel.pp = 2;
+    const PipelineSpec spec = scenario_pipeline_spec(s);
+    CHECK(spec.stages == 2);
+    CHECK(spec.microbatches == 4);
+    REQUIRE(spec.costs.size() == 2);
+    // Stage 0, 2 blocks: 2 * (2*784*4) + 2 * 512 attention = 13568 FLOPs / 5e5 = 0.027136 s, plus
+    // 2 * 1248 B / 1e4 B/s = 0.2496 s streamed: F = 0.276736 s; B = 2 * 0.027136 + 2 * 0.2496 = 0.553472 s.
+    CHECK(spec.costs[0].f == doctest::Approx(0.276736));
+    CHECK(spec.costs[0].b == doctest::Approx(0.553472));
+    CHECK(spec.costs[0].w == 0);
+    // Stage 1 adds the output layer, 2*16*8*4 = 1024 FLOPs: F = 14592 / 5e5 + 0.2496 = 0.278784 s.
+    CHECK(spec.costs[1].f == doctest::Approx(0.278784));
+    // One activation, b*s*h*2 B = 64 B, point-to-point inside the node: 2 us + 64 B / 450 GB/s.
+    CHECK(spec.p2p_time == doctest::Approx(2e-6 + 64.0 / 450e9));
+    // The report's bubble is this spec's simulated bubble.
+    const PipelineTimeline t = simulate_pipeline(spec);
+    const Report r = build_report(s);
+    CHECK(t.bubble_fraction == doctest::Approx(*r.bubble_fraction));
+}
