@@ -1,0 +1,137 @@
+#include "core/cost_model.hpp"
+#include "core/fit_advisor.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+
+namespace {
+
+// Llama 3 70B (80 blocks of hidden 8192, SwiGLU 28672, 64 heads / 8 KV heads, vocab 128256, seq 8192)
+// as plain data parallel over `nodes` nodes of 8 H100 80 GB: ZeRO 0, every GPU a replica.
+// Parameters by hand: a block is q,o 2 * 8192^2 = 134,217,728 + k,v 2 * 8192 * 1024 = 16,777,216
+// + MLP 3 * 8192 * 28672 = 704,643,072 + two norms 16,384 = 855,654,400; 80 blocks = 68,452,352,000;
+// embedding + output 2 * 128256 * 8192 = 2,101,346,304; final norm 8,192: 70,553,706,496 in all.
+Scenario llama70b_ddp(int64_t nodes) {
+    Scenario s = default_scenario();
+    s.model.name = "Llama 3 70B";
+    s.model.layers = 80;
+    s.model.hidden = 8192;
+    s.model.ffn_hidden = 28672;
+    s.model.heads = 64;
+    s.model.kv_heads = 8;
+    s.model.vocab = 128256;
+    s.model.seq_len = 8192;
+    s.cluster.nodes = nodes;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = nodes * 8;
+    s.parallel.zero = 0;
+    s.training.global_batch = 512;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("with_zero_stage keeps the scenario valid: stage 0 is DDP, a sharding stage needs shards") {
+    const Scenario d = default_scenario();  // dp_shard 8, dp_replicate 2, zero 3
+    const Scenario ddp = with_zero_stage(d, 0);
+    CHECK(ddp.parallel.zero == 0);
+    CHECK(ddp.parallel.dp_shard == 1);
+    CHECK(ddp.parallel.dp_replicate == 16);
+    CHECK(validate_scenario(ddp).empty());
+
+    const Scenario back = with_zero_stage(ddp, 2);
+    CHECK(back.parallel.zero == 2);
+    CHECK(back.parallel.dp_shard == 16);
+    CHECK(back.parallel.dp_replicate == 1);
+    CHECK(validate_scenario(back).empty());
+
+    // Between sharding stages the mesh stays as it is (HSDP keeps its replicas).
+    const Scenario one = with_zero_stage(d, 1);
+    CHECK(one.parallel.dp_shard == 8);
+    CHECK(one.parallel.dp_replicate == 2);
+}
+
+TEST_CASE("fit advice: nothing to do for a scenario that fits") {
+    Scenario s = default_scenario();
+    s.training.recompute = Recompute::full;
+    const FitAdvice a = advise_fit(s);
+    CHECK_FALSE(a.needed);
+    CHECK_FALSE(a.found);
+    CHECK(a.changes.empty());
+    CHECK(a.candidates_costed == 0);
+}
+
+TEST_CASE("fit advice: the default scenario needs only selective recompute") {
+    // Default: Llama 3 8B, tp 2 + SP, pp 2, 1F1B, seq 8192, no recompute. Stage 0 keeps 2 micro-batches
+    // of its 16 blocks: sbh (34/t + 5as/(ht)) = 8192 * 4096 * (17 + 5*32*8192/(4096*2)) = 33,554,432 * 177
+    // = 5,939,134,464 B per block, x 32 = 190 GB: far over 80 GB. Selective recompute drops the 5as/(ht)
+    // term: 33,554,432 * 17 = 570,425,344 B per block, x 32 = 18,253,611,008 B.
+    const Scenario s = default_scenario();
+    const Report before = build_report(s);
+    REQUIRE_FALSE(before.fits);
+    CHECK(before.stages[0].bytes.activations.value() == doctest::Approx(190'052'302'848.0));
+
+    const FitAdvice a = advise_fit(s);
+    CHECK(a.needed);
+    REQUIRE(a.found);
+    REQUIRE(a.changes.size() == 1);
+    CHECK(a.summary() == "recompute none -> selective");
+    const Report after = build_report(a.scenario);
+    CHECK(after.fits);
+    CHECK(after.stages[0].bytes.activations.value() == doctest::Approx(18'253'611'008.0));
+    CHECK(a.total_bytes == doctest::Approx(after.memory.total()));
+    // The one-knob special case agrees with suggest_memory_fix.
+    CHECK(suggest_memory_fix(s).change == a.summary());
+}
+
+TEST_CASE("fit advice: Llama 3 70B as DDP on 64 GPUs needs two knobs, ZeRO-3 and full recompute") {
+    // No single knob rescues 1.1 TB of model state plus 1.9 TB of activations (80 blocks of
+    // 67,108,864 * 354 B). ZeRO-3 over 64 shards 70,553,706,496 * 16 B / 64 = 17,638,426,624 B; full
+    // recompute keeps each block's input, 2sbh = 134,217,728 B, x 80 = 10,737,418,240 B; other = two
+    // gathered bf16 blocks 3,422,617,600 + fp32 logits 4 * 8192 * 128256 = 4,202,692,608 + one block's
+    // bf16 gradient bucket 1,711,308,800. Total 37,712,463,872 B = 35.1 GiB.
+    const Scenario s = llama70b_ddp(8);
+    CHECK_FALSE(suggest_memory_fix(s).found);
+    const FitAdvice a = advise_fit(s);
+    CHECK(a.needed);
+    REQUIRE(a.found);
+    CHECK(a.summary() == "zero 0 -> 3, recompute none -> full");
+    CHECK(a.scenario.parallel.dp_shard == 64);
+    CHECK(a.scenario.parallel.dp_replicate == 1);
+    CHECK(a.total_bytes == doctest::Approx(37'712'463'872.0));
+    CHECK(validate_scenario(a.scenario).empty());
+    CHECK(build_report(a.scenario).fits);
+}
+
+TEST_CASE("fit advice: Llama 3 70B cannot fit on 8 GPUs of 80 GB, and the closest try is reported") {
+    // 70.6B params x 16 B of mixed-precision Adam state = 1.13 TB against 8 x 80 GB = 640 GB in all:
+    // no layout of these 8 GPUs holds it.
+    const Scenario s = llama70b_ddp(1);
+    const FitAdvice a = advise_fit(s);
+    CHECK(a.needed);
+    CHECK_FALSE(a.found);
+    CHECK(a.changes.empty());
+    CHECK(a.candidates_costed > 0);
+    CHECK_FALSE(a.closest_changes.empty());
+    CHECK(a.closest_bytes < a.total_bytes);
+    CHECK(a.closest_bytes > a.capacity_bytes);
+    CHECK(a.closest_bytes > 70'553'706'496.0 * 16 / 8);
+}
+
+TEST_CASE("fit advice: a count-only model takes the first fitting knob, as suggest_memory_fix does") {
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = 7.5e9;
+    s.cluster.nodes = 8;
+    s.cluster.gpus_per_node = 8;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 64;
+    s.training.global_batch = 64;
+    const FitAdvice a = advise_fit(s);
+    REQUIRE(a.found);
+    CHECK(a.summary() == "zero 0 -> 1");
+    CHECK_FALSE(a.step_s.has_value());
+    // ZeRO-1 over 64: 7.5e9 * (2 + 2 + 12/64) = 31,406,250,000 B.
+    CHECK(a.total_bytes == doctest::Approx(31.40625e9));
+}
