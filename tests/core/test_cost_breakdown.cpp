@@ -1,0 +1,81 @@
+#include "core/cost_breakdown.hpp"
+#include "core/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+
+TEST_CASE("memory bars: one bar when pp = 1") {
+    Scenario s = default_scenario();
+    s.parallel.pp = 1;
+    s.parallel.dp_shard = 16;  // tp 2 x dp_shard 16 x dp_replicate 2 = 64 GPUs
+    const Report r = build_report(s);
+    const auto bars = memory_bars(r);
+    REQUIRE(bars.size() == 1);
+    CHECK(bars[0].role == "every GPU");
+    CHECK(bars[0].most_loaded);
+    CHECK(bars[0].total_bytes == doctest::Approx(r.memory.total()));
+}
+
+TEST_CASE("memory bars: first and last stage of the default scenario (pp 2), as core reports them") {
+    const Report r = build_report(default_scenario());
+    const auto bars = memory_bars(r);
+    REQUIRE(bars.size() == 2);
+    CHECK(bars[0].role == "first");
+    CHECK(bars[1].role == "last");
+    CHECK(bars[0].most_loaded);  // 1F1B: stage 0 keeps 2 micro-batches in flight, stage 1 one
+    CHECK_FALSE(bars[1].most_loaded);
+    // Stage 0's weights by hand: 16 blocks of 218,112,000 + the embedding 128256 * 4096 = 525,336,576
+    // is 4,015,128,576 params; / tp 2 = 2,007,564,288; bf16 (2 B) sharded over ZeRO-3's 8 = 501,891,072 B.
+    CHECK(bars[0].bytes.params == doctest::Approx(501'891'072.0));
+    CHECK(bars[0].total_bytes == doctest::Approx(r.stages[0].bytes.total()));
+    CHECK(bars[1].total_bytes == doctest::Approx(r.stages[1].bytes.total()));
+    // 80 GB = 80e9 B of GPU memory.
+    CHECK(bars[0].fraction_of_gpu == doctest::Approx(r.stages[0].bytes.total() / 80e9));
+    CHECK(bars[0].fits == (r.stages[0].bytes.total() <= 80e9));
+}
+
+TEST_CASE("memory bars: first, middle (pp/2) and last of four stages") {
+    Scenario s = default_scenario();
+    s.parallel.pp = 4;
+    s.parallel.dp_shard = 4;
+    const Report r = build_report(s);
+    const auto bars = memory_bars(r);
+    REQUIRE(bars.size() == 3);
+    CHECK(bars[0].stage == 0);
+    CHECK(bars[1].stage == 2);
+    CHECK(bars[1].role == "middle");
+    CHECK(bars[2].stage == 3);
+}
+
+TEST_CASE("step parts: compute, each dim's exposed communication and the bubble add up to the step") {
+    const Report r = build_report(default_scenario());
+    const auto parts = step_parts(r);
+    REQUIRE(parts.size() >= 2);
+    CHECK(parts.front().name == "compute");
+    CHECK(parts.front().seconds == doctest::Approx(*r.time.compute));
+    double sum = 0, fractions = 0;
+    for (const StepPart& p : parts) {
+        sum += p.seconds;
+        fractions += p.fraction;
+        CHECK(p.seconds > 0);
+    }
+    CHECK(sum == doctest::Approx(*r.time.step));
+    CHECK(fractions == doctest::Approx(1.0));
+    // Default: TP is not overlapped, so it is exposed; pp sends activations between the two stages.
+    bool has_tp = false;
+    for (const StepPart& p : parts) has_tp = has_tp || (p.dim == "tp" && p.kind == StepPartKind::communication);
+    CHECK(has_tp);
+    CHECK(parts.back().name == "bubble");
+}
+
+TEST_CASE("step parts: none for a count-only model") {
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = 7.5e9;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 8;
+    s.training.global_batch = 8;
+    CHECK(step_parts(build_report(s)).empty());
+    CHECK(memory_bars(build_report(s)).size() == 1);
+}
