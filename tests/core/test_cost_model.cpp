@@ -201,3 +201,44 @@ TEST_CASE("scenario_pipeline_spec: the op costs build_report simulates") {
     const Report r = build_report(s);
     CHECK(t.bubble_fraction == doctest::Approx(*r.bubble_fraction));
 }
+
+TEST_CASE("CP passes K and V around the ring: an all-gather forward, all-gather + reduce-scatter backward") {
+    Scenario s = tiny();
+    s.cluster.gpus_per_node = 2;
+    s.cluster.intra_node = LinkSpec{450, 2};
+    s.parallel.cp = 2;
+    const Report r = build_report(s);
+    const DimCost& cp = dim(r, "cp");
+    CHECK(cp.link == "intra");
+    // K and V of the whole sequence: 2 * b*s * kv_heads*head_dim * 2 B = 2 * 4 * 8 * 2 = 128 B; each op
+    // on 2 ranks sends half (64 B) for alpha + 64 B / 450 GB/s. 3 ops per block, 4 blocks, m = 4.
+    CHECK(r.microbatches == 4);
+    CHECK(cp.bytes_per_step == doctest::Approx(48 * 64));
+    CHECK(cp.time_s == doctest::Approx(48 * (2e-6 + 64.0 / 450e9)));
+}
+
+TEST_CASE("EP: all-to-all dispatch and combine per MoE block, forward and backward, exposed") {
+    Scenario s = tiny();
+    s.model.experts = 2;
+    s.model.top_k = 1;
+    s.model.expert_ffn_hidden = 32;
+    s.cluster.gpus_per_node = 2;
+    s.cluster.intra_node = LinkSpec{450, 2};
+    s.parallel.dp_shard = 2;
+    s.parallel.ep = 2;
+    s.parallel.zero = 1;
+    const Report r = build_report(s);
+    // m = 4 / (1 * 2 * 1) = 2 micro-batches.
+    CHECK(r.microbatches == 2);
+    const DimCost* ep = nullptr;
+    for (const DimCost& d : r.dims)
+        if (d.name == "ep") ep = &d;
+    REQUIRE(ep != nullptr);
+    CHECK(ep->size == 2);
+    // Each of the 4 tokens goes to top_k = 1 expert: 4 * 1 * 8 * 2 B = 64 B; an all-to-all on 2 ranks
+    // sends (N-1)/N of it, 32 B, for alpha + 32 B / 450 GB/s. 4 per MoE block (dispatch + combine,
+    // forward and backward), 4 MoE blocks, 2 micro-batches: 32 all-to-alls.
+    CHECK(ep->bytes_per_step == doctest::Approx(32 * 32));
+    CHECK(ep->time_s == doctest::Approx(32 * (2e-6 + 32.0 / 450e9)));
+    CHECK(ep->exposed_s == doctest::Approx(ep->time_s));
+}
