@@ -1,102 +1,12 @@
 #include "core/scenario.hpp"
-
-#include <nlohmann/json.hpp>
+#include "core/scenario_json.hpp"
 
 #include <cmath>
-#include <set>
 #include <sstream>
 #include <tuple>
 
 namespace shardscope {
-namespace {
-
-using Json = nlohmann::ordered_json;
-
-constexpr std::string_view kSchema = "shardscope.scenario/1";
-
-// Thrown inside the loader only; parse_scenario turns it into ScenarioLoad::error.
-struct FieldError {
-    std::string message;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& rule) {
-    throw FieldError{path + ": " + rule};
-}
-
-std::string join_path(const std::string& parent, const std::string& key) {
-    return parent.empty() ? key : parent + "." + key;
-}
-
-// Reads one JSON object field by field and rejects keys nobody asked for (typos must not pass).
-class ObjectReader {
-public:
-    ObjectReader(const Json& j, std::string path) : json_(j), path_(std::move(path)) {
-        if (!json_.is_object()) fail(path_.empty() ? "(document)" : path_, "must be an object");
-    }
-
-    [[nodiscard]] bool has(const std::string& key) const { return json_.contains(key); }
-
-    const Json& required(const std::string& key) {
-        seen_.insert(key);
-        if (!json_.contains(key)) fail(join_path(path_, key), "is required");
-        return json_.at(key);
-    }
-
-    std::string path(const std::string& key) const { return join_path(path_, key); }
-
-    std::string string_field(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
-        if (!has(key) && fallback) return *fallback;
-        const Json& v = required(key);
-        if (!v.is_string()) fail(path(key), "must be a string");
-        return v.get<std::string>();
-    }
-
-    int64_t int_field(const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
-        if (!has(key) && fallback) { seen_.insert(key); return *fallback; }
-        const Json& v = required(key);
-        if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
-        if (v.is_number_float()) {
-            const double d = v.get<double>();
-            if (std::floor(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
-        }
-        fail(path(key), "must be a whole number");
-    }
-
-    double number_field(const std::string& key, std::optional<double> fallback = std::nullopt) {
-        if (!has(key) && fallback) { seen_.insert(key); return *fallback; }
-        const Json& v = required(key);
-        if (!v.is_number()) fail(path(key), "must be a number");
-        const double d = v.get<double>();
-        if (!std::isfinite(d)) fail(path(key), "must be finite");
-        return d;
-    }
-
-    bool bool_field(const std::string& key, std::optional<bool> fallback = std::nullopt) {
-        if (!has(key) && fallback) { seen_.insert(key); return *fallback; }
-        const Json& v = required(key);
-        if (!v.is_boolean()) fail(path(key), "must be true or false");
-        return v.get<bool>();
-    }
-
-    template <typename Enum>
-    Enum enum_field(const std::string& key, std::optional<Enum> (*parse)(std::string_view) noexcept,
-                    const char* allowed, std::optional<Enum> fallback = std::nullopt) {
-        if (!has(key) && fallback) { seen_.insert(key); return *fallback; }
-        const std::string s = string_field(key);
-        if (auto e = parse(s)) return *e;
-        fail(path(key), "\"" + s + "\" is not one of " + allowed);
-    }
-
-    void reject_unknown() const {
-        for (auto it = json_.begin(); it != json_.end(); ++it)
-            if (!seen_.count(it.key())) fail(join_path(path_, it.key()), "unknown field");
-    }
-
-private:
-    const Json& json_;
-    std::string path_;
-    std::set<std::string> seen_;
-};
+namespace detail {
 
 ModelSpec read_model(const Json& j) {
     ObjectReader r(j, "model");
@@ -127,7 +37,7 @@ ModelSpec read_model(const Json& j) {
     return m;
 }
 
-LinkSpec read_link(const Json& j, const std::string& path) {
+static LinkSpec read_link(const Json& j, const std::string& path) {
     ObjectReader r(j, path);
     LinkSpec l;
     l.bandwidth_gbps = r.number_field("bandwidth_gbps");
@@ -136,7 +46,7 @@ LinkSpec read_link(const Json& j, const std::string& path) {
     return l;
 }
 
-GpuSpec read_gpu(const Json& j) {
+static GpuSpec read_gpu(const Json& j) {
     ObjectReader r(j, "cluster.gpu");
     GpuSpec g;
     g.name = r.string_field("name", std::string("GPU"));
@@ -160,6 +70,14 @@ ClusterSpec read_cluster(const Json& j) {
     r.reject_unknown();
     return c;
 }
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+constexpr std::string_view kSchema = "shardscope.scenario/1";
 
 std::vector<MeshDim> read_order(const Json& j) {
     const std::string path = "parallel.order";
@@ -402,6 +320,8 @@ std::string validate_experts(const ModelSpec& m) {
     return {};
 }
 
+}  // namespace
+
 std::string validate_model(const ModelSpec& m) {
     if (m.params) return validate_count_only_model(m);
     const std::tuple<const char*, int64_t, int64_t> sizes[] = {
@@ -423,6 +343,8 @@ std::string validate_model(const ModelSpec& m) {
     return validate_experts(m);
 }
 
+namespace {
+
 std::string validate_link(const std::string& path, const LinkSpec& l) {
     if (auto e = positive_number(path + ".bandwidth_gbps", l.bandwidth_gbps, kMaxBandwidthGbps); !e.empty()) return e;
     if (!std::isfinite(l.latency_us) || l.latency_us < 0)
@@ -431,6 +353,8 @@ std::string validate_link(const std::string& path, const LinkSpec& l) {
         return path + ".latency_us: " + num(l.latency_us) + " exceeds the limit of " + num(kMaxLatencyUs);
     return {};
 }
+
+}  // namespace
 
 std::string validate_cluster(const ClusterSpec& c) {
     if (auto e = count_in_range("cluster.nodes", c.nodes, 1, kMaxGpus); !e.empty()) return e;
@@ -447,6 +371,8 @@ std::string validate_cluster(const ClusterSpec& c) {
     if (auto e = validate_link("cluster.intra_node", c.intra_node); !e.empty()) return e;
     return validate_link("cluster.inter_node", c.inter_node);
 }
+
+namespace {
 
 std::string validate_order(const std::vector<MeshDim>& order) {
     bool seen[kAllMeshDims.size()] = {};

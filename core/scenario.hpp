@@ -129,6 +129,9 @@ inline constexpr double kMaxLatencyUs = 1e6;
 
 // Checks every cross-field rule on an in-memory scenario (what the UI edits); empty string when valid.
 [[nodiscard]] std::string validate_scenario(const Scenario& s);
+// The rules of one part on its own (validate_scenario runs them first): for a model or cluster preset.
+[[nodiscard]] std::string validate_model(const ModelSpec& m);
+[[nodiscard]] std::string validate_cluster(const ClusterSpec& c);
 // The scenario the app opens with: Llama 3 8B on 8 nodes of 8 H100s.
 [[nodiscard]] Scenario default_scenario();
 

@@ -1,0 +1,130 @@
+// Every shipped preset file loads through the strict reader, cites its sources, and (for models)
+// matches its published parameter count within 2%.
+#include "core/params.hpp"
+#include "core/presets.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+using namespace shardscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+// name -> preset, for every *.json under `dir` of the source tree.
+std::map<std::string, ModelPreset> load_models() {
+    std::map<std::string, ModelPreset> out;
+    for (const auto& e : fs::directory_iterator(fs::path(SHARDSCOPE_SOURCE_DIR) / kModelPresetDir)) {
+        if (e.path().extension() != ".json") continue;
+        CAPTURE(e.path().string());
+        const ModelPresetLoad loaded = parse_model_preset(read_text(e.path()));
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        out.emplace(loaded.preset->model.name, *loaded.preset);
+    }
+    return out;
+}
+
+std::map<std::string, ClusterPreset> load_clusters() {
+    std::map<std::string, ClusterPreset> out;
+    for (const auto& e : fs::directory_iterator(fs::path(SHARDSCOPE_SOURCE_DIR) / kClusterPresetDir)) {
+        if (e.path().extension() != ".json") continue;
+        CAPTURE(e.path().string());
+        const ClusterPresetLoad loaded = parse_cluster_preset(read_text(e.path()));
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        out.emplace(loaded.preset->cluster.name, *loaded.preset);
+    }
+    return out;
+}
+
+double rel_err(double got, double published) { return std::fabs(got - published) / published; }
+
+const char* const kModelJson = R"json({"schema": "shardscope.model-preset/1", "source": "hand made",
+  "model": {"name": "tiny", "layers": 2, "hidden": 8, "ffn_hidden": 16, "heads": 2, "kv_heads": 1,
+            "vocab": 10, "seq_len": 8}})json";
+
+}  // namespace
+
+TEST_CASE("every model preset loads and matches its published size within 2%") {
+    const auto models = load_models();
+    CHECK(models.size() == 7);
+    // Published totals (and active counts for MoE), as cited in each file's "source".
+    const std::map<std::string, std::pair<double, double>> published = {
+        {"GPT-3 175B", {175e9, 175e9}},     {"Llama 3 8B", {8.03e9, 8.03e9}},
+        {"Llama 3 70B", {70.6e9, 70.6e9}},  {"Llama 3 405B", {405.8e9, 405.8e9}},
+        {"Mixtral 8x7B", {46.7e9, 12.9e9}}, {"DeepSeek-V3", {671e9, 37e9}},
+        {"70B (count only)", {70e9, 70e9}}};
+    for (const auto& [name, sizes] : published) {
+        CAPTURE(name);
+        REQUIRE(models.count(name) == 1);
+        const ModelPreset& p = models.at(name);
+        CHECK(p.source.size() > 40);  // a real citation, not a placeholder
+        const ParamCounts c = count_params(p.model);
+        CHECK(rel_err(c.total, sizes.first) < 0.02);
+        CHECK(rel_err(c.active_per_token, sizes.second) < 0.02);
+    }
+    CHECK_FALSE(count_params(models.at("70B (count only)").model).from_architecture);
+    const ModelSpec& ds = models.at("DeepSeek-V3").model;
+    CHECK(ds.experts == 256);
+    CHECK(ds.top_k == 8);
+    CHECK(ds.shared_experts == 1);
+    CHECK(ds.dense_layers == 3);
+}
+
+TEST_CASE("every cluster preset loads") {
+    const auto clusters = load_clusters();
+    CHECK(clusters.size() == 5);
+    for (const char* name : {"DGX A100 80GB", "DGX H100", "H800 (DeepSeek-V3)", "HGX H200", "GB200 NVL72"}) {
+        CAPTURE(name);
+        REQUIRE(clusters.count(name) == 1);
+        CHECK(clusters.at(name).source.size() > 40);
+    }
+    CHECK(clusters.at("GB200 NVL72").cluster.gpus_per_node == 72);  // one NVLink domain
+    // DeepSeek-V3 report: 2048 H800s, 8 per node; NVLink 160 GB/s vs InfiniBand 50 GB/s.
+    const ClusterSpec& h800 = clusters.at("H800 (DeepSeek-V3)").cluster;
+    CHECK(h800.gpu_count() == 2048);
+    CHECK(h800.intra_node.bandwidth_gbps == 160);
+    CHECK(h800.inter_node.bandwidth_gbps == 50);
+}
+
+TEST_CASE("preset files are read as strictly as scenarios") {
+    const ModelPresetLoad ok = parse_model_preset(kModelJson);
+    REQUIRE_MESSAGE(ok.ok(), ok.error);
+    CHECK(count_params(ok.preset->model).total == 1352);  // the hand-counted tiny model of test_params
+
+    auto patched = [](const std::string& from, const std::string& to) {
+        std::string text = kModelJson;
+        text.replace(text.find(from), from.size(), to);
+        return parse_model_preset(text);
+    };
+    CHECK(patched("\"layers\": 2", "\"layers\": 2, \"layerz\": 2").error == "model.layerz: unknown field");
+    CHECK(patched("\"layers\": 2", "\"layerz\": 2").error == "model.layers: is required");
+    CHECK(patched("\"hidden\": 8", "\"hidden\": 9").error == "model.hidden: 9 is not divisible by heads (2)");
+    CHECK(patched("\"source\": \"hand made\"", "\"source\": \" \"").error == "source: must not be empty");
+    CHECK(patched("\"source\": \"hand made\",", "").error == "source: is required");
+    CHECK(patched("\"source\"", "\"notes\": 1, \"source\"").error == "notes: unknown field");
+    CHECK(patched("model-preset/1", "model-preset/2").error ==
+          "schema: must be \"shardscope.model-preset/1\", got \"shardscope.model-preset/2\"");
+    CHECK_FALSE(patched("\"layers\": 2", "\"layers\": \"2\"").ok());
+
+    const ClusterPresetLoad bad = parse_cluster_preset(R"json({"schema": "shardscope.cluster-preset/1",
+      "source": "x", "cluster": {"nodes": 1, "gpus_per_node": 8,
+      "gpu": {"memory_gb": 80, "peak_tflops": 989, "matmul_efficiency": 2},
+      "intra_node": {"bandwidth_gbps": 450, "latency_us": 2}, "inter_node": {"bandwidth_gbps": 50, "latency_us": 5}}})json");
+    CHECK(bad.error == "cluster.gpu.matmul_efficiency: 2 must be in (0, 1]");
+    CHECK_FALSE(bad.preset.has_value());
+    CHECK(parse_cluster_preset(kModelJson).error ==
+          "schema: must be \"shardscope.cluster-preset/1\", got \"shardscope.model-preset/1\"");
+}
