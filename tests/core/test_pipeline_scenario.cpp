@@ -1,0 +1,107 @@
+// pipeline_spec_for and activation_bytes_per_stage against numbers worked out by hand, and against the
+// Report for a scenario whose ops carry no per-micro-batch communication (tp = cp = ep = 1, zero 0).
+#include "core/cost_model.hpp"
+#include "core/pipeline_scenario.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+
+namespace {
+
+// Two gelu layers of h = 1024 on two GPUs of one node, one layer per stage, 4 micro-batches.
+Scenario tiny_two_stage() {
+    Scenario s;
+    s.model.layers = 2;
+    s.model.hidden = 1024;
+    s.model.ffn_hidden = 4096;
+    s.model.heads = 8;
+    s.model.kv_heads = 8;
+    s.model.vocab = 32000;
+    s.model.seq_len = 1024;
+    s.model.ffn = Ffn::gelu;
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = 2;
+    s.cluster.gpu = GpuSpec{"test", 80, 100, 1000, 0.5};  // 5e13 FLOP/s of matmuls, 1e12 B/s of HBM
+    s.cluster.intra_node = LinkSpec{100, 10};
+    s.parallel.pp = 2;
+    s.training.global_batch = 4;
+    s.training.micro_batch = 1;
+    s.training.schedule = Schedule::one_f_one_b;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline_spec_for: hand-worked op costs of a two-stage gelu model") {
+    const Scenario s = tiny_two_stage();
+    REQUIRE(validate_scenario(s).empty());
+    const PipelineSpec spec = pipeline_spec_for(s);
+    CHECK(spec.schedule == Schedule::one_f_one_b);
+    CHECK(spec.stages == 2);
+    CHECK(spec.microbatches == 4);  // 4 sequences / (1 per micro-batch * 1 replica)
+    CHECK(spec.virtual_stages == 1);
+    REQUIRE(spec.costs.size() == 2);
+
+    // One layer: attention 4h^2 = 4,194,304, norms 2h = 2,048, gelu FFN 2 h ffn = 8,388,608 params,
+    // 12,584,960 in all. Block forward 2 * 12,584,960 * 1,024 tokens = 25,773,998,080 FLOPs, attention
+    // scores 4 h s^2 = 4,294,967,296: 30,068,965,376 FLOPs / 5e13 = 601.37930752 us.
+    // Stored activations sbh(34 + 5as/h) = 1,048,576 * 74 = 77,594,624 B / 1e12 B/s = 77.594624 us.
+    // F0 = 678.97393152 us, B0 = 2 * 601.37930752 + 2 * 77.594624 = 1,357.94786304 us.
+    CHECK(spec.costs[0].f == doctest::Approx(678.97393152e-6).epsilon(1e-9));
+    CHECK(spec.costs[0].b == doctest::Approx(1357.94786304e-6).epsilon(1e-9));
+    CHECK(spec.costs[0].w == 0);
+    // The last stage adds the output layer: 2 * 32,000 * 1,024 * 1,024 = 67,108,864,000 FLOPs
+    // = 1,342.17728 us. F1 = 678.97393152 + 1,342.17728 = 2,021.15121152 us;
+    // B1 = 2 * (601.37930752 + 1,342.17728) + 2 * 77.594624 = 4,042.30242304 us.
+    CHECK(spec.costs[1].f == doctest::Approx(2021.15121152e-6).epsilon(1e-9));
+    CHECK(spec.costs[1].b == doctest::Approx(4042.30242304e-6).epsilon(1e-9));
+    // One activation b s h = 1,048,576 bf16 values = 2,097,152 B over 100 GB/s + 10 us = 30.97152 us.
+    CHECK(spec.p2p_time == doctest::Approx(30.97152e-6).epsilon(1e-9));
+}
+
+TEST_CASE("pipeline_spec_for agrees with the Report when no op carries communication") {
+    const Scenario s = tiny_two_stage();
+    const PipelineSpec spec = pipeline_spec_for(s);
+    const PipelineTimeline t = simulate_pipeline(spec);
+    REQUIRE(t.ok());
+    CHECK(check_pipeline(spec, t).empty());
+    const Report r = build_report(s);
+    REQUIRE(r.bubble_fraction.has_value());
+    CHECK(t.bubble_fraction == doctest::Approx(*r.bubble_fraction).epsilon(1e-12));
+    // The busiest stage (the last) computes m (F1 + B1) = 4 * 6,063.45363456 us.
+    REQUIRE(r.time.compute.has_value());
+    CHECK(*r.time.compute == doctest::Approx(4 * 6063.45363456e-6).epsilon(1e-9));
+}
+
+TEST_CASE("pipeline_spec_for splits the backward in half for the zero-bubble schedules") {
+    Scenario s = tiny_two_stage();
+    s.training.schedule = Schedule::zb_h1;
+    const PipelineSpec spec = pipeline_spec_for(s);
+    REQUIRE(spec.costs.size() == 2);
+    CHECK(spec.costs[0].b == doctest::Approx(1357.94786304e-6 / 2).epsilon(1e-9));
+    CHECK(spec.costs[0].w == doctest::Approx(1357.94786304e-6 / 2).epsilon(1e-9));
+}
+
+TEST_CASE("pipeline_spec_for: a count-only model runs on unit costs") {
+    Scenario s = tiny_two_stage();
+    s.model = ModelSpec{};
+    s.model.params = 1e9;
+    const PipelineSpec spec = pipeline_spec_for(s);
+    REQUIRE(spec.costs.size() == 1);
+    CHECK(spec.costs[0].f == 1);
+    CHECK(spec.costs[0].b == 2);
+    CHECK(spec.p2p_time == 0);
+    CHECK(activation_bytes_per_stage(s, simulate_pipeline(spec)).empty());
+}
+
+TEST_CASE("activation_bytes_per_stage: the 1F1B peak times one layer's stored activations") {
+    const Scenario s = tiny_two_stage();
+    const PipelineTimeline t = simulate_pipeline(pipeline_spec_for(s));
+    const std::vector<double> bytes = activation_bytes_per_stage(s, t);
+    REQUIRE(bytes.size() == 2);
+    // 1F1B with p = 2, m = 4: stage 0 holds min(p - 0, m) = 2 micro-batches, stage 1 holds 1; each is
+    // one layer of 77,594,624 B.
+    CHECK(bytes[0] == doctest::Approx(2 * 77594624.0));
+    CHECK(bytes[1] == doctest::Approx(77594624.0));
+}
