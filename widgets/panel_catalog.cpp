@@ -1,6 +1,14 @@
 // The one place that knows every panel: View-menu order and the default tiling on first start.
+#include "widgets/cheatsheet_panel.hpp"
+#include "widgets/collective_panel.hpp"
+#include "widgets/glossary_panel.hpp"
+#include "widgets/lesson_panel.hpp"
+#include "widgets/memory_panel.hpp"
+#include "widgets/mesh_panel.hpp"
 #include "widgets/panel.hpp"
+#include "widgets/pipeline_panel.hpp"
 #include "widgets/placeholder_panel.hpp"
+#include "widgets/strategy_panel.hpp"
 
 namespace shardscope::ui {
 
@@ -21,22 +29,16 @@ void add_placeholder(PanelRegistry& r, const char* id, const char* title, Placem
 }  // namespace
 
 void register_default_panels(PanelRegistry& r) {
-    add_placeholder(r, "strategy", "Strategy explorer", kTopLeft, true,
-                    "Toggle DP, FSDP/ZeRO, TP, PP, EP and SP/CP and see what every GPU holds and sends.");
-    add_placeholder(r, "mesh", "Device mesh", kTopMiddle, true,
-                    "Nodes and GPUs, a factor per axis and an order: which groups stay inside a node.");
-    add_placeholder(r, "memory", "Memory and cost", kTopRight, true,
-                    "Memory per GPU against its capacity, and where a training step's time goes.");
-    add_placeholder(r, "collective", "Collective animator", kBottomLeft, true,
-                    "Step through ring all-reduce and friends chunk by chunk.");
-    add_placeholder(r, "pipeline", "Pipeline timeline", kBottomRight, true,
-                    "A pipeline schedule's timeline and its bubble.");
+    r.add(std::make_unique<StrategyPanel>("strategy", "Strategy explorer", kTopLeft, true));
+    r.add(std::make_unique<MeshPanel>(kTopMiddle, true));
+    r.add(std::make_unique<MemoryPanel>(kTopRight, true));
+    r.add(std::make_unique<CollectivePanel>(kBottomLeft, true));
+    r.add(std::make_unique<PipelinePanel>(kBottomRight, true));
     add_placeholder(r, "planner", "Planner", kCentre, false,
                     "Every valid layout for the model on the cluster, ranked.");
-    add_placeholder(r, "cheatsheet", "Cheat sheet", kCentre, false,
-                    "The strategy table: what each splits, communicates and costs.");
-    add_placeholder(r, "glossary", "Glossary", kSideRight, false, "Every term, searchable.");
-    add_placeholder(r, "lesson", "Lesson", kSideRight, false, "Step-through walkthroughs that drive the panels.");
+    r.add(std::make_unique<CheatSheetPanel>(r, kCentre));
+    r.add(std::make_unique<GlossaryPanel>(kSideRight));
+    r.add(std::make_unique<LessonPanel>(r, kSideRight));
     add_placeholder(r, "measure", "Measure (CUDA)", kCentre, false,
                     "Time real collectives on the local GPUs and calibrate the model.");
 }
