@@ -39,10 +39,22 @@ std::vector<size_t> Ownership::held_by(int64_t rank) const {
 }
 
 double Ownership::state_bytes_held_by(int64_t rank) const {
-    double sum = 0;
-    for (size_t i : held_by(rank))
-        if (pieces[i].state != PieceState::data) sum += pieces[i].bytes;
-    return sum;
+    const Held h = held_bytes(rank);
+    return h.weights + h.grads + h.optimizer;
+}
+
+Ownership::Held Ownership::held_bytes(int64_t rank) const {
+    Held h;
+    for (size_t i : held_by(rank)) {
+        const Piece& p = pieces[i];
+        switch (p.state) {
+            case PieceState::data: h.data += p.bytes; break;
+            case PieceState::weights: h.weights += p.bytes; break;
+            case PieceState::grads: h.grads += p.bytes; break;
+            case PieceState::optimizer: h.optimizer += p.bytes; break;
+        }
+    }
+    return h;
 }
 
 namespace {

@@ -106,6 +106,11 @@ struct Ownership {
     [[nodiscard]] std::vector<size_t> held_by(int64_t rank) const;
     // Bytes of weights, gradients and optimizer state `rank` holds (sum over its pieces).
     [[nodiscard]] double state_bytes_held_by(int64_t rank) const;
+    // The same, per state (batch pieces count as `data`: hidden states at one block boundary).
+    struct Held {
+        double data = 0, weights = 0, grads = 0, optimizer = 0;
+    };
+    [[nodiscard]] Held held_bytes(int64_t rank) const;
 };
 
 // Expects a scenario that passed validate_scenario.
