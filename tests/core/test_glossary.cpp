@@ -1,0 +1,78 @@
+// The glossary and cheat sheet loaders (core/glossary.hpp, core/cheatsheet.hpp): the shipped files,
+// lookups by term and alias, search order, and broken files with exact messages.
+#include "core/cheatsheet.hpp"
+#include "core/glossary.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace shardscope;
+
+namespace {
+std::string read_asset(const char* name) {
+    std::ifstream in(std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "assets" / name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string glossary_error(const std::string& terms) {
+    return parse_glossary(R"({"schema": "shardscope.glossary/1", "terms": )" + terms + "}", "assets/g.json").error;
+}
+}  // namespace
+
+TEST_CASE("the shipped glossary loads with over 80 terms in several groups") {
+    const GlossaryLoad g = parse_glossary(read_asset("glossary.json"), "assets/glossary.json");
+    REQUIRE_MESSAGE(g.ok(), g.error);
+    CHECK(g.glossary->size() > 80);
+    CHECK(g.glossary->groups().size() >= 6);
+    for (const char* term : {"all-reduce", "FSDP", "ZeRO-3", "tensor parallel", "NVLink", "BF16", "GQA", "bubble",
+                             "ring attention", "HBM", "tensor core", "mixture of experts"})
+        CHECK_MESSAGE(g.glossary->find(term) != nullptr, term);
+}
+
+TEST_CASE("lookups ignore case and treat spaces, hyphens and underscores alike") {
+    const Glossary g({{"All-reduce", {"allreduce"}, "Collectives", "Sum everywhere.", {}},
+                      {"Data parallel", {"DP", "dp_replicate"}, "Parallelism", "Copies; uses all-reduce.", {"All-reduce"}}});
+    CHECK(g.find("all reduce")->term == "All-reduce");
+    CHECK(g.find("ALL_REDUCE")->term == "All-reduce");
+    CHECK(g.find("allreduce")->term == "All-reduce");
+    CHECK(g.find("dp replicate")->term == "Data parallel");
+    CHECK(g.find("reduce") == nullptr);
+    CHECK(normalise_term("  Ring--Attention_x ") == "ring attention x");
+    // A name match ranks before a match in a definition.
+    CHECK(g.search("all-reduce") == std::vector<size_t>{0, 1});
+    CHECK(g.search("copies") == std::vector<size_t>{1});
+    CHECK(g.search("").size() == 2);
+}
+
+TEST_CASE("broken glossaries are reported with file, field and rule") {
+    CHECK(glossary_error(R"([{"term": "A", "group": "G", "definition": "d", "see_also": ["B"]}])") ==
+          "assets/g.json: terms[0].see_also[0]: \"B\" is not a term of the glossary");
+    CHECK(glossary_error(R"([{"term": "A", "group": "G", "definition": "d"}, {"term": "B", "aliases": ["a"], "group": "G", "definition": "d"}])") ==
+          "assets/g.json: terms[1]: \"a\" is already the term or an alias of \"A\"");
+    CHECK(glossary_error(R"([{"term": "A", "group": "G", "definition": " "}])") ==
+          "assets/g.json: terms[0].definition: must not be empty");
+    CHECK(glossary_error(R"([{"term": "A", "group": "G", "definition": "d", "seealso": []}])") ==
+          "assets/g.json: terms[0].seealso: unknown field");
+}
+
+TEST_CASE("the shipped cheat sheet loads, each row with a valid scenario") {
+    const CheatSheetLoad c = parse_cheatsheet(read_asset("cheatsheet.json"), "assets/cheatsheet.json");
+    REQUIRE_MESSAGE(c.ok(), c.error);
+    CHECK(c.sheet->rows.size() >= 6);
+    for (const CheatSheetRow& row : c.sheet->rows) CHECK_MESSAGE(validate_scenario(row.scenario).empty(), row.strategy);
+    // Row 1 is plain data parallel: 64 replicas, nothing sharded.
+    CHECK(c.sheet->rows[0].scenario.parallel.dp_replicate == 64);
+    CHECK(c.sheet->rows[0].scenario.parallel.zero == 0);
+}
+
+TEST_CASE("a broken cheat sheet row names its field") {
+    const std::string row = R"({"strategy": "S", "splits": "s", "communication": "c", "cost": "c", "reach_for_it_when": "r",
+                                "scenario": {"parallel": {"zero": 7}}})";
+    CHECK(parse_cheatsheet(R"({"schema": "shardscope.cheatsheet/1", "rows": [)" + row + "]}", "assets/c.json").error ==
+          "assets/c.json: rows[0].scenario.parallel.zero: 7 must be 0, 1, 2 or 3");
+}
