@@ -98,10 +98,13 @@ public:
             return std::move(d_);
         }
         float y = chips(0);
-        y = legend(y + 4, text_width(kCaption, small_));
-        const float batch_w = std::clamp(d_.width * 0.22f, 170.0f, 330.0f);
+        y = legend(y + 4, std::min(d_.width, text_width(kCaption, small_)));
+        // Side by side when there is room; a narrow panel stacks the batch above the model.
+        const bool side_by_side = d_.width >= 900;
+        const float batch_w = side_by_side ? std::clamp(d_.width * 0.22f, 170.0f, 330.0f) : std::min(d_.width, 330.0f);
         const float bottom_batch = batch(y + 10, batch_w);
-        const float bottom_model = model(y + 10, batch_w + kColumnGap, d_.width);
+        const float bottom_model = side_by_side ? model(y + 10, batch_w + kColumnGap, d_.width)
+                                                : model(bottom_batch + 6, 0, d_.width);
         d_.height = std::max(bottom_batch, bottom_model) + 6;
         return std::move(d_);
     }
@@ -114,11 +117,23 @@ private:
     // The GPUs of one copy of the layout, wrapped in rows.
     float chips(float y) {
         const int64_t n = own_.gpus;
-        text({0, y}, kCaption, kTextDim, small_);
+        text({0, y}, fit({kCaption, "Each colour is one GPU; hover one to see what it holds."}, d_.width, small_), kTextDim,
+             small_);
         y += small_ + 4;
-        const float w = std::clamp((d_.width - kChipGap * static_cast<float>(n - 1)) / static_cast<float>(n), 64.0f, 132.0f);
+        // Up to 16 GPUs each chip names its coordinates (wrapping rows if it must); past that, chips
+        // only carry the GPU's number (its coordinates are in the summary when it is focused).
+        const bool with_coords = n <= 16;
+        // Narrow and many: chips shrink to the bare number.
+        const bool bare = !with_coords && (d_.width - kChipGap * static_cast<float>(n - 1)) / static_cast<float>(n) <
+                                              text_width("GPU 00") + 14 &&
+                          d_.width < 1000;
+        float needed = bare ? text_width("00") + 12 : text_width("GPU 00") + 14;
+        if (with_coords)
+            for (int64_t r = 0; r < n; ++r) needed = std::max(needed, text_width(gpu_coords_text(own_, r), small_) + 14);
+        const float fill = (d_.width - kChipGap * static_cast<float>(n - 1)) / static_cast<float>(n);
+        const float w = fill >= needed ? std::min(fill, 132.0f) : needed;
         const int per_row = std::max(1, static_cast<int>((d_.width + kChipGap) / (w + kChipGap)));
-        const float h = fs_ + small_ + 10;
+        const float h = with_coords ? fs_ + small_ + 10 : fs_ + 8;
         for (int64_t r = 0; r < n; ++r) {
             const float x = static_cast<float>(r % per_row) * (w + kChipGap);
             const float cy = y + static_cast<float>(r / per_row) * (h + kChipGap);
@@ -127,8 +142,8 @@ private:
             chip.max = {x + w, cy + h};
             chip.rank = r;
             chip.fill = plot::categorical_colour(static_cast<int>(r));
-            chip.name = "GPU " + std::to_string(r);
-            chip.coords = fit({gpu_coords_text(own_, r), ""}, w - 8, small_);
+            chip.name = bare ? std::to_string(r) : "GPU " + std::to_string(r);
+            chip.coords = with_coords ? gpu_coords_text(own_, r) : "";
             d_.chips.push_back(chip);
         }
         const int64_t rows = (n + per_row - 1) / per_row;
@@ -152,22 +167,27 @@ private:
         d_.swatches.push_back(r);
     }
 
-    // The three kinds of fill; on the caption line when it has room, else on a line of its own.
+    // The three kinds of fill; on the caption line when it has room, else flowing on lines of their own.
     float legend(float y, float caption_w) {
         const std::pair<int, const char*> entries[] = {
             {0, "held by one GPU only"}, {1, "copied on several GPUs (coloured by the first)"}, {2, "copied on every GPU"}};
+        const auto entry_w = [&](const char* label) { return 32 + text_width(label, small_) + 20; };
         float total = 0;
-        for (const auto& e : entries) total += 32 + text_width(e.second, small_) + 20;
+        for (const auto& e : entries) total += entry_w(e.second);
         const bool inline_row = caption_w + 40 + total <= d_.width;
         float x = inline_row ? d_.width - total + 20 : 0;
-        const float ly = inline_row ? 0 : y;
+        float ly = inline_row ? 0 : y;
         for (const auto& [kind, label] : entries) {
+            if (!inline_row && x > 0 && x + entry_w(label) - 20 > d_.width) {
+                x = 0;
+                ly += fs_ + 4;
+            }
             const int gpu = kind == 2 ? -1 : 1;
             swatch(x, ly, gpu < 0 ? kEveryGpuFill : plot::categorical_colour(gpu), kind > 0, gpu);
             text({x + 32, ly + (fs_ - small_) * 0.5f}, label, kText, small_);
-            x += 32 + text_width(label, small_) + 20;
+            x += entry_w(label);
         }
-        return inline_row ? y : y + fs_ + 6;
+        return inline_row ? y : ly + fs_ + 6;
     }
 
     // The batch: rows of sequences (split by DP), columns of tokens (split by CP).
@@ -244,8 +264,11 @@ private:
         band_h_ = std::max(9.0f, std::round(fs_ * 0.66f));
         const float row_h = 3 * band_h_ + 2 * kBandGap;
 
-        text({x0, y}, "Model: " + s_.model.name + ", as the GPUs hold it", kText);
-        text({x0, y + fs_ + 2}, "each block: weights / gradients / optimizer state, top to bottom", kTextDim, small_);
+        text({x0, y}, fit({"Model: " + s_.model.name + ", as the GPUs hold it", s_.model.name}, x1 - x0), kText);
+        text({x0, y + fs_ + 2},
+             fit({"each block: weights / gradients / optimizer state, top to bottom", "W weights, G gradients, O optimizer"},
+                 x1 - x0, small_),
+             kTextDim, small_);
         y += fs_ + small_ + 10;
         for (const Group& g : groups) header(g, y);
         y += fs_ + small_ + 8;
@@ -293,19 +316,19 @@ private:
         std::string name, detail;
         switch (g.kind) {
             case PieceKind::attention:
-                name = "Attention";
+                name = fit({"Attention", "Attn"}, w);
                 detail = with_commas(s_.model.heads) + " heads";
                 break;
             case PieceKind::mlp_in:
-                name = fit({"MLP in (columns)", "MLP in"}, w);
+                name = fit({"MLP in (columns)", "MLP in", "in"}, w);
                 detail = with_commas(s_.model.ffn_hidden) + " columns";
                 break;
             case PieceKind::mlp_out:
-                name = fit({"MLP out (rows)", "MLP out"}, w);
+                name = fit({"MLP out (rows)", "MLP out", "out"}, w);
                 detail = with_commas(s_.model.ffn_hidden) + " rows";
                 break;
             case PieceKind::experts:
-                name = fit({"Routed experts", "Experts"}, w);
+                name = fit({"Routed experts", "Experts", "MoE"}, w);
                 detail = with_commas(s_.model.experts) + " experts, top-" + std::to_string(s_.model.top_k);
                 break;
             default: break;
@@ -453,9 +476,9 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
         const float line = ImGui::GetFontSize() + 4;
         const std::string lines[] = {
             "GPU " + std::to_string(*focus) + " (" + gpu_coords_text(own, *focus) + ") holds:",
-            "weights " + format_bytes(h.weights) + ", gradients " + format_bytes(h.grads),
+            "weights " + format_bytes(h.weights) + ", grads " + format_bytes(h.grads),
             "optimizer state " + format_bytes(h.optimizer),
-            "its tokens' hidden states: " + format_bytes(h.data) + " at each block boundary",
+            "hidden states " + format_bytes(h.data) + " / block",
         };
         for (int i = 0; i < 4; ++i)
             list->AddText(ImVec2(at.x, at.y + line * static_cast<float>(i)), i == 0 ? kText : kTextDim, lines[i].c_str());

@@ -159,12 +159,13 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
     ImGui::SameLine();
     if (ImGui::SmallButton("+")) set_factor(state, s, factor * 2);
     note_last_item("strategy/more/" + key);
-    ImGui::TextDisabled("%s", factor_field(s));
+    // FSDP's third line is its ZeRO stage (the field, dp_shard, is in the count's tooltip).
+    ImGui::TextDisabled("%s", s == Strategy::fsdp ? "ZeRO" : factor_field(s));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("parallel.%s", factor_field(s));
     if (s == Strategy::fsdp) {
-        ImGui::SameLine();
         for (int z = 1; z <= 3; ++z) {
             ImGui::SameLine(0, z == 1 ? -1.0f : 2.0f);
-            const std::string label = "Z" + std::to_string(z);
+            const std::string label = std::to_string(z);
             if (ImGui::RadioButton(label.c_str(), on && p.zero == z)) act(state, "zero", std::to_string(z));
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip(z == 1 ? "ZeRO-1: shard the optimizer state" : z == 2 ? "ZeRO-2: + the gradients"
