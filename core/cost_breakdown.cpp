@@ -12,18 +12,23 @@ bool same_bytes(const MemoryBreakdown& a, const MemoryBreakdown& b) {
 }
 
 MemoryBar bar_for(const Report& r, const StageMemory& st, std::string role) {
-    MemoryBar bar;
+    MemoryBar bar = memory_bar(st.bytes, r.gpu_memory_bytes, std::move(role));
     bar.stage = st.stage;
-    bar.role = std::move(role);
     bar.most_loaded = st.stage == r.most_loaded_stage;
-    bar.bytes = st.bytes;
-    bar.total_bytes = st.bytes.total();
-    bar.fraction_of_gpu = r.gpu_memory_bytes > 0 ? bar.total_bytes / r.gpu_memory_bytes : 0.0;
-    bar.fits = bar.total_bytes <= r.gpu_memory_bytes;
     return bar;
 }
 
 }  // namespace
+
+MemoryBar memory_bar(const MemoryBreakdown& bytes, double capacity_bytes, std::string role) {
+    MemoryBar bar;
+    bar.role = std::move(role);
+    bar.bytes = bytes;
+    bar.total_bytes = bytes.total();
+    bar.fraction_of_gpu = capacity_bytes > 0 ? bar.total_bytes / capacity_bytes : 0.0;
+    bar.fits = bar.total_bytes <= capacity_bytes;
+    return bar;
+}
 
 std::vector<MemoryBar> memory_bars(const Report& r) {
     std::vector<MemoryBar> bars;

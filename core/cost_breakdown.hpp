@@ -27,6 +27,9 @@ struct MemoryBar {
 // One bar ("every GPU") when pp = 1.
 [[nodiscard]] std::vector<MemoryBar> memory_bars(const Report& r);
 
+// A bar for any breakdown against a GPU of `capacity_bytes` (e.g. the most loaded GPU after a fix).
+[[nodiscard]] MemoryBar memory_bar(const MemoryBreakdown& bytes, double capacity_bytes, std::string role);
+
 enum class StepPartKind { compute, communication, bubble };
 
 struct StepPart {

@@ -153,6 +153,7 @@ FitAdvice advise_fit(const Scenario& s) {
     advice.needed = !base.fits;
     advice.scenario = s;
     advice.total_bytes = base.memory.total();
+    advice.memory = base.memory;
     advice.capacity_bytes = base.gpu_memory_bytes;
     advice.step_s = base.time.step;
     advice.closest_bytes = base.memory.total();
@@ -183,6 +184,7 @@ FitAdvice advise_fit(const Scenario& s) {
             advice.changes = best->changes;
             advice.scenario = best->scenario;
             advice.total_bytes = best_report.memory.total();
+            advice.memory = best_report.memory;
             advice.step_s = best_report.time.step;
             return advice;
         }

@@ -18,6 +18,7 @@
 // suggest_memory_fix (cost_model.hpp) is the one-knob special case; this adds micro-batch and
 // combinations, for scenarios no single change rescues.
 
+#include "core/memory.hpp"
 #include "core/scenario.hpp"
 
 #include <optional>
@@ -40,6 +41,7 @@ struct FitAdvice {
     std::vector<KnobChange> changes;     // the chosen fix (empty unless found)
     Scenario scenario;                   // the fixed scenario (the input when nothing fits)
     double total_bytes = 0;              // its most loaded GPU
+    MemoryBreakdown memory;              // that GPU's parts (the panel's "after the fix" bar)
     double capacity_bytes = 0;           // the GPU's memory
     std::optional<double> step_s;        // its step time (null for a count-only model)
     // When nothing fits: the candidate that came closest (least memory), so the panel can say how far.

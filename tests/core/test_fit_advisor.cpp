@@ -27,6 +27,7 @@ Scenario llama70b_ddp(int64_t nodes) {
     s.parallel.dp_replicate = nodes * 8;
     s.parallel.zero = 0;
     s.training.global_batch = 512;
+    s.training.recompute = Recompute::none;
     return s;
 }
 
@@ -54,7 +55,7 @@ TEST_CASE("with_zero_stage keeps the scenario valid: stage 0 is DDP, a sharding 
 
 TEST_CASE("fit advice: nothing to do for a scenario that fits") {
     Scenario s = default_scenario();
-    s.training.recompute = Recompute::full;
+    s.training.recompute = Recompute::full;  // 2sbh/t per block: a few GiB
     const FitAdvice a = advise_fit(s);
     CHECK_FALSE(a.needed);
     CHECK_FALSE(a.found);
@@ -62,12 +63,13 @@ TEST_CASE("fit advice: nothing to do for a scenario that fits") {
     CHECK(a.candidates_costed == 0);
 }
 
-TEST_CASE("fit advice: the default scenario needs only selective recompute") {
-    // Default: Llama 3 8B, tp 2 + SP, pp 2, 1F1B, seq 8192, no recompute. Stage 0 keeps 2 micro-batches
+TEST_CASE("fit advice: the default layout without recompute needs only selective recompute") {
+    // The default layout: Llama 3 8B, tp 2 + SP, pp 2, 1F1B, seq 8192, no recompute. Stage 0 keeps 2 micro-batches
     // of its 16 blocks: sbh (34/t + 5as/(ht)) = 8192 * 4096 * (17 + 5*32*8192/(4096*2)) = 33,554,432 * 177
     // = 5,939,134,464 B per block, x 32 = 190 GB: far over 80 GB. Selective recompute drops the 5as/(ht)
     // term: 33,554,432 * 17 = 570,425,344 B per block, x 32 = 18,253,611,008 B.
-    const Scenario s = default_scenario();
+    Scenario s = default_scenario();
+    s.training.recompute = Recompute::none;
     const Report before = build_report(s);
     REQUIRE_FALSE(before.fits);
     CHECK(before.stages[0].bytes.activations.value() == doctest::Approx(190'052'302'848.0));
@@ -100,6 +102,8 @@ TEST_CASE("fit advice: Llama 3 70B as DDP on 64 GPUs needs two knobs, ZeRO-3 and
     CHECK(a.scenario.parallel.dp_shard == 64);
     CHECK(a.scenario.parallel.dp_replicate == 1);
     CHECK(a.total_bytes == doctest::Approx(37'712'463'872.0));
+    CHECK(a.memory.total() == doctest::Approx(a.total_bytes));
+    CHECK(a.memory.activations.value() == doctest::Approx(10'737'418'240.0));
     CHECK(validate_scenario(a.scenario).empty());
     CHECK(build_report(a.scenario).fits);
 }

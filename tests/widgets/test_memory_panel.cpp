@@ -1,0 +1,228 @@
+#include "imgui_fixture.hpp"
+#include "widgets/keys.hpp"
+#include "widgets/memory_panel.hpp"
+
+#include "core/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope;
+using shardscope::test::ImGuiFixture;
+
+namespace {
+
+// Llama 3 70B as plain DDP on 8 nodes of 8 H100 80 GB: ZeRO 0, all 64 GPUs replicas. Every GPU holds
+// 70.55B params x 16 B = 1.13 TB of model state: far over 80 GB. (On 8 GPUs no layout fits at all:
+// 1.13 TB against 640 GB in all; see the last test.)
+Scenario llama70b_ddp(int64_t nodes) {
+    Scenario s = default_scenario();
+    s.model.name = "Llama 3 70B";
+    s.model.layers = 80;
+    s.model.hidden = 8192;
+    s.model.ffn_hidden = 28672;
+    s.model.heads = 64;
+    s.model.kv_heads = 8;
+    s.model.vocab = 128256;
+    s.cluster.nodes = nodes;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = nodes * 8;
+    s.parallel.zero = 0;
+    s.training.global_batch = 512;
+    s.training.recompute = Recompute::none;
+    return s;
+}
+
+// The panel alone in a full-size window, with the end-of-frame commit the app makes (for undo).
+struct PanelHarness {
+    ImGuiFixture fixture;
+    ui::AppState state;
+    ui::MemoryPanel panel{ui::Placement{}, true};
+
+    explicit PanelHarness(Scenario s = default_scenario()) : state(std::move(s)) {}
+    std::function<void()> draw() {
+        return [this] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+            ImGui::Begin("memory test");
+            panel.draw(state);
+            ImGui::End();
+            state.end_frame(ImGui::IsAnyItemActive());
+        };
+    }
+};
+
+double segment(const ui::MemoryBarRecord& bar, const char* name) {
+    for (const auto& s : bar.stack.segments)
+        if (s.name == name) return s.value;
+    FAIL("no segment " << name);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("memory panel: the default scenario's bars carry core's numbers, stage by stage") {
+    PanelHarness h;
+    h.fixture.frames(2, h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    const Report& r = h.state.report();
+    // pp 2: the first and the last stage, one bar each.
+    REQUIRE(v.bars.size() == 2);
+    CHECK(v.bars[0].stack.label == "stage 0\nfirst");
+    CHECK(v.bars[1].stack.label == "stage 1\nlast");
+    for (size_t i = 0; i < 2; ++i) {
+        const MemoryBreakdown& m = r.stages[i].bytes;
+        CHECK(segment(v.bars[i], "weights") == m.params);
+        CHECK(segment(v.bars[i], "gradients") == m.grads);
+        CHECK(segment(v.bars[i], "optimizer") == m.optimizer);
+        CHECK(segment(v.bars[i], "activations") == m.activations.value());
+        CHECK(segment(v.bars[i], "other") == m.other);
+        CHECK(v.bars[i].total_bytes == doctest::Approx(m.total()));
+    }
+    // By hand: stage 0 holds 16 blocks (218,112,000 params each) and the embedding (128256 x 4096):
+    // 4,015,128,576 params / tp 2 x 2 B / 8 ZeRO-3 shards = 501,891,072 B of weights.
+    CHECK(segment(v.bars[0], "weights") == doctest::Approx(501'891'072.0));
+    CHECK(v.capacity_bytes == 80e9);  // 80 GB
+    CHECK(v.capacity_label == "H100 SXM: 74.5 GiB");
+    CHECK(v.bars[0].most_loaded);
+}
+
+TEST_CASE("memory panel: activations by hand for the default layout, with and without selective recompute") {
+    // Stage 0 keeps 2 micro-batches in flight (1F1B, pp 2) of its 16 blocks; sbh = 8192 x 4096 =
+    // 33,554,432 with b = 1. TP 2 + SP: none keeps sbh(34/t + 5as/(ht)) = sbh x 177 per block,
+    // selective sbh x 34/t = sbh x 17.
+    // One panel and state at a time: the fixture owns the one ImGui context.
+    Scenario s = default_scenario();
+    s.training.recompute = Recompute::none;
+    {
+        PanelHarness h(s);
+        const ui::MemoryBarRecord& first = h.panel.view(h.state).bars[0];
+        CHECK(segment(first, "activations") == doctest::Approx(32 * 33'554'432.0 * 177));
+        CHECK(first.stack.highlight);  // 190 GB: red
+    }
+    s.training.recompute = Recompute::selective;
+    {
+        PanelHarness h(s);
+        const ui::MemoryBarRecord& first = h.panel.view(h.state).bars[0];
+        CHECK(segment(first, "activations") == doctest::Approx(32 * 33'554'432.0 * 17));
+        CHECK_FALSE(first.stack.highlight);
+    }
+}
+
+TEST_CASE("memory panel: the step bar is compute, each dim's exposed communication and the bubble") {
+    PanelHarness h;
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    const Report& r = h.state.report();
+    REQUIRE(v.step.size() >= 3);
+    CHECK(v.step.front().name == "compute");
+    CHECK(v.step.front().seconds == *r.time.compute);
+    CHECK(v.step.back().name == "bubble");  // pp 2 idles
+    CHECK(v.step.back().seconds == *r.time.bubble);
+    double seconds = 0, share = 0;
+    bool tp = false;
+    for (const auto& s : v.step) {
+        seconds += s.seconds;
+        share += s.fraction;
+        tp = tp || s.name == "tp comm";  // TP without overlap is on the critical path
+    }
+    CHECK(tp);
+    CHECK(seconds == doctest::Approx(*r.time.step));
+    CHECK(share == doctest::Approx(1.0));
+    // The throughput figures are core's, formatted by core/units.hpp.
+    REQUIRE(v.figures.size() == 7);
+    CHECK(v.figures[0].label == "Step time");
+    CHECK(v.figures[0].value == format_seconds(*r.time.step));
+    CHECK(v.figures[6].label == "MFU");
+    CHECK(v.figures[6].value == format_percent(*r.throughput.mfu));
+    CHECK(v.notes == r.notes);
+}
+
+TEST_CASE("memory panel: a scenario that fits has a green verdict and no fix") {
+    Scenario s = default_scenario();
+    s.training.recompute = Recompute::full;
+    PanelHarness h(s);
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    CHECK(v.fits);
+    CHECK(v.fit_line.rfind("Fits: ", 0) == 0);
+    CHECK_FALSE(v.advice.needed);
+    for (const auto& b : v.bars) CHECK_FALSE(b.stack.highlight);
+    CHECK(h.panel.act(h.state, "apply_fix", "1") == "apply_fix: the scenario already fits");
+}
+
+TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and the button makes it fit") {
+    PanelHarness h(llama70b_ddp(8));
+    const auto draw = h.draw();
+    h.fixture.frames(2, draw);
+    const ui::MemoryView& v = h.panel.view(h.state);
+    CHECK_FALSE(v.fits);
+    REQUIRE(v.bars.size() == 1);  // pp 1: every GPU holds the same
+    CHECK(v.bars[0].stack.label == "every GPU");
+    CHECK(v.bars[0].stack.highlight);  // red outline
+    CHECK_FALSE(v.bars[0].fits);
+    REQUIRE(v.advice.found);
+    CHECK(v.advice.summary() == "zero 0 -> 3, recompute none -> full");
+    CHECK(v.advice_line.find("zero 0 -> 3, recompute none -> full") != std::string::npos);
+
+    const Scenario before = h.state.scenario();
+    REQUIRE(h.fixture.click_item("memory/apply_fix", draw));
+    CHECK(h.state.report().fits);
+    CHECK(h.state.scenario().parallel.zero == 3);
+    CHECK(h.state.scenario().training.recompute == Recompute::full);
+    const ui::MemoryView& after = h.panel.view(h.state);
+    CHECK(after.fits);
+    CHECK_FALSE(after.bars[0].stack.highlight);
+
+    // One undoable step.
+    h.state.undo();
+    CHECK(h.state.scenario() == before);
+}
+
+TEST_CASE("memory panel: actions zero=3 and recompute=full edit the scenario through try_apply") {
+    PanelHarness h(llama70b_ddp(8));
+    CHECK(h.panel.act(h.state, "zero", "3").empty());
+    // ZeRO needs a shard group: the 64 replicas become 64 shards.
+    CHECK(h.state.scenario().parallel.zero == 3);
+    CHECK(h.state.scenario().parallel.dp_shard == 64);
+    CHECK(h.state.scenario().parallel.dp_replicate == 1);
+    CHECK_FALSE(h.state.report().fits);  // 1.9 TB of activations remain
+    CHECK(h.panel.act(h.state, "recompute", "full").empty());
+    CHECK(h.state.scenario().training.recompute == Recompute::full);
+    CHECK(h.state.report().fits);
+
+    // Back to DDP: the shards become replicas again, so the scenario stays valid.
+    CHECK(h.panel.act(h.state, "zero", "0").empty());
+    CHECK(h.state.scenario().parallel.dp_shard == 1);
+    CHECK(h.state.scenario().parallel.dp_replicate == 64);
+
+    CHECK(h.panel.act(h.state, "precision", "fp32").empty());
+    CHECK(h.state.scenario().training.precision == Precision::fp32);
+    CHECK_FALSE(h.panel.act(h.state, "zero", "7").empty());
+    CHECK_FALSE(h.panel.act(h.state, "recompute", "sometimes").empty());
+    CHECK_FALSE(h.panel.act(h.state, "colour", "red").empty());
+}
+
+TEST_CASE("memory panel: a refused control edit shows the rule and changes nothing") {
+    PanelHarness h;
+    const unsigned long version = h.state.version();
+    // 256 sequences / (micro-batch 3 x 16 data-parallel ranks) is not whole.
+    const std::string rule = h.panel.act(h.state, "micro_batch", "3");
+    CHECK_FALSE(rule.empty());
+    CHECK(h.panel.control_error() == rule);
+    CHECK(h.state.version() == version);
+    CHECK(h.panel.act(h.state, "micro_batch", "2").empty());
+    CHECK(h.state.scenario().training.micro_batch == 2);
+    CHECK(h.panel.control_error().empty());
+}
+
+TEST_CASE("memory panel: Llama 3 70B on 8 GPUs says no layout fits and shows the closest") {
+    PanelHarness h(llama70b_ddp(1));
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    CHECK_FALSE(v.fits);
+    CHECK(v.advice.needed);
+    CHECK_FALSE(v.advice.found);
+    CHECK(v.advice_line.find("No mix of") == 0);
+    CHECK(v.advice_line.find("Closest:") != std::string::npos);
+    CHECK_FALSE(h.panel.act(h.state, "apply_fix", "1").empty());
+}

@@ -1,0 +1,355 @@
+#include "widgets/memory_panel.hpp"
+
+#include "core/units.hpp"
+#include "widgets/item_rects.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace shardscope::ui {
+
+namespace {
+
+constexpr ImU32 kRed = IM_COL32(240, 80, 80, 255);
+constexpr ImU32 kGreen = IM_COL32(110, 200, 120, 255);
+constexpr ImU32 kCapacityLine = IM_COL32(255, 205, 70, 255);
+constexpr float kWideLayout = 1000.0f;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // below this width the sections stack in one column
+
+const char* const kZeroLabels[] = {"0  (DDP: nothing sharded)", "1  (optimizer state)", "2  (+ gradients)",
+                                   "3  (+ weights: FSDP)"};
+constexpr Recompute kRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
+constexpr Precision kPrecisions[] = {Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16};
+
+void section_title(const char* text) {
+    ImGui::Spacing();
+    ImGui::TextUnformatted(text);
+    ImGui::Separator();
+}
+
+// The memory parts' legend, each swatch the colour of its segment.
+void memory_legend() {
+    std::vector<plot::LegendEntry> entries;
+    for (int i = 0; i < 5; ++i) entries.push_back({kMemoryPartNames[i], memory_part_colour(i)});
+    plot::legend(entries);
+}
+
+template <typename Enum, size_t N>
+int index_of(const Enum (&values)[N], Enum v) {
+    for (size_t i = 0; i < N; ++i)
+        if (values[i] == v) return static_cast<int>(i);
+    return 0;
+}
+
+}  // namespace
+
+MemoryPanel::MemoryPanel(Placement placement, bool open) : Panel("memory", "Memory and cost", placement, open) {}
+
+const MemoryView& MemoryPanel::view(const AppState& state) {
+    if (!has_view_ || view_.version != state.version()) {
+        view_ = build_memory_view(state);
+        has_view_ = true;
+    }
+    return view_;
+}
+
+void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
+    control_error_ = state.try_apply(candidate);
+}
+
+std::string MemoryPanel::act(AppState& state, const std::string& action, const std::string& value) {
+    Scenario c = state.scenario();
+    if (action == "zero") {
+        char* end = nullptr;
+        const long z = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || z < 0 || z > 3) return "zero: \"" + value + "\" is not 0, 1, 2 or 3";
+        c = with_zero_stage(c, static_cast<int>(z));
+    } else if (action == "recompute") {
+        const auto r = recompute_from_string(value);
+        if (!r) return "recompute: \"" + value + "\" is not none, selective or full";
+        c.training.recompute = *r;
+    } else if (action == "precision") {
+        const auto p = precision_from_string(value);
+        if (!p) return "precision: \"" + value + "\" is not mixed-bf16, fp32 or megatron-bf16";
+        c.training.precision = *p;
+    } else if (action == "micro_batch") {
+        char* end = nullptr;
+        const long long b = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || b < 1) return "micro_batch: \"" + value + "\" is not a positive integer";
+        c.training.micro_batch = b;
+    } else if (action == "apply_fix") {
+        const MemoryView& v = view(state);
+        if (!v.advice.found) return v.fits ? "apply_fix: the scenario already fits" : "apply_fix: " + v.advice_line;
+        c = v.advice.scenario;
+    } else {
+        return Panel::act(state, action, value);
+    }
+    apply(state, c);
+    return control_error_;
+}
+
+void MemoryPanel::draw(AppState& state) {
+    const MemoryView& v = view(state);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", v.setup_line.c_str());
+    ImGui::PopStyleColor();
+    const float width = ImGui::GetContentRegionAvail().x;
+    if (width < kWideLayout) {
+        draw_memory_section(state, 260.0f);
+        draw_controls(state);
+        draw_step_section();
+        draw_figures();
+        draw_notes();
+        return;
+    }
+    // Wide: memory on the left; what changes it and what the step costs on the right.
+    if (!ImGui::BeginTable("##memory_layout", 2, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp))
+        return;
+    ImGui::TableSetupColumn("memory", ImGuiTableColumnFlags_WidthStretch, 1.15f);
+    ImGui::TableSetupColumn("cost", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    // The chart takes what the fix, legend and table leave of the column.
+    const float rows = 11.0f + static_cast<float>(view_.advice.needed ? 2 : 0);
+    draw_memory_section(state, std::max(280.0f, ImGui::GetContentRegionAvail().y - rows * ImGui::GetFrameHeightWithSpacing()));
+    ImGui::TableSetColumnIndex(1);
+    draw_controls(state);
+    draw_step_section();
+    draw_figures();
+    draw_notes();
+    ImGui::EndTable();
+}
+
+void MemoryPanel::draw_memory_section(AppState& state, float chart_height) {
+    section_title("Memory per GPU");
+    draw_fit(state);
+    draw_memory_chart(chart_height);
+    memory_legend();
+    draw_memory_table();
+}
+
+// The axis runs in whole binary units (GiB, or TiB past one) so its ticks land on round numbers;
+// the records keep bytes, only the painting is scaled. With a fix on offer, a faded last bar shows the
+// most loaded GPU after it.
+void MemoryPanel::draw_memory_chart(float height) {
+    const MemoryView& v = view_;
+    std::vector<const MemoryBarRecord*> bars;
+    for (const MemoryBarRecord& b : v.bars) bars.push_back(&b);
+    if (v.fix_preview) bars.push_back(&*v.fix_preview);
+    double top = v.capacity_bytes;
+    for (const MemoryBarRecord* b : bars) top = std::max(top, b->total_bytes);
+    const double unit = top >= 1024.0 * kGiB ? 1024.0 * kGiB : top >= kGiB ? kGiB : 1024.0 * 1024.0;
+    const double axis_top = top / unit * 1.12;  // head room for the totals printed above the bars
+    const auto bytes = [unit](double u) { return format_bytes(u * unit); };
+    const auto no_label = [](double) { return std::string(); };
+    const double n = static_cast<double>(bars.size());
+    plot::Chart chart("##memory_chart", ImVec2(-1.0f, height), plot::Axis("", -0.5, n - 0.5, plot::Scale::linear, no_label),
+                      plot::Axis("", 0, axis_top, plot::Scale::linear, bytes));
+    std::vector<plot::BarStack> stacks;
+    for (const MemoryBarRecord* b : bars) {
+        stacks.push_back(b->stack);
+        for (plot::Segment& seg : stacks.back().segments) {
+            seg.value /= unit;
+            if (b == &*v.fix_preview) seg.colour = (seg.colour & 0x00FFFFFFu) | (150u << IM_COL32_A_SHIFT);
+        }
+    }
+    chart.stacked_bars(stacks);
+    chart.horizontal_line(v.capacity_bytes / unit, kCapacityLine, "");
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    // Each bar's total above it, red when it does not fit.
+    for (size_t i = 0; i < bars.size(); ++i) {
+        const MemoryBarRecord& b = *bars[i];
+        const ImVec2 at = chart.to_screen(static_cast<double>(i), b.total_bytes / unit);
+        const ImVec2 size = ImGui::CalcTextSize(b.total_text.c_str());
+        const float y = std::max(at.y - size.y - 4.0f, chart.to_screen(0, axis_top).y);
+        draw->AddText(ImVec2(at.x - size.x * 0.5f, y), b.fits ? kGreen : kRed, b.total_text.c_str());
+    }
+    // The capacity label on a backdrop: it may cross a bar.
+    const ImVec2 line_end = chart.to_screen(n - 0.5, v.capacity_bytes / unit);
+    const ImVec2 size = ImGui::CalcTextSize(v.capacity_label.c_str());
+    const ImVec2 text_at(line_end.x - size.x - 6.0f, line_end.y - size.y - 3.0f);
+    draw->AddRectFilled(ImVec2(text_at.x - 3.0f, text_at.y - 1.0f), ImVec2(text_at.x + size.x + 3.0f, text_at.y + size.y + 1.0f),
+                        ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 3.0f);
+    draw->AddText(text_at, kCapacityLine, v.capacity_label.c_str());
+    chart.end();
+    note_last_item("memory/chart");
+}
+
+void MemoryPanel::draw_memory_table() {
+    const MemoryView& v = view_;
+    const int columns = 1 + static_cast<int>(v.bars.size());
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
+    if (!ImGui::BeginTable("##memory_table", columns, flags)) return;
+    ImGui::TableSetupColumn("part");
+    for (const MemoryBarRecord& b : v.bars) {
+        std::string heading = b.stack.label;
+        if (const auto cut = heading.find('\n'); cut != std::string::npos) heading.replace(cut, 1, ", ");
+        if (b.most_loaded && v.bars.size() > 1) heading += " *";
+        ImGui::TableSetupColumn(heading.c_str());
+    }
+    ImGui::TableHeadersRow();
+    for (int part = 0; part < 5; ++part) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(memory_part_colour(part)), "%s", kMemoryPartNames[part]);
+        for (size_t i = 0; i < v.bars.size(); ++i) {
+            ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+            ImGui::TextUnformatted(format_bytes(v.bars[i].stack.segments[static_cast<size_t>(part)].value).c_str());
+        }
+    }
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("total");
+    for (size_t i = 0; i < v.bars.size(); ++i) {
+        ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+        const MemoryBarRecord& b = v.bars[i];
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(b.fits ? kGreen : kRed), "%s", b.total_text.c_str());
+    }
+    ImGui::EndTable();
+    if (v.bars.size() > 1) ImGui::TextDisabled("* the most loaded GPU, the one the report describes");
+}
+
+void MemoryPanel::draw_fit(AppState& state) {
+    const MemoryView& v = view_;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(v.fits ? kGreen : kRed), "%s", v.fit_line.c_str());
+    if (v.fits) {
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::TextUnformatted(v.advice_line.c_str());
+    ImGui::PopTextWrapPos();
+    if (!v.advice.found) return;
+    const std::string label = "Apply: " + v.advice.summary() + "###apply_fix";
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.20f, 0.45f, 0.25f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.25f, 0.55f, 0.30f, 1.0f));
+    const bool clicked = ImGui::Button(label.c_str());
+    ImGui::PopStyleColor(2);
+    note_last_item("memory/apply_fix");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Applies core's fix to the scenario (Ctrl+Z undoes it).");
+    if (clicked) apply(state, v.advice.scenario);
+}
+
+void MemoryPanel::draw_controls(AppState& state) {
+    section_title("What moves memory");
+    const Scenario& s = state.scenario();
+    const float field = std::min(240.0f, ImGui::GetContentRegionAvail().x * 0.45f);
+
+    int zero = s.parallel.zero;
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("ZeRO stage", &zero, kZeroLabels, 4)) apply(state, with_zero_stage(s, zero));
+    note_last_item("memory/zero");
+
+    int recompute = index_of(kRecomputes, s.training.recompute);
+    const char* recompute_labels[] = {"none", "selective (attention core)", "full (whole block)"};
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("Recompute", &recompute, recompute_labels, 3)) {
+        Scenario c = s;
+        c.training.recompute = kRecomputes[recompute];
+        apply(state, c);
+    }
+    note_last_item("memory/recompute");
+
+    int precision = index_of(kPrecisions, s.training.precision);
+    const char* precision_labels[] = {"mixed-bf16 (2+2+12 B)", "fp32 (4+4+8 B)", "megatron-bf16 (2+4+12 B)"};
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("Precision", &precision, precision_labels, 3)) {
+        Scenario c = s;
+        c.training.precision = kPrecisions[precision];
+        apply(state, c);
+    }
+    note_last_item("memory/precision");
+
+    int micro_batch = static_cast<int>(s.training.micro_batch);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputInt("Micro-batch (sequences)", &micro_batch, 1, 1, ImGuiInputTextFlags_EnterReturnsTrue)) {
+        Scenario c = s;
+        c.training.micro_batch = std::max(1, micro_batch);
+        apply(state, c);
+    }
+    note_last_item("memory/micro_batch");
+    if (!control_error_.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kRed), "Not applied: %s", control_error_.c_str());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void MemoryPanel::draw_step_section() {
+    section_title(view_.step_title.c_str());
+    if (view_.step.empty()) {
+        ImGui::TextDisabled("No step time: the model is given as a parameter count only.");
+        return;
+    }
+    draw_step_bar();
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##step_table", 3, flags)) return;
+    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("time per step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("share of step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const StepSegmentRecord& seg : view_.step) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(seg.colour), "%s", seg.name.c_str());
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(seg.time_text.c_str());
+        ImGui::TableSetColumnIndex(2);
+        ImGui::TextUnformatted(seg.share_text.c_str());
+    }
+    ImGui::EndTable();
+}
+
+// One horizontal bar, its segments as wide as their share of the step; a name inside when it fits.
+void MemoryPanel::draw_step_bar() {
+    const float height = ImGui::GetTextLineHeight() * 2.0f;
+    const float width = std::max(60.0f, ImGui::GetContentRegionAvail().x);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##step_bar", ImVec2(width, height));
+    note_last_item("memory/step_bar");
+    const bool hovered = ImGui::IsItemHovered();
+    const float mouse_x = ImGui::GetIO().MousePos.x;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    float x = origin.x;
+    for (const StepSegmentRecord& seg : view_.step) {
+        const float w = static_cast<float>(seg.fraction) * width;
+        const ImVec2 a(x, origin.y), b(x + w, origin.y + height);
+        draw->AddRectFilled(a, b, seg.colour);
+        const std::string text = seg.name + " " + seg.share_text;
+        const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+        if (size.x + 8.0f < w)
+            draw->AddText(ImVec2(x + 4.0f, origin.y + (height - size.y) * 0.5f), IM_COL32(20, 20, 24, 255), text.c_str());
+        if (hovered && mouse_x >= a.x && mouse_x < b.x)
+            ImGui::SetTooltip("%s\n%s per step (%s)", seg.name.c_str(), seg.time_text.c_str(), seg.share_text.c_str());
+        x += w;
+    }
+    draw->AddRect(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_Border));
+}
+
+void MemoryPanel::draw_figures() {
+    section_title("Throughput");
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##figures", 2, flags)) return;
+    for (const FigureRecord& f : view_.figures) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextDisabled("%s", f.label.c_str());
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(f.value.c_str());
+    }
+    ImGui::EndTable();
+}
+
+void MemoryPanel::draw_notes() {
+    if (view_.notes.empty()) return;
+    section_title("Notes");
+    // BulletText does not wrap in 1.86: a bullet, then wrapped text beside it.
+    for (const std::string& note : view_.notes) {
+        ImGui::Bullet();
+        ImGui::TextWrapped("%s", note.c_str());
+    }
+}
+
+}  // namespace shardscope::ui
