@@ -1,0 +1,286 @@
+// The lesson player, glossary and cheat sheet panels, headless. Every step of every shipped lesson is
+// run through the real UI: its scenario applied, its panels opened and highlighted, its actions run.
+#include "imgui_fixture.hpp"
+#include "widgets/cheatsheet_panel.hpp"
+#include "widgets/glossary_panel.hpp"
+#include "widgets/glossary_tooltip.hpp"
+#include "widgets/keys.hpp"
+#include "widgets/lesson_panel.hpp"
+#include "widgets/placeholder_panel.hpp"
+#include "widgets/teaching_content.hpp"
+#include "widgets/ui_frame.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace shardscope;
+using shardscope::test::ImGuiFixture;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+ui::TeachingTexts shipped_texts() {
+    const fs::path root(SHARDSCOPE_SOURCE_DIR);
+    ui::TeachingTexts t;
+    for (const auto& e : fs::directory_iterator(root / "lessons"))
+        if (e.path().extension() == ".json") t.lesson_files.emplace_back("lessons/" + e.path().filename().string(), read_file(e.path()));
+    t.glossary_file = "assets/glossary.json";
+    t.glossary_text = read_file(root / t.glossary_file);
+    t.cheatsheet_file = "assets/cheatsheet.json";
+    t.cheatsheet_text = read_file(root / t.cheatsheet_file);
+    return t;
+}
+
+struct Harness {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    std::vector<std::string> errors = ui::install_teaching_content(app.registry(), shipped_texts());
+    std::function<void()> draw = [this] { app.draw_frame(state, f.seconds()); };
+
+    ui::LessonPanel& lesson() { return dynamic_cast<ui::LessonPanel&>(*app.registry().find("lesson")); }
+    ui::GlossaryPanel& glossary() { return dynamic_cast<ui::GlossaryPanel&>(*app.registry().find("glossary")); }
+    ui::CheatSheetPanel& cheatsheet() { return dynamic_cast<ui::CheatSheetPanel&>(*app.registry().find("cheatsheet")); }
+    bool is_placeholder(const std::string& id) {
+        return dynamic_cast<ui::PlaceholderPanel*>(app.registry().find(id)) != nullptr;
+    }
+};
+
+std::string panel_of(const std::string& action) { return action.substr(0, action.find('.')); }
+
+}  // namespace
+
+TEST_CASE("every step of every shipped lesson runs: scenario, panels, highlight and actions") {
+    Harness h;
+    for (const std::string& e : h.errors) FAIL_CHECK(e);
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.lessons().size() >= 9);
+    std::set<std::string> skipped;
+    for (const Lesson& lesson : panel.lessons()) {
+        REQUIRE(panel.open_lesson(h.state, lesson.id, 1).empty());
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            CAPTURE(lesson.id);
+            CAPTURE(k + 1);
+            if (k > 0) panel.next(h.state);  // the way a learner goes: changes merged into the current scenario
+            const LessonStep& step = lesson.steps[k];
+            REQUIRE(panel.step_index() == int(k));
+            CHECK(h.state.scenario() == step.scenario);
+            CHECK(h.app.registry().highlighted() == step.highlight);
+            for (const std::string& id : step.panels) {
+                ui::Panel* p = h.app.registry().find(id);
+                REQUIRE_MESSAGE(p != nullptr, "unknown panel " << id);
+                CHECK(p->open);
+            }
+            for (const std::string& action : step.actions) {
+                REQUIRE_MESSAGE(h.app.registry().find(panel_of(action)) != nullptr, action);
+                if (h.is_placeholder(panel_of(action))) {
+                    skipped.insert(action);
+                    continue;
+                }
+                for (const std::string& note : panel.action_notes())
+                    CHECK_MESSAGE(note.rfind(action + ":", 0) != 0, note);
+            }
+            h.f.frames(2, h.draw);
+            CHECK(ImGuiFixture::vertices_of(panel.window_name()) > 0);
+            const ui::LessonView& v = panel.last_view();
+            CHECK(v.step_label == "Step " + std::to_string(k + 1) + " of " + std::to_string(lesson.steps.size()));
+            CHECK(v.quiz.has_value() == step.check.has_value());
+            if (v.quiz) CHECK(v.quiz->error.empty());
+        }
+    }
+    if (!skipped.empty()) {
+        std::string list;
+        for (const std::string& a : skipped) list += " " + a;
+        MESSAGE("actions skipped because their panel is still a placeholder:" << list);
+    }
+}
+
+TEST_CASE("Next / Back buttons and the arrow keys move between steps") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "pipeline-parallel", 1).empty());
+    h.f.frames(3, h.draw);
+    REQUIRE(h.f.click_item("lesson/next", h.draw));
+    CHECK(panel.step_index() == 1);
+    REQUIRE(h.f.click_item("lesson/back", h.draw));
+    CHECK(panel.step_index() == 0);
+    const auto next = ui::find_item_rect("lesson/next");
+    REQUIRE(next);
+    h.f.move_mouse(next->x0 - 40, next->y0 - 60);  // over the lesson window, away from any button
+    h.f.press_key(ui::keys::kRight, false, false, h.draw);
+    CHECK(panel.step_index() == 1);
+    h.f.press_key(ui::keys::kLeft, false, false, h.draw);
+    CHECK(panel.step_index() == 0);
+    h.f.press_key(ui::keys::kLeft, false, false, h.draw);  // already at step 1
+    CHECK(panel.step_index() == 0);
+}
+
+TEST_CASE("the quiz grades against core's answer and says what core computes") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    // why-split step 1: bytes of model state per parameter under mixed precision: 2 + 2 + 12 = 16.
+    REQUIRE(panel.open_lesson(h.state, "why-split", 1).empty());
+    CHECK(panel.act(h.state, "answer", "12") == "");
+    ui::LessonView v = panel.build_view(h.state);
+    REQUIRE(v.quiz);
+    CHECK(v.quiz->answered);
+    CHECK_FALSE(v.quiz->right);
+    CHECK(v.quiz->feedback.rfind("Not quite. Core computes 16 bytes for this step's scenario.", 0) == 0);
+    CHECK(panel.act(h.state, "answer", "16") == "");
+    v = panel.build_view(h.state);
+    CHECK(v.quiz->right);
+    // why-split step 3: does 1.1 TB of model state fit in 80 GB? Option 2, "No".
+    REQUIRE(panel.act(h.state, "step", "3") == "");
+    CHECK(panel.act(h.state, "answer", "1") == "");
+    v = panel.build_view(h.state);
+    CHECK_FALSE(v.quiz->right);
+    CHECK(v.quiz->feedback.rfind("Not quite: the answer is \"No\" (core computes no).", 0) == 0);
+    CHECK(panel.act(h.state, "answer", "3") == "answer: pick an option from 1 to 2");
+    CHECK(panel.act(h.state, "step", "99") == "lesson \"why-split\" has steps 1 to 9, not 99");
+    CHECK(panel.act(h.state, "open", "nope").rfind("\"nope\" is not a lesson (lessons: why-split, ", 0) == 0);
+}
+
+TEST_CASE("reset brings back the step's scenario after the learner changed it") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "fsdp-zero", 4).empty());  // ZeRO-3 on one node
+    const Scenario step_scenario = panel.current_step()->scenario;
+    Scenario edited = h.state.scenario();
+    edited.parallel.zero = 1;
+    REQUIRE(h.state.try_apply(edited).empty());
+    h.f.frames(2, h.draw);
+    CHECK(panel.last_view().scenario_changed_by_user);
+    REQUIRE(h.f.click_item("lesson/reset", h.draw));
+    CHECK(h.state.scenario() == step_scenario);
+    CHECK_FALSE(panel.build_view(h.state).scenario_changed_by_user);
+}
+
+TEST_CASE("going forward keeps the learner's own edits that the next step does not touch") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "fsdp-zero", 2).empty());
+    Scenario edited = h.state.scenario();
+    edited.training.micro_batch = 2;  // 64 / (2 * 8) = 4 micro-batches: still valid
+    REQUIRE(h.state.try_apply(edited).empty());
+    panel.next(h.state);  // step 3 only changes parallel.zero to 2
+    CHECK(h.state.scenario().parallel.zero == 2);
+    CHECK(h.state.scenario().training.micro_batch == 2);
+    panel.back(h.state);  // back loads step 2's own scenario
+    CHECK(h.state.scenario() == panel.current_step()->scenario);
+}
+
+TEST_CASE("a step opens its panels beside the lesson and outlines the highlighted one") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 2).empty());  // mesh + memory, mesh highlighted
+    h.f.frames(2, h.draw);
+    for (const auto& p : h.app.registry().panels()) {
+        const bool expected = p->id() == "lesson" || p->id() == "mesh" || p->id() == "memory";
+        CHECK_MESSAGE(p->open == expected, p->id());
+    }
+    CHECK(h.app.registry().highlighted() == "mesh");
+    CHECK(panel.placement().w == doctest::Approx(0.32f));
+    CHECK(h.app.registry().find("mesh")->placement().y == 0.0f);
+    CHECK(h.app.registry().find("memory")->placement().y == doctest::Approx(0.5f));
+}
+
+TEST_CASE("the body's glossary links are laid out as linked words") {
+    // Every character 10 px wide, lines 20 px apart, wrap at 100 px.
+    const auto measure = [](const std::string& s) { return 10.0f * float(s.size()); };
+    const auto layout = ui::layout_text_flow(split_glossary_links("Sum with an [[all-reduce]] now.\nNext"), 100, 20, measure);
+    REQUIRE(layout.words.size() == 7);
+    CHECK(layout.words[0].text == "Sum ");
+    CHECK(layout.words[1].x == 40);            // after "Sum " (40 px)
+    CHECK(layout.words[2].text == "an ");
+    CHECK(layout.words[2].x == 0);             // "Sum with " = 90 px, + "an" = 110 > 100: wraps
+    CHECK(layout.words[2].y == 20);
+    CHECK(layout.words[3].text == "all-reduce");
+    CHECK(layout.words[3].term == "all-reduce");
+    CHECK(layout.words[3].x == 0);             // 30 + 100 > 100: wraps
+    CHECK(layout.words[3].y == 40);
+    CHECK(layout.words[4].text == " ");        // the space after the link hangs at the end of that line
+    CHECK(layout.words[4].x == 100);
+    CHECK(layout.words[5].text == "now.");
+    CHECK(layout.words[5].x == 0);             // 110 + 40 > 100: wraps
+    CHECK(layout.words[5].y == 60);
+    CHECK(layout.words[6].text == "Next");
+    CHECK(layout.words[6].y == 80);            // the newline starts a fresh line
+    CHECK(layout.linked_terms() == std::vector<std::string>{"all-reduce"});
+    CHECK(layout.height == 100);
+}
+
+TEST_CASE("a broken lesson file is listed as not loaded while the others still show") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    ui::TeachingTexts texts = shipped_texts();
+    texts.lesson_files.emplace_back("lessons/zz_broken.json", R"({"schema": "shardscope.lesson/1", "id": "x"})");
+    const auto errors = ui::install_teaching_content(app.registry(), texts);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0] == "lessons/zz_broken.json: title: is required");
+    auto& panel = dynamic_cast<ui::LessonPanel&>(*app.registry().find("lesson"));
+    panel.open = true;
+    f.frames(2, [&] { app.draw_frame(state, f.seconds()); });
+    CHECK(panel.last_view().load_errors == errors);
+    CHECK(panel.last_view().list.size() >= 9);
+    CHECK_FALSE(panel.last_view().has_lesson);
+}
+
+TEST_CASE("glossary panel: search, groups, and see-also links") {
+    Harness h;
+    ui::GlossaryPanel& g = h.glossary();
+    g.open = true;
+    h.f.frames(2, h.draw);
+    CHECK(g.last_view().total > 80);
+    CHECK(g.last_view().matches == g.last_view().total);
+    CHECK(g.act(h.state, "search", "reduce-scatter") == "");
+    h.f.frames(2, h.draw);
+    REQUIRE_FALSE(g.last_view().groups.empty());
+    const Glossary& glossary = *ui::shared_glossary();
+    bool found = false;
+    for (const auto& group : g.last_view().groups)
+        for (size_t i : group.entries) found = found || glossary.entries()[i].term == "Reduce-scatter";
+    CHECK(found);
+    CHECK(g.last_view().matches < g.last_view().total);
+    CHECK(g.act(h.state, "term", "DP") == "");  // an alias
+    h.f.frames(2, h.draw);
+    CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "Data parallel");
+    REQUIRE(h.f.click_item("glossary/see/All-reduce", h.draw));
+    h.f.frame(h.draw);  // the click lands after this frame's view was built
+    CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "All-reduce");
+    CHECK(g.act(h.state, "term", "warp drive") == "\"warp drive\" is not in the glossary");
+    CHECK(g.act(h.state, "group", "Collectives") == "");
+    h.f.frames(1, h.draw);
+    REQUIRE(g.last_view().groups.size() == 1);
+    CHECK(g.last_view().groups[0].group == "Collectives");
+}
+
+TEST_CASE("cheat sheet: clicking a row loads its scenario and outlines its panel") {
+    Harness h;
+    ui::CheatSheetPanel& c = h.cheatsheet();
+    c.open = true;
+    h.f.frames(2, h.draw);
+    REQUIRE(c.last_rows().size() >= 6);
+    CHECK(c.last_rows()[0].cells[0] == "Data parallel (DDP)");
+    CHECK(c.last_rows()[0].height > 0);
+    REQUIRE(h.f.click_item("cheatsheet/row/2", h.draw));
+    const CheatSheetRow& row = c.sheet()->rows[1];
+    CHECK(h.state.scenario() == row.scenario);
+    CHECK(h.app.registry().highlighted() == row.panel);
+    h.f.frames(1, h.draw);
+    CHECK(c.last_rows()[1].loaded);
+    CHECK(c.act(h.state, "row", "Pipeline parallel") == "");
+    CHECK(h.state.scenario().parallel.pp == 4);
+    CHECK(c.act(h.state, "row", "99") == "row: \"99\" is neither a row number nor a strategy of the cheat sheet");
+}
