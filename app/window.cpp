@@ -3,6 +3,7 @@
 #include "app/file_io.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
+#include "app/teaching_files.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include <glad/gl.h>
@@ -190,6 +191,13 @@ int run_window(const Options& options) {
         return 1;
     }
 
+    // Lessons, glossary and cheat sheet: a broken file is reported and the rest still load.
+    for (const std::string& error : load_teaching_files(ui_root.registry(), data_dir()))
+        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+    if (std::string error = open_requested_lesson(ui_root.registry(), state); !error.empty()) {
+        std::fprintf(stderr, "shardscope: --lesson: %s\n", error.c_str());
+        return 2;
+    }
     if (!options.show.empty()) {
         if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
             std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (see --help)\n", unknown.front().c_str());
