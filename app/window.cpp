@@ -1,5 +1,6 @@
 #include "app/window.hpp"
 
+#include "app/cluster_presets.hpp"
 #include "app/file_io.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
@@ -198,6 +199,8 @@ int run_window(const Options& options) {
         std::fprintf(stderr, "shardscope: --lesson: %s\n", error.c_str());
         return 2;
     }
+    for (const std::string& error : load_cluster_presets(ui_root.registry(), data_dir()))
+        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
     if (!options.show.empty()) {
         if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
             std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (see --help)\n", unknown.front().c_str());

@@ -16,6 +16,7 @@ namespace {
 
 constexpr float kControlsWidth = 300.0f;
 constexpr float kWideLayout = 760.0f;   // narrower windows put the controls above the canvas
+constexpr float kWideStrip = 720.0f;    // narrower views show the focus table without the legend beside it
 constexpr const char* kOrderPayload = "SHARDSCOPE_MESH_ORDER";
 const ImVec4 kErrorColour{1.0f, 0.45f, 0.40f, 1.0f};
 const ImVec4 kMutedColour{0.62f, 0.65f, 0.72f, 1.0f};
@@ -202,6 +203,14 @@ std::string MeshPanel::act(AppState& state, const std::string& action, const std
         show_data_ = value == "on" || value == "1" || value == "true";
         return {};
     }
+    if (action == "cluster") {
+        for (const ClusterPreset& preset : presets_)
+            if (preset.cluster.name == value) {
+                set_cluster(state, preset.cluster);
+                return {};
+            }
+        return "mesh.cluster: no cluster preset named \"" + value + "\"";
+    }
     if (action == "fit") {
         grid_.request_fit();
         return {};
@@ -270,16 +279,23 @@ void MeshPanel::draw_cluster_inputs(AppState& state) {
     if (!presets_.empty()) {
         ImGui::SetNextItemWidth(-1);
         if (ImGui::BeginCombo("##cluster_preset", draft_.cluster.name.c_str())) {
-            for (const ClusterSpec& preset : presets_) {
-                if (ImGui::Selectable(preset.name.c_str(), preset.name == draft_.cluster.name)) {
-                    ClusterSpec chosen = preset;
-                    chosen.nodes = draft_.cluster.nodes;  // a preset says what a node is, not how many
-                    set_cluster(state, chosen);
+            for (const ClusterPreset& preset : presets_) {
+                const ClusterSpec& c = preset.cluster;
+                if (ImGui::Selectable(c.name.c_str(), c.name == draft_.cluster.name)) set_cluster(state, c);
+                if (ImGui::IsItemHovered()) {
+                    ImGui::BeginTooltip();
+                    ImGui::Text("%s x %s GPUs per node, %s", number(c.nodes).c_str(), number(c.gpus_per_node).c_str(),
+                                c.gpu.name.c_str());
+                    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+                    ImGui::TextColored(kMutedColour, "%s", preset.source.c_str());
+                    ImGui::PopTextWrapPos();
+                    ImGui::EndTooltip();
                 }
             }
             ImGui::EndCombo();
         }
         note_last_item("mesh/preset");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Cluster preset: GPU, links and node size (then set the node count)");
     } else {
         ImGui::TextWrapped("%s", draft_.cluster.name.c_str());
     }
@@ -378,15 +394,28 @@ void MeshPanel::draw_view(AppState& state) {
     draw_summary(state);
     const float width = ImGui::GetContentRegionAvail().x;
     const float strip_h = focus_strip_height();
+    const bool narrow = width < kWideStrip;
     const float table_h = show_data_ ? data_table_height() + ImGui::GetStyle().ItemSpacing.y : 0.0f;
-    const float canvas_h = std::max(140.0f, ImGui::GetContentRegionAvail().y - strip_h - table_h - 2 * ImGui::GetStyle().ItemSpacing.y);
+    const float key_h = narrow ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+    const float canvas_h =
+        std::max(140.0f, ImGui::GetContentRegionAvail().y - strip_h - table_h - key_h - 2 * ImGui::GetStyle().ItemSpacing.y);
     grid_.draw(mesh, state.version(), dim_, ImVec2(width, canvas_h), selected_);
     note_last_item("mesh/canvas");
+    if (narrow) {
+        ImGui::TextColored(kMutedColour, grid_.records().level == mesh::Level::gpus
+                                             ? "plain: group inside a node (fast)  ·  hatched + arcs: spans nodes (slow)"
+                                             : "colour: share of groups inside a node, orange 0%% to green 100%%");
+    }
     if (show_data_) draw_data_table(state);
-    const float left_w = std::max(200.0f, width * 0.56f);
-    draw_focus_info(mesh, left_w, strip_h);
-    ImGui::SameLine();
-    draw_legend(mesh, std::max(100.0f, width - left_w - ImGui::GetStyle().ItemSpacing.x), strip_h);
+    // Side by side when there is room; a narrow window keeps the focus table and a one-line key.
+    if (!narrow) {
+        const float left_w = width * 0.56f;
+        draw_focus_info(mesh, left_w, strip_h);
+        ImGui::SameLine();
+        draw_legend(mesh, width - left_w - ImGui::GetStyle().ItemSpacing.x, strip_h);
+    } else {
+        draw_focus_info(mesh, width, strip_h);
+    }
 }
 
 void MeshPanel::draw_toolbar(const DeviceMesh& mesh) {
@@ -408,7 +437,10 @@ void MeshPanel::draw_toolbar(const DeviceMesh& mesh) {
     const float right = ImGui::GetWindowContentRegionMax().x;
     const float buttons_w = ImGui::CalcTextSize("Show as data").x + ImGui::GetFrameHeight() * 4 +
                             ImGui::CalcTextSize("Fit").x + ImGui::GetStyle().ItemSpacing.x * 5 + 12;
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 8, right - buttons_w));
+    // The view buttons sit at the right end of the row, or on a row of their own when it is full.
+    ImGui::SameLine();
+    if (ImGui::GetCursorPosX() + buttons_w > right + 12) ImGui::NewLine();
+    else ImGui::SameLine(right - buttons_w);
     if (ImGui::Button("-##zoom_out")) grid_.zoom_by(1.0f / 1.5f);
     ImGui::SameLine(0, 2);
     if (ImGui::Button("+##zoom_in")) grid_.zoom_by(1.5f);
@@ -493,11 +525,11 @@ void MeshPanel::draw_focus_info(const DeviceMesh& mesh, float width, float heigh
     }
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH;
     if (ImGui::BeginTable("mesh_focus_table", 5, flags)) {
-        ImGui::TableSetupColumn("Dim", ImGuiTableColumnFlags_WidthFixed, 104);
+        ImGui::TableSetupColumn("Dim", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("dp_replicate").x + 20);
         ImGui::TableSetupColumn("Coord", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00000 / 00000").x);
         ImGui::TableSetupColumn("Group", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0000000").x);
         ImGui::TableSetupColumn("Members", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("Link", ImGuiTableColumnFlags_WidthFixed, 84);
+        ImGui::TableSetupColumn("Link", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("inter-node").x);
         ImGui::TableHeadersRow();
         for (GroupDim d : kAllGroupDims) {
             const int64_t size = group_size(mesh, d);

@@ -7,6 +7,7 @@
 // Edits go to a draft scenario. A valid draft is applied at once (AppState::try_apply); an invalid one
 // keeps core's message on screen while the last valid mesh stays drawn.
 
+#include "core/presets.hpp"
 #include "widgets/mesh_grid.hpp"
 #include "widgets/panel.hpp"
 
@@ -21,7 +22,8 @@ public:
 
     void draw(AppState& state) override;
     // dim=tp|cp|ep|dp_shard|dp_replicate|pp (colour by), select=RANK|none, data=on|off, fit=1,
-    // tp=N (any dim: sets its factor), nodes=N, gpus_per_node=N, order=tp,cp,dp_shard,dp_replicate,pp.
+    // tp=N (any dim: sets its factor), nodes=N, gpus_per_node=N, order=tp,cp,dp_shard,dp_replicate,pp,
+    // cluster=NAME (a preset the app loaded; its own node count).
     // A factor that breaks a rule is kept in the draft and its message shown, as when typed.
     std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
@@ -32,7 +34,7 @@ public:
     std::string set_cluster(AppState& state, const ClusterSpec& cluster);
     std::string move_in_order(AppState& state, size_t from, size_t to);
     // Presets the app read from assets/clusters/ (widgets never read files).
-    void set_cluster_presets(std::vector<ClusterSpec> presets) { presets_ = std::move(presets); }
+    void set_cluster_presets(std::vector<ClusterPreset> presets) { presets_ = std::move(presets); }
 
     [[nodiscard]] GroupDim dim() const noexcept { return dim_; }
     [[nodiscard]] int64_t selected() const noexcept { return selected_; }
@@ -67,7 +69,7 @@ private:
     GroupDim dim_ = GroupDim::tp;
     int64_t selected_ = -1;
     bool show_data_ = false;
-    std::vector<ClusterSpec> presets_;
+    std::vector<ClusterPreset> presets_;
     std::vector<std::string> badges_;
     mesh::MeshGrid grid_;
 };

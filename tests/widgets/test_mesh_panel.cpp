@@ -224,3 +224,24 @@ TEST_CASE("131,072 GPUs: blocks of nodes, each coloured by its intra-node share,
     CHECK(h.panel.records().gpus.size() > 0);
     CHECK(h.panel.records().gpus.size() < 20000);
 }
+
+TEST_CASE("a cluster preset the app handed over replaces the cluster, or shows why not") {
+    Harness h(two_by_four());
+    ClusterPreset wide;
+    wide.cluster = two_by_four().cluster;
+    wide.cluster.name = "Four of four";
+    wide.cluster.nodes = 4;  // 16 GPUs: tp 2 x dp_shard 2 x dp_replicate 2 = 8 leaves x2 replicas
+    wide.source = "a test";
+    ClusterPreset odd = wide;
+    odd.cluster.name = "Three of four";
+    odd.cluster.nodes = 3;   // 12 GPUs: 8 does not divide 12
+    h.panel.set_cluster_presets({wide, odd});
+    h.frames();
+    CHECK(h.panel.act(h.state, "cluster", "Four of four").empty());
+    CHECK(h.state.scenario().cluster.nodes == 4);
+    CHECK(h.state.mesh().leftover_factor() == 2);
+    CHECK(h.panel.act(h.state, "cluster", "Three of four").empty());
+    CHECK_FALSE(h.panel.draft_error().empty());
+    CHECK(h.state.scenario().cluster.nodes == 4);
+    CHECK_FALSE(h.panel.act(h.state, "cluster", "No such cluster").empty());
+}

@@ -1,0 +1,42 @@
+#include "app/cluster_presets.hpp"
+
+#include "app/file_io.hpp"
+#include "core/presets.hpp"
+#include "widgets/mesh_panel.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace shardscope::app {
+
+std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
+    std::vector<std::string> errors;
+    auto* mesh = dynamic_cast<ui::MeshPanel*>(registry.find("mesh"));
+    if (!mesh) return errors;
+    const std::filesystem::path dir = std::filesystem::path(data_dir) / std::string(kClusterPresetDir);
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (ec) {
+        errors.push_back(dir.string() + ": " + ec.message());
+        return errors;
+    }
+    std::sort(files.begin(), files.end());  // a stable menu order, whatever the file system's
+    std::vector<ClusterPreset> presets;
+    for (const auto& path : files) {
+        std::string error;
+        const auto text = read_text_file(path.string(), error);
+        if (!text) {
+            errors.push_back(error);
+            continue;
+        }
+        ClusterPresetLoad load = parse_cluster_preset(*text);
+        if (!load.ok()) errors.push_back(path.string() + ": " + load.error);
+        else presets.push_back(std::move(*load.preset));
+    }
+    mesh->set_cluster_presets(std::move(presets));
+    return errors;
+}
+
+}  // namespace shardscope::app
