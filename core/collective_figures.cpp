@@ -59,4 +59,21 @@ double latency_bandwidth_crossover(const SteppedCollective& schedule) noexcept {
     return std::exp2(0.5 * (lo + hi));
 }
 
+std::optional<double> closed_form_bytes_per_rank(const StepConfig& config) noexcept {
+    const double s = config.message_bytes;
+    switch (config.algorithm) {
+        case StepAlgorithm::ring:
+        case StepAlgorithm::pairwise: return bytes_sent_per_rank(config.collective, s, config.ranks);
+        case StepAlgorithm::hierarchical: {
+            if (config.gpus_per_node < 1 || config.ranks % config.gpus_per_node != 0) return std::nullopt;
+            const double g = config.gpus_per_node;
+            const double m = static_cast<double>(config.ranks / config.gpus_per_node);
+            return 2.0 * (g - 1) / g * s + 2.0 * (m - 1) / m * s / g;
+        }
+        case StepAlgorithm::tree:
+        case StepAlgorithm::double_binary_tree: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 }  // namespace shardscope

@@ -23,4 +23,12 @@ namespace shardscope {
 // linear in S. Returns 0 when the schedule has no latency (no steps) or no bandwidth cost.
 [[nodiscard]] double latency_bandwidth_crossover(const SteppedCollective& schedule) noexcept;
 
+// Bytes each GPU sends over the whole collective by the closed form of its algorithm, for the
+// algorithms that have one the schedule follows exactly: the ring family and pairwise all-to-all
+// (core/collectives.hpp's bytes_sent_per_rank), and the two-level hierarchical all-reduce over m
+// nodes of g GPUs: an intra-node reduce-scatter and all-gather, (g-1)/g * S each, around an
+// inter-node ring all-reduce of the S/g shard, 2(m-1)/m * S/g. nullopt for the trees, whose
+// per-GPU traffic depends on where a rank sits in them.
+[[nodiscard]] std::optional<double> closed_form_bytes_per_rank(const StepConfig& config) noexcept;
+
 }  // namespace shardscope

@@ -63,11 +63,11 @@ constexpr NamedSetup kSetups[] = {
 
 [[nodiscard]] std::string c_label(std::string_view s) { return std::string(s); }
 
-// The closed form of bytes sent per GPU, for the algorithms whose schedule follows it exactly
-// (the figure itself comes from core's bytes_sent_per_rank).
+// How the closed form of bytes sent per GPU is written, for the algorithms core has one for
+// (closed_form_bytes_per_rank gives the figure).
 [[nodiscard]] const char* formula_text(Collective c, StepAlgorithm a) {
-    const bool ring_family = a == StepAlgorithm::ring || a == StepAlgorithm::pairwise;
-    if (!ring_family) return nullptr;
+    if (a == StepAlgorithm::hierarchical) return "2(g-1)/g \xC3\x97 S + 2(m-1)/m \xC3\x97 S/g";
+    if (a != StepAlgorithm::ring && a != StepAlgorithm::pairwise) return nullptr;
     switch (c) {
         case Collective::all_reduce: return "2(N-1)/N \xC3\x97 S";
         case Collective::all_gather:
@@ -294,6 +294,10 @@ void CollectivePanel::rebuild_records(ImVec2 canvas_size) {
     }
     scene_ = build_scene(in);
     readout_ = make_readout();
+    scene_.centre_title = readout_.step == 0 ? "Start" : "Step " + std::to_string(readout_.step) + " of " +
+                                                             std::to_string(readout_.step_count);
+    scene_.centre_subtitle = readout_.step == 0 ? "before the first step" : readout_.phase;
+    if (model_->finished() && !readout_.in_flight) scene_.centre_subtitle += " - done";
 }
 
 CollectiveReadout CollectivePanel::make_readout() const {
@@ -317,10 +321,11 @@ CollectiveReadout CollectivePanel::make_readout() const {
     const std::vector<double> totals = m.total_bytes_sent();
     r.bytes_total = max_of(totals);
     r.same_for_every_gpu = min_of(totals) == r.bytes_total;
-    if (const char* text = formula_text(m.config().collective, m.config().algorithm)) {
+    r.formula_bytes = closed_form_bytes_per_rank(m.config());
+    if (const char* text = formula_text(m.config().collective, m.config().algorithm); text && r.formula_bytes)
         r.formula_text = text;
-        r.formula_bytes = bytes_sent_per_rank(m.config().collective, m.config().message_bytes, m.ranks());
-    }
+    else
+        r.formula_bytes.reset();
     r.elapsed_s = m.elapsed_time();
     r.total_s = m.total_time();
     r.algbw = m.algbw();
@@ -351,16 +356,19 @@ void CollectivePanel::draw(AppState& state) {
 
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const float legend_h = ImGui::GetFrameHeightWithSpacing() * 2.0f;
+    const float legend_h = legend_height_;  // as tall as it came out last frame (it wraps)
     const bool wide = avail.x >= 980.0f;  // side by side; narrower windows stack and scroll
     const float side_w = wide ? std::clamp(avail.x * 0.36f, 400.0f, 580.0f) : avail.x;
     const ImVec2 canvas(wide ? avail.x - side_w - spacing : avail.x,
-                        wide ? std::max(avail.y - legend_h, 200.0f) : std::max(avail.x * 0.62f, 300.0f));
+                        wide ? std::max(avail.y - legend_h, 200.0f)
+                             : std::clamp(avail.y - legend_h, 260.0f, std::max(avail.x * 0.75f, 260.0f)));
 
     ImGui::BeginGroup();
     rebuild_records(canvas);
     draw_canvas(canvas);
+    const float legend_top = ImGui::GetCursorPosY();
     draw_scene_legend(scene_);
+    legend_height_ = ImGui::GetCursorPosY() - legend_top;
     ImGui::EndGroup();
     if (wide) ImGui::SameLine(0, spacing);
     ImGui::BeginChild("##collective_side", ImVec2(side_w, wide ? avail.y : 0), false);
@@ -492,7 +500,11 @@ void CollectivePanel::draw_canvas(ImVec2 size) {
     draw->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(20, 22, 28, 255), 4.0f);
     paint_scene(scene_, draw, origin);
     draw->PopClipRect();
-    if (ImGui::IsItemHovered()) draw_card_tooltip(origin);
+    // Only once the mouse has moved: a pointer resting where the window opened (screenshots) must
+    // not cover the cards with a tooltip.
+    const ImVec2 delta = ImGui::GetIO().MouseDelta;
+    if (ImGui::IsItemHovered() && (delta.x != 0 || delta.y != 0)) pointer_moved_ = true;
+    if (ImGui::IsItemHovered() && pointer_moved_) draw_card_tooltip(origin);
 }
 
 void CollectivePanel::draw_card_tooltip(ImVec2 origin) const {
@@ -540,7 +552,7 @@ void CollectivePanel::draw_readout() const {
         if (r.formula_bytes)
             row("Formula", r.formula_text + " = " + format_bytes(*r.formula_bytes) + " per GPU");
         else
-            row("Formula", "no closed form for this schedule; total from the steps above");
+            row("Formula", "none: a tree's traffic depends on where a GPU sits in it");
         row("Elapsed (alpha-beta)", format_seconds(r.elapsed_s) + " of " + format_seconds(r.total_s));
         row("algbw / busbw", format_bandwidth(r.algbw) + " / " + format_bandwidth(r.busbw));
         row("Latency-bound below", format_bytes(r.crossover_bytes));

@@ -107,6 +107,8 @@ private:
     std::vector<RankBuffer> before_;  // buffers before the step the arrows show
     int before_step_ = -1;            // which step before_ belongs to (-1: none cached)
     CollectiveScene scene_;
+    bool pointer_moved_ = false;      // card tooltips wait for the mouse to move over the canvas
+    float legend_height_ = 44.0f;     // measured each frame: the legend wraps in narrow windows
     CollectiveReadout readout_;
 
     std::vector<SizeTimePoint> chart_;

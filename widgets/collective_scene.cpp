@@ -60,13 +60,15 @@ struct CellGrid {
 
 // --- Ring: cards on an ellipse, rank 0 at the top, clockwise -------------------------------------
 
+[[nodiscard]] float ring_angle(int rank, int n) noexcept;
+
 [[nodiscard]] std::vector<ImVec2> ellipse_centres(int n, ImVec2 size, float w, float h) {
     const ImVec2 c(size.x * 0.5f, size.y * 0.5f);
     const float rx = std::max(size.x * 0.5f - w * 0.5f - kMargin, 0.0f);
     const float ry = std::max(size.y * 0.5f - h * 0.5f - kMargin, 0.0f);
     std::vector<ImVec2> centres;
     for (int r = 0; r < n; ++r) {
-        const float angle = -kPi * 0.5f + 2.0f * kPi * static_cast<float>(r) / static_cast<float>(n);
+        const float angle = ring_angle(r, n);
         centres.emplace_back(c.x + rx * std::cos(angle), c.y + ry * std::sin(angle));
     }
     return centres;
@@ -83,12 +85,70 @@ struct CellGrid {
     return true;
 }
 
+[[nodiscard]] float ring_angle(int rank, int n) noexcept {
+    return -kPi * 0.5f + 2.0f * kPi * static_cast<float>(rank) / static_cast<float>(n);
+}
+
+// One arc per node, inside the ring of cards, so that which GPUs share a node reads at a glance.
+void add_node_arcs(CollectiveScene& scene, int per_node) {
+    const int n = scene.ranks;
+    if (per_node >= n || scene.cards.empty()) return;
+    const float w = scene.cards.front().rect.width(), h = scene.cards.front().rect.height();
+    scene.arc_centre = scale(scene.size, 0.5f);
+    scene.arc_radii = ImVec2(scene.size.x * 0.5f - kMargin - w - 12.0f, scene.size.y * 0.5f - kMargin - h - 12.0f);
+    if (scene.arc_radii.x < 30.0f || scene.arc_radii.y < 30.0f) return;
+    const float pitch = 2.0f * kPi / static_cast<float>(n);
+    for (int first = 0, node = 0; first < n; first += per_node, ++node) {
+        const int last = std::min(n, first + per_node) - 1;
+        scene.node_arcs.push_back(
+            NodeArc{node, ring_angle(first, n) - pitch * 0.4f, ring_angle(last, n) + pitch * 0.4f});
+    }
+}
+
 [[nodiscard]] std::vector<Rect> layout_ring(int n, int slots, ImVec2 size) {
     float w = kMaxCardWidth;
     while (w > 12.0f && !ring_fits(n, size, w, card_height(w, slots))) w -= 2.0f;
     const float h = card_height(w, slots);
     std::vector<Rect> rects;
     for (ImVec2 c : ellipse_centres(n, size, w, h)) rects.push_back(centred(c, w, h));
+    return rects;
+}
+
+// --- Snake: the ring folded into rows, so 64 cards still have room for their cells ----------------
+// Row 0 runs left to right, row 1 right to left, and so on: ring neighbours stay side by side (or
+// one above the other at the row ends). With an even number of rows the ring closes up the left
+// edge, so a margin there leaves room for that last arrow's bow.
+
+constexpr float kSnakeLeft = 46.0f;
+
+[[nodiscard]] std::vector<Rect> layout_snake(int n, int slots, ImVec2 size) {
+    const float width = size.x - kSnakeLeft - kMargin, height = size.y - 2 * kMargin;
+    float best_w = 0, best_score = 0;
+    int best_cols = 1;
+    for (int cols = 2; cols <= n; ++cols) {
+        const int rows = (n + cols - 1) / cols;
+        float w = std::min(kMaxCardWidth, width / static_cast<float>(cols) - kCardGap * 2);
+        while (w > 12.0f && static_cast<float>(rows) * (card_height(w, slots) + kCardGap * 3) > height) w -= 2.0f;
+        // Prefer full rows and an even number of them: the ring then closes straight up the left edge.
+        const bool closes_on_edge = rows % 2 == 0 && n % cols == 0;
+        const float score = w * (closes_on_edge ? 1.0f : 0.8f);
+        if (score > best_score) {
+            best_score = score;
+            best_w = w;
+            best_cols = cols;
+        }
+    }
+    const int rows = (n + best_cols - 1) / best_cols;
+    const float h = card_height(best_w, slots);
+    const float column = width / static_cast<float>(best_cols), row = height / static_cast<float>(rows);
+    std::vector<Rect> rects;
+    for (int r = 0; r < n; ++r) {
+        const int y = r / best_cols;
+        const int x = y % 2 == 0 ? r % best_cols : best_cols - 1 - r % best_cols;
+        rects.push_back(centred(ImVec2(kSnakeLeft + (static_cast<float>(x) + 0.5f) * column,
+                                       kMargin + (static_cast<float>(y) + 0.5f) * row),
+                                best_w, h));
+    }
     return rects;
 }
 
@@ -243,7 +303,7 @@ void place_cells(RankCard& card, const RankBuffer& buffer, int ranks, bool reduc
     const ImVec2 left(d.y / len, -d.x / len);
     const ImVec2 mid = scale(add(ca, cb), 0.5f);
     if (bow_towards) arrow.control = add(add(mid, scale(sub(*bow_towards, mid), 0.3f)), scale(left, len * 0.06f));
-    else arrow.control = add(mid, scale(left, len * 0.2f));
+    else arrow.control = add(mid, scale(left, std::min(len * 0.2f, 70.0f)));
     arrow.from = exit_point(a, arrow.control);
     arrow.to = exit_point(b, arrow.control);
     return arrow;
@@ -259,7 +319,8 @@ void add_arrows(CollectiveScene& scene, const SceneInput& in) {
     if (in.arrows_step < 0 || in.arrows_step >= sc.step_count() || !in.before) return;
     for (const Transfer& t : sc.transfers(in.arrows_step)) {
         const int hop = (t.dst - t.src + sc.ranks()) % sc.ranks();
-        const bool chord = scene.layout == SceneLayout::ring && hop != 1 && hop != sc.ranks() - 1;
+        const bool around = scene.layout == SceneLayout::ring || scene.layout == SceneLayout::snake;
+        const bool chord = around && hop != 1 && hop != sc.ranks() - 1;
         const std::optional<ImVec2> bow = chord ? std::optional<ImVec2>(scale(scene.size, 0.5f)) : std::nullopt;
         TransferArrow arrow = arrow_between(scene.cards[static_cast<size_t>(t.src)].rect,
                                             scene.cards[static_cast<size_t>(t.dst)].rect, bow);
@@ -279,11 +340,14 @@ void add_arrows(CollectiveScene& scene, const SceneInput& in) {
     }
 }
 
-[[nodiscard]] SceneLayout layout_for(StepAlgorithm a) noexcept {
+// Beyond this many ranks an ellipse leaves each card too little room for its cells.
+constexpr int kMaxRanksOnEllipse = 24;
+
+[[nodiscard]] SceneLayout layout_for(StepAlgorithm a, int ranks) noexcept {
     switch (a) {
         case StepAlgorithm::tree: return SceneLayout::tree;
         case StepAlgorithm::hierarchical: return SceneLayout::nodes;
-        default: return SceneLayout::ring;
+        default: return ranks > kMaxRanksOnEllipse ? SceneLayout::snake : SceneLayout::ring;
     }
 }
 
@@ -305,6 +369,13 @@ void paint_contents(ImDrawList* draw, ImVec2 min, ImVec2 max, const std::vector<
         return;
     }
     const float band = (max.y - min.y) / static_cast<float>(std::max(ranks, 1));
+    if (band < 1.5f) {
+        // Too small for a band per rank: the height alone tells how far the sum has got.
+        const bool complete = static_cast<int>(contributors.size()) == ranks;
+        const float top = max.y - band * static_cast<float>(contributors.size());
+        draw->AddRectFilled(ImVec2(min.x, std::round(top)), max, complete ? kFullSum : IM_COL32(175, 185, 205, 255));
+        return;
+    }
     float y = max.y;
     for (int r : contributors) {
         const float top = y - band;
@@ -398,7 +469,7 @@ CollectiveScene build_scene(const SceneInput& in) {
     if (!in.collective) return scene;
     const SteppedCollective& sc = *in.collective;
     const StepConfig& config = sc.config();
-    scene.layout = layout_for(config.algorithm);
+    scene.layout = layout_for(config.algorithm, sc.ranks());
     scene.size = in.size;
     scene.ranks = sc.ranks();
     scene.steps_done = sc.current_step();
@@ -409,6 +480,7 @@ CollectiveScene build_scene(const SceneInput& in) {
     std::vector<Rect> rects;
     switch (scene.layout) {
         case SceneLayout::ring: rects = layout_ring(sc.ranks(), sc.slot_count(), in.size); break;
+        case SceneLayout::snake: rects = layout_snake(sc.ranks(), sc.slot_count(), in.size); break;
         case SceneLayout::tree: rects = layout_tree(sc.tree_parents(0), sc.slot_count(), in.size); break;
         case SceneLayout::nodes: rects = layout_nodes(sc.ranks(), config.gpus_per_node, sc.slot_count(), in.size, scene.nodes); break;
     }
@@ -420,6 +492,7 @@ CollectiveScene build_scene(const SceneInput& in) {
         place_cells(card, sc.buffers()[static_cast<size_t>(r)], sc.ranks(), scene.reduction);
         scene.cards.push_back(std::move(card));
     }
+    if (scene.layout == SceneLayout::ring) add_node_arcs(scene, config.gpus_per_node);
     scene.arrows_step = in.arrows_step >= 0 && in.arrows_step < sc.step_count() ? in.arrows_step : -1;
     add_arrows(scene, in);
     return scene;
@@ -432,7 +505,50 @@ ImU32 link_colour(LinkClass link, float alpha) {
                                     : IM_COL32(255, 140, 50, static_cast<int>(alpha * 255));
 }
 
+// The step and phase in large type in the ring's empty middle, where the eye rests between arrows.
+void paint_centre_title(const CollectiveScene& scene, ImDrawList* draw, ImVec2 origin) {
+    // Below 4 ranks the arrows run through the middle: no title there.
+    if (scene.layout != SceneLayout::ring || scene.centre_title.empty() || scene.ranks < 4) return;
+    // The free space: inside the ring of cards, roughly the ellipse through their inner edges.
+    const float card_w = scene.cards.front().rect.width(), card_h = scene.cards.front().rect.height();
+    const float free_w = scene.size.x - 2 * (card_w + kMargin) - 40.0f;
+    const float free_h = scene.size.y - 2 * (card_h + kMargin) - 40.0f;
+    ImFont* font = ImGui::GetFont();
+    const float big = ImGui::GetFontSize() * 2.0f, small = ImGui::GetFontSize() * 1.15f;
+    const ImVec2 title = font->CalcTextSizeA(big, 1e9f, 0, scene.centre_title.c_str());
+    const ImVec2 sub_size = font->CalcTextSizeA(small, 1e9f, 0, scene.centre_subtitle.c_str());
+    if (title.x > free_w || sub_size.x > free_w || title.y + sub_size.y > free_h) return;
+    const ImVec2 c = add(origin, scale(scene.size, 0.5f));
+    const float top = c.y - (title.y + sub_size.y + 4) * 0.5f;
+    draw->AddText(font, big, ImVec2(c.x - title.x * 0.5f, top), IM_COL32(235, 238, 245, 235), scene.centre_title.c_str());
+    draw->AddText(font, small, ImVec2(c.x - sub_size.x * 0.5f, top + title.y + 4), IM_COL32(170, 178, 195, 235),
+                  scene.centre_subtitle.c_str());
+}
+
+void paint_node_arcs(const CollectiveScene& scene, ImDrawList* draw, ImVec2 origin) {
+    const ImVec2 c = add(origin, scene.arc_centre);
+    const ImVec2 r = scene.arc_radii;
+    auto on_ellipse = [&](float angle, float inset) {
+        return ImVec2(c.x + (r.x - inset) * std::cos(angle), c.y + (r.y - inset) * std::sin(angle));
+    };
+    for (const NodeArc& arc : scene.node_arcs) {
+        const ImU32 colour = arc.node % 2 == 0 ? IM_COL32(125, 140, 170, 150) : IM_COL32(165, 150, 120, 150);
+        constexpr int kSegments = 48;
+        for (int i = 0; i < kSegments; ++i) {
+            const float a0 = arc.angle_begin + (arc.angle_end - arc.angle_begin) * static_cast<float>(i) / kSegments;
+            const float a1 = arc.angle_begin + (arc.angle_end - arc.angle_begin) * static_cast<float>(i + 1) / kSegments;
+            draw->AddLine(on_ellipse(a0, 0), on_ellipse(a1, 0), colour, 4.0f);
+        }
+        const std::string label = "node " + std::to_string(arc.node);
+        const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
+        const ImVec2 at = on_ellipse(0.5f * (arc.angle_begin + arc.angle_end), 16.0f + sz.y * 0.5f);
+        draw->AddText(ImVec2(at.x - sz.x * 0.5f, at.y - sz.y * 0.5f), colour | IM_COL32(0, 0, 0, 255), label.c_str());
+    }
+}
+
 void paint_scene(const CollectiveScene& scene, ImDrawList* draw, ImVec2 origin) {
+    paint_centre_title(scene, draw, origin);
+    paint_node_arcs(scene, draw, origin);
     for (const NodeBox& box : scene.nodes) paint_node_box(draw, origin, box);
     for (const RankCard& card : scene.cards) paint_card(draw, origin, card, scene);
     const float thickness = scene.ranks > 24 ? 1.5f : 2.2f;

@@ -9,12 +9,14 @@
 
 #include <imgui.h>
 
+#include <string>
 #include <vector>
 
 namespace shardscope::ui {
 
 enum class SceneLayout {
     ring,   // ranks around an ellipse, clockwise from the top: ring, pairwise and double binary tree
+    snake,  // the same ring folded into rows (left to right, then back) when N is too large for an ellipse
     tree,   // one level per depth of the tree rooted at the root: tree broadcast / reduce
     nodes,  // a box per node holding its GPUs: the hierarchical all-reduce
 };
@@ -50,6 +52,13 @@ struct NodeBox {
     Rect rect;
 };
 
+// On the ring, a node is an arc just inside its GPUs' cards (angles in radians, clockwise from +x
+// in screen coordinates, on the ellipse with CollectiveScene::arc_centre and arc_radii).
+struct NodeArc {
+    int node = 0;
+    float angle_begin = 0, angle_end = 0;
+};
+
 // One transfer of the step the arrows show, as a quadratic Bezier from card to card.
 struct TransferArrow {
     int src = 0;
@@ -74,9 +83,15 @@ struct CollectiveScene {
     int arrows_step = -1;   // 0-based step whose transfers the arrows show; -1: none
     float flight = 1.0f;    // how far the packets have travelled along the arrows (1: landed)
     bool reduction = false; // cells fill by the share of ranks summed (all-reduce, reduce-scatter, reduce)
-    std::vector<NodeBox> nodes;
+    std::vector<NodeBox> nodes;          // nodes layout
+    std::vector<NodeArc> node_arcs;      // ring layout, when the ranks span more than one node
+    ImVec2 arc_centre{0, 0}, arc_radii{0, 0};
     std::vector<RankCard> cards;
     std::vector<TransferArrow> arrows;
+    // Shown large in the middle of the ring (the other layouts have no empty middle); the panel
+    // fills them from its read-out, e.g. "Step 5 of 14" and "reduce-scatter".
+    std::string centre_title;
+    std::string centre_subtitle;
 };
 
 // What the scene shows: the collective's current buffers, and the arrows of step `arrows_step`

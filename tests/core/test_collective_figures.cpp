@@ -57,3 +57,33 @@ TEST_CASE("no crossover without latency or without bandwidth cost") {
     c.gpus_per_node = 1;
     CHECK(latency_bandwidth_crossover(SteppedCollective(c)) == 0);
 }
+
+TEST_CASE("closed-form bytes per GPU agree with the stepped schedules") {
+    StepConfig c;
+    c.message_bytes = 256.0 * 1024 * 1024;  // S = 256 MiB
+    c.intra = Link{450e9, 2e-6};
+    c.inter = Link{50e9, 5e-6};
+    c.ranks = 16;
+    c.gpus_per_node = 4;
+
+    // Hierarchical, m = 4 nodes of g = 4: 2(3/4) S + 2(3/4) S/4 = 384 MiB + 96 MiB = 480 MiB.
+    c.algorithm = StepAlgorithm::hierarchical;
+    REQUIRE(closed_form_bytes_per_rank(c).has_value());
+    CHECK(*closed_form_bytes_per_rank(c) == doctest::Approx(480.0 * 1024 * 1024));
+    for (double sent : SteppedCollective(c).total_bytes_sent()) CHECK(sent == doctest::Approx(480.0 * 1024 * 1024));
+
+    // Ring all-reduce on 16: 2(15/16) S = 480 MiB as well (the same bytes, more of them inter-node).
+    c.algorithm = StepAlgorithm::ring;
+    CHECK(*closed_form_bytes_per_rank(c) == doctest::Approx(480.0 * 1024 * 1024));
+    for (double sent : SteppedCollective(c).total_bytes_sent()) CHECK(sent == doctest::Approx(480.0 * 1024 * 1024));
+
+    // Pairwise all-to-all: (15/16) S = 240 MiB.
+    c.collective = Collective::all_to_all;
+    c.algorithm = StepAlgorithm::pairwise;
+    CHECK(*closed_form_bytes_per_rank(c) == doctest::Approx(240.0 * 1024 * 1024));
+
+    // Trees: none.
+    c.collective = Collective::broadcast;
+    c.algorithm = StepAlgorithm::tree;
+    CHECK_FALSE(closed_form_bytes_per_rank(c).has_value());
+}

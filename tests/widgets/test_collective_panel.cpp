@@ -178,6 +178,12 @@ TEST_CASE("two nodes of four: the arrows crossing nodes are inter-node, the rest
         inter += crosses;
     }
     CHECK(inter == 2);  // 3 -> 4 and 7 -> 0
+    // Two nodes: two arcs inside the ring, node 0 round GPUs 0..3 (from the top, clockwise).
+    const auto& arcs = h.panel.scene().node_arcs;
+    REQUIRE(arcs.size() == 2);
+    CHECK(arcs[0].node == 0);
+    CHECK(arcs[0].angle_begin < -1.5707964f);           // starts just before GPU 0 at -pi/2
+    CHECK(arcs[0].angle_end > -1.5707964f + 3 * 0.7853982f);  // ends just after GPU 3 (3 * 2pi/8 on)
     // The scenario's cluster keeps 8 per node; the panel's own choice stays at 4 on a scenario edit.
     Scenario edited = h.state.scenario();
     edited.cluster.inter_node.bandwidth_gbps = 100;
@@ -234,6 +240,8 @@ TEST_CASE("no two cards overlap, for every layout and N from 2 to 64") {
             in.collective = &sc;
             in.size = ImVec2(1000, 760);
             const ui::CollectiveScene scene = ui::build_scene(in);
+            if (c.algorithm == StepAlgorithm::ring)
+                CHECK(scene.layout == (n > 24 ? ui::SceneLayout::snake : ui::SceneLayout::ring));
             CAPTURE(setup);
             CAPTURE(n);
             for (size_t i = 0; i < scene.cards.size(); ++i) {
