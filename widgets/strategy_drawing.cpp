@@ -102,8 +102,8 @@ public:
         // Side by side when there is room; a narrow panel stacks the batch above the model.
         const bool side_by_side = d_.width >= 900;
         const float batch_w = side_by_side ? std::clamp(d_.width * 0.22f, 170.0f, 330.0f) : std::min(d_.width, 330.0f);
-        const float bottom_batch = batch(y + 10, batch_w);
-        const float bottom_model = side_by_side ? model(y + 10, batch_w + kColumnGap, d_.width)
+        const float bottom_batch = batch(y + 6, batch_w);
+        const float bottom_model = side_by_side ? model(y + 6, batch_w + kColumnGap, d_.width)
                                                 : model(bottom_batch + 6, 0, d_.width);
         d_.height = std::max(bottom_batch, bottom_model) + 6;
         return std::move(d_);
@@ -133,7 +133,7 @@ private:
         const float fill = (d_.width - kChipGap * static_cast<float>(n - 1)) / static_cast<float>(n);
         const float w = fill >= needed ? std::min(fill, 132.0f) : needed;
         const int per_row = std::max(1, static_cast<int>((d_.width + kChipGap) / (w + kChipGap)));
-        const float h = with_coords ? fs_ + small_ + 10 : fs_ + 8;
+        const float h = with_coords ? fs_ + small_ + 7 : fs_ + 8;
         for (int64_t r = 0; r < n; ++r) {
             const float x = static_cast<float>(r % per_row) * (w + kChipGap);
             const float cy = y + static_cast<float>(r / per_row) * (h + kChipGap);
@@ -230,7 +230,49 @@ private:
         text({gx, y + small_ + 2}, fit({split_cols, "columns: tokens"}, w - gx, small_), kTextDim, small_);
         y += 2 * small_ + 10;
         d_.summary_at = {0, y};
-        return y + 4 * (fs_ + 4);
+        if (own_.gpus > 16) return y + 4 * (fs_ + 4);
+        return held_table(y + 6, w);
+    }
+
+    // What each GPU holds (core's sums of its pieces): weights / grads / optimizer per GPU, or, past 8
+    // GPUs, the total model state with two GPUs to a row so the table stays as tall as the picture.
+    float held_table(float y, float w) {
+        d_.summary_is_table = true;
+        const int per_row = own_.gpus > 8 ? 2 : 1;
+        const float block_w = w / static_cast<float>(per_row);
+        const bool three = per_row == 1 && w >= 290;
+        text({0, y}, "What each GPU holds", kText);
+        y += fs_ + 4;
+        const float name_w = text_width("GPU 00") + 22;
+        const float col_w = three ? (block_w - name_w) / 3 : block_w - name_w;
+        const char* heads3[] = {"weights", "gradients", "optimizer"};
+        for (int b = 0; b < per_row; ++b)
+            for (int c = 0; c < (three ? 3 : 1); ++c)
+                text({block_w * static_cast<float>(b) + name_w + col_w * static_cast<float>(c), y},
+                     three ? heads3[c] : "model state", kTextDim, small_);
+        y += small_ + 4;
+        const float row_h = fs_ + 4;
+        for (int64_t r = 0; r < own_.gpus; ++r) {
+            const float x = block_w * static_cast<float>(r % per_row);
+            const float ry = y + row_h * static_cast<float>(r / per_row);
+            const Ownership::Held h = own_.held_bytes(r);
+            GpuChip row;
+            row.min = {x, ry};
+            row.max = {x + block_w - 4, ry + row_h};
+            row.rank = r;
+            row.fill = plot::categorical_colour(static_cast<int>(r));
+            d_.held_rows.push_back(row);
+            swatch(x + 2, ry + 3, row.fill, false, static_cast<int>(r));
+            d_.swatches.back().max = {x + 14, ry + row_h - 3};
+            text({x + 20, ry + 2}, "GPU " + std::to_string(r), kText, small_);
+            const double values3[] = {h.weights, h.grads, h.optimizer};
+            if (three)
+                for (int c = 0; c < 3; ++c)
+                    text({x + name_w + col_w * static_cast<float>(c), ry + 2}, format_bytes(values3[c]), kText, small_);
+            else text({x + name_w, ry + 2}, format_bytes(h.weights + h.grads + h.optimizer), kText, small_);
+        }
+        const int64_t rows = (own_.gpus + per_row - 1) / per_row;
+        return y + row_h * static_cast<float>(rows) + 6;
     }
 
     struct Group {
@@ -289,7 +331,7 @@ private:
             text({x0, y + (row_h - fs_) * 0.5f}, label, kText);
             band_letters(gx0, y);
             for (const Group& g : groups) cells_of(g.kind, static_cast<int64_t>(r), g.x, cell_w_, y);
-            y += row_h + 5;
+            y += row_h + 4;
         }
         // ... and the LM head to the last, below its last block.
         y = whole_row(PieceKind::lm_head, -1, "LM head", gx0, full_w, y, row_h, x0);
@@ -427,8 +469,9 @@ const PieceRect* piece_at(const StrategyDrawing& d, ImVec2 p) {
 }
 
 const GpuChip* chip_at(const StrategyDrawing& d, ImVec2 p) {
-    for (const GpuChip& c : d.chips)
-        if (p.x >= c.min.x && p.x < c.max.x && p.y >= c.min.y && p.y < c.max.y) return &c;
+    for (const auto* list : {&d.chips, &d.held_rows})
+        for (const GpuChip& c : *list)
+            if (p.x >= c.min.x && p.x < c.max.x && p.y >= c.min.y && p.y < c.max.y) return &c;
     return nullptr;
 }
 
@@ -452,6 +495,9 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
                      [&](ImVec2 a, ImVec2 b, const PieceRect& r) {
                          if (!holds(r)) list->AddRectFilled(add(o, a), add(o, b), IM_COL32(22, 24, 30, 200));
                      });
+    for (const GpuChip& row : d.held_rows)
+        if (focus && *focus == row.rank)
+            list->AddRectFilled(add(o, row.min), add(o, row.max), plot::categorical_colour(static_cast<int>(row.rank), 0.28f), 3);
     for (const PieceRect& r : d.swatches) {
         list->AddRectFilled(add(o, r.min), add(o, r.max), r.fill);
         if (r.hatched) hatch(list, add(o, r.min), add(o, r.max), hatch_colour);
@@ -463,14 +509,14 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
         list->AddRectFilled(add(o, c.min), add(o, c.max), on ? c.fill : plot::categorical_colour(static_cast<int>(c.rank), 0.35f), 4);
         if (focus && *focus == c.rank) list->AddRect(add(o, c.min), add(o, c.max), IM_COL32(255, 255, 255, 255), 4, 0, 2);
         const ImU32 ink = IM_COL32(20, 22, 28, 255);
-        list->AddText(add(o, {c.min.x + 6, c.min.y + 4}), ink, c.name.c_str());
+        list->AddText(add(o, {c.min.x + 6, c.min.y + 3}), ink, c.name.c_str());
         if (!c.coords.empty())
             list->AddText(nullptr, ImGui::GetFontSize() * 0.82f,
-                          add(o, {c.min.x + 6, c.min.y + 6 + ImGui::GetFontSize()}), ink, c.coords.c_str());
+                          add(o, {c.min.x + 6, c.min.y + 3 + ImGui::GetFontSize()}), ink, c.coords.c_str());
     }
     for (const TextRecord& t : d.texts)
         list->AddText(nullptr, t.size > 0 ? t.size : ImGui::GetFontSize(), add(o, t.pos), t.colour, t.text.c_str());
-    if (focus && *focus < own.gpus) {
+    if (focus && *focus < own.gpus && !d.summary_is_table) {
         const Ownership::Held h = own.held_bytes(*focus);
         const ImVec2 at = add(o, d.summary_at);
         const float line = ImGui::GetFontSize() + 4;

@@ -57,6 +57,8 @@ struct StrategyDrawing {
     std::vector<PieceRect> swatches;  // the legend's samples (piece is unused)
     std::vector<BoxRecord> boxes;
     ImVec2 summary_at{0, 0};          // where the focused GPU's "holds" summary is written
+    bool summary_is_table = false;    // the per-GPU table below is drawn instead of the summary
+    std::vector<GpuChip> held_rows;   // "what each GPU holds" rows (up to 16 GPUs): hover targets
     std::vector<LineRecord> lines;
     std::vector<TextRecord> texts;
 };

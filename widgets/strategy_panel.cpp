@@ -134,13 +134,12 @@ void StrategyPanel::draw(AppState& state) {
     draw_toggles(state);
     draw_summary(state);
     ImGui::Spacing();
-    draw_canvas(state);
+    // "Show as data" swaps the picture for the strategy table; the records stay current either way.
+    refresh(state, std::max(320.0f, ImGui::GetContentRegionAvail().x));
+    if (show_data_) draw_data_table(state);
+    else draw_canvas(state);
     ImGui::Spacing();
     draw_price(state);
-    if (show_data_) {
-        ImGui::Spacing();
-        draw_data_table(state);
-    }
 }
 
 void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
@@ -329,6 +328,52 @@ void StrategyPanel::draw_data_table(const AppState& state) {
         }
         ImGui::EndTable();
     }
+    draw_held_table();
+}
+
+// The picture as data: every GPU of one copy, its coordinates and what it holds (core's sums).
+void StrategyPanel::draw_held_table() {
+    if (!ownership_.unavailable.empty()) return;
+    ImGui::Spacing();
+    ImGui::Text("What each GPU holds");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(one copy of the layout; sequences and tokens of one step)");
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
+                                  ImGuiTableFlags_ScrollY;
+    const float rows_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<int64_t>(ownership_.gpus, 16) + 1.5f);
+    if (!ImGui::BeginTable("##strategy_held", 7, flags, ImVec2(0, rows_h))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"GPU", "Coordinates", "Sequences", "Tokens", "Weights", "Gradients", "Optimizer state"})
+        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (int64_t r = 0; r < ownership_.gpus; ++r) {
+        // The batch rows and token chunks it reads: the first and last of its batch pieces.
+        int64_t seq_first = -1, seq_last = 0, tok_first = -1, tok_last = 0;
+        for (size_t i : ownership_.held_by(r)) {
+            const Piece& p = ownership_.pieces[i];
+            if (p.kind != PieceKind::batch) continue;
+            if (seq_first < 0 || p.first < seq_first) seq_first = p.first;
+            seq_last = std::max(seq_last, p.last);
+            if (tok_first < 0 || p.token_first < tok_first) tok_first = p.token_first;
+            tok_last = std::max(tok_last, p.token_last);
+        }
+        const Ownership::Held h = ownership_.held_bytes(r);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::categorical_colour(static_cast<int>(r))), "GPU %lld",
+                           static_cast<long long>(r));
+        ImGui::TableNextColumn();
+        table_text(gpu_coords_text(ownership_, r));
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld-%lld", static_cast<long long>(seq_first), static_cast<long long>(seq_last - 1));
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld-%lld", static_cast<long long>(tok_first), static_cast<long long>(tok_last - 1));
+        for (double v : {h.weights, h.grads, h.optimizer}) {
+            ImGui::TableNextColumn();
+            table_text(format_bytes(v));
+        }
+    }
+    ImGui::EndTable();
 }
 
 }  // namespace shardscope::ui

@@ -47,6 +47,7 @@ private:
     void draw_canvas(const AppState& state);
     void draw_price(const AppState& state);
     void draw_data_table(const AppState& state);
+    void draw_held_table();
 
     Ownership ownership_;
     StrategyDrawing drawing_;
