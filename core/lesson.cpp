@@ -75,6 +75,41 @@ ScenarioLoad merge_scenario(const Scenario& base, std::string_view partial_json)
     return parse_scenario(merged.dump());
 }
 
+namespace {
+std::string leaf_text(const Json& j) {
+    if (j.is_string()) return j.get<std::string>();
+    if (!j.is_array()) return j.dump();
+    std::string list;
+    for (const Json& item : j) list += (list.empty() ? "" : ", ") + leaf_text(item);
+    return list;
+}
+
+void describe_leaves(const Json& j, const Json& before, const std::string& path, std::vector<std::string>& out) {
+    if (before == j) return;
+    if (j.is_object() && path == "model" && j.contains("name") && j.contains("layers")) {
+        out.push_back("model = " + leaf_text(j.at("name")));
+        return;
+    }
+    if (!j.is_object()) {
+        out.push_back(path + " = " + leaf_text(j));
+        return;
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const Json none;
+        const Json& was = before.is_object() && before.contains(it.key()) ? before.at(it.key()) : none;
+        describe_leaves(*it, was, path.empty() ? it.key() : path + "." + it.key(), out);
+    }
+}
+}  // namespace
+
+std::vector<std::string> describe_scenario_changes(const Scenario& before, std::string_view changes_json) {
+    std::vector<std::string> out;
+    if (changes_json.empty()) return out;
+    const Json j = Json::parse(changes_json.begin(), changes_json.end(), nullptr, false);
+    if (!j.is_discarded()) describe_leaves(j, Json::parse(scenario_to_json(before)), "", out);
+    return out;
+}
+
 // ---- Quantities -------------------------------------------------------------------------------------
 
 namespace {

@@ -117,6 +117,11 @@ struct LessonSet {
 // validate_scenario: all or nothing, errors as the scenario loader words them.
 [[nodiscard]] ScenarioLoad merge_scenario(const Scenario& base, std::string_view partial_json);
 
+// The changes of a step in words, one per value that differs from `before`: "parallel.dp_shard = 8",
+// "training.schedule = 1f1b". A model given whole reads "model = Llama 3 70B". Lessons spell out
+// whole blocks for clarity; only what really changed is worth showing.
+[[nodiscard]] std::vector<std::string> describe_scenario_changes(const Scenario& before, std::string_view changes_json);
+
 // ---- Quantities a check may name -------------------------------------------------------------------
 
 struct QuantityInfo {

@@ -182,6 +182,9 @@ LessonView LessonPanel::build_view(const AppState& state) const {
     v.panels = s.panels;
     v.highlight = s.highlight;
     v.action_notes = action_notes_;
+    v.changes = describe_scenario_changes(step_ > 0 ? l->steps[size_t(step_ - 1)].scenario : default_scenario(),
+                                          s.scenario_changes);
+    for (const LessonStep& st : l->steps) v.step_titles.push_back(st.title);
     v.can_back = step_ > 0;
     v.can_next = step_ + 1 < int(l->steps.size());
     v.scenario_changed_by_user = state.scenario() != s.scenario;
@@ -299,6 +302,7 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     }
     for (const std::string& note : v.action_notes) ImGui::TextDisabled("%s", note.c_str());
     if (v.quiz) draw_quiz(*v.quiz);
+    draw_outline(state, v);
     ImGui::EndChild();
 
     ImGui::Separator();
@@ -319,6 +323,28 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     if (ImGui::Button("Next >", ImVec2(button_w, 0))) next(state);
     note_last_item("lesson/next");
     ImGui::EndDisabled();
+}
+
+void LessonPanel::draw_outline(AppState& state, const LessonView& v) {
+    ImGui::Spacing();
+    ImGui::Spacing();
+    if (!v.changes.empty()) {
+        ImGui::TextDisabled("This step set");
+        for (const std::string& c : v.changes) ImGui::BulletText("%s", c.c_str());
+        ImGui::Spacing();
+    }
+    ImGui::TextDisabled("Steps");
+    const int reached = reached_[size_t(lesson_)];
+    for (size_t i = 0; i < v.step_titles.size(); ++i) {
+        const bool current = int(i) == step_;
+        const std::string label = std::to_string(i + 1) + ".  " + v.step_titles[i];
+        ImGui::PushID(int(i));
+        if (!current && int(i) >= reached) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (ImGui::Selectable(label.c_str(), current) && !current) enter_step(state, int(i), Entry::fresh);
+        note_last_item("lesson/outline/" + std::to_string(i + 1));
+        if (!current && int(i) >= reached) ImGui::PopStyleColor();
+        ImGui::PopID();
+    }
 }
 
 void LessonPanel::draw_quiz(const QuizView& q) {

@@ -48,6 +48,8 @@ struct LessonView {
     std::vector<std::string> panels;    // what the step opened
     std::string highlight;
     std::vector<std::string> action_notes;  // actions a panel could not run (e.g. not built yet)
+    std::vector<std::string> changes;       // what this step set in the scenario, in words
+    std::vector<std::string> step_titles;   // the lesson's outline
     std::optional<QuizView> quiz;
     bool can_back = false, can_next = false;
     bool scenario_changed_by_user = false;  // the current scenario differs from the step's
@@ -88,6 +90,7 @@ private:
     void draw_list(AppState& state, const LessonView& v);
     void draw_step(AppState& state, const LessonView& v);
     void draw_quiz(const QuizView& q);
+    void draw_outline(AppState& state, const LessonView& v);
 
     PanelRegistry& registry_;
     std::vector<Lesson> lessons_;

@@ -251,3 +251,16 @@ TEST_CASE("a check whose ranges miss the value is caught by verify_lesson_checks
     REQUIRE(errors.size() == 1);
     CHECK(errors[0] == "lessons/t.json: steps[0].check: mesh.groups.tp = 32.000000 falls in 0 options' ranges; it must fall in exactly one");
 }
+
+TEST_CASE("a step's changes in words: only what differs from the scenario before") {
+    // The default has tp 2, order tp, cp, dp_shard, dp_replicate, pp and schedule 1f1b.
+    const Scenario d = default_scenario();
+    CHECK(describe_scenario_changes(d, R"({"parallel": {"tp": 4, "pp": 2, "order": ["pp", "tp", "cp", "dp_shard", "dp_replicate"]},
+                                           "training": {"schedule": "gpipe"}})") ==
+          std::vector<std::string>{"parallel.tp = 4", "parallel.order = pp, tp, cp, dp_shard, dp_replicate",
+                                   "training.schedule = gpipe"});
+    CHECK(describe_scenario_changes(d, R"({"model": {"name": "Llama 3 70B", "layers": 80}, "cluster": {"nodes": 4}})") ==
+          std::vector<std::string>{"model = Llama 3 70B", "cluster.nodes = 4"});
+    CHECK(describe_scenario_changes(d, R"({"cluster": {"nodes": 8}})").empty());  // already 8
+    CHECK(describe_scenario_changes(d, "").empty());
+}
