@@ -392,9 +392,12 @@ void paint_cell(ImDrawList* draw, ImVec2 o, const ChunkCell& cell, const Collect
     if (show_index && cell.chunk >= 0) {
         const std::string label = std::to_string(cell.chunk);
         const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
-        draw->AddText(ImVec2((min.x + max.x - sz.x) * 0.5f, min.y), IM_COL32(255, 255, 255, 150), label.c_str());
+        // A dark shadow keeps the number readable over a full stack of colours.
+        const ImVec2 at((min.x + max.x - sz.x) * 0.5f, min.y);
+        draw->AddText(ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 200), label.c_str());
+        draw->AddText(at, IM_COL32(255, 255, 255, 190), label.c_str());
     }
-    if (cell.complete) draw->AddRect(min, max, kFullSum, 0, 0, 1.5f);
+    if (cell.complete) draw->AddRect(min, max, kFullSum, 0, 0, 2.0f);
     const bool landed = scene.flight >= 1.0f;
     if (cell.receiving && landed) draw->AddRect(ImVec2(min.x - 1, min.y - 1), ImVec2(max.x + 1, max.y + 1), kReceiving, 0, 0, 2.0f);
 }
