@@ -355,16 +355,20 @@ int64_t microbatches_per_step(const Scenario& s, int64_t effective_dp_replicate)
 }
 
 PipelineSpec scenario_pipeline_spec(const Scenario& s) {
-    const ParamCounts counts = count_params(s.model);
-    const DeviceMesh mesh = DeviceMesh::build(s.cluster, s.parallel);
+    return scenario_pipeline_spec(s, count_params(s.model), DeviceMesh::build(s.cluster, s.parallel));
+}
+
+PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
     const int64_t m = microbatches_per_step(s, mesh.effective().dp_replicate);
     return plan_pipeline(make_context(s, counts, mesh), std::max<int64_t>(1, m)).spec;
 }
 
 Report build_report(const Scenario& s) {
+    return build_report(s, count_params(s.model), DeviceMesh::build(s.cluster, s.parallel));
+}
+
+Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
     Report r;
-    const ParamCounts counts = count_params(s.model);
-    const DeviceMesh mesh = DeviceMesh::build(s.cluster, s.parallel);
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
     const bool arch = s.model.has_architecture();

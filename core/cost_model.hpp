@@ -28,6 +28,7 @@
 // Exposed per-micro-batch communication is added to the stage's forward / backward op costs before
 // simulating, so the pipeline magnifies it exactly as it would compute.
 
+#include "core/mesh.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
 #include "core/report.hpp"
@@ -72,9 +73,14 @@ struct StageWork {
 // communication folded in, micro-batches per step, and p2p_time over the pp dim's link. Count-only
 // models get unit costs (F = 1, B = 2). For the timeline panel's "from scenario".
 [[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s);
+// The same with the model's counts and the scenario's mesh already built (count_params(s.model),
+// DeviceMesh::build(s.cluster, s.parallel)): the planner scores thousands of layouts of one model and
+// shares them. The numbers are identical to the one-argument forms, which call these.
+[[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
 
 // The whole report for a scenario that passed validate_scenario.
 [[nodiscard]] Report build_report(const Scenario& s);
+[[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
 
 // Parse + validate + build: the report, or the loader's error (what `shardscope report` prints).
 struct ReportResult {

@@ -7,6 +7,7 @@
 #include "widgets/mesh_panel.hpp"
 #include "widgets/panel.hpp"
 #include "widgets/pipeline_panel.hpp"
+#include "widgets/planner_panel.hpp"
 #include "widgets/placeholder_panel.hpp"
 #include "widgets/strategy_panel.hpp"
 
@@ -34,8 +35,7 @@ void register_default_panels(PanelRegistry& r) {
     r.add(std::make_unique<MemoryPanel>(kTopRight, true));
     r.add(std::make_unique<CollectivePanel>(kBottomLeft, true));
     r.add(std::make_unique<PipelinePanel>(kBottomRight, true));
-    add_placeholder(r, "planner", "Planner", kCentre, false,
-                    "Every valid layout for the model on the cluster, ranked.");
+    r.add(std::make_unique<PlannerPanel>(kCentre, false));
     r.add(std::make_unique<CheatSheetPanel>(r, kCentre));
     r.add(std::make_unique<GlossaryPanel>(kSideRight));
     r.add(std::make_unique<LessonPanel>(r, kSideRight));

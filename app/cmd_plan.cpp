@@ -1,0 +1,158 @@
+// `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]
+//                  [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]`:
+// every valid layout of the scenario's model on its cluster, ranked (core/planner.hpp). The scenario's
+// own layout is only the starting point: the model, cluster, global batch and precision are what
+// count. Exit 0 with the ranking on stdout; 2 with the reason on stderr for a rejected scenario or bad
+// arguments; 1 when the file cannot be read.
+
+#include "app/commands.hpp"
+#include "core/planner.hpp"
+#include "core/units.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+using namespace shardscope;
+
+constexpr const char* kUsage =
+    "usage: shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]\n"
+    "                       [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]";
+
+nlohmann::json entry_json(const PlanEntry& e, int rank) {
+    const ParallelSpec& p = e.scenario.parallel;
+    const TrainingSpec& t = e.scenario.training;
+    nlohmann::json order = nlohmann::json::array();
+    for (MeshDim d : p.order) order.push_back(std::string(to_string(d)));
+    return {{"rank", rank},
+            {"layout", describe_layout(e.scenario)},
+            {"parallel",
+             {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard}, {"dp_replicate", p.dp_replicate},
+              {"ep", p.ep}, {"zero", p.zero}, {"order", order}}},
+            {"training",
+             {{"micro_batch", t.micro_batch}, {"schedule", std::string(to_string(t.schedule))},
+              {"virtual_stages", t.virtual_stages}, {"recompute", std::string(to_string(t.recompute))}}},
+            {"memory_bytes", e.memory_bytes},
+            {"headroom_bytes", e.headroom_bytes},
+            {"time_s", {{"step", e.step_s}, {"compute", e.compute_s}, {"exposed_comm", e.exposed_comm_s}, {"bubble", e.bubble_s}}},
+            {"mfu", e.mfu},
+            {"tokens_per_s", e.tokens_per_s}};
+}
+
+std::string plan_json(const PlanResult& r) {
+    nlohmann::json j;
+    j["schema"] = "shardscope.plan/1";
+    j["objective"] = std::string(to_string(r.objective));
+    j["stats"] = {{"layouts", r.stats.layouts},         {"candidates", r.stats.candidates},
+                  {"pruned_memory", r.stats.pruned_memory}, {"pruned_time", r.stats.pruned_time},
+                  {"costed", r.stats.costed},           {"fitting", r.stats.fitting}};
+    j["ranking"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.ranked.size(); ++i) {
+        nlohmann::json e = entry_json(r.ranked[i], static_cast<int>(i) + 1);
+        if (i > 0) e["why_below_best"] = why_ranked_below(r.ranked.front(), r.ranked[i], r.objective);
+        j["ranking"].push_back(std::move(e));
+    }
+    j["notes"] = r.notes;
+    return j.dump(2) + "\n";
+}
+
+std::string plan_text(const PlanResult& r) {
+    std::ostringstream os;
+    const PlanStats& s = r.stats;
+    os << "ranked by " << to_string(r.objective) << ": costed " << s.costed << " of " << s.candidates
+       << " candidates (" << s.layouts << " meshes; " << s.pruned_memory << " cannot fit, " << s.pruned_time
+       << " cannot beat the top " << r.ranked.size() << ")\n\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%4s  %-11s %-8s %-11s %-11s  %s\n", "#", "step", "MFU", "memory/GPU", "headroom",
+                  "layout");
+    os << line;
+    for (std::size_t i = 0; i < r.ranked.size(); ++i) {
+        const PlanEntry& e = r.ranked[i];
+        std::snprintf(line, sizeof line, "%4zu  %-11s %-8s %-11s %-11s  %s\n", i + 1, format_seconds(e.step_s).c_str(),
+                      format_percent(e.mfu).c_str(), format_bytes(e.memory_bytes).c_str(),
+                      format_bytes(e.headroom_bytes).c_str(), describe_layout(e.scenario).c_str());
+        os << line;
+    }
+    if (r.ranked.size() > 1)
+        os << "\nwhy #2 loses: " << why_ranked_below(r.ranked[0], r.ranked[1], r.objective) << "\n";
+    for (const std::string& n : r.notes) os << "note: " << n << "\n";
+    return os.str();
+}
+
+int run_plan(const std::vector<std::string>& args) {
+    std::string config, format = "text";
+    PlanOptions options;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool has_value = i + 1 < args.size();
+        if (a == "--config" && has_value) {
+            config = args[++i];
+        } else if (a == "--format" && has_value) {
+            format = args[++i];
+        } else if (a == "--top" && has_value) {
+            const std::string& v = args[++i];
+            char* end = nullptr;
+            const long k = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || k < 1 || k > 10000) {
+                std::cerr << "plan: --top must be a whole number from 1 to 10000, got '" << v << "'\n";
+                return 2;
+            }
+            options.top_k = static_cast<int>(k);
+        } else if (a == "--objective" && has_value) {
+            const auto o = plan_objective_from_string(args[++i]);
+            if (!o) {
+                std::cerr << "plan: --objective must be step, mfu or memory, got '" << args[i] << "'\n";
+                return 2;
+            }
+            options.objective = *o;
+        } else if (a == "--all-orders") {
+            options.all_orders = true;
+        } else if (a == "--tp-in-node") {
+            options.filters.tp_within_node = true;
+        } else if (a == "--no-pp") {
+            options.filters.no_pp = true;
+        } else if (a == "--zero-max-1") {
+            options.filters.zero_at_most_1 = true;
+        } else if (a == "--help" || a == "-h") {
+            std::cout << kUsage << "\n";
+            return 0;
+        } else {
+            std::cerr << "plan: unexpected argument '" << a << "'\n" << kUsage << "\n";
+            return 2;
+        }
+    }
+    if (config.empty()) {
+        std::cerr << "plan: --config FILE is required\n" << kUsage << "\n";
+        return 2;
+    }
+    if (format != "json" && format != "text") {
+        std::cerr << "plan: --format must be json or text, got '" << format << "'\n";
+        return 2;
+    }
+    std::ifstream in(config, std::ios::binary);
+    if (!in) {
+        std::cerr << "plan: cannot read " << config << "\n";
+        return 1;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    const ScenarioLoad load = parse_scenario(text.str());
+    if (!load.ok()) {
+        std::cerr << config << ": " << load.error << "\n";
+        return 2;
+    }
+    const PlanResult result = plan_layouts(*load.scenario, options);
+    std::cout << (format == "json" ? plan_json(result) : plan_text(result));
+    return 0;
+}
+
+}  // namespace
+
+SHARDSCOPE_COMMAND(plan, "rank every layout of a scenario's model on its cluster: plan --config FILE [--top K] "
+                         "[--objective step|mfu|memory] [--format json|text]",
+                   &run_plan);

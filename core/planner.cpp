@@ -1,0 +1,516 @@
+#include "core/planner.hpp"
+
+#include "core/cost_model.hpp"
+#include "core/memory.hpp"
+#include "core/mesh.hpp"
+#include "core/params.hpp"
+#include "core/pipeline.hpp"
+#include "core/units.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <sstream>
+
+namespace shardscope {
+namespace {
+
+// ---- Enumeration ------------------------------------------------------------------------------------
+
+std::vector<int64_t> divisors(int64_t n) {
+    std::vector<int64_t> small, large;
+    for (int64_t d = 1; d * d <= n; ++d) {
+        if (n % d != 0) continue;
+        small.push_back(d);
+        if (d != n / d) large.push_back(n / d);
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
+}
+
+// Mesh orders to try. Two orders that list the dims of size > 1 in the same sequence place every rank
+// identically (a dim of size 1 has stride but no extent), so only one of them is kept.
+std::vector<std::vector<MeshDim>> orders_for(const ParallelSpec& p, bool all_orders) {
+    std::vector<MeshDim> order(kAllMeshDims.begin(), kAllMeshDims.end());
+    if (!all_orders) return {order};
+    std::vector<std::vector<MeshDim>> out;
+    std::vector<std::vector<MeshDim>> seen;
+    do {
+        std::vector<MeshDim> placed;
+        for (MeshDim d : order)
+            if (p.factor(d) > 1) placed.push_back(d);
+        if (std::find(seen.begin(), seen.end(), placed) != seen.end()) continue;
+        seen.push_back(placed);
+        out.push_back(order);
+    } while (std::next_permutation(order.begin(), order.end()));
+    return out;
+}
+
+std::vector<int> zero_stages(const ParallelSpec& p, const PlanFilters& f) {
+    std::vector<int> out;
+    const int64_t shard_ranks = p.dp_shard * p.cp;
+    if (p.dp_shard == 1) out.push_back(0);  // zero 0 with dp_shard > 1 is a validation error
+    if (shard_ranks > 1)
+        for (int z = 1; z <= 3; ++z) out.push_back(z);
+    if (f.zero_at_most_1) out.erase(std::remove_if(out.begin(), out.end(), [](int z) { return z > 1; }), out.end());
+    return out;
+}
+
+struct ScheduleChoice {
+    Schedule schedule = Schedule::one_f_one_b;
+    int64_t virtual_stages = 1;
+};
+
+// The schedules validate_training accepts for pp stages and m micro-batches per pipeline.
+std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, int64_t m) {
+    // One stage runs its ops back to back whatever the schedule; a count-only model has no times to
+    // choose a schedule by. Both keep 1f1b alone.
+    if (pp == 1 || !model.has_architecture()) return {{Schedule::one_f_one_b, 1}};
+    std::vector<ScheduleChoice> out = {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1},
+                                       {Schedule::zb_h2, 1}};
+    if (m % pp == 0)
+        for (int64_t v = 2; pp * v <= model.layers; ++v) out.push_back({Schedule::interleaved_1f1b, v});
+    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
+    return out;
+}
+
+// One mesh layout with its ZeRO stage: everything DeviceMesh::build reads.
+struct LayoutVisit {
+    ParallelSpec parallel;
+    const DeviceMesh* mesh = nullptr;
+};
+
+// Calls visit(parallel, mesh) for every layout x zero that passes the filters, and counts layouts.
+template <typename Visit>
+void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats& stats, Visit&& visit) {
+    const ModelSpec& m = base.model;
+    const int64_t world = base.cluster.gpu_count();
+    const bool arch = m.has_architecture();
+    const int64_t gb = base.training.global_batch;
+    for (int64_t tp : divisors(world)) {
+        if (arch && (m.heads % tp != 0 || m.kv_heads % tp != 0)) continue;
+        for (int64_t cp : divisors(world / tp)) {
+            if (m.seq_len > 0 && m.seq_len % cp != 0) continue;
+            for (int64_t pp : divisors(world / tp / cp)) {
+                if (arch && pp > m.layers) continue;
+                if (options.filters.no_pp && pp > 1) continue;
+                const int64_t dp = world / tp / cp / pp;
+                if (gb % dp != 0) continue;  // no micro-batch size splits the batch over dp replicas
+                for (int64_t dp_shard : divisors(dp)) {
+                    const std::vector<int64_t> eps =
+                        m.is_moe() ? divisors(m.experts) : std::vector<int64_t>{1};
+                    for (int64_t ep : eps) {
+                        if ((dp_shard * cp) % ep != 0) continue;
+                        ParallelSpec p = base.parallel;
+                        p.tp = tp;
+                        p.cp = cp;
+                        p.pp = pp;
+                        p.dp_shard = dp_shard;
+                        p.dp_replicate = dp / dp_shard;
+                        p.ep = ep;
+                        for (const std::vector<MeshDim>& order : orders_for(p, options.all_orders)) {
+                            p.order = order;
+                            ++stats.layouts;
+                            for (int z : zero_stages(p, options.filters)) {
+                                p.zero = z;
+                                visit(p);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+Scenario with_knobs(const Scenario& base, const ParallelSpec& p, int64_t micro_batch, Recompute rc,
+                    ScheduleChoice sc) {
+    Scenario s = base;
+    s.parallel = p;
+    s.training.micro_batch = micro_batch;
+    s.training.recompute = rc;
+    s.training.schedule = sc.schedule;
+    s.training.virtual_stages = sc.virtual_stages;
+    return s;
+}
+
+constexpr std::array<Recompute, 3> kRecomputes = {Recompute::none, Recompute::selective, Recompute::full};
+
+// ---- Floors -----------------------------------------------------------------------------------------
+
+// Per stage: memory without activations, and the activations of one micro-batch through the stage.
+struct StageMemoryParts {
+    double base = 0;          // model state + other (one parameter copy)
+    double extra_copy = 0;    // what DualPipe's second copy of weights and gradients adds
+    double one_inflight = 0;  // activations of one micro-batch
+};
+
+std::vector<StageMemoryParts> memory_parts(const Scenario& s, const ParamCounts& counts) {
+    std::vector<StageMemoryParts> out;
+    out.reserve(static_cast<std::size_t>(s.parallel.pp));
+    for (int64_t st = 0; st < s.parallel.pp; ++st) {
+        const StageMemory none = stage_memory(s, counts, st, 0.0);
+        const StageMemory one = stage_memory(s, counts, st, 1.0);
+        StageMemoryParts parts;
+        parts.base = none.bytes.total();
+        parts.extra_copy = none.bytes.params + none.bytes.grads;
+        parts.one_inflight = one.bytes.total() - none.bytes.total();
+        out.push_back(parts);
+    }
+    return out;
+}
+
+// A floor on build_report's memory: every stage holds at least one chunk (1/v of a micro-batch).
+double memory_floor(const std::vector<StageMemoryParts>& parts, ScheduleChoice sc) {
+    const double copies_extra = parameter_copies(sc.schedule) > 1 ? 1.0 : 0.0;
+    const double inflight = 1.0 / static_cast<double>(sc.virtual_stages);
+    double worst = 0;
+    for (const StageMemoryParts& p : parts)
+        worst = std::max(worst, p.base + copies_extra * p.extra_copy + inflight * p.one_inflight);
+    return worst;
+}
+
+bool has_whole_backward(Schedule s) noexcept {
+    return s == Schedule::gpipe || s == Schedule::one_f_one_b || s == Schedule::interleaved_1f1b;
+}
+
+// A floor on the simulated makespan (see planner.hpp): stage s can start no earlier than the first
+// chunk's forwards on stages 0..s-1 (plus a hop each), is busy m(F+B+W), and with a whole backward its
+// last op is followed by that backward on stages s-1..0. DualPipe feeds both ends at once: busy only,
+// and its device s runs m/2 micro-batches through its own layers and m/2 through stage p-1-s's.
+// The spec's costs are the unsplit F and B (+ W) of each stage.
+double makespan_floor(const PipelineSpec& spec, ScheduleChoice sc) {
+    const double v = static_cast<double>(sc.virtual_stages);
+    const double m = static_cast<double>(spec.microbatches);
+    const bool dual = sc.schedule == Schedule::dualpipe;
+    const bool tail = has_whole_backward(sc.schedule);
+    double forward_before = 0, backward_before = 0, best = 0;
+    for (std::size_t s = 0; s < spec.costs.size(); ++s) {
+        const StageCost& c = spec.costs[s];
+        const double hops = static_cast<double>(s) * spec.p2p_time;
+        const double lead = dual ? 0.0 : forward_before + hops;
+        const double trail = tail ? backward_before + hops : 0.0;
+        const double busy = dual ? m / 2.0 * (c.total() + spec.costs[spec.costs.size() - 1 - s].total()) : m * c.total();
+        best = std::max(best, lead + busy + trail);
+        forward_before += c.f / v;
+        backward_before += (c.b + c.w) / v;
+    }
+    // Summation order differs from the simulator's: leave room for rounding so the floor stays below.
+    return best * (1.0 - 1e-9);
+}
+
+// ---- Ranking ----------------------------------------------------------------------------------------
+
+std::array<int64_t, 16> layout_key(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    std::array<int64_t, 16> k{p.tp, p.cp, p.pp, p.dp_shard, p.dp_replicate, p.ep, p.zero, t.micro_batch,
+                              static_cast<int64_t>(t.recompute), static_cast<int64_t>(t.schedule),
+                              t.virtual_stages, 0, 0, 0, 0, 0};
+    for (std::size_t i = 0; i < p.order.size() && i < 5; ++i) k[11 + i] = static_cast<int64_t>(p.order[i]);
+    return k;
+}
+
+PlanEntry entry_from(const Scenario& s, const Report& r) {
+    PlanEntry e;
+    e.scenario = s;
+    e.step_s = r.time.step.value_or(0);
+    e.mfu = r.throughput.mfu.value_or(0);
+    e.tokens_per_s = r.throughput.tokens_per_s.value_or(0);
+    e.memory_bytes = r.memory.total();
+    e.headroom_bytes = r.gpu_memory_bytes - e.memory_bytes;
+    e.compute_s = r.time.compute.value_or(0);
+    e.exposed_comm_s = r.time.exposed_comm.value_or(0);
+    e.bubble_s = r.time.bubble.value_or(0);
+    return e;
+}
+
+// The best k entries, best first.
+class TopK {
+public:
+    TopK(std::size_t k, PlanObjective objective) : k_(std::max<std::size_t>(1, k)), objective_(objective) {}
+    void offer(PlanEntry e) {
+        if (full() && !ranks_before(e, entries_.back(), objective_)) return;
+        const auto at = std::upper_bound(entries_.begin(), entries_.end(), e, [&](const PlanEntry& a, const PlanEntry& b) {
+            return ranks_before(a, b, objective_);
+        });
+        entries_.insert(at, std::move(e));
+        if (entries_.size() > k_) entries_.pop_back();
+    }
+    [[nodiscard]] bool full() const noexcept { return entries_.size() >= k_; }
+    [[nodiscard]] const PlanEntry& worst() const { return entries_.back(); }
+    [[nodiscard]] std::vector<PlanEntry> take() { return std::move(entries_); }
+
+private:
+    std::size_t k_;
+    PlanObjective objective_;
+    std::vector<PlanEntry> entries_;
+};
+
+// ---- The search -------------------------------------------------------------------------------------
+
+// What the candidates of one (layout, zero, micro_batch, recompute) share.
+struct Group {
+    ParallelSpec parallel;
+    std::size_t mesh = 0;       // index into the meshes
+    int64_t micro_batch = 1;
+    Recompute recompute = Recompute::none;
+};
+
+struct Candidate {
+    double floor = 0;           // the objective's floor: makespan or memory
+    uint32_t group = 0;
+    ScheduleChoice schedule;
+};
+
+bool by_floor_desc(const Candidate& a, const Candidate& b) { return a.floor > b.floor; }  // min-heap
+
+}  // namespace
+
+std::string_view to_string(PlanObjective o) noexcept {
+    switch (o) {
+        case PlanObjective::step: return "step";
+        case PlanObjective::mfu: return "mfu";
+        case PlanObjective::memory: return "memory";
+    }
+    return "step";
+}
+
+std::optional<PlanObjective> plan_objective_from_string(std::string_view s) noexcept {
+    if (s == "step") return PlanObjective::step;
+    if (s == "mfu") return PlanObjective::mfu;
+    if (s == "memory") return PlanObjective::memory;
+    return std::nullopt;
+}
+
+bool ranks_before(const PlanEntry& a, const PlanEntry& b, PlanObjective objective) noexcept {
+    if (objective == PlanObjective::memory) {
+        if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+        if (a.step_s != b.step_s) return a.step_s < b.step_s;
+    } else {
+        // MFU = model FLOPs / (step * world * peak) with the FLOPs fixed by the model: highest MFU is
+        // shortest step, so both objectives share this order.
+        if (a.step_s != b.step_s) return a.step_s < b.step_s;
+        if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+    }
+    return layout_key(a.scenario) < layout_key(b.scenario);
+}
+
+std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptions& options) {
+    std::vector<Scenario> out;
+    PlanStats stats;
+    for_each_layout(base, options, stats, [&](const ParallelSpec& p) {
+        if (options.filters.tp_within_node) {
+            const DeviceMesh mesh = DeviceMesh::build(base.cluster, p);
+            if (mesh.summary(MeshDim::tp).links == DimLinks::inter || mesh.summary(MeshDim::tp).links == DimLinks::mixed)
+                return;
+        }
+        const int64_t dp = p.dp_shard * p.dp_replicate;
+        for (int64_t mb : divisors(base.training.global_batch / dp)) {
+            const int64_t m = base.training.global_batch / (dp * mb);
+            for (Recompute rc : kRecomputes)
+                for (ScheduleChoice sc : schedules_for(base.model, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
+        }
+    });
+    return out;
+}
+
+PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanProgress* progress) {
+    PlanResult result;
+    const bool arch = base.model.has_architecture();
+    result.objective = arch ? options.objective : PlanObjective::memory;
+    if (!arch && options.objective != PlanObjective::memory)
+        result.notes.push_back("model given as a parameter count only: no step time, ranked by memory");
+    const bool by_memory = result.objective == PlanObjective::memory;
+    const ParamCounts counts = count_params(base.model);
+    const double gpu_bytes = gpu_memory_bytes(base.cluster);
+
+    // Pass 1: every candidate with its floors; the ones that cannot fit never go further.
+    std::vector<DeviceMesh> meshes;
+    std::vector<Group> groups;
+    std::vector<Candidate> candidates;
+    PlanStats& stats = result.stats;
+    for_each_layout(base, options, stats, [&](const ParallelSpec& p) {
+        DeviceMesh mesh = DeviceMesh::build(base.cluster, p);
+        const DimLinks tp_links = mesh.summary(MeshDim::tp).links;
+        if (options.filters.tp_within_node && (tp_links == DimLinks::inter || tp_links == DimLinks::mixed)) return;
+        meshes.push_back(std::move(mesh));
+        const int64_t dp = p.dp_shard * p.dp_replicate;
+        for (int64_t mb : divisors(base.training.global_batch / dp)) {
+            const int64_t m = base.training.global_batch / (dp * mb);
+            const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
+            for (Recompute rc : kRecomputes) {
+                const Group g{p, meshes.size() - 1, mb, rc};
+                const Scenario s = with_knobs(base, p, mb, rc, ScheduleChoice{});
+                std::vector<StageMemoryParts> parts;
+                PipelineSpec spec;
+                if (options.prune) {
+                    parts = memory_parts(s, counts);
+                    if (arch && !by_memory) spec = scenario_pipeline_spec(s, counts, meshes.back());
+                }
+                for (ScheduleChoice sc : schedules) {
+                    ++stats.candidates;
+                    Candidate c{0, static_cast<uint32_t>(groups.size()), sc};
+                    if (options.prune) {
+                        const double mem = memory_floor(parts, sc);
+                        if (mem > gpu_bytes) {
+                            ++stats.pruned_memory;
+                            continue;
+                        }
+                        c.floor = by_memory ? mem : (arch ? makespan_floor(spec, sc) : 0.0);
+                    }
+                    candidates.push_back(c);
+                }
+                groups.push_back(g);
+            }
+        }
+    });
+    if (progress) progress->to_cost = static_cast<int64_t>(candidates.size());
+
+    // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
+    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective);
+    std::make_heap(candidates.begin(), candidates.end(), by_floor_desc);
+    auto end = candidates.end();
+    while (end != candidates.begin()) {
+        const Candidate c = candidates.front();
+        if (options.prune && top.full()) {
+            const double kth = by_memory ? top.worst().memory_bytes : top.worst().step_s;
+            if (c.floor > kth) break;
+        }
+        std::pop_heap(candidates.begin(), end, by_floor_desc);
+        --end;
+        if (progress && progress->cancel.load(std::memory_order_relaxed)) {
+            result.cancelled = true;
+            break;
+        }
+        const Group& g = groups[c.group];
+        const Scenario s = with_knobs(base, g.parallel, g.micro_batch, g.recompute, c.schedule);
+        const Report r = build_report(s, counts, meshes[g.mesh]);
+        ++stats.costed;
+        if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
+        if (!r.fits) continue;
+        ++stats.fitting;
+        PlanEntry e = entry_from(s, r);
+        if (options.keep_costed) result.costed.push_back(e);
+        top.offer(std::move(e));
+    }
+    stats.pruned_time = static_cast<int64_t>(end - candidates.begin());
+    result.ranked = top.take();
+    if (result.ranked.empty() && !result.cancelled)
+        result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");
+    return result;
+}
+
+// ---- Text -------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string schedule_text(const TrainingSpec& t) {
+    std::string s(to_string(t.schedule));
+    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
+    return s;
+}
+
+std::string order_text(const std::vector<MeshDim>& order) {
+    std::string s;
+    for (MeshDim d : order) s += (s.empty() ? "" : ",") + std::string(to_string(d));
+    return s;
+}
+
+bool default_order(const std::vector<MeshDim>& order) {
+    return std::equal(order.begin(), order.end(), kAllMeshDims.begin(), kAllMeshDims.end());
+}
+
+}  // namespace
+
+std::string describe_layout(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    std::ostringstream os;
+    os << "tp " << p.tp;
+    const std::pair<const char*, int64_t> dims[] = {{"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard},
+                                                    {"dp_replicate", p.dp_replicate}, {"ep", p.ep}};
+    for (const auto& [name, v] : dims)
+        if (v > 1) os << ", " << name << " " << v;
+    os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
+       << ", recompute " << to_string(s.training.recompute);
+    if (!default_order(p.order)) os << ", order " << order_text(p.order);
+    return os.str();
+}
+
+std::string layout_changes(const Scenario& a, const Scenario& b) {
+    std::vector<std::string> parts;
+    const auto num = [&](const char* name, int64_t x, int64_t y) {
+        if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
+    };
+    const ParallelSpec& p = a.parallel;
+    const ParallelSpec& q = b.parallel;
+    num("tp", p.tp, q.tp);
+    num("cp", p.cp, q.cp);
+    num("pp", p.pp, q.pp);
+    num("dp_shard", p.dp_shard, q.dp_shard);
+    num("dp_replicate", p.dp_replicate, q.dp_replicate);
+    num("ep", p.ep, q.ep);
+    num("zero", p.zero, q.zero);
+    num("mb", a.training.micro_batch, b.training.micro_batch);
+    if (schedule_text(a.training) != schedule_text(b.training))
+        parts.push_back("schedule " + schedule_text(a.training) + " -> " + schedule_text(b.training));
+    if (a.training.recompute != b.training.recompute)
+        parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
+                        std::string(to_string(b.training.recompute)));
+    if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
+    std::string out;
+    for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, PlanObjective objective) {
+    std::ostringstream os;
+    const std::string changes = layout_changes(winner.scenario, loser.scenario);
+    const double dt = loser.step_s - winner.step_s;
+    const double dm = loser.memory_bytes - winner.memory_bytes;
+    if (objective == PlanObjective::memory && dm > 0) {
+        os << "needs " << format_bytes(dm) << " more per GPU";
+    } else if (objective != PlanObjective::memory && dt > 0) {
+        // The step is compute + exposed communication + bubble: the parts that changed, largest first.
+        std::pair<const char*, double> parts[] = {{"compute", loser.compute_s - winner.compute_s},
+                                                 {"exposed comm", loser.exposed_comm_s - winner.exposed_comm_s},
+                                                 {"bubble", loser.bubble_s - winner.bubble_s}};
+        std::sort(std::begin(parts), std::end(parts),
+                  [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
+        os << format_seconds(dt) << " slower per step (+" << format_percent(dt / winner.step_s) << "):";
+        const char* sep = " ";
+        for (const auto& [name, delta] : parts) {
+            if (std::abs(delta) < 1e-3 * dt) continue;  // a part that barely moved says nothing
+            os << sep << name << (delta > 0 ? " +" : " -") << format_seconds(std::abs(delta));
+            sep = ", ";
+        }
+    } else if (dm > 0) {
+        os << "same " << (objective == PlanObjective::memory ? "memory" : "step time") << ", "
+           << format_bytes(dm) << " less headroom";
+    } else {
+        os << "ties on step time and memory; ranked by the fixed knob order";
+    }
+    if (!changes.empty()) os << " [" << changes << "]";
+    return os.str();
+}
+
+std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries) {
+    std::vector<std::size_t> idx(entries.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        if (entries[a].step_s != entries[b].step_s) return entries[a].step_s < entries[b].step_s;
+        return entries[a].memory_bytes < entries[b].memory_bytes;
+    });
+    std::vector<std::size_t> front;
+    double least_memory = 0;
+    for (std::size_t i : idx) {
+        // Sorted by step: an entry is on the front when it needs less memory than every faster one.
+        if (front.empty() || entries[i].memory_bytes < least_memory) {
+            front.push_back(i);
+            least_memory = entries[i].memory_bytes;
+        }
+    }
+    return front;
+}
+
+}  // namespace shardscope
