@@ -1,0 +1,242 @@
+// The planner (core/planner.hpp): every candidate valid, the pruned search equal to brute force, and a
+// small case whose winner follows from the overlap rules by hand.
+#include "core/planner.hpp"
+
+#include "core/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+using namespace shardscope;
+
+namespace {
+
+// A small dense model (8 layers, hidden 1024, 8 heads and 8 KV heads, so tp is 1, 2, 4 or 8) on two
+// nodes of 8 H100s, 16 sequences of 2048 tokens per step: every candidate can be costed in a test.
+Scenario small_dense() {
+    Scenario s = default_scenario();
+    s.model.name = "small";
+    s.model.layers = 8;
+    s.model.hidden = 1024;
+    s.model.ffn_hidden = 4096;
+    s.model.heads = 8;
+    s.model.kv_heads = 8;
+    s.model.vocab = 32000;
+    s.model.seq_len = 2048;
+    s.cluster.nodes = 2;
+    s.cluster.gpus_per_node = 8;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 16;
+    s.parallel.sequence_parallel = true;
+    s.training.global_batch = 16;
+    s.training.micro_batch = 1;
+    REQUIRE(validate_scenario(s).empty());
+    return s;
+}
+
+// A small MoE model: 8 experts, top 2, on one node of 8 GPUs, so ep can be 1, 2, 4 or 8.
+Scenario small_moe() {
+    Scenario s = small_dense();
+    s.model.name = "small-moe";
+    s.model.experts = 8;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 2048;
+    s.cluster.nodes = 1;
+    s.parallel.dp_replicate = 8;
+    s.training.global_batch = 8;
+    REQUIRE(validate_scenario(s).empty());
+    return s;
+}
+
+void check_same_ranking(const PlanResult& pruned, const PlanResult& brute) {
+    REQUIRE(pruned.ranked.size() == brute.ranked.size());
+    for (std::size_t i = 0; i < brute.ranked.size(); ++i) {
+        CAPTURE(i);
+        CHECK(describe_layout(pruned.ranked[i].scenario) == describe_layout(brute.ranked[i].scenario));
+        CHECK(pruned.ranked[i].step_s == brute.ranked[i].step_s);
+        CHECK(pruned.ranked[i].memory_bytes == brute.ranked[i].memory_bytes);
+    }
+}
+
+PlanResult run(const Scenario& s, PlanOptions o, bool prune) {
+    o.prune = prune;
+    return plan_layouts(s, o);
+}
+
+}  // namespace
+
+TEST_CASE("planner: every enumerated candidate passes validate_scenario, uses every GPU, and is listed once") {
+    for (const Scenario& base : {small_dense(), small_moe()}) {
+        PlanOptions o;
+        o.all_orders = true;
+        const std::vector<Scenario> all = enumerate_candidates(base, o);
+        REQUIRE(all.size() > 1000);
+        std::set<std::string> seen;
+        for (const Scenario& s : all) {
+            INFO(describe_layout(s));
+            REQUIRE(validate_scenario(s) == "");
+            CHECK(s.parallel.product() == base.cluster.gpu_count());  // no leftover replicas
+            CHECK(seen.insert(describe_layout(s)).second);
+            // Held from the scenario.
+            CHECK(s.training.global_batch == base.training.global_batch);
+            CHECK(s.model.name == base.model.name);
+        }
+        // The search counts the same candidates.
+        CHECK(plan_layouts(base, o).stats.candidates == static_cast<int64_t>(all.size()));
+    }
+}
+
+TEST_CASE("planner: the knobs are searched completely on the small dense case") {
+    PlanOptions o;
+    const std::vector<Scenario> all = enumerate_candidates(small_dense(), o);
+    std::set<int64_t> tps, pps, cps, mbs, vs;
+    std::set<int> zeros, schedules, recomputes;
+    for (const Scenario& s : all) {
+        tps.insert(s.parallel.tp);
+        pps.insert(s.parallel.pp);
+        cps.insert(s.parallel.cp);
+        mbs.insert(s.training.micro_batch);
+        zeros.insert(s.parallel.zero);
+        schedules.insert(static_cast<int>(s.training.schedule));
+        recomputes.insert(static_cast<int>(s.training.recompute));
+        if (s.training.schedule == Schedule::interleaved_1f1b) vs.insert(s.training.virtual_stages);
+    }
+    // tp divides 8 heads and 8 KV heads; pp <= 8 layers; cp divides 2048 and 16 GPUs.
+    CHECK(tps == std::set<int64_t>{1, 2, 4, 8});
+    CHECK(pps == std::set<int64_t>{1, 2, 4, 8});
+    CHECK(cps == std::set<int64_t>{1, 2, 4, 8, 16});
+    CHECK(mbs == std::set<int64_t>{1, 2, 4, 8, 16});
+    CHECK(zeros == std::set<int>{0, 1, 2, 3});
+    CHECK(schedules.size() == 6);
+    CHECK(recomputes.size() == 3);
+    // Interleaving: 2..layers/pp chunks per device; pp 2 allows up to 4.
+    CHECK(vs == std::set<int64_t>{2, 3, 4});
+}
+
+TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every objective, filters, all orders)") {
+    PlanOptions o;
+    SUBCASE("dense, step") { check_same_ranking(run(small_dense(), o, true), run(small_dense(), o, false)); }
+    SUBCASE("dense, memory") {
+        o.objective = PlanObjective::memory;
+        check_same_ranking(run(small_dense(), o, true), run(small_dense(), o, false));
+    }
+    SUBCASE("dense, mfu, small GPUs") {
+        // 2 GB GPUs: most layouts cannot fit, so the memory floor prunes.
+        Scenario s = small_dense();
+        s.cluster.gpu.memory_gb = 2;
+        o.objective = PlanObjective::mfu;
+        const PlanResult pruned = run(s, o, true);
+        CHECK(pruned.stats.pruned_memory > 0);
+        check_same_ranking(pruned, run(s, o, false));
+    }
+    SUBCASE("MoE, step, every order") {
+        o.all_orders = true;
+        check_same_ranking(run(small_moe(), o, true), run(small_moe(), o, false));
+    }
+    SUBCASE("dense, filters") {
+        o.filters.tp_within_node = true;
+        o.filters.zero_at_most_1 = true;
+        const PlanResult pruned = run(small_dense(), o, true);
+        check_same_ranking(pruned, run(small_dense(), o, false));
+        for (const PlanEntry& e : pruned.ranked) CHECK(e.scenario.parallel.zero <= 1);
+    }
+    SUBCASE("the pruned search costs far fewer candidates") {
+        const PlanResult pruned = run(small_dense(), o, true);
+        CHECK(pruned.stats.costed * 10 < pruned.stats.candidates);
+        CHECK(pruned.stats.costed + pruned.stats.pruned_memory + pruned.stats.pruned_time == pruned.stats.candidates);
+    }
+}
+
+TEST_CASE("planner: the numbers are build_report's") {
+    const PlanResult r = plan_layouts(small_dense(), PlanOptions{});
+    REQUIRE(!r.ranked.empty());
+    for (const PlanEntry& e : r.ranked) {
+        const Report rep = build_report(e.scenario);
+        CHECK(e.step_s == rep.time.step.value());
+        CHECK(e.mfu == rep.throughput.mfu.value());
+        CHECK(e.memory_bytes == rep.memory.total());
+        CHECK(e.headroom_bytes == 80e9 - rep.memory.total());
+    }
+}
+
+TEST_CASE("planner: one node, a model that fits anywhere: pure FSDP over all 8 GPUs ranks first") {
+    // By hand, from the overlap rules of cost_model.hpp. 8 sequences on 8 GPUs: a data-parallel
+    // layout gives each GPU one micro-batch. FSDP's gathers hide under the forward and backward they
+    // feed (NVLink moves this ~0.2 GB model in well under the compute time), and ZeRO-3 has no step-end
+    // reduction, so its step is its compute alone. Every other layout adds something: TP exposes its
+    // per-block collectives, PP a bubble, ZeRO-1/2 the all-gather of the updated weights, plain DDP the
+    // part of the all-reduce beyond the last backward. Among equal steps the one with the least memory
+    // wins, and ZeRO-3 over 8 holds 1/8 of everything: dp_shard 8, zero 3.
+    Scenario s = small_dense();
+    s.cluster.nodes = 1;
+    s.parallel.dp_replicate = 8;
+    s.training.global_batch = 8;
+    const PlanResult r = plan_layouts(s, PlanOptions{});
+    REQUIRE(!r.ranked.empty());
+    const PlanEntry& best = r.ranked.front();
+    INFO(describe_layout(best.scenario));
+    CHECK(best.scenario.parallel.tp == 1);
+    CHECK(best.scenario.parallel.pp == 1);
+    CHECK(best.scenario.parallel.zero == 3);
+    CHECK(best.scenario.parallel.dp_shard * best.scenario.parallel.cp == 8);
+    CHECK(best.exposed_comm_s == 0);
+    CHECK(best.bubble_s == doctest::Approx(0).epsilon(1e-12));
+    CHECK(best.step_s == doctest::Approx(best.compute_s));
+}
+
+TEST_CASE("planner: objectives, filters and the texts") {
+    PlanOptions o;
+    o.objective = PlanObjective::memory;
+    const PlanResult mem = plan_layouts(small_dense(), o);
+    for (std::size_t i = 1; i < mem.ranked.size(); ++i) CHECK(mem.ranked[i].memory_bytes >= mem.ranked[i - 1].memory_bytes);
+
+    o = PlanOptions{};
+    o.filters.no_pp = true;
+    for (const PlanEntry& e : plan_layouts(small_dense(), o).ranked) CHECK(e.scenario.parallel.pp == 1);
+
+    // TP inside a node: 8 GPUs per node and tp innermost keep tp <= 8 intra; every tp here is.
+    o = PlanOptions{};
+    o.filters.tp_within_node = true;
+    CHECK(!plan_layouts(small_dense(), o).ranked.empty());
+
+    const PlanResult r = plan_layouts(small_dense(), PlanOptions{});
+    REQUIRE(r.ranked.size() >= 3);
+    const std::string why = why_ranked_below(r.ranked[0], r.ranked[2], PlanObjective::step);
+    CHECK(why.find("slower per step") != std::string::npos);
+    CHECK(why.find("[") != std::string::npos);  // names the knobs that differ
+
+    Scenario a = small_dense(), b = small_dense();
+    b.parallel.pp = 4;
+    b.parallel.zero = 3;
+    b.training.schedule = Schedule::interleaved_1f1b;
+    b.training.virtual_stages = 2;
+    CHECK(layout_changes(a, b) == "pp 1 -> 4, zero 0 -> 3, schedule 1f1b -> interleaved-1f1b v2");
+    CHECK(describe_layout(b) == "tp 1, pp 4, dp_replicate 16, zero 3, mb 1, interleaved-1f1b v2, recompute none");
+    CHECK(plan_objective_from_string("mfu") == PlanObjective::mfu);
+    CHECK(!plan_objective_from_string("speed"));
+}
+
+TEST_CASE("planner: a count-only model is ranked by memory, with a note") {
+    Scenario s = small_dense();
+    s.model = ModelSpec{};
+    s.model.params = 1e9;
+    s.model.seq_len = 2048;
+    REQUIRE(validate_scenario(s).empty());
+    const PlanResult r = plan_layouts(s, PlanOptions{});
+    CHECK(r.objective == PlanObjective::memory);
+    REQUIRE(!r.notes.empty());
+    CHECK(!r.ranked.empty());
+}
+
+TEST_CASE("pareto_front: hand-made points") {
+    // (step, memory): A(1, 5) B(2, 3) C(2, 4) D(3, 3) E(4, 1). A, B and E are on the front: C and D
+    // need at least B's memory at no better step.
+    std::vector<PlanEntry> e(5);
+    const double pts[5][2] = {{1, 5}, {2, 3}, {2, 4}, {3, 3}, {4, 1}};
+    for (int i = 0; i < 5; ++i) {
+        e[static_cast<std::size_t>(i)].step_s = pts[i][0];
+        e[static_cast<std::size_t>(i)].memory_bytes = pts[i][1];
+    }
+    CHECK(pareto_front(e) == std::vector<std::size_t>{0, 1, 4});
+}
