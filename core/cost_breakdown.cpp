@@ -78,7 +78,8 @@ std::vector<StepPart> step_parts(const Report& r) {
     // Rounding aside, the dims account for all exposed communication; list a real remainder.
     const double rest = r.time.exposed_comm.value_or(0) - dims_exposed;
     if (rest > 1e-9 * step) add("other comm", "", StepPartKind::communication, rest);
-    if (r.time.bubble.value_or(0) > 0) add("bubble", "", StepPartKind::bubble, *r.time.bubble);
+    // A bubble of rounding residue (no pipeline) is not a part.
+    if (r.time.bubble.value_or(0) > 1e-9 * step) add("bubble", "", StepPartKind::bubble, *r.time.bubble);
     return parts;
 }
 

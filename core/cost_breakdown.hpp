@@ -41,8 +41,8 @@ struct StepPart {
 };
 
 // compute, then each dim's exposed communication (dims that expose none are left out), then the
-// bubble; they add up to the step. Empty when the report has no times (count-only model). Any exposed
-// communication the dims do not account for is listed as "other comm" so the parts still add up.
+// bubble (when there is one); they add up to the step. Empty when the report has no times (count-only
+// model). Exposed communication the dims do not account for is listed as "other comm".
 [[nodiscard]] std::vector<StepPart> step_parts(const Report& r);
 
 }  // namespace shardscope

@@ -15,8 +15,8 @@ namespace {
 constexpr ImU32 kRed = IM_COL32(240, 80, 80, 255);
 constexpr ImU32 kGreen = IM_COL32(110, 200, 120, 255);
 constexpr ImU32 kCapacityLine = IM_COL32(255, 205, 70, 255);
-constexpr float kWideLayout = 1000.0f;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // below this width the sections stack in one column
+constexpr float kWideLayout = 1000.0f;  // below this width the sections stack in one column
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 const char* const kZeroLabels[] = {"0  (DDP: nothing sharded)", "1  (optimizer state)", "2  (+ gradients)",
                                    "3  (+ weights: FSDP)"};
@@ -29,18 +29,54 @@ void section_title(const char* text) {
     ImGui::Separator();
 }
 
-// The memory parts' legend, each swatch the colour of its segment.
-void memory_legend() {
-    std::vector<plot::LegendEntry> entries;
-    for (int i = 0; i < 5; ++i) entries.push_back({kMemoryPartNames[i], memory_part_colour(i)});
-    plot::legend(entries);
-}
-
 template <typename Enum, size_t N>
 int index_of(const Enum (&values)[N], Enum v) {
     for (size_t i = 0; i < N; ++i)
         if (values[i] == v) return static_cast<int>(i);
     return 0;
+}
+
+struct Rect {
+    ImVec2 min, max;
+    [[nodiscard]] bool overlaps(const Rect& o) const {
+        return min.x < o.max.x && o.min.x < max.x && min.y < o.max.y && o.min.y < max.y;
+    }
+};
+
+// The GPU's memory line label, on the line when there is room: above it at its right end, else below
+// it, else at the left end; the first place that covers no bar and no total. The legend names the
+// line in any case.
+void draw_capacity_label(ImVec2 line_start, ImVec2 line_end, float plot_top, float plot_bottom, const std::string& label,
+                         const std::vector<Rect>& taken) {
+    constexpr float kMargin = 8.0f;
+    const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    const float right = line_end.x - size.x - 6.0f, left = line_start.x + 6.0f;
+    const float above = line_end.y - size.y - 3.0f, below = line_end.y + 3.0f;
+    const ImVec2 places[] = {{right, above}, {right, below}, {left, above}, {left, below}};
+    for (const ImVec2& p : places) {
+        const Rect r{ImVec2(p.x - kMargin, p.y - kMargin), ImVec2(p.x + size.x + kMargin, p.y + size.y + kMargin)};
+        const bool inside = p.y >= plot_top && p.y + size.y <= plot_bottom;
+        if (!inside || std::any_of(taken.begin(), taken.end(), [&](const Rect& t) { return t.overlaps(r); })) continue;
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->AddRectFilled(ImVec2(p.x - 3.0f, p.y - 1.0f), ImVec2(p.x + size.x + 3.0f, p.y + size.y + 1.0f),
+                            ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 3.0f);
+        draw->AddText(p, kCapacityLine, label.c_str());
+        return;
+    }
+}
+
+// The memory parts' legend, then the GPU's memory line.
+void memory_legend(const std::string& capacity_label) {
+    std::vector<plot::LegendEntry> entries;
+    for (int i = 0; i < 5; ++i) entries.push_back({kMemoryPartNames[i], memory_part_colour(i)});
+    plot::legend(entries);
+    ImGui::SameLine(0, 14.0f);
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + h * 0.5f), ImVec2(p.x + h * 1.4f, p.y + h * 0.5f), kCapacityLine, 2.0f);
+    ImGui::Dummy(ImVec2(h * 1.4f, h));
+    ImGui::SameLine(0, 4.0f);
+    ImGui::TextUnformatted(capacity_label.c_str());
 }
 
 }  // namespace
@@ -126,7 +162,7 @@ void MemoryPanel::draw_memory_section(AppState& state, float chart_height) {
     section_title("Memory per GPU");
     draw_fit(state);
     draw_memory_chart(chart_height);
-    memory_legend();
+    memory_legend(view_.capacity_label);
     draw_memory_table();
 }
 
@@ -158,35 +194,42 @@ void MemoryPanel::draw_memory_chart(float height) {
     chart.stacked_bars(stacks);
     chart.horizontal_line(v.capacity_bytes / unit, kCapacityLine, "");
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    // Each bar's total above it, red when it does not fit.
+    if (v.fix_preview)  // the after-fix bar is not a stage: a thin rule sets it apart
+        chart.vertical_line(static_cast<double>(v.bars.size()) - 0.5, ImGui::GetColorU32(ImGuiCol_TextDisabled), "");
+    // Each bar's total above it, red when it does not fit. What is drawn is kept so that the
+    // capacity label can find a free place.
+    std::vector<Rect> taken;
+    const float x_left = chart.to_screen(-0.5, 0).x, x_right = chart.to_screen(n - 0.5, 0).x;
+    const float half = std::min((x_right - x_left) / static_cast<float>(bars.size()) * 0.32f, 60.0f) + 2.0f;
     for (size_t i = 0; i < bars.size(); ++i) {
         const MemoryBarRecord& b = *bars[i];
         const ImVec2 at = chart.to_screen(static_cast<double>(i), b.total_bytes / unit);
+        const ImVec2 bottom = chart.to_screen(static_cast<double>(i), 0);
         const ImVec2 size = ImGui::CalcTextSize(b.total_text.c_str());
-        const float y = std::max(at.y - size.y - 4.0f, chart.to_screen(0, axis_top).y);
-        draw->AddText(ImVec2(at.x - size.x * 0.5f, y), b.fits ? kGreen : kRed, b.total_text.c_str());
+        const ImVec2 text_at(at.x - size.x * 0.5f, std::max(at.y - size.y - 4.0f, chart.to_screen(0, axis_top).y));
+        draw->AddText(text_at, b.fits ? kGreen : kRed, b.total_text.c_str());
+        taken.push_back(Rect{text_at, ImVec2(text_at.x + size.x, text_at.y + size.y)});
+        taken.push_back(Rect{ImVec2(at.x - half, at.y - 2.0f), ImVec2(at.x + half, bottom.y)});
     }
-    // The capacity label on a backdrop: it may cross a bar.
-    const ImVec2 line_end = chart.to_screen(n - 0.5, v.capacity_bytes / unit);
-    const ImVec2 size = ImGui::CalcTextSize(v.capacity_label.c_str());
-    const ImVec2 text_at(line_end.x - size.x - 6.0f, line_end.y - size.y - 3.0f);
-    draw->AddRectFilled(ImVec2(text_at.x - 3.0f, text_at.y - 1.0f), ImVec2(text_at.x + size.x + 3.0f, text_at.y + size.y + 1.0f),
-                        ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 3.0f);
-    draw->AddText(text_at, kCapacityLine, v.capacity_label.c_str());
+    draw_capacity_label(chart.to_screen(-0.5, v.capacity_bytes / unit), chart.to_screen(n - 0.5, v.capacity_bytes / unit),
+                        chart.to_screen(0, axis_top).y, chart.to_screen(0, 0).y, v.capacity_label, taken);
     chart.end();
     note_last_item("memory/chart");
 }
 
 void MemoryPanel::draw_memory_table() {
     const MemoryView& v = view_;
-    const int columns = 1 + static_cast<int>(v.bars.size());
+    std::vector<const MemoryBarRecord*> bars;
+    for (const MemoryBarRecord& b : v.bars) bars.push_back(&b);
+    if (v.fix_preview) bars.push_back(&*v.fix_preview);
+    const int columns = 1 + static_cast<int>(bars.size());
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
     if (!ImGui::BeginTable("##memory_table", columns, flags)) return;
     ImGui::TableSetupColumn("part");
-    for (const MemoryBarRecord& b : v.bars) {
-        std::string heading = b.stack.label;
+    for (const MemoryBarRecord* b : bars) {
+        std::string heading = b->stack.label;
         if (const auto cut = heading.find('\n'); cut != std::string::npos) heading.replace(cut, 1, ", ");
-        if (b.most_loaded && v.bars.size() > 1) heading += " *";
+        if (b->most_loaded && v.bars.size() > 1 && b != &*v.fix_preview) heading += " *";
         ImGui::TableSetupColumn(heading.c_str());
     }
     ImGui::TableHeadersRow();
@@ -194,18 +237,17 @@ void MemoryPanel::draw_memory_table() {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(memory_part_colour(part)), "%s", kMemoryPartNames[part]);
-        for (size_t i = 0; i < v.bars.size(); ++i) {
+        for (size_t i = 0; i < bars.size(); ++i) {
             ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
-            ImGui::TextUnformatted(format_bytes(v.bars[i].stack.segments[static_cast<size_t>(part)].value).c_str());
+            ImGui::TextUnformatted(format_bytes(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
         }
     }
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
     ImGui::TextUnformatted("total");
-    for (size_t i = 0; i < v.bars.size(); ++i) {
+    for (size_t i = 0; i < bars.size(); ++i) {
         ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
-        const MemoryBarRecord& b = v.bars[i];
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(b.fits ? kGreen : kRed), "%s", b.total_text.c_str());
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(bars[i]->fits ? kGreen : kRed), "%s", bars[i]->total_text.c_str());
     }
     ImGui::EndTable();
     if (v.bars.size() > 1) ImGui::TextDisabled("* the most loaded GPU, the one the report describes");
