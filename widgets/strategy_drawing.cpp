@@ -476,7 +476,7 @@ const GpuChip* chip_at(const StrategyDrawing& d, ImVec2 p) {
 }
 
 void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDrawList* list, ImVec2 o,
-                            std::optional<int64_t> focus) {
+                            std::optional<int64_t> focus, const PieceRect* hovered) {
     const ImU32 hatch_colour = IM_COL32(255, 255, 255, 95);
     const auto holds = [&](const PieceRect& r) {
         if (!focus) return true;
@@ -513,6 +513,16 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
         if (!c.coords.empty())
             list->AddText(nullptr, ImGui::GetFontSize() * 0.82f,
                           add(o, {c.min.x + 6, c.min.y + 3 + ImGui::GetFontSize()}), ink, c.coords.c_str());
+    }
+    if (hovered) {
+        // Who holds the piece under the mouse: its owners' chips and the piece itself outlined.
+        const auto& owners = own.pieces[hovered->piece].owners;
+        for (const GpuChip& c : d.chips)
+            if (std::binary_search(owners.begin(), owners.end(), c.rank))
+                list->AddRect(add(o, {c.min.x - 2, c.min.y - 2}), add(o, {c.max.x + 2, c.max.y + 2}),
+                              IM_COL32(255, 255, 255, 230), 5, 0, 2);
+        list->AddRect(add(o, {hovered->min.x - 1, hovered->min.y - 1}), add(o, {hovered->max.x + 1, hovered->max.y + 1}),
+                      IM_COL32(255, 255, 255, 255), 0, 0, 1.5f);
     }
     for (const TextRecord& t : d.texts)
         list->AddText(nullptr, t.size > 0 ? t.size : ImGui::GetFontSize(), add(o, t.pos), t.colour, t.text.c_str());

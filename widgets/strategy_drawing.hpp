@@ -69,9 +69,10 @@ inline constexpr ImU32 kEveryGpuFill = IM_COL32(112, 118, 130, 255);
 // Lays out the whole picture for a canvas `width` pixels wide (the height follows).
 [[nodiscard]] StrategyDrawing layout_strategy_drawing(const Ownership& own, const Scenario& s, float width);
 
-// Paints at `origin` (screen). `focus_gpu`: dim every piece that GPU does not hold.
+// Paints at `origin` (screen). `focus_gpu`: dim every piece that GPU does not hold. `hovered_piece`:
+// outline the chips of the GPUs that hold it.
 void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDrawList* list, ImVec2 origin,
-                            std::optional<int64_t> focus_gpu);
+                            std::optional<int64_t> focus_gpu, const PieceRect* hovered_piece = nullptr);
 
 // The record under a canvas-local point, if any.
 [[nodiscard]] const PieceRect* piece_at(const StrategyDrawing& d, ImVec2 local);

@@ -230,11 +230,13 @@ void StrategyPanel::draw_canvas(const AppState& state) {
     const ImVec2 local(mouse.x - origin.x, mouse.y - origin.y);
 
     std::optional<int64_t> focus = pinned_gpu_;
+    const PieceRect* hovered_piece = nullptr;
     if (hovered) {
         if (const GpuChip* chip = chip_at(drawing_, local)) {
             focus = chip->rank;
             if (ImGui::IsItemClicked()) pinned_gpu_ = pinned_gpu_ == chip->rank ? std::nullopt : std::optional(chip->rank);
         } else if (const PieceRect* r = piece_at(drawing_, local)) {
+            hovered_piece = r;
             const std::string text = describe_piece(ownership_, state.scenario(), ownership_.pieces[r->piece]);
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 34);
@@ -243,7 +245,7 @@ void StrategyPanel::draw_canvas(const AppState& state) {
             ImGui::EndTooltip();
         }
     }
-    paint_strategy_drawing(drawing_, ownership_, ImGui::GetWindowDrawList(), origin, focus);
+    paint_strategy_drawing(drawing_, ownership_, ImGui::GetWindowDrawList(), origin, focus, hovered_piece);
 }
 
 void StrategyPanel::draw_price(const AppState& state) {
