@@ -94,7 +94,10 @@ public:
     StrategyDrawing run() {
         if (!own_.unavailable.empty()) {
             text({0, 0}, "Nothing to draw: " + own_.unavailable + ".", kTextDim);
-            d_.height = fs_ + 4;
+            if (own_.gpus > kMaxExplorerGpus)
+                text({0, fs_ + 4}, "Lower the counts above (or Reset to one GPU) to see who holds what; the price below is this layout's.",
+                     kTextDim);
+            d_.height = 2 * (fs_ + 4);
             return std::move(d_);
         }
         float y = chips(0);
