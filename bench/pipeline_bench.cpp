@@ -1,0 +1,122 @@
+// pipeline_bench: the Pipeline timeline panel's frame time at 64 stages x 1,024 micro-batches, headless
+// (ImGui without GL: building draw records and filling the draw list, which is the panel's CPU cost).
+// The simulation runs once per change of the controls and is timed apart. Build Release to quote.
+//
+//   pipeline_bench [frames]     (default 120)
+
+#include "widgets/pipeline_panel.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+using namespace shardscope;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void frame(ui::PipelinePanel& panel, ui::AppState& state) {
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+    ImGui::Begin("pipeline");
+    panel.draw(state);
+    ImGui::End();
+    ImGui::Render();
+}
+
+struct Stats {
+    double median = 0, worst = 0;
+    int vertices = 0;
+};
+
+Stats time_frames(ui::PipelinePanel& panel, ui::AppState& state, int frames, const std::function<void(int)>& before) {
+    std::vector<double> ms;
+    for (int i = 0; i < frames; ++i) {
+        if (before) before(i);
+        const auto t0 = Clock::now();
+        frame(panel, state);
+        ms.push_back(ms_since(t0));
+    }
+    std::sort(ms.begin(), ms.end());
+    Stats s;
+    s.median = ms[ms.size() / 2];
+    s.worst = ms.back();
+    s.vertices = ImGui::GetDrawData() ? ImGui::GetDrawData()->TotalVtxCount : 0;
+    return s;
+}
+
+void print(const char* what, const Stats& s, const ui::PipelinePanel& panel) {
+    std::printf("%-46s median %7.3f ms  worst %7.3f ms  %6zu ops in view  %6zu blocks  %7d vertices\n", what,
+                s.median, s.worst, panel.records().events_visited, panel.records().blocks.size(), s.vertices);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int frames = argc > 1 ? std::max(1, std::atoi(argv[1])) : 120;
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1600, 1000);
+    io.DeltaTime = 1.0f / 60.0f;
+    // As the OpenGL 3 backend does: draw lists past 65,536 vertices split into several draw commands.
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+
+    ui::AppState state;
+    ui::PipelinePanel panel(ui::Placement{}, true);
+    panel.act(state, "stages", "64");
+    panel.act(state, "microbatches", "1024");
+    const double sim_1f1b = panel.last_simulation_seconds() * 1e3;
+    std::printf("pipeline_bench: 64 stages x 1,024 micro-batches, 1600 x 1000, %d frames per case\n", frames);
+    std::printf("simulation (once per change of the controls): 1F1B %.1f ms, %zu events\n", sim_1f1b,
+                panel.timeline(0).event_count());
+
+    frame(panel, state);  // first frame: layout and fonts settle
+    print("1F1B, whole step (records cached)", time_frames(panel, state, frames, {}), panel);
+
+    // The records are cached while nothing changes; nudging the window rebuilds them every frame.
+    const double full = panel.time_window().span();
+    print("1F1B, whole step, records rebuilt per frame", time_frames(panel, state, frames, [&](int i) {
+              panel.set_time_window(ui::TimeWindow{0, full * (1.0 - 0.001 * (i % 2))});
+          }),
+          panel);
+
+    panel.set_time_window(ui::TimeWindow{0.4 * panel.timeline(0).makespan, 0.42 * panel.timeline(0).makespan});
+    print("1F1B, zoomed to 2% of the step", time_frames(panel, state, frames, {}), panel);
+
+    panel.fit_time_window();
+    panel.act(state, "compare", "zb-h1");
+    std::printf("simulation: ZB-H1 %.1f ms, %zu events\n", panel.last_simulation_seconds() * 1e3,
+                panel.timeline(1).event_count());
+    frame(panel, state);
+    print("1F1B vs ZB-H1 stacked, whole step (cached)", time_frames(panel, state, frames, {}), panel);
+
+    // Panning every frame: the records are rebuilt for a new window each time.
+    const double makespan = panel.timeline(0).makespan;
+    print("1F1B vs ZB-H1, panning a 10% window", time_frames(panel, state, frames, [&](int i) {
+              const double t0 = makespan * 0.9 * static_cast<double>(i % 60) / 60.0;
+              panel.set_time_window(ui::TimeWindow{t0, t0 + makespan * 0.1});
+          }),
+          panel);
+
+    panel.act(state, "arrows", "on");
+    panel.set_time_window(ui::TimeWindow{0.5 * makespan, 0.505 * makespan});
+    print("1F1B vs ZB-H1, arrows on, zoomed to 0.5%", time_frames(panel, state, frames, {}), panel);
+
+    ImGui::DestroyContext();
+    return 0;
+}

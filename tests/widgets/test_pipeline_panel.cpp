@@ -1,0 +1,205 @@
+// The pipeline timeline panel: draw records (not pixels) against timelines worked out by hand.
+// Default controls: F = B = W = 1 ms, so 1F1B runs F (1 ms) and B+W as one 2 ms op.
+#include "imgui_fixture.hpp"
+#include "widgets/pipeline_panel.hpp"
+
+#include "core/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace shardscope;
+using shardscope::test::ImGuiFixture;
+
+namespace {
+
+struct PanelHarness {
+    ImGuiFixture fixture;
+    ui::AppState state;
+    ui::PipelinePanel panel{ui::Placement{}, true};
+
+    void frame() {
+        fixture.frame([&] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+            ImGui::Begin("pipeline");
+            panel.draw(state);
+            ImGui::End();
+        });
+    }
+    std::string act(const char* action, const char* value) { return panel.act(state, action, value); }
+};
+
+int count_kind(const ui::TimelineRecords& r, int lane, OpKind kind) {
+    return static_cast<int>(std::count_if(r.blocks.begin(), r.blocks.end(), [&](const ui::TimelineBlock& b) {
+        return b.lane == lane && b.kind == kind;
+    }));
+}
+
+}  // namespace
+
+TEST_CASE("4 stages x 8 micro-batches of 1F1B: 4*8*2 labelled blocks, bubble (p-1)/(m+p-1)") {
+    PanelHarness h;
+    h.frame();
+    const ui::TimelineRecords& r = h.panel.records();
+    REQUIRE(h.panel.lane_count() == 1);
+    CHECK(r.rows.size() == 4);
+    CHECK(r.blocks.size() == 4 * 8 * 2);
+    CHECK(count_kind(r, 0, OpKind::forward) == 32);
+    CHECK(count_kind(r, 0, OpKind::backward) == 32);  // 1F1B does not split B and W
+    for (const ui::TimelineBlock& b : r.blocks) {
+        CHECK(b.merged == 1);
+        CHECK_FALSE(b.label.empty());  // 33 ms over ~1,100 px: every block is wide enough for "F7"
+    }
+    // (p-1)/(m+p-1) = 3/11; the makespan is (m+p-1)(F+B+W) = 11 * 3 ms.
+    const PipelineTimeline& t = h.panel.timeline(0);
+    CHECK(t.bubble_fraction == doctest::Approx(3.0 / 11.0));
+    CHECK(t.makespan == doctest::Approx(33e-3));
+    // Stage 0's first block is micro-batch 0's forward, labelled F0.
+    const auto first = std::find_if(r.blocks.begin(), r.blocks.end(),
+                                    [](const ui::TimelineBlock& b) { return b.stage == 0 && b.event == 0; });
+    REQUIRE(first != r.blocks.end());
+    CHECK(first->label == "F0");
+}
+
+TEST_CASE("zooming limits the records to the visible window") {
+    PanelHarness h;
+    h.frame();
+    // 0 .. 2.5 ms: stage 0 starts F0, F1, F2 (at 0, 1, 2 ms), stage 1 F0, F1 (at 1, 2 ms), stage 2 F0
+    // (at 2 ms); stage 3's first op starts at 3 ms. Six ops.
+    h.panel.set_time_window(ui::TimeWindow{0, 2.5e-3});
+    h.frame();
+    const ui::TimelineRecords& r = h.panel.records();
+    CHECK(r.events_visited == 6);
+    CHECK(r.blocks.size() == 6);
+    for (const ui::TimelineBlock& b : r.blocks) CHECK(b.kind == OpKind::forward);
+
+    // 20 .. 22 ms: every stage is in its steady state; only ops overlapping the window are drawn.
+    h.panel.set_time_window(ui::TimeWindow{20e-3, 22e-3});
+    h.frame();
+    const PipelineTimeline& t = h.panel.timeline(0);
+    std::size_t overlapping = 0;
+    for (const auto& row : t.events)
+        for (const PipelineEvent& e : row)
+            if (e.end >= 20e-3 && e.start <= 22e-3) ++overlapping;
+    CHECK(h.panel.records().blocks.size() == overlapping);
+    CHECK(overlapping < 4 * 8 * 2);
+}
+
+TEST_CASE("the mouse wheel zooms about the mouse and a double-click fits again") {
+    PanelHarness h;
+    h.frame();
+    const auto rect = ui::find_item_rect("pipeline/timeline");
+    REQUIRE(rect.has_value());
+    const double full = h.panel.time_window().span();
+    h.fixture.move_mouse(rect->centre_x(), rect->centre_y());
+    h.frame();
+    ImGui::GetIO().MouseWheel = 2.0f;
+    h.frame();
+    ImGui::GetIO().MouseWheel = 0.0f;
+    CHECK(h.panel.time_window().span() == doctest::Approx(full * 0.64));
+    CHECK(h.panel.records().blocks.size() < 4 * 8 * 2);
+}
+
+TEST_CASE("comparing 1F1B with ZB-H1 stacks a second lane on the same time axis") {
+    PanelHarness h;
+    REQUIRE(h.act("compare", "zb-h1").empty());
+    h.frame();
+    REQUIRE(h.panel.lane_count() == 2);
+    const ui::TimelineRecords& r = h.panel.records();
+    CHECK(r.lanes.size() == 2);
+    CHECK(r.rows.size() == 8);
+    // ZB-H1 splits the backward: 4 stages x 8 micro-batches x (F, B, W).
+    CHECK(count_kind(r, 1, OpKind::forward) == 32);
+    CHECK(count_kind(r, 1, OpKind::backward_input) == 32);
+    CHECK(count_kind(r, 1, OpKind::backward_weight) == 32);
+    // ZB-H1's step bubble (p-1) max(F, F+B-W) = 3 * 1 ms: makespan 8 * 3 + 3 = 27 ms against 1F1B's 33.
+    CHECK(h.panel.timeline(1).makespan == doctest::Approx(27e-3));
+    // One axis: the second lane's rows sit below the first's.
+    CHECK(r.lanes[1].y0 > r.lanes[0].y1);
+    REQUIRE(h.act("compare", "none").empty());
+    h.frame();
+    CHECK(h.panel.lane_count() == 1);
+}
+
+TEST_CASE("interleaved 1F1B: one row per stage and chunk") {
+    PanelHarness h;
+    REQUIRE(h.act("stages", "4").empty());
+    REQUIRE(h.act("microbatches", "8").empty());
+    REQUIRE(h.act("virtual", "2").empty());
+    CHECK(h.panel.controls().schedule == Schedule::interleaved_1f1b);
+    h.frame();
+    const ui::TimelineRecords& r = h.panel.records();
+    CHECK(r.rows.size() == 4 * 2);
+    CHECK(r.rows[1].label == "S0 c1");
+    CHECK(r.blocks.size() == 4 * 8 * 2 * 2);
+    // Chunk 1 of stage 0 sits on the row under chunk 0.
+    for (const ui::TimelineBlock& b : r.blocks)
+        if (b.stage == 0) CHECK(b.row == b.chunk);
+    // (p-1)(F+B+W)/v = 3 * 3 ms / 2 = 4.5 ms of bubble over m (F+B+W) = 24 ms.
+    CHECK(h.panel.timeline(0).bubble_fraction == doctest::Approx(4.5 / 28.5));
+}
+
+TEST_CASE("actions: schedule names, limits and errors") {
+    PanelHarness h;
+    CHECK(h.act("schedule", "zb-h1").empty());
+    CHECK(h.panel.controls().schedule == Schedule::zb_h1);
+    CHECK(h.act("schedule", "zero").find("unknown schedule") != std::string::npos);
+    CHECK(h.act("stages", "0").find("stages") == 0);
+    CHECK(h.act("microbatches", "eight").find("microbatches") == 0);
+    CHECK(h.act("warp", "9").find("no action") != std::string::npos);
+    // DualPipe needs m >= 2p: the lane carries the simulator's reason instead of blocks.
+    CHECK(h.act("schedule", "dualpipe").empty());
+    CHECK(h.act("microbatches", "6").empty());
+    h.frame();
+    CHECK_FALSE(h.panel.timeline(0).ok());
+    CHECK(h.panel.records().blocks.empty());
+}
+
+TEST_CASE("hover text names the stage, micro-batch, kind, times and what the op waited for") {
+    PanelHarness h;
+    h.frame();
+    const PipelineTimeline& t = h.panel.timeline(0);
+    // Stage 1's first op: micro-batch 0's forward, 1..2 ms, waiting for stage 0's activation.
+    const PipelineEvent& e = t.events[1][0];
+    const std::string text = ui::describe_event(h.panel.spec(0), e);
+    CHECK(text.find("Stage 1") != std::string::npos);
+    CHECK(text.find("Micro-batch 0, forward (F)") != std::string::npos);
+    CHECK(text.find("Start 1.00 ms, end 2.00 ms") != std::string::npos);
+    CHECK(text.find("activation from stage 0, arrived 1.00 ms") != std::string::npos);
+}
+
+TEST_CASE("from scenario takes p, m, the schedule and per-stage costs from core") {
+    PanelHarness h;
+    REQUIRE(h.act("from_scenario", "1").empty());
+    const Scenario& s = h.state.scenario();
+    const Report& report = h.state.report();
+    const ui::PipelineControls& c = h.panel.controls();
+    CHECK(c.stages == s.parallel.pp);
+    CHECK(c.microbatches == report.microbatches);
+    CHECK(c.schedule == s.training.schedule);
+    REQUIRE(c.scenario_costs.size() == static_cast<std::size_t>(s.parallel.pp));
+    h.frame();
+    const PipelineSpec& spec = h.panel.spec(0);
+    CHECK(spec.costs.size() == static_cast<std::size_t>(s.parallel.pp));
+    CHECK(spec.costs.back().f > spec.costs.front().f);  // the last stage carries the output layer
+    CHECK(spec.p2p_time > 0);
+    // Editing a cost goes back to the uniform costs of the number fields.
+    REQUIRE(h.act("f", "2").empty());
+    CHECK(h.panel.controls().scenario_costs.empty());
+}
+
+TEST_CASE("64 stages x 1,024 micro-batches: narrow ops merge, each drawn exactly once") {
+    PanelHarness h;
+    REQUIRE(h.act("stages", "64").empty());
+    REQUIRE(h.act("microbatches", "1024").empty());
+    h.frame();
+    const ui::TimelineRecords& r = h.panel.records();
+    const std::size_t events = 64 * 1024 * 2;
+    CHECK(r.events_visited == events);
+    std::size_t drawn = 0;
+    for (const ui::TimelineBlock& b : r.blocks) drawn += static_cast<std::size_t>(b.merged);
+    CHECK(drawn == events);
+    CHECK(r.blocks.size() < events / 10);
+}
