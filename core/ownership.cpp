@@ -45,8 +45,16 @@ double Ownership::state_bytes_held_by(int64_t rank) const {
 
 Ownership::Held Ownership::held_bytes(int64_t rank) const {
     Held h;
+    bool any_batch = false;
     for (size_t i : held_by(rank)) {
         const Piece& p = pieces[i];
+        if (p.kind == PieceKind::batch) {
+            h.seq_first = any_batch ? std::min(h.seq_first, p.first) : p.first;
+            h.seq_last = any_batch ? std::max(h.seq_last, p.last) : p.last;
+            h.token_first = any_batch ? std::min(h.token_first, p.token_first) : p.token_first;
+            h.token_last = any_batch ? std::max(h.token_last, p.token_last) : p.token_last;
+            any_batch = true;
+        }
         switch (p.state) {
             case PieceState::data: h.data += p.bytes; break;
             case PieceState::weights: h.weights += p.bytes; break;

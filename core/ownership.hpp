@@ -109,6 +109,8 @@ struct Ownership {
     // The same, per state (batch pieces count as `data`: hidden states at one block boundary).
     struct Held {
         double data = 0, weights = 0, grads = 0, optimizer = 0;
+        // The sequences and tokens of its batch pieces, [first, last) (0, 0 when it reads none).
+        int64_t seq_first = 0, seq_last = 0, token_first = 0, token_last = 0;
     };
     [[nodiscard]] Held held_bytes(int64_t rank) const;
 };

@@ -51,6 +51,9 @@ void StrategyPanel::refresh(const AppState& state, float width) {
     if (built_version_ != state.version()) {
         const Scenario& s = state.scenario();
         ownership_ = build_ownership(s);
+        held_.clear();
+        for (int64_t r = 0; r < ownership_.gpus && ownership_.unavailable.empty(); ++r)
+            held_.push_back(ownership_.held_bytes(r));
         prices_ = price_strategies(s, state.report());
         saved_vs_plain_ = memory_saved_vs_plain_dp(s, state.report());
         built_width_ = -1;
@@ -349,17 +352,7 @@ void StrategyPanel::draw_held_table() {
         ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (int64_t r = 0; r < ownership_.gpus; ++r) {
-        // The batch rows and token chunks it reads: the first and last of its batch pieces.
-        int64_t seq_first = -1, seq_last = 0, tok_first = -1, tok_last = 0;
-        for (size_t i : ownership_.held_by(r)) {
-            const Piece& p = ownership_.pieces[i];
-            if (p.kind != PieceKind::batch) continue;
-            if (seq_first < 0 || p.first < seq_first) seq_first = p.first;
-            seq_last = std::max(seq_last, p.last);
-            if (tok_first < 0 || p.token_first < tok_first) tok_first = p.token_first;
-            tok_last = std::max(tok_last, p.token_last);
-        }
-        const Ownership::Held h = ownership_.held_bytes(r);
+        const Ownership::Held& h = held_[static_cast<size_t>(r)];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::categorical_colour(static_cast<int>(r))), "GPU %lld",
@@ -367,9 +360,9 @@ void StrategyPanel::draw_held_table() {
         ImGui::TableNextColumn();
         table_text(gpu_coords_text(ownership_, r));
         ImGui::TableNextColumn();
-        ImGui::Text("%lld-%lld", static_cast<long long>(seq_first), static_cast<long long>(seq_last - 1));
+        ImGui::Text("%lld-%lld", static_cast<long long>(h.seq_first), static_cast<long long>(h.seq_last - 1));
         ImGui::TableNextColumn();
-        ImGui::Text("%lld-%lld", static_cast<long long>(tok_first), static_cast<long long>(tok_last - 1));
+        ImGui::Text("%lld-%lld", static_cast<long long>(h.token_first), static_cast<long long>(h.token_last - 1));
         for (double v : {h.weights, h.grads, h.optimizer}) {
             ImGui::TableNextColumn();
             table_text(format_bytes(v));

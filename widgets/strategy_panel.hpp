@@ -50,6 +50,7 @@ private:
     void draw_held_table();
 
     Ownership ownership_;
+    std::vector<Ownership::Held> held_;  // per GPU, for the "as data" table
     StrategyDrawing drawing_;
     std::vector<StrategyPrice> prices_;
     std::optional<double> saved_vs_plain_;

@@ -197,6 +197,14 @@ TEST_CASE("CP 2 cuts every sequence into two halves of tokens") {
     CHECK(late.token_first == 32);
     CHECK(late.token_last == 40);
     CHECK(late.collective.find("CP") != std::string::npos);
+    // GPU 1 reads every sequence (no DP), the second half of each one's tokens.
+    const Ownership::Held h = o.held_bytes(1);
+    CHECK(h.seq_first == 0);
+    CHECK(h.seq_last == 8);
+    CHECK(h.token_first == 32);
+    CHECK(h.token_last == 64);
+    // Hidden states of 8 sequences x 32 tokens x 64 wide x 2 B = 32,768 B.
+    CHECK(h.data == doctest::Approx(32768));
     // Weights are the same on both CP ranks; ZeRO-1 shards their optimizer state over them.
     CHECK(find(o, PieceKind::attention, PieceState::weights, 0, 0).on_every_gpu);
     CHECK(find(o, PieceKind::attention, PieceState::optimizer, 0, 0, 1).owners == Owners{1});
