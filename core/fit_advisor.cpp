@@ -1,6 +1,8 @@
 #include "core/fit_advisor.hpp"
 
 #include "core/cost_model.hpp"
+#include "core/memory.hpp"
+#include "core/params.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -123,6 +125,17 @@ std::vector<std::vector<Candidate>> candidates_by_knob_count(const Scenario& s) 
     return levels;
 }
 
+// A floor under a candidate's most loaded GPU without simulating its pipeline (the slow part of
+// build_report): every stage holds at least one micro-batch's activations at its peak (1/v of one
+// under interleaving), and nothing else in a stage's memory depends on the schedule's in-flight count.
+double memory_floor(const Scenario& c, const ParamCounts& counts) {
+    const double inflight = 1.0 / static_cast<double>(std::max<int64_t>(1, c.training.virtual_stages));
+    double floor = 0;
+    for (int64_t st = 0; st < c.parallel.pp; ++st)
+        floor = std::max(floor, stage_memory(c, counts, st, inflight).bytes.total());
+    return floor;
+}
+
 }  // namespace
 
 std::string FitAdvice::summary() const {
@@ -159,18 +172,25 @@ FitAdvice advise_fit(const Scenario& s) {
     advice.closest_bytes = base.memory.total();
     if (!advice.needed) return advice;
 
+    const ParamCounts counts = count_params(s.model);
+
     const auto levels = candidates_by_knob_count(s);
     for (const auto& level : levels) {
         const Candidate* best = nullptr;
         Report best_report;
         for (const Candidate& c : level) {
             if (!validate_scenario(c.scenario).empty()) continue;
-            Report r = build_report(c.scenario);
-            ++advice.candidates_costed;
-            if (r.memory.total() < advice.closest_bytes) {
-                advice.closest_bytes = r.memory.total();
+            // The floor screens out what cannot fit without simulating its pipeline, and bounds what
+            // the lightest candidate needs when nothing fits.
+            const double floor = memory_floor(c.scenario, counts);
+            ++advice.candidates_screened;
+            if (floor < advice.closest_bytes) {
+                advice.closest_bytes = floor;
                 advice.closest_changes = c.changes;
             }
+            if (floor > advice.capacity_bytes) continue;
+            Report r = build_report(c.scenario);
+            ++advice.candidates_costed;
             if (!r.fits) continue;
             // Fastest wins; without a step time (count-only model) the first in knob order does.
             const bool better = !best || (r.time.step && best_report.time.step && *r.time.step < *best_report.time.step);

@@ -44,10 +44,12 @@ struct FitAdvice {
     MemoryBreakdown memory;              // that GPU's parts (the panel's "after the fix" bar)
     double capacity_bytes = 0;           // the GPU's memory
     std::optional<double> step_s;        // its step time (null for a count-only model)
-    // When nothing fits: the candidate that came closest (least memory), so the panel can say how far.
+    // When nothing fits: the lightest candidate and a floor on what it needs (every stage holding at
+    // least one micro-batch), so the panel can say how far off the cluster is: no candidate needs less.
     std::vector<KnobChange> closest_changes;
     double closest_bytes = 0;
-    int candidates_costed = 0;           // how many scenarios were re-costed
+    int candidates_costed = 0;           // how many scenarios were re-costed (build_report)
+    int candidates_screened = 0;         // how many valid candidates were looked at
 
     // "zero 0 -> 3, recompute none -> full"
     [[nodiscard]] std::string summary() const;

@@ -64,17 +64,19 @@ std::string changes_text(const std::vector<KnobChange>& changes) {
 
 std::string advice_line(const FitAdvice& a) {
     if (!a.needed) return {};
+    const std::string searched = " (" + std::to_string(a.candidates_screened) + " layouts screened, " +
+                                 std::to_string(a.candidates_costed) + " re-costed)";
     if (a.found) {
         std::string line = "Cheapest fix: " + a.summary() + ". Then " + format_bytes(a.total_bytes) + " of " +
                            format_bytes(a.capacity_bytes);
         if (a.step_s) line += ", step " + format_seconds(*a.step_s);
-        return line + " (" + std::to_string(a.candidates_costed) + " layouts re-costed).";
+        return line + searched + ".";
     }
-    std::string line = "No mix of ZeRO stage, micro-batch, recompute, TP and PP fits on these GPUs (" +
-                       std::to_string(a.candidates_costed) + " layouts re-costed).";
+    std::string line = "No mix of ZeRO stage, micro-batch, recompute, TP and PP fits on these GPUs" + searched + ".";
     if (!a.closest_changes.empty())
-        line += " Closest: " + changes_text(a.closest_changes) + " still needs " + format_bytes(a.closest_bytes) + ".";
-    return line + " It needs more GPUs or GPUs with more memory.";
+        line += " Even the lightest (" + changes_text(a.closest_changes) + ") needs at least " +
+                format_bytes(a.closest_bytes) + " per GPU.";
+    return line + " It takes more GPUs, or GPUs with more memory.";
 }
 
 std::vector<FigureRecord> figures(const Report& r) {

@@ -223,6 +223,6 @@ TEST_CASE("memory panel: Llama 3 70B on 8 GPUs says no layout fits and shows the
     CHECK(v.advice.needed);
     CHECK_FALSE(v.advice.found);
     CHECK(v.advice_line.find("No mix of") == 0);
-    CHECK(v.advice_line.find("Closest:") != std::string::npos);
+    CHECK(v.advice_line.find("Even the lightest (") != std::string::npos);
     CHECK_FALSE(h.panel.act(h.state, "apply_fix", "1").empty());
 }
