@@ -19,7 +19,7 @@ namespace {
 constexpr Schedule kSchedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
                                    Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe};
 constexpr int kMaxStagesControl = 512;
-constexpr int kMaxMicrobatchesControl = 8192;
+constexpr int kMaxMicrobatchesControl = 1 << 16;  // the simulator's own limit
 constexpr int kMaxVirtualControl = 16;
 constexpr float kStageTableWidth = 380.0f;
 
