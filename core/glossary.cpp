@@ -39,6 +39,17 @@ const GlossaryEntry* Glossary::find(std::string_view term_or_alias) const {
     return nullptr;
 }
 
+std::vector<size_t> Glossary::referrers(size_t index) const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < entries_.size(); ++i)
+        for (const std::string& link : entries_[i].see_also)
+            if (find(link) == &entries_[index]) {
+                out.push_back(i);
+                break;
+            }
+    return out;
+}
+
 std::vector<std::string> Glossary::groups() const {
     std::vector<std::string> out;
     for (const GlossaryEntry& e : entries_)

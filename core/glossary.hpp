@@ -34,6 +34,8 @@ public:
     [[nodiscard]] size_t size() const noexcept { return entries_.size(); }
     // By term or alias; nullptr when unknown.
     [[nodiscard]] const GlossaryEntry* find(std::string_view term_or_alias) const;
+    // Entries whose see-also links point at entry `index` (the cross-links back), in file order.
+    [[nodiscard]] std::vector<size_t> referrers(size_t index) const;
     // Groups in order of first appearance.
     [[nodiscard]] std::vector<std::string> groups() const;
     // Indices of the entries matching every word of `query` in term, aliases or definition; entries

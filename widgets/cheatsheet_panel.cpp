@@ -18,6 +18,7 @@ constexpr std::array<const char*, kColumns> kHeaders = {"Strategy", "Splits", "C
 // Shares of the table width: the strategy name is short, the prose columns get the rest.
 constexpr std::array<float, kColumns> kShares = {0.14f, 0.21f, 0.21f, 0.20f, 0.24f};
 const ImVec4 kStrategyColour(0.45f, 0.75f, 1.0f, 1.0f);
+constexpr float kTableShare = 0.42f;  // the table's share of the height once a row's panel opens below
 
 std::vector<std::string> cells_of(const CheatSheetRow& r) {
     return {r.strategy, r.splits, r.communication, r.cost, r.reach_for_it_when};
@@ -39,8 +40,10 @@ std::string CheatSheetPanel::load_row(AppState& state, size_t index) {
     const CheatSheetRow& row = sheet_->rows[index];
     if (std::string rule = state.try_apply(row.scenario); !rule.empty()) return rule;
     loaded_ = int(index);
-    if (Panel* p = registry_.find(row.panel)) {
-        p->open = true;
+    // The table on top, the panel that shows the strategy below it, outlined.
+    if (Panel* p = registry_.find(row.panel); p && registry_.show_only({id(), row.panel}).empty()) {
+        set_placement(Placement{0, 0, 1, kTableShare});
+        p->set_placement(Placement{0, kTableShare, 1, 1 - kTableShare});
         registry_.set_highlight(row.panel);
     }
     state.ui.status = "Cheat sheet: loaded the " + row.strategy + " example";

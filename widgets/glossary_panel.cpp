@@ -13,7 +13,25 @@ namespace shardscope::ui {
 namespace {
 const ImVec4 kTermColour(0.45f, 0.75f, 1.0f, 1.0f);
 const ImVec4 kGroupColour(1.0f, 0.75f, 0.10f, 1.0f);
-constexpr float kListShare = 0.38f;  // the term list's share of the panel width
+constexpr float kListShare = 0.28f;  // the term list's share of the panel width
+constexpr float kReadingWidthEm = 48.0f;  // definitions wrap at a comfortable line length
+
+// The first sentence of a definition: a one-line preview next to a cross-link.
+std::string first_sentence(const std::string& text) {
+    const size_t end = text.find(". ");
+    return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// Cuts text at a word boundary so it fits in `width` pixels, ending in "..." when cut.
+std::string fit_to_width(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::string cut = text;
+    while (!cut.empty() && ImGui::CalcTextSize((cut + "...").c_str()).x > width) {
+        const size_t space = cut.find_last_of(' ');
+        cut.resize(space == std::string::npos ? 0 : space);
+    }
+    return cut.empty() ? std::string() : cut + "...";
+}
 }  // namespace
 
 GlossaryPanel::GlossaryPanel(Placement placement) : Panel("glossary", "Glossary", placement, false) {}
@@ -121,6 +139,25 @@ void GlossaryPanel::draw_list(const GlossaryView& v) {
     ImGui::EndChild();
 }
 
+void GlossaryPanel::draw_links(const std::vector<std::string>& terms, const char* id) {
+    const Glossary& g = *shared_glossary();
+    ImGui::PushID(id);
+    for (size_t i = 0; i < terms.size(); ++i) {
+        const GlossaryEntry* target = g.find(terms[i]);
+        const std::string label = target ? target->term : terms[i];
+        ImGui::PushID(int(i));
+        if (ImGui::SmallButton(label.c_str())) select(label);
+        note_last_item(std::string("glossary/") + id + "/" + label);
+        glossary_tooltip_for_last_item(label);
+        if (target) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("%s", fit_to_width(first_sentence(target->definition), ImGui::GetContentRegionAvail().x).c_str());
+        }
+        ImGui::PopID();
+    }
+    ImGui::PopID();
+}
+
 void GlossaryPanel::draw_entry(const GlossaryView& v) {
     const Glossary& g = *shared_glossary();
     ImGui::BeginChild("entry", ImVec2(0, 0), false);
@@ -130,6 +167,8 @@ void GlossaryPanel::draw_entry(const GlossaryView& v) {
         return;
     }
     const GlossaryEntry& e = g.entries()[size_t(v.selected)];
+    const float wrap = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * kReadingWidthEm);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
     ImGui::SetWindowFontScale(1.35f);
     ImGui::TextColored(kTermColour, "%s", e.term.c_str());
     ImGui::SetWindowFontScale(1.0f);
@@ -142,25 +181,25 @@ void GlossaryPanel::draw_entry(const GlossaryView& v) {
     }
     ImGui::Separator();
     ImGui::Spacing();
-    ImGui::TextWrapped("%s", e.definition.c_str());
+    ImGui::TextUnformatted(e.definition.c_str());
+    ImGui::PopTextWrapPos();
     if (!e.see_also.empty()) {
         ImGui::Spacing();
-        ImGui::TextDisabled("See also");
-        for (size_t i = 0; i < e.see_also.size(); ++i) {
-            const GlossaryEntry* target = g.find(e.see_also[i]);
-            const std::string label = target ? target->term : e.see_also[i];
-            // Wrap the buttons onto the next line when the row is full.
-            const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
-            if (i > 0) {
-                ImGui::SameLine();
-                if (ImGui::GetCursorPosX() + w > ImGui::GetContentRegionMax().x) ImGui::NewLine();
-            }
-            ImGui::PushID(int(i));
-            if (ImGui::SmallButton(label.c_str())) select(label);
-            note_last_item("glossary/see/" + label);
-            glossary_tooltip_for_last_item(label);
-            ImGui::PopID();
-        }
+        ImGui::Spacing();
+        ImGui::TextColored(kGroupColour, "See also");
+        draw_links(e.see_also, "see");
+    }
+    std::vector<std::string> back;
+    for (size_t i : g.referrers(size_t(v.selected))) back.push_back(g.entries()[i].term);
+    if (!back.empty()) {
+        ImGui::Spacing();
+        ImGui::TextColored(kGroupColour, "Linked from");
+        draw_links(back, "from");
+    }
+    if (const auto it = mentions_.find(e.term); it != mentions_.end()) {
+        ImGui::Spacing();
+        ImGui::TextColored(kGroupColour, "Explained in the lessons");
+        for (const std::string& title : it->second) ImGui::BulletText("%s", title.c_str());
     }
     ImGui::EndChild();
 }

@@ -8,6 +8,7 @@
 #include "widgets/panel.hpp"
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ public:
     // term=NAME (select it, by term or alias), search=TEXT, group=NAME ("" = all groups).
     std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
+    // Lesson titles per glossary term (the term as the glossary spells it): "used in" under a definition.
+    void set_lesson_mentions(std::map<std::string, std::vector<std::string>> mentions) { mentions_ = std::move(mentions); }
+    [[nodiscard]] const std::map<std::string, std::vector<std::string>>& lesson_mentions() const noexcept { return mentions_; }
+
     // Selects a term (by term or alias); false when the glossary has no such term.
     bool select(const std::string& term);
     void set_search(const std::string& text);
@@ -42,12 +47,14 @@ public:
 private:
     void draw_list(const GlossaryView& v);
     void draw_entry(const GlossaryView& v);
+    void draw_links(const std::vector<std::string>& terms, const char* id);
 
     std::array<char, 128> search_{};
     std::string group_;            // "" = all groups
     int selected_ = -1;
     bool scroll_to_selected_ = false;
     GlossaryView view_;
+    std::map<std::string, std::vector<std::string>> mentions_;
 };
 
 }  // namespace shardscope::ui

@@ -133,6 +133,7 @@ void LessonPanel::answer(double value) {
     const LessonStep* s = current_step();
     if (!s || !s->check || !answer_ || !answer_->ok()) return;
     given_ = value;
+    if (s->check->kind == CheckKind::number) typed_ = value;  // an answer from act() shows in the box too
 }
 
 std::string LessonPanel::act(AppState& state, const std::string& action, const std::string& value) {

@@ -4,12 +4,31 @@
 #include "core/glossary.hpp"
 #include "core/lesson.hpp"
 #include "widgets/cheatsheet_panel.hpp"
+#include "widgets/glossary_panel.hpp"
 #include "widgets/glossary_tooltip.hpp"
 #include "widgets/lesson_panel.hpp"
 
+#include <algorithm>
+#include <map>
 #include <memory>
 
 namespace shardscope::ui {
+
+namespace {
+// Which lessons link to each term (by the glossary's spelling), each lesson once, in lesson order.
+std::map<std::string, std::vector<std::string>> lesson_mentions(const Glossary& glossary, const std::vector<Lesson>& lessons) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const Lesson& lesson : lessons)
+        for (const LessonStep& step : lesson.steps)
+            for (const std::string& term : glossary_links(step.body)) {
+                const GlossaryEntry* e = glossary.find(term);
+                if (!e) continue;
+                auto& titles = out[e->term];
+                if (std::find(titles.begin(), titles.end(), lesson.title) == titles.end()) titles.push_back(lesson.title);
+            }
+    return out;
+}
+}  // namespace
 
 std::vector<std::string> install_teaching_content(PanelRegistry& registry, const TeachingTexts& texts) {
     std::vector<std::string> errors;
@@ -19,6 +38,8 @@ std::vector<std::string> install_teaching_content(PanelRegistry& registry, const
 
     LessonSet lessons = load_lessons(texts.lesson_files);
     errors.insert(errors.end(), lessons.errors.begin(), lessons.errors.end());
+    if (auto* panel = dynamic_cast<GlossaryPanel*>(registry.find("glossary")); panel && shared_glossary())
+        panel->set_lesson_mentions(lesson_mentions(*shared_glossary(), lessons.lessons));
     if (auto* panel = dynamic_cast<LessonPanel*>(registry.find("lesson"))) panel->set_lessons(std::move(lessons));
 
     CheatSheetLoad sheet = parse_cheatsheet(texts.cheatsheet_text, texts.cheatsheet_file);

@@ -47,6 +47,8 @@ TEST_CASE("lookups ignore case and treat spaces, hyphens and underscores alike")
     CHECK(g.search("all-reduce") == std::vector<size_t>{0, 1});
     CHECK(g.search("copies") == std::vector<size_t>{1});
     CHECK(g.search("").size() == 2);
+    CHECK(g.referrers(0) == std::vector<size_t>{1});  // Data parallel links to All-reduce
+    CHECK(g.referrers(1).empty());
 }
 
 TEST_CASE("broken glossaries are reported with file, field and rule") {

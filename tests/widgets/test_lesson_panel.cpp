@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -259,6 +260,11 @@ TEST_CASE("glossary panel: search, groups, and see-also links") {
     REQUIRE(h.f.click_item("glossary/see/All-reduce", h.draw));
     h.f.frame(h.draw);  // the click lands after this frame's view was built
     CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "All-reduce");
+    const auto& mentions = g.lesson_mentions().at("All-reduce");
+    CHECK(std::find(mentions.begin(), mentions.end(), "Data parallel: copy, split, all-reduce") != mentions.end());
+    REQUIRE(h.f.click_item("glossary/from/Ring algorithm", h.draw));  // Ring algorithm links back to All-reduce
+    h.f.frame(h.draw);
+    CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "Ring algorithm");
     CHECK(g.act(h.state, "term", "warp drive") == "\"warp drive\" is not in the glossary");
     CHECK(g.act(h.state, "group", "Collectives") == "");
     h.f.frames(1, h.draw);
