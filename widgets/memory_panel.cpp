@@ -173,7 +173,8 @@ void MemoryPanel::draw_memory_chart(float height) {
     const MemoryView& v = view_;
     std::vector<const MemoryBarRecord*> bars;
     for (const MemoryBarRecord& b : v.bars) bars.push_back(&b);
-    if (v.fix_preview) bars.push_back(&*v.fix_preview);
+    const MemoryBarRecord* preview = v.fix_preview ? &*v.fix_preview : nullptr;
+    if (preview) bars.push_back(preview);
     double top = v.capacity_bytes;
     for (const MemoryBarRecord* b : bars) top = std::max(top, b->total_bytes);
     const double unit = top >= 1024.0 * kGiB ? 1024.0 * kGiB : top >= kGiB ? kGiB : 1024.0 * 1024.0;
@@ -188,7 +189,7 @@ void MemoryPanel::draw_memory_chart(float height) {
         stacks.push_back(b->stack);
         for (plot::Segment& seg : stacks.back().segments) {
             seg.value /= unit;
-            if (b == &*v.fix_preview) seg.colour = (seg.colour & 0x00FFFFFFu) | (150u << IM_COL32_A_SHIFT);
+            if (b == preview) seg.colour = (seg.colour & 0x00FFFFFFu) | (150u << IM_COL32_A_SHIFT);
         }
     }
     chart.stacked_bars(stacks);
@@ -221,7 +222,8 @@ void MemoryPanel::draw_memory_table() {
     const MemoryView& v = view_;
     std::vector<const MemoryBarRecord*> bars;
     for (const MemoryBarRecord& b : v.bars) bars.push_back(&b);
-    if (v.fix_preview) bars.push_back(&*v.fix_preview);
+    const MemoryBarRecord* preview = v.fix_preview ? &*v.fix_preview : nullptr;
+    if (preview) bars.push_back(preview);
     const int columns = 1 + static_cast<int>(bars.size());
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
     if (!ImGui::BeginTable("##memory_table", columns, flags)) return;
@@ -229,7 +231,7 @@ void MemoryPanel::draw_memory_table() {
     for (const MemoryBarRecord* b : bars) {
         std::string heading = b->stack.label;
         if (const auto cut = heading.find('\n'); cut != std::string::npos) heading.replace(cut, 1, ", ");
-        if (b->most_loaded && v.bars.size() > 1 && b != &*v.fix_preview) heading += " *";
+        if (b->most_loaded && v.bars.size() > 1 && b != preview) heading += " *";
         ImGui::TableSetupColumn(heading.c_str());
     }
     ImGui::TableHeadersRow();

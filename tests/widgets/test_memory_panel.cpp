@@ -181,12 +181,14 @@ TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and t
 TEST_CASE("memory panel: actions zero=3 and recompute=full edit the scenario through try_apply") {
     PanelHarness h(llama70b_ddp(8));
     CHECK(h.panel.act(h.state, "zero", "3").empty());
+    h.state.end_frame(false);  // as the app does after every frame: each edit is its own undo step
     // ZeRO needs a shard group: the 64 replicas become 64 shards.
     CHECK(h.state.scenario().parallel.zero == 3);
     CHECK(h.state.scenario().parallel.dp_shard == 64);
     CHECK(h.state.scenario().parallel.dp_replicate == 1);
     CHECK_FALSE(h.state.report().fits);  // 1.9 TB of activations remain
     CHECK(h.panel.act(h.state, "recompute", "full").empty());
+    h.state.end_frame(false);
     CHECK(h.state.scenario().training.recompute == Recompute::full);
     CHECK(h.state.report().fits);
 
@@ -194,6 +196,14 @@ TEST_CASE("memory panel: actions zero=3 and recompute=full edit the scenario thr
     CHECK(h.panel.act(h.state, "zero", "0").empty());
     CHECK(h.state.scenario().parallel.dp_shard == 1);
     CHECK(h.state.scenario().parallel.dp_replicate == 64);
+
+    h.state.end_frame(false);
+    h.state.undo();
+    CHECK(h.state.scenario().parallel.zero == 3);
+    CHECK(h.state.scenario().parallel.dp_shard == 64);
+    CHECK(h.state.scenario().training.recompute == Recompute::full);
+    h.state.redo();
+    CHECK(h.state.scenario().parallel.zero == 0);
 
     CHECK(h.panel.act(h.state, "precision", "fp32").empty());
     CHECK(h.state.scenario().training.precision == Precision::fp32);
