@@ -296,6 +296,7 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
         flow_key_ = key;
     }
     draw_text_flow(flow_);
+    note_last_item("lesson/body");  // the flow's rectangle: word positions are relative to its corner
     if (!v.highlight.empty() || !v.panels.empty()) {
         ImGui::Spacing();
         const Panel* p = registry_.find(v.highlight);

@@ -80,6 +80,8 @@ public:
     [[nodiscard]] LessonView build_view(const AppState& state) const;
     [[nodiscard]] const LessonView& last_view() const noexcept { return view_; }
     [[nodiscard]] const std::vector<std::string>& action_notes() const noexcept { return action_notes_; }
+    // The body as last laid out (item rect "lesson/body" is where it was drawn).
+    [[nodiscard]] const TextFlowLayout& body_layout() const noexcept { return flow_; }
 
 private:
     enum class Entry { fresh, forward };

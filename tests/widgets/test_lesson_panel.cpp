@@ -181,6 +181,29 @@ TEST_CASE("going forward keeps the learner's own edits that the next step does n
     CHECK(h.state.scenario() == panel.current_step()->scenario);
 }
 
+TEST_CASE("hovering a glossary link in a step's body shows the term's definition") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 5).empty());  // "... an [[all-gather]]. ..."
+    h.f.frames(3, h.draw);
+    const auto body = ui::find_item_rect("lesson/body");
+    REQUIRE(body);
+    const ui::FlowWord* link = nullptr;
+    for (const ui::FlowWord& w : panel.body_layout().words)
+        if (w.term == "all-gather") link = &w;
+    REQUIRE(link != nullptr);
+    const auto tooltip_open = [] {
+        ImGuiWindow* w = ImGui::FindWindowByName("##Tooltip_00");
+        return w && w->Active;
+    };
+    h.f.move_mouse(body->x0 + link->x + 3, body->y0 + link->y + 3);
+    h.f.frames(2, h.draw);
+    CHECK(tooltip_open());
+    h.f.move_mouse(body->x0 + 2, body->y1 + 40);  // below the text: no tooltip
+    h.f.frames(2, h.draw);
+    CHECK_FALSE(tooltip_open());
+}
+
 TEST_CASE("a step opens its panels beside the lesson and outlines the highlighted one") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
