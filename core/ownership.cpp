@@ -77,6 +77,16 @@ int64_t cells_for(int64_t factor, int64_t wanted, int64_t items) {
     return factor * std::max<int64_t>(1, std::min(per, items / std::max<int64_t>(1, factor)));
 }
 
+// A cell cut into many ZeRO slices is drawn with fewer cells, so that no band of a group holds more
+// than about kSliceBudget pieces (a 64-way sharded model stays a picture, not confetti).
+constexpr int64_t kSliceBudget = 32;
+
+int64_t budgeted_cells(int64_t factor, int64_t wanted, int64_t items, int64_t slices) {
+    int64_t cells = cells_for(factor, wanted, items);
+    while (cells > factor && cells * slices > kSliceBudget) cells -= factor;
+    return cells;
+}
+
 int64_t coord(const ExplorerGpu& g, MeshDim d) { return g.coords[dim_index(d)]; }
 
 // Which data-parallel replica a GPU computes for: dp_replicate outer, dp_shard inner.
@@ -334,9 +344,13 @@ Ownership build_ownership(const Scenario& s) {
     const int64_t dp = p.dp_shard * p.dp_replicate;
     o.shape.batch_rows = cells_for(dp, kCellsWanted, s.training.global_batch);
     o.shape.seq_chunks = cells_for(p.cp, kCellsWanted, m.seq_len);
-    o.shape.head_cells = cells_for(p.tp, kCellsWanted, m.heads);
-    o.shape.column_cells = cells_for(p.tp, kCellsWanted, m.ffn_hidden > 0 ? m.ffn_hidden : m.hidden);
-    o.shape.expert_cells = m.is_moe() ? cells_for(p.ep, kCellsWanted, m.experts) : 0;
+    // The most slices any band of a cell is cut into: ZeRO's dp_shard x cp (experts: x tp, / ep).
+    const int64_t zero_slices = p.zero >= 1 ? p.dp_shard * p.cp : 1;
+    const int64_t expert_slices = p.tp * (p.zero >= 1 ? p.dp_shard * p.cp / p.ep : 1);
+    o.shape.head_cells = budgeted_cells(p.tp, kCellsWanted, m.heads, zero_slices);
+    o.shape.column_cells =
+        budgeted_cells(p.tp, kCellsWanted, m.ffn_hidden > 0 ? m.ffn_hidden : m.hidden, zero_slices);
+    o.shape.expert_cells = m.is_moe() ? budgeted_cells(p.ep, kCellsWanted, m.experts, expert_slices) : 0;
     o.gpu = explorer_gpus(p, o.gpus);
     o.rows = layer_rows(counts, p.pp);
 

@@ -47,7 +47,8 @@ enum class PieceState { data, weights, grads, optimizer };
 inline constexpr int64_t kMaxExplorerGpus = 64;
 
 // How many cells each kind is drawn with. Every count is a multiple of the factor that cuts it, so a
-// cell never straddles two owners.
+// cell never straddles two owners; cells cut into many ZeRO slices come fewer, so that a band of a
+// group stays about 32 pieces.
 struct ToyShape {
     int64_t batch_rows = 1;    // sequences of the step, grouped (a multiple of dp_shard*dp_replicate)
     int64_t seq_chunks = 1;    // chunks of one sequence (a multiple of cp)

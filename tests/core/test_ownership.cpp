@@ -283,3 +283,16 @@ TEST_CASE("the price of each strategy comes from the report's dims; DP saves no 
     REQUIRE(memory_saved_vs_plain_dp(s, r));
     CHECK(*memory_saved_vs_plain_dp(s, r) == doctest::Approx(*prices[0].memory_saved));
 }
+
+TEST_CASE("cells cut into many ZeRO slices come fewer: a band of a group stays about 32 pieces") {
+    Scenario s = toy();
+    s.parallel.dp_shard = 8;
+    s.parallel.zero = 3;
+    const Ownership o = built(s);
+    // 8 head cells x 8 slices = 64 > 32: 4 cells (2 heads each) of 8 slices.
+    CHECK(o.shape.head_cells == 4);
+    CHECK(find(o, PieceKind::attention, PieceState::weights, 0, 3, 7).first == 6);
+    CHECK(find(o, PieceKind::attention, PieceState::weights, 0, 3, 7).owners == Owners{7});
+    s.parallel.dp_shard = 2;
+    CHECK(built(s).shape.head_cells == 8);  // 8 x 2 = 16: as many cells as wanted
+}

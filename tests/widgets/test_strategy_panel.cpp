@@ -192,3 +192,24 @@ TEST_CASE("hovering a piece names its owner, size and collective") {
     h.frame();
     CHECK(ImGuiFixture::vertices_of("strategy test") > 0);
 }
+
+TEST_CASE("a 64-GPU layout with every cell in 16 ZeRO-3 slices stays well within 16-bit vertex indices") {
+    Harness h;
+    Scenario s = h.state.scenario();
+    s.parallel.tp = 2;
+    s.parallel.pp = 2;
+    s.parallel.cp = 2;
+    s.parallel.dp_shard = 8;
+    s.parallel.dp_replicate = 1;
+    s.parallel.zero = 3;
+    REQUIRE(h.state.try_apply(s) == "");
+    REQUIRE(h.act("gpu", "17") == "");  // the veil over what GPU 17 does not hold is drawn too
+    REQUIRE(h.panel.ownership().gpus == 64);
+    REQUIRE(h.panel.ownership().unavailable.empty());
+    // 16 slices a cell: 2 head cells (one per TP rank), so a band of a group is 32 pieces.
+    CHECK(h.panel.ownership().shape.head_cells == 2);
+    CHECK(h.panel.drawing().pieces.size() > 2000);
+    // Runs of touching records are merged when painted: well below ImGui's 65,536 vertices per window
+    // (headless tests have no renderer that could split a larger list).
+    CHECK(ImGuiFixture::vertices_of("strategy test") < 40000);
+}
