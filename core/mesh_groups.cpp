@@ -111,6 +111,25 @@ const DimSummary& dim_summary(const DeviceMesh& mesh, GroupDim d) noexcept {
     return m ? mesh.summary(*m) : mesh.ep_summary();
 }
 
+bool group_has_member_in(const DeviceMesh& mesh, GroupDim d, int64_t group, int64_t first_rank,
+                         int64_t end_rank) noexcept {
+    if (first_rank >= end_rank) return false;
+    if (const auto m = mesh_dim_of(d)) {
+        // A mesh dim's members are first + i * stride: the first one at or past first_rank, directly.
+        const int64_t first = mesh.member(*m, group, 0), stride = mesh.stride(*m);
+        const int64_t i = first >= first_rank ? 0 : (first_rank - first + stride - 1) / stride;
+        return i < mesh.size(*m) && first + i * stride < end_rank;
+    }
+    // EP members ascend too, but not by one stride: the lowest index whose rank is >= first_rank.
+    int64_t lo = 0, hi = group_size(mesh, d);
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (group_member(mesh, d, group, mid) < first_rank) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < group_size(mesh, d) && group_member(mesh, d, group, lo) < end_rank;
+}
+
 GroupIds groups_of_rank(const DeviceMesh& mesh, int64_t rank) noexcept {
     const RankGroups g = mesh.groups_of(rank);
     GroupIds out{};

@@ -40,6 +40,11 @@ inline constexpr std::array<GroupDim, 6> kAllGroupDims = {GroupDim::tp,       Gr
 // Whether the group holding `rank` stays inside the rank's node (a dim of size 1 always does).
 [[nodiscard]] bool rank_group_is_intra(const DeviceMesh& mesh, GroupDim d, int64_t rank) noexcept;
 [[nodiscard]] const DimSummary& dim_summary(const DeviceMesh& mesh, GroupDim d) noexcept;
+// Whether group `group` of d has a member among ranks [first_rank, end_rank). Members ascend in rank,
+// so this is a binary search: O(log size), whatever the range's length (the mesh panel asks it of
+// every block of nodes on screen).
+[[nodiscard]] bool group_has_member_in(const DeviceMesh& mesh, GroupDim d, int64_t group, int64_t first_rank,
+                                       int64_t end_rank) noexcept;
 
 // Every group of one rank, indexed by group_dim_index.
 using GroupIds = std::array<int64_t, kAllGroupDims.size()>;

@@ -213,7 +213,9 @@ void MeshGrid::draw(const DeviceMesh& mesh, unsigned long version, GroupDim dim,
         records_zoom_ = view_.zoom;
         records_pan_ = view_.pan;
         records_size_ = size;
+        holds_group_stale_ = true;
     }
+    refresh_group_blocks(mesh, selected);
     find_hovered(hovered);
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -487,18 +489,51 @@ void MeshGrid::paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t
     }
 }
 
+bool MeshGrid::block_holds_group(const DeviceMesh& mesh, const LodCell& c, int64_t group) const noexcept {
+    // A block is up to b rows of up to b consecutive nodes: one range query per row.
+    const int64_t b = records_.block_side, cols = layout_.node_cols, gpn = layout_.gpus_per_node;
+    const int64_t first_row = c.first_node / cols, first_col = c.first_node % cols;
+    for (int64_t row = first_row; row < std::min(first_row + b, layout_.node_rows); ++row) {
+        const int64_t first = row * cols + first_col;
+        const int64_t end = std::min({first + b, row * cols + cols, layout_.nodes});
+        if (first >= end) break;
+        if (group_has_member_in(mesh, records_.dim, group, first * gpn, end * gpn)) return true;
+    }
+    return false;
+}
+
+void MeshGrid::refresh_group_blocks(const DeviceMesh& mesh, int64_t selected) {
+    if (!holds_group_stale_ && holds_group_rank_ == selected) return;
+    holds_group_stale_ = false;
+    holds_group_rank_ = selected;
+    holds_group_.assign(records_.cells.size(), false);
+    if (selected < 0 || selected >= mesh.world_size() || records_.dim_size <= 1) return;
+    const int64_t group = group_of(mesh, records_.dim, selected);
+    for (size_t i = 0; i < records_.cells.size(); ++i) holds_group_[i] = block_holds_group(mesh, records_.cells[i], group);
+}
+
 void MeshGrid::paint_lod_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const {
     const bool trivial = records_.dim_size <= 1;
-    const int64_t selected_node = selected >= 0 && selected < mesh.world_size() ? mesh.node_of(selected) : -1;
-    const int64_t b = records_.block_side;
+    const bool has_selected = selected >= 0 && selected < mesh.world_size();
+    const int64_t selected_node = has_selected ? mesh.node_of(selected) : -1;
+    const int64_t b = records_.block_side, cols = layout_.node_cols;
     for (size_t i = 0; i < records_.cells.size(); ++i) {
         const LodCell& c = records_.cells[i];
-        const ImVec2 a = add(origin_, c.min), z = add(origin_, c.max);
-        draw->AddRectFilled(a, z, trivial ? kNeutral : share_colour(c.intra_share), 2.0f);
-        const bool has_selected = selected_node >= 0 && selected_node / layout_.node_cols / b == c.first_node / layout_.node_cols / b &&
-                                  (selected_node % layout_.node_cols) / b == (c.first_node % layout_.node_cols) / b;
-        if (has_selected) draw->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 230, 120, 255), 2.0f, 0, 2.5f);
-        else if (static_cast<int>(i) == hovered_cell_) draw->AddRect(a, z, kFocusOutline, 2.0f, 0, 1.5f);
+        // Whole pixels and a one-pixel seam: sub-pixel gaps between tiles would shimmer unevenly.
+        const ImVec2 a(std::floor(origin_.x + c.min.x), std::floor(origin_.y + c.min.y));
+        const ImVec2 z(std::max(a.x + 1, std::floor(origin_.x + c.max.x) - 1), std::max(a.y + 1, std::floor(origin_.y + c.max.y) - 1));
+        // Square corners: a rounded rectangle costs several times the vertices, on every tile.
+        draw->AddRectFilled(a, z, trivial ? kNeutral : share_colour(c.intra_share));
+        const bool holds_selected = has_selected && selected_node / cols / b == c.first_node / cols / b &&
+                                    (selected_node % cols) / b == (c.first_node % cols) / b;
+        if (holds_selected) {
+            draw->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 230, 120, 255), 0.0f, 0, 2.5f);
+        } else if (i < holds_group_.size() && holds_group_[i]) {
+            // Where the selected GPU's group lives: the blocks that hold any of its members.
+            draw->AddRect(a, z, kFocusOutline, 0.0f, 0, 1.5f);
+        } else if (static_cast<int>(i) == hovered_cell_) {
+            draw->AddRect(a, z, IM_COL32(255, 255, 255, 140), 0.0f, 0, 1.0f);
+        }
     }
 }
 

@@ -129,7 +129,9 @@ private:
     void paint(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const;
     void paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const;
     void paint_lod_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const;
+    void refresh_group_blocks(const DeviceMesh& mesh, int64_t selected);
     void show_tooltip(const DeviceMesh& mesh, GroupDim dim) const;
+    [[nodiscard]] bool block_holds_group(const DeviceMesh& mesh, const LodCell& cell, int64_t group) const noexcept;
     void find_hovered(bool hovered);
     [[nodiscard]] ImVec2 to_canvas(ImVec2 layout_point) const noexcept;
     [[nodiscard]] ImVec2 to_layout(ImVec2 canvas_point) const noexcept;
@@ -151,6 +153,12 @@ private:
     float records_zoom_ = -1;
     ImVec2 records_pan_{0, 0};
     ImVec2 records_size_{0, 0};
+
+    // Which coarse cells hold a member of the selected GPU's group: per records and selection, not
+    // per frame.
+    std::vector<bool> holds_group_;
+    int64_t holds_group_rank_ = -1;
+    bool holds_group_stale_ = true;
 
     int64_t hovered_rank_ = -1;
     int hovered_cell_ = -1;  // index into records_.cells at the coarse levels

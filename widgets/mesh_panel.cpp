@@ -612,6 +612,9 @@ void MeshPanel::draw_legend(const DeviceMesh& mesh, float width, float height) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(mesh::kSlowColour), "0%%: all span nodes");
         ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 8, w - ImGui::CalcTextSize("100%: all inside").x + 8));
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(mesh::kFastColour), "100%%: all inside");
+        if (selected_ >= 0 && r.dim_size > 1)
+            ImGui::TextColored(kMutedColour, "White outline: blocks holding GPU %lld's %s group.", static_cast<long long>(selected_),
+                               name_of(dim_).c_str());
         ImGui::TextColored(kMutedColour, "Scroll to zoom in, drag to pan, double-click to fit.");
     }
     ImGui::EndChild();

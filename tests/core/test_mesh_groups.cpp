@@ -64,6 +64,19 @@ TEST_CASE("tp, dp_shard and dp_replicate groups of the 2x4 HSDP mesh") {
     CHECK(m.is_hsdp());
 }
 
+TEST_CASE("a group has a member in a rank range: binary search over ascending members") {
+    const DeviceMesh m = hsdp_mesh();
+    // dp_replicate group 2 is {2, 6}.
+    CHECK(group_has_member_in(m, GroupDim::dp_replicate, 2, 0, 4));
+    CHECK_FALSE(group_has_member_in(m, GroupDim::dp_replicate, 2, 3, 6));  // 6 is past the end
+    CHECK(group_has_member_in(m, GroupDim::dp_replicate, 2, 3, 7));
+    CHECK_FALSE(group_has_member_in(m, GroupDim::dp_replicate, 2, 7, 8));
+    CHECK_FALSE(group_has_member_in(m, GroupDim::dp_replicate, 2, 4, 4));  // empty range
+    // tp group 3 is {6, 7}: the second node only.
+    CHECK_FALSE(group_has_member_in(m, GroupDim::tp, 3, 0, 4));
+    CHECK(group_has_member_in(m, GroupDim::tp, 3, 4, 8));
+}
+
 TEST_CASE("node intra share: whole nodes, none, and a group straddling the boundary") {
     const DeviceMesh m = hsdp_mesh();
     const NodeIntraShare tp = NodeIntraShare::build(m, GroupDim::tp);

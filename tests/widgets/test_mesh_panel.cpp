@@ -245,3 +245,59 @@ TEST_CASE("a cluster preset the app handed over replaces the cluster, or shows w
     CHECK(h.state.scenario().cluster.nodes == 4);
     CHECK_FALSE(h.panel.act(h.state, "cluster", "No such cluster").empty());
 }
+
+TEST_CASE("the wheel zooms around the mouse, a drag pans, a double click fits again") {
+    Harness h(default_scenario());  // 8 nodes x 8: fitted cells far below the zoom limit
+    h.frames();
+    const auto canvas = ui::find_item_rect("mesh/canvas");
+    REQUIRE(canvas.has_value());
+    const ui::mesh::View fitted = h.panel.grid().view();
+    // The point under the mouse stays put while the zoom grows.
+    const ImVec2 before = h.panel.grid().screen_centre_of(5);
+    h.f.move_mouse(before.x, before.y);
+    h.f.frame(h.draw);
+    ImGui::GetIO().MouseWheel = 2.0f;
+    h.f.frame(h.draw);
+    ImGui::GetIO().MouseWheel = 0.0f;
+    h.f.frame(h.draw);
+    CHECK(h.panel.grid().view().zoom > fitted.zoom * 1.3f);
+    const ImVec2 after = h.panel.grid().screen_centre_of(5);
+    CHECK(after.x == doctest::Approx(before.x).epsilon(0.01));
+    CHECK(after.y == doctest::Approx(before.y).epsilon(0.01));
+
+    // Drag 40 px right: everything moves 40 px; a drag selects nothing.
+    const int64_t selected = h.panel.selected();
+    ImGuiIO& io = ImGui::GetIO();
+    io.MouseDown[0] = true;
+    h.f.frame(h.draw);
+    for (int i = 1; i <= 4; ++i) {
+        h.f.move_mouse(before.x + 10.0f * i, before.y);
+        h.f.frame(h.draw);
+    }
+    io.MouseDown[0] = false;
+    h.f.frame(h.draw);
+    CHECK(h.panel.grid().screen_centre_of(5).x == doctest::Approx(after.x + 40.0f).epsilon(0.01));
+    CHECK(h.panel.selected() == selected);
+
+    // Double click: the whole mesh again.
+    for (int i = 0; i < 2; ++i) {
+        io.MouseDown[0] = true;
+        h.f.frame(h.draw);
+        io.MouseDown[0] = false;
+        h.f.frame(h.draw);
+    }
+    h.f.frame(h.draw);
+    CHECK(h.panel.grid().view().zoom == doctest::Approx(fitted.zoom));
+}
+
+TEST_CASE("the order's arrow buttons move a dim") {
+    Harness h(two_by_four());
+    h.frames();
+    REQUIRE(h.f.click_item("mesh/order/dp_replicate/up", h.draw));
+    const std::vector<MeshDim> expected = {MeshDim::tp, MeshDim::cp, MeshDim::dp_replicate, MeshDim::dp_shard, MeshDim::pp};
+    CHECK(h.state.scenario().parallel.order == expected);
+    // dp_replicate now has stride 2 (inside a node), dp_shard stride 4 (across): no longer HSDP.
+    h.frames();
+    CHECK(h.state.mesh().stride(MeshDim::dp_replicate) == 2);
+    CHECK(std::count(h.panel.badges().begin(), h.panel.badges().end(), "HSDP") == 0);
+}
