@@ -21,7 +21,7 @@ constexpr Schedule kSchedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Sched
 constexpr int kMaxStagesControl = 512;
 constexpr int kMaxMicrobatchesControl = 1 << 16;  // the simulator's own limit
 constexpr int kMaxVirtualControl = 16;
-constexpr float kStageTableWidth = 380.0f;
+constexpr float kStageTableWidth = 330.0f;
 
 bool same_costs(const std::vector<StageCost>& a, const std::vector<StageCost>& b) {
     if (a.size() != b.size()) return false;
@@ -276,7 +276,7 @@ void PipelinePanel::draw(AppState& state) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float legend_h = ImGui::GetFrameHeightWithSpacing();
     const float body_h = std::max(120.0f, avail.y - legend_h);
-    const float wanted_table_w = lane_count() == 2 ? kStageTableWidth + 150.0f : kStageTableWidth;
+    const float wanted_table_w = lane_count() == 2 ? kStageTableWidth + 190.0f : kStageTableWidth;
     const float table_w = avail.x > 1100.0f ? wanted_table_w : 0.0f;
     draw_canvas(avail.x - table_w - (table_w > 0 ? ImGui::GetStyle().ItemSpacing.x : 0.0f), body_h);
     if (table_w > 0) {
@@ -391,53 +391,78 @@ std::string PipelinePanel::lane_title(int lane) const {
            format_percent(l.timeline.bubble_fraction);
 }
 
+// One row of the read-out table: every figure comes from the simulated timeline or core's closed forms.
 void PipelinePanel::draw_lane_readout(int lane) {
     const Lane& l = lanes_[lane];
     const PipelineSpec& spec = l.spec;
     const PipelineTimeline& t = l.timeline;
-    ImGui::TextColored(lane == 0 ? ImVec4(1, 1, 1, 1) : ImVec4(0.75f, 0.85f, 1.0f, 1.0f), "%s",
-                       schedule_display_name(spec.schedule));
-    ImGui::SameLine(ImGui::CalcTextSize("Interleaved 1F1B").x + 20.0f);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(schedule_display_name(spec.schedule));
+    if (parameter_copies(spec.schedule) > 1) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("x%d weights", parameter_copies(spec.schedule));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("DualPipe keeps two copies of the parameters (one per direction)");
+    }
+    ImGui::TableNextColumn();
     if (!t.ok()) {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", t.error.c_str());
         return;
     }
-    const StageCost cost = first_stage_cost(spec);
+    ImGui::TextUnformatted(format_seconds(t.makespan).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_percent(t.bubble_fraction).c_str());
+
+    ImGui::TableNextColumn();
     const double closed = closed_form_bubble_fraction(spec.schedule, spec.stages, spec.microbatches,
-                                                      spec.virtual_stages, cost);
-    const auto peak = std::max_element(t.peak_activation_microbatches.begin(), t.peak_activation_microbatches.end());
-    const int peak_stage = static_cast<int>(peak - t.peak_activation_microbatches.begin());
-    char peak_text[32];
-    std::snprintf(peak_text, sizeof peak_text, "%.4g", *peak);
-    ImGui::Text("makespan %s   bubble %s measured, %s closed form %s%s   peak in flight %s micro-batches (stage %d)",
-                format_seconds(t.makespan).c_str(), format_percent(t.bubble_fraction).c_str(),
-                format_percent(closed).c_str(), closed_form_text(spec.schedule),
-                stages_equal(spec) && spec.p2p_time == 0 ? "" : " [equal stages, no p2p]", peak_text, peak_stage);
-    if (!l.activation_bytes.empty()) {
-        ImGui::SameLine();
-        ImGui::Text("= %s of activations",
-                    format_bytes(l.activation_bytes[static_cast<std::size_t>(peak_stage)]).c_str());
-    }
-    if (parameter_copies(spec.schedule) > 1) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("(%d copies of the weights)", parameter_copies(spec.schedule));
-    }
-    const int needed = min_microbatches_for_bubble(spec, controls_.bubble_target);
+                                                      spec.virtual_stages, first_stage_cost(spec));
+    const bool exact = stages_equal(spec) && spec.p2p_time == 0;
+    ImGui::Text("%s%s", format_percent(closed).c_str(), exact ? "" : "*");
     ImGui::SameLine();
+    ImGui::TextDisabled("%s", closed_form_text(spec.schedule));
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", exact ? "Closed form of the schedule's source, as a share of the step"
+                                      : "* The closed form assumes equal stages (stage 0's costs) and no p2p time;\n"
+                                        "the measured figure includes the imbalance and the communication");
+
+    ImGui::TableNextColumn();
+    const auto peak = std::max_element(t.peak_activation_microbatches.begin(), t.peak_activation_microbatches.end());
+    const std::size_t peak_stage = static_cast<std::size_t>(peak - t.peak_activation_microbatches.begin());
+    ImGui::Text("%.4g on stage %zu", *peak, peak_stage);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_bytes(l.activation_bytes[peak_stage]).c_str());
+    if (l.activation_bytes.empty() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("Needs the scenario's architecture and no more stages than it has layers");
+
+    ImGui::TableNextColumn();
+    const int needed = min_microbatches_for_bubble(spec, controls_.bubble_target);
     if (needed > 0)
-        ImGui::Text("  m >= %d for a bubble under %s", needed, format_percent(controls_.bubble_target).c_str());
+        ImGui::Text("%d", needed);
     else
-        ImGui::TextDisabled("  no m brings it under %s", format_percent(controls_.bubble_target).c_str());
+        ImGui::TextDisabled("none");
 }
 
 void PipelinePanel::draw_readout() {
-    for (int lane = 0; lane < lane_count(); ++lane) draw_lane_readout(lane);
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    if (ImGui::BeginTable("readout", 7, flags)) {
+        ImGui::TableSetupColumn("Schedule");
+        ImGui::TableSetupColumn("Makespan");
+        ImGui::TableSetupColumn("Bubble");
+        ImGui::TableSetupColumn("Closed form");
+        ImGui::TableSetupColumn("Peak in flight (micro-batches)");
+        ImGui::TableSetupColumn("Activations at peak");
+        const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
+        ImGui::TableSetupColumn(target.c_str(), ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableHeadersRow();
+        for (int lane = 0; lane < lane_count(); ++lane) draw_lane_readout(lane);
+        ImGui::EndTable();
+    }
     if (lane_count() == 2 && lanes_[0].timeline.ok() && lanes_[1].timeline.ok()) {
         const double a = lanes_[0].timeline.makespan, b = lanes_[1].timeline.makespan;
-        ImGui::TextDisabled("%s takes %s %s than %s (%s of its step)", schedule_display_name(lanes_[1].spec.schedule),
-                            format_seconds(std::fabs(a - b)).c_str(), b <= a ? "less" : "more",
-                            schedule_display_name(lanes_[0].spec.schedule), format_percent(std::fabs(a - b) / a).c_str());
-        ImGui::SameLine();
+        ImGui::Text("%s takes %s %s than %s (%s of its step)", schedule_display_name(lanes_[1].spec.schedule),
+                    format_seconds(std::fabs(a - b)).c_str(), b <= a ? "less" : "more",
+                    schedule_display_name(lanes_[0].spec.schedule), format_percent(std::fabs(a - b) / a).c_str());
+        ImGui::SameLine(0, 24.0f);
     }
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("Bubble target");
@@ -445,8 +470,8 @@ void PipelinePanel::draw_readout() {
     ImGui::SetNextItemWidth(80.0f);
     double percent = controls_.bubble_target * 100.0;
     if (ImGui::InputDouble("##target", &percent, 0, 0, "%.1f%%")) controls_.bubble_target = std::clamp(percent, 0.01, 99.0) / 100.0;
-    ImGui::SameLine();
-    ImGui::TextDisabled("   wheel: zoom   drag: pan   double-click: fit");
+    ImGui::SameLine(0, 24.0f);
+    ImGui::TextDisabled("Timeline: wheel to zoom, drag to pan, double-click to fit, hover an op for its inputs");
 }
 
 std::vector<TimelineLane> PipelinePanel::timeline_lanes() const {
@@ -489,14 +514,14 @@ void PipelinePanel::draw_canvas(float width, float height) {
     g.y0 = origin.y + 2.0f;
     g.lane_header = text_h + 8.0f;
     g.lane_gap = 10.0f;
-    g.char_width = ImGui::CalcTextSize("0").x;
+    g.char_width = ImGui::CalcTextSize("0").x * 0.8f;  // paint_timeline falls back to a 0.8x label font
     g.arrows = controls_.arrows;
     // Rows share what is left after titles and the time axis; thin rows lose their gaps first.
     const float axis_h = text_h + 8.0f;
     const int rows = std::max(1, total_rows(lanes));
     const float lanes_n = static_cast<float>(lanes.size());
     const float for_rows = height - axis_h - 4.0f - lanes_n * g.lane_header - (lanes_n - 1) * g.lane_gap;
-    const float pitch = std::clamp(for_rows / static_cast<float>(rows), 1.0f, 44.0f);
+    const float pitch = std::clamp(for_rows / static_cast<float>(rows), 1.0f, 60.0f);
     g.row_gap = pitch >= 10.0f ? 2.0f : pitch >= 5.0f ? 1.0f : 0.0f;
     g.row_height = pitch - g.row_gap;
 
@@ -534,16 +559,18 @@ void PipelinePanel::draw_stage_table(float width, float height) {
     const int columns = cmp ? 7 : 5;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_SizingStretchProp;
+    // Per stage: idle share, peak (micro-batch, chunk) activations held as simulated and by the
+    // schedule's closed form, and the bytes they take (core's activation model).
     if (!ImGui::BeginTable("stages", columns, flags, ImVec2(width, height))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("Stage", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Stage").x);
     ImGui::TableSetupColumn("Idle");
-    ImGui::TableSetupColumn("In flight");
-    ImGui::TableSetupColumn("Closed form");
+    ImGui::TableSetupColumn("Peak");
+    ImGui::TableSetupColumn("Formula");
     ImGui::TableSetupColumn("Activations");
     const std::string other = schedule_display_name(lanes_[1].spec.schedule);
     if (cmp) {
-        ImGui::TableSetupColumn((other + " in flight").c_str());
+        ImGui::TableSetupColumn((other + " peak").c_str());
         ImGui::TableSetupColumn((other + " act.").c_str());
     }
     ImGui::TableHeadersRow();

@@ -4,6 +4,7 @@
 #include "widgets/plot.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 namespace shardscope::ui {
@@ -65,8 +66,17 @@ struct OpenRun {
     bool narrow = false;
 };
 
-std::string block_label(OpKind kind, int microbatch) {
-    return std::string(1, kind_letter(kind)) + std::to_string(microbatch);
+// "F12" when it fits the block, else "12" (the shade still tells the kind), else nothing.
+std::string fitting_label(OpKind kind, int microbatch, float width, const TimelineGeometry& g) {
+    if (g.row_height < 10.0f) return {};
+    std::string number = std::to_string(microbatch);
+    const auto fits = [&](const std::string& text) {
+        return static_cast<float>(text.size()) * g.char_width + 2.0f <= width;
+    };
+    std::string full = kind_letter(kind) + number;
+    if (fits(full)) return full;
+    if (fits(number)) return number;
+    return {};
 }
 
 void add_rows(const TimelineLane& lane, int lane_index, float y0, const TimelineGeometry& g,
@@ -154,9 +164,7 @@ void add_blocks(const TimelineLane& lane, int lane_index, std::size_t first_row,
                 b.y0 = r.y0;
                 b.y1 = r.y1;
                 b.event = static_cast<std::size_t>(it - row_events.begin());
-                std::string label = block_label(e.kind, e.microbatch);
-                const float text_w = static_cast<float>(label.size()) * g.char_width + 2.0f;
-                if (x1 - x0 >= text_w && g.row_height >= 12.0f) b.label = std::move(label);
+                b.label = fitting_label(e.kind, e.microbatch, x1 - x0, g);
                 run.block = static_cast<int>(out.blocks.size());
                 out.blocks.push_back(std::move(b));
             }
@@ -164,11 +172,12 @@ void add_blocks(const TimelineLane& lane, int lane_index, std::size_t first_row,
             if (g.arrows && e.from_stage >= 0 && e.from_stage != stage && !out.arrows_capped && !narrow) {
                 const TimelineRow& from_row =
                     out.rows[first_row + static_cast<std::size_t>(row_of(spec, e.from_stage, producer_chunk(spec, e)))];
-                const bool downward = from_row.y0 < r.y0;
+                // From the producer's end (mid-row) to where the consumer could start: the slant is
+                // the p2p time, and an arrow that lands before its block starts shows a busy stage.
                 TimelineArrow a;
                 a.lane = lane_index;
-                a.from = ImVec2(map.x(e.input_ready - spec.p2p_time), downward ? from_row.y1 : from_row.y0);
-                a.to = ImVec2(map.x(e.input_ready), downward ? r.y0 : r.y1);
+                a.from = ImVec2(map.x(e.input_ready - spec.p2p_time), (from_row.y0 + from_row.y1) * 0.5f);
+                a.to = ImVec2(map.x(e.input_ready), (r.y0 + r.y1) * 0.5f);
                 out.arrows.push_back(a);
                 if (out.arrows.size() > g.max_arrows) {
                     out.arrows.clear();
@@ -300,8 +309,9 @@ namespace {
 
 constexpr ImU32 kBubbleFill = IM_COL32(150, 60, 60, 45);
 constexpr ImU32 kBubbleHatch = IM_COL32(215, 95, 95, 110);
-constexpr ImU32 kArrow = IM_COL32(235, 235, 235, 150);
+constexpr ImU32 kArrow = IM_COL32(255, 240, 200, 235);
 constexpr float kHatchSpacing = 7.0f;
+constexpr float kSmallLabelScale = 0.8f;
 
 int max_time_ticks(const TimelineGeometry& g) noexcept { return std::max(2, static_cast<int>((g.x1 - g.x0) / 110.0f)); }
 
@@ -323,11 +333,13 @@ ImU32 label_colour(OpKind kind) noexcept {
 }
 
 void paint_arrow(ImDrawList* draw, ImVec2 from, ImVec2 to) {
-    draw->AddLine(from, to, kArrow, 1.0f);
+    // A dark halo under the line keeps it readable over any block colour.
+    draw->AddLine(from, to, IM_COL32(0, 0, 0, 160), 3.0f);
+    draw->AddLine(from, to, kArrow, 1.3f);
     const float dx = to.x - from.x, dy = to.y - from.y;
     const float len = std::sqrt(dx * dx + dy * dy);
     if (len < 4.0f) return;
-    const float ux = dx / len, uy = dy / len, head = 4.0f;
+    const float ux = dx / len, uy = dy / len, head = 6.0f;
     draw->AddTriangleFilled(to, ImVec2(to.x - ux * head - uy * head * 0.6f, to.y - uy * head + ux * head * 0.6f),
                             ImVec2(to.x - ux * head + uy * head * 0.6f, to.y - uy * head - ux * head * 0.6f), kArrow);
 }
@@ -382,10 +394,26 @@ void paint_blocks(ImDrawList* draw, const TimelineRecords& r, const TimelineGeom
         draw->AddRectFilled(ImVec2(b.x0, b.y0), ImVec2(x1, b.y1), fill);
         if (x1 - b.x0 >= 8.0f && g.row_height >= 6.0f) draw->AddRect(ImVec2(b.x0, b.y0), ImVec2(x1, b.y1), edge);
         if (b.label.empty()) continue;
-        const ImVec2 sz = ImGui::CalcTextSize(b.label.c_str());
-        if (sz.x + 2.0f > x1 - b.x0) continue;
-        draw->AddText(ImVec2((b.x0 + x1 - sz.x) * 0.5f, (b.y0 + b.y1 - sz.y) * 0.5f), label_colour(b.kind),
-                      b.label.c_str());
+        // The UI font when it fits, else a size smaller (records only keep labels that fit that).
+        ImFont* font = ImGui::GetFont();
+        float size = ImGui::GetFontSize();
+        ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, b.label.c_str());
+        if (sz.x + 2.0f > x1 - b.x0) {
+            size *= kSmallLabelScale;
+            sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, b.label.c_str());
+        }
+        if (sz.x + 1.0f > x1 - b.x0 || sz.y > b.y1 - b.y0 + 2.0f) continue;
+        const float cx = (b.x0 + x1) * 0.5f, cy = (b.y0 + b.y1) * 0.5f;
+        const bool number_only = b.label.front() >= '0' && b.label.front() <= '9';
+        if (number_only && b.y1 - b.y0 >= 2.0f * sz.y) {
+            // A narrow block in a tall row: the kind letter above the micro-batch number.
+            const char letter[2] = {kind_letter(b.kind), '\0'};
+            const ImVec2 lsz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, letter);
+            draw->AddText(font, size, ImVec2(cx - lsz.x * 0.5f, cy - lsz.y), label_colour(b.kind), letter);
+            draw->AddText(font, size, ImVec2(cx - sz.x * 0.5f, cy), label_colour(b.kind), b.label.c_str());
+            continue;
+        }
+        draw->AddText(font, size, ImVec2(cx - sz.x * 0.5f, cy - sz.y * 0.5f), label_colour(b.kind), b.label.c_str());
     }
 }
 

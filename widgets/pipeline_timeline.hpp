@@ -39,7 +39,7 @@ struct TimelineGeometry {
     float row_gap = 2;
     float lane_header = 22;   // title strip above each lane's rows
     float lane_gap = 12;
-    float char_width = 7;     // average glyph width: labels only go in blocks wide enough to hold them
+    float char_width = 7;     // digit width of the smallest label font: labels only go in blocks that hold them
     bool arrows = false;      // send/recv arrows between rows
     std::size_t max_arrows = 3000;  // beyond this many the view is too dense to read them: none drawn
 };
