@@ -552,10 +552,16 @@ std::string describe_piece(const Ownership& own, const Scenario& s, const Piece&
             break;
         case PieceKind::embedding: what = "Embedding, vocabulary rows " + range_text(p.first, p.last); break;
         case PieceKind::lm_head: what = "LM head, vocabulary rows " + range_text(p.first, p.last); break;
-        case PieceKind::attention: what = "Attention, heads " + range_text(p.first, p.last) + " of " + with_commas(s.model.heads); break;
+        case PieceKind::attention:
+            what = std::string(p.last - p.first == 1 ? "Attention, head " : "Attention, heads ") + range_text(p.first, p.last) +
+                   " of " + with_commas(s.model.heads);
+            break;
         case PieceKind::mlp_in: what = "MLP in, columns " + range_text(p.first, p.last); break;
         case PieceKind::mlp_out: what = "MLP out, rows " + range_text(p.first, p.last); break;
-        case PieceKind::experts: what = "Experts " + range_text(p.first, p.last) + " of " + with_commas(s.model.experts); break;
+        case PieceKind::experts:
+            what = std::string(p.last - p.first == 1 ? "Expert " : "Experts ") + range_text(p.first, p.last) + " of " +
+                   with_commas(s.model.experts);
+            break;
     }
     if (p.layer_count > 0)
         what += p.layer_count == 1 ? ", layer " + std::to_string(p.first_layer)
