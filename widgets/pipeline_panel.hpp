@@ -55,6 +55,8 @@ public:
     [[nodiscard]] const PipelineSpec& spec(int lane) const { return lanes_[static_cast<std::size_t>(lane)].spec; }
     [[nodiscard]] int lane_count() const noexcept { return controls_.compare ? 2 : 1; }
     [[nodiscard]] const TimelineRecords& records() const noexcept { return records_; }
+    // Pixels of the plot between the window's t0 and t1, as last drawn.
+    [[nodiscard]] float plot_width() const noexcept { return geometry_.x1 - geometry_.x0; }
     [[nodiscard]] TimeWindow time_window() const;
     void set_time_window(TimeWindow w);
     void fit_time_window() { view_.reset(); }

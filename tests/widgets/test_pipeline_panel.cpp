@@ -203,3 +203,61 @@ TEST_CASE("64 stages x 1,024 micro-batches: narrow ops merge, each drawn exactly
     CHECK(drawn == events);
     CHECK(r.blocks.size() < events / 10);
 }
+
+TEST_CASE("send/recv arrows: one per op whose input crossed a stage boundary") {
+    PanelHarness h;
+    REQUIRE(h.act("arrows", "on").empty());
+    h.frame();
+    // 1F1B, 4 x 8: forwards on stages 1..3 receive an activation (3 * 8) and backwards on stages 0..2
+    // a gradient (3 * 8).
+    const ui::TimelineRecords& r = h.panel.records();
+    CHECK_FALSE(r.arrows_capped);
+    CHECK(r.arrows.size() == 48);
+    // With no p2p time an arrow is vertical: it leaves as the producer ends and lands at once.
+    for (const ui::TimelineArrow& a : r.arrows) CHECK(a.from.x == doctest::Approx(a.to.x));
+}
+
+TEST_CASE("interleaved rows hatch the device's own idle time, not the other chunk's work") {
+    PanelHarness h;
+    REQUIRE(h.act("virtual", "2").empty());
+    h.frame();
+    const ui::TimelineRecords& r = h.panel.records();
+    const PipelineTimeline& t = h.panel.timeline(0);
+    REQUIRE(r.lanes.size() == 1);
+    CHECK(r.lanes[0].idle_from_records);
+    // Summed idle rectangles of each stage, back in seconds, equal makespan - busy (no gap is under a
+    // pixel here: every op lasts 0.5 or 1 ms, about 20 px).
+    const double seconds_per_px = r.window.span() / static_cast<double>(h.panel.plot_width());
+    for (int stage = 0; stage < 4; ++stage) {
+        double idle_px = 0;
+        for (const ui::TimelineIdle& i : r.idle)
+            if (i.stage == stage) idle_px += i.x1 - i.x0;
+        const double idle = t.makespan - t.busy[static_cast<std::size_t>(stage)];
+        CHECK(idle_px * seconds_per_px == doctest::Approx(idle).epsilon(0.01));
+    }
+}
+
+TEST_CASE("dragging the timeline pans it in time") {
+    PanelHarness h;
+    h.frame();
+    const double makespan = h.panel.timeline(0).makespan;
+    h.panel.set_time_window(ui::TimeWindow{0, makespan / 2});
+    h.frame();
+    const auto rect = ui::find_item_rect("pipeline/timeline");
+    REQUIRE(rect.has_value());
+    ImGuiIO& io = ImGui::GetIO();
+    h.fixture.move_mouse(rect->centre_x(), rect->centre_y());
+    h.frame();
+    io.MouseDown[0] = true;
+    h.frame();
+    for (int i = 1; i <= 4; ++i) {
+        h.fixture.move_mouse(rect->centre_x() - 25.0f * static_cast<float>(i), rect->centre_y());
+        h.frame();
+    }
+    io.MouseDown[0] = false;
+    h.frame();
+    // 100 px to the left shows later times: t0 moves right by 100 px worth of the window.
+    const ui::TimeWindow w = h.panel.time_window();
+    CHECK(w.span() == doctest::Approx(makespan / 2));
+    CHECK(w.t0 == doctest::Approx(100.0 / h.panel.plot_width() * makespan / 2).epsilon(0.02));
+}
