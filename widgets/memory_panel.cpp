@@ -69,9 +69,13 @@ void draw_capacity_label(ImVec2 line_start, ImVec2 line_end, float plot_top, flo
 void memory_legend(const std::string& capacity_label) {
     std::vector<plot::LegendEntry> entries;
     for (int i = 0; i < 5; ++i) entries.push_back({kMemoryPartNames[i], memory_part_colour(i)});
+    // The right edge of the column (a table cell in the wide layout), taken before the legend moves on.
+    const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     plot::legend(entries);
-    ImGui::SameLine(0, 14.0f);
     const float h = ImGui::GetTextLineHeight();
+    // On the same line when it fits there, else on its own.
+    const float needed = 14.0f + h * 1.4f + 4.0f + ImGui::CalcTextSize(capacity_label.c_str()).x;
+    if (ImGui::GetItemRectMax().x + needed <= right_edge) ImGui::SameLine(0, 14.0f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + h * 0.5f), ImVec2(p.x + h * 1.4f, p.y + h * 0.5f), kCapacityLine, 2.0f);
     ImGui::Dummy(ImVec2(h * 1.4f, h));
@@ -202,13 +206,16 @@ void MemoryPanel::draw_memory_chart(float height) {
     std::vector<Rect> taken;
     const float x_left = chart.to_screen(-0.5, 0).x, x_right = chart.to_screen(n - 0.5, 0).x;
     const float half = std::min((x_right - x_left) / static_cast<float>(bars.size()) * 0.32f, 60.0f) + 2.0f;
+    const float slot = (x_right - x_left) / static_cast<float>(bars.size());
     for (size_t i = 0; i < bars.size(); ++i) {
         const MemoryBarRecord& b = *bars[i];
         const ImVec2 at = chart.to_screen(static_cast<double>(i), b.total_bytes / unit);
         const ImVec2 bottom = chart.to_screen(static_cast<double>(i), 0);
-        const ImVec2 size = ImGui::CalcTextSize(b.total_text.c_str());
+        // Neighbouring totals must not run into each other: the share goes first when room is short.
+        const std::string& text = ImGui::CalcTextSize(b.total_text.c_str()).x + 6.0f <= slot ? b.total_text : b.total_short;
+        const ImVec2 size = ImGui::CalcTextSize(text.c_str());
         const ImVec2 text_at(at.x - size.x * 0.5f, std::max(at.y - size.y - 4.0f, chart.to_screen(0, axis_top).y));
-        draw->AddText(text_at, b.fits ? kGreen : kRed, b.total_text.c_str());
+        draw->AddText(text_at, b.fits ? kGreen : kRed, text.c_str());
         taken.push_back(Rect{text_at, ImVec2(text_at.x + size.x, text_at.y + size.y)});
         taken.push_back(Rect{ImVec2(at.x - half, at.y - 2.0f), ImVec2(at.x + half, bottom.y)});
     }
@@ -230,7 +237,8 @@ void MemoryPanel::draw_memory_table() {
     ImGui::TableSetupColumn("part");
     for (const MemoryBarRecord* b : bars) {
         std::string heading = b->stack.label;
-        if (const auto cut = heading.find('\n'); cut != std::string::npos) heading.replace(cut, 1, ", ");
+        // The stage's role is printed under its bar; the narrow column keeps "stage N".
+        if (const auto cut = heading.find('\n'); cut != std::string::npos) heading.resize(cut);
         if (b->most_loaded && v.bars.size() > 1 && b != preview) heading += " *";
         ImGui::TableSetupColumn(heading.c_str());
     }
@@ -249,7 +257,10 @@ void MemoryPanel::draw_memory_table() {
     ImGui::TextUnformatted("total");
     for (size_t i = 0; i < bars.size(); ++i) {
         ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(bars[i]->fits ? kGreen : kRed), "%s", bars[i]->total_text.c_str());
+        const MemoryBarRecord& b = *bars[i];
+        const bool room = ImGui::CalcTextSize(b.total_text.c_str()).x <= ImGui::GetContentRegionAvail().x;
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(b.fits ? kGreen : kRed), "%s",
+                           room ? b.total_text.c_str() : b.total_short.c_str());
     }
     ImGui::EndTable();
     if (v.bars.size() > 1) ImGui::TextDisabled("* the most loaded GPU, the one the report describes");

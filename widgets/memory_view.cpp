@@ -39,7 +39,8 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     rec.most_loaded = b.most_loaded;
     rec.fits = b.fits;
     rec.total_bytes = b.total_bytes;
-    rec.total_text = format_bytes(b.total_bytes) + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
+    rec.total_short = format_bytes(b.total_bytes);
+    rec.total_text = rec.total_short + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
     rec.stack.label = bar_label(b);
     rec.stack.highlight = !b.fits;
     const double values[] = {b.bytes.params, b.bytes.grads, b.bytes.optimizer, b.bytes.activations.value_or(0),
@@ -86,7 +87,9 @@ std::vector<FigureRecord> figures(const Report& r) {
     };
     add("Step time", r.time.step, format_seconds, "");
     out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches)});
-    add("Bubble fraction", r.bubble_fraction, format_percent, "");
+    // The simulated schedule's idle share, before communication lengthens the step (the step bar's
+    // bubble is a share of the whole step).
+    add("Pipeline bubble (schedule)", r.bubble_fraction, format_percent, "");
     add("Tokens per second", r.throughput.tokens_per_s, format_count, " tokens/s");
     // Report keeps TFLOP/s; format_flops_rate takes FLOP/s.
     const auto flops = [](const std::optional<double>& tflops) {

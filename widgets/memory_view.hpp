@@ -25,6 +25,7 @@ struct MemoryBarRecord {
     bool fits = false;
     double total_bytes = 0;
     std::string total_text;  // "181 GiB (243.5%)": the share is of the GPU's memory
+    std::string total_short; // "181 GiB": above a bar too narrow for the share
 };
 
 struct StepSegmentRecord {
