@@ -531,6 +531,13 @@ Lesson read_lesson(const Json& doc) {
     for (size_t k = 0; k < steps.size(); ++k) {
         lesson.steps.push_back(read_step(steps[k], index_path("steps", k), current));
         current = lesson.steps.back().scenario;
+        // A step that names no panels keeps the previous step's panels and outline, so jumping
+        // straight to it shows what going step by step would.
+        LessonStep& step = lesson.steps.back();
+        if (k > 0 && step.panels.empty() && step.highlight.empty()) {
+            step.panels = lesson.steps[k - 1].panels;
+            step.highlight = lesson.steps[k - 1].highlight;
+        }
     }
     r.reject_unknown();
     return lesson;

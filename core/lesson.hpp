@@ -12,6 +12,7 @@
 //                  "actions": ["collective.step=3"],                     // PANEL.ACTION=VALUE, optional
 //                  "check": { ... } } ] }                                // optional
 //
+// A step without "panels" and "highlight" keeps those of the step before it.
 // The scenario of step k is default_scenario() with the changes of steps 1..k merged in, in order
 // (JSON merge patch: objects merge, everything else replaces), checked by the scenario loader and
 // validate_scenario. The loader computes it, so a step whose scenario breaks a rule is a load error.

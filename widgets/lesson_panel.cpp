@@ -251,20 +251,21 @@ void LessonPanel::draw_list(AppState& state, const LessonView& v) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::PushID(int(i));
-        if (ImGui::Selectable(row.title.c_str(), row.current, ImGuiSelectableFlags_SpanAllColumns))
+        // The title is the click target; the summary sits under it, dimmed.
+        const std::string label = std::to_string(i + 1) + ".  " + row.title;
+        if (ImGui::Selectable(label.c_str(), row.current, ImGuiSelectableFlags_SpanAllColumns))
             open_lesson(state, row.id, std::max(1, row.reached));
         note_last_item("lesson/list/" + row.id);
-        if (ImGui::IsItemHovered() && !lessons_[i].summary.empty()) {
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
-            ImGui::TextUnformatted(lessons_[i].summary.c_str());
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
-        }
+        ImGui::Indent(ImGui::GetFontSize() * 1.4f);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", lessons_[i].summary.c_str());
+        ImGui::PopStyleColor();
+        ImGui::Unindent(ImGui::GetFontSize() * 1.4f);
         ImGui::TableNextColumn();
         const float done = row.steps ? float(row.reached) / float(row.steps) : 0;
-        const std::string label = row.reached == 0 ? "new" : std::to_string(row.reached) + "/" + std::to_string(row.steps);
-        ImGui::ProgressBar(done, ImVec2(-1, ImGui::GetTextLineHeight()), label.c_str());
+        const std::string progress = row.reached == 0 ? std::to_string(row.steps) + " steps"
+                                                      : std::to_string(row.reached) + " of " + std::to_string(row.steps);
+        ImGui::ProgressBar(done, ImVec2(-1, ImGui::GetTextLineHeight()), progress.c_str());
         ImGui::PopID();
     }
     ImGui::EndTable();

@@ -87,7 +87,8 @@ TEST_CASE("every [[link]] in the shipped lessons names a glossary term, and the 
 
 TEST_CASE("a step's scenario is the default with every change so far merged in") {
     const LessonLoad l = parse_lesson(R"({"schema": "shardscope.lesson/1", "id": "m", "title": "T", "summary": "S",
-        "steps": [ {"title": "a", "body": "b", "scenario": {"parallel": {"tp": 4, "dp_shard": 4}}},
+        "steps": [ {"title": "a", "body": "b", "scenario": {"parallel": {"tp": 4, "dp_shard": 4}},
+                    "panels": ["mesh", "memory"], "highlight": "mesh"},
                    {"title": "a", "body": "b"},
                    {"title": "a", "body": "b", "scenario": {"training": {"global_batch": 512}}} ]})",
                                       "lessons/m.json");
@@ -99,6 +100,8 @@ TEST_CASE("a step's scenario is the default with every change so far merged in")
     CHECK(s[0].scenario.parallel.pp == 2);  // untouched
     CHECK(s[1].scenario == s[0].scenario);  // no changes: same scenario
     CHECK(s[1].scenario_changes.empty());
+    CHECK(s[1].panels == std::vector<std::string>{"mesh", "memory"});  // kept from step 1
+    CHECK(s[2].highlight == "mesh");
     CHECK(s[2].scenario.parallel.tp == 4);  // earlier changes carry on
     CHECK(s[2].scenario.training.global_batch == 512);
 }
