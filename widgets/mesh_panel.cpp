@@ -211,6 +211,14 @@ std::string MeshPanel::act(AppState& state, const std::string& action, const std
             }
         return "mesh.cluster: no cluster preset named \"" + value + "\"";
     }
+    if (action == "zoom") {
+        // Around the canvas centre; the canvas takes its size on the next frame, so apply it then.
+        char* end = nullptr;
+        const double factor = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || !(factor > 0)) return "mesh.zoom: \"" + value + "\" is not a positive factor";
+        pending_zoom_ *= static_cast<float>(factor);
+        return {};
+    }
     if (action == "fit") {
         grid_.request_fit();
         return {};
@@ -400,6 +408,10 @@ void MeshPanel::draw_view(AppState& state) {
     const float canvas_h =
         std::max(140.0f, ImGui::GetContentRegionAvail().y - strip_h - table_h - key_h - 2 * ImGui::GetStyle().ItemSpacing.y);
     grid_.draw(mesh, state.version(), dim_, ImVec2(width, canvas_h), selected_);
+    if (pending_zoom_ != 1.0f) {
+        grid_.zoom_by(pending_zoom_);
+        pending_zoom_ = 1.0f;
+    }
     note_last_item("mesh/canvas");
     if (narrow) {
         ImGui::TextColored(kMutedColour, grid_.records().level == mesh::Level::gpus

@@ -21,7 +21,7 @@ public:
     MeshPanel(Placement placement, bool open);
 
     void draw(AppState& state) override;
-    // dim=tp|cp|ep|dp_shard|dp_replicate|pp (colour by), select=RANK|none, data=on|off, fit=1,
+    // dim=tp|cp|ep|dp_shard|dp_replicate|pp (colour by), select=RANK|none, data=on|off, fit=1, zoom=FACTOR,
     // tp=N (any dim: sets its factor), nodes=N, gpus_per_node=N, order=tp,cp,dp_shard,dp_replicate,pp,
     // cluster=NAME (a preset the app loaded; its own node count).
     // A factor that breaks a rule is kept in the draft and its message shown, as when typed.
@@ -69,6 +69,7 @@ private:
     GroupDim dim_ = GroupDim::tp;
     int64_t selected_ = -1;
     bool show_data_ = false;
+    float pending_zoom_ = 1.0f;  // from act("zoom"): applied once the canvas has its size
     std::vector<ClusterPreset> presets_;
     std::vector<std::string> badges_;
     mesh::MeshGrid grid_;
