@@ -3,12 +3,12 @@
 #include "widgets/collective_panel.hpp"
 #include "widgets/glossary_panel.hpp"
 #include "widgets/lesson_panel.hpp"
+#include "widgets/measure_panel.hpp"
 #include "widgets/memory_panel.hpp"
 #include "widgets/mesh_panel.hpp"
 #include "widgets/panel.hpp"
 #include "widgets/pipeline_panel.hpp"
 #include "widgets/planner_panel.hpp"
-#include "widgets/placeholder_panel.hpp"
 #include "widgets/strategy_panel.hpp"
 
 namespace shardscope::ui {
@@ -23,10 +23,6 @@ constexpr Placement kBottomRight{0.45f, 0.56f, 0.55f, 0.44f};
 constexpr Placement kCentre{0.20f, 0.10f, 0.60f, 0.75f};
 constexpr Placement kSideRight{0.62f, 0.04f, 0.38f, 0.90f};
 
-void add_placeholder(PanelRegistry& r, const char* id, const char* title, Placement p, bool open,
-                     const char* purpose) {
-    r.add(std::make_unique<PlaceholderPanel>(id, title, p, open, purpose));
-}
 }  // namespace
 
 void register_default_panels(PanelRegistry& r) {
@@ -39,8 +35,7 @@ void register_default_panels(PanelRegistry& r) {
     r.add(std::make_unique<CheatSheetPanel>(r, kCentre));
     r.add(std::make_unique<GlossaryPanel>(kSideRight));
     r.add(std::make_unique<LessonPanel>(r, kSideRight));
-    add_placeholder(r, "measure", "Measure (CUDA)", kCentre, false,
-                    "Time real collectives on the local GPUs and calibrate the model.");
+    r.add(std::make_unique<MeasurePanel>(kCentre, false));
 }
 
 }  // namespace shardscope::ui

@@ -1,0 +1,202 @@
+// `shardscope measure`: times collectives on the local GPUs with nccl-tests' flags and columns (issue 9).
+//
+//   shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all] [-b MIN] [-e MAX]
+//                      [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check] [--format json|text]
+//                      [--config SCENARIO.json] [--save-cluster FILE]
+//
+// Sizes take nccl-tests' suffixes (8, 64K, 128M, 1G; binary). One process drives every local GPU.
+// With one GPU it says that a collective needs two or more and measures what one GPU can tell the
+// model instead: the HBM copy bandwidth and bf16 GEMMs at the scenario's shapes (--config, else the
+// default scenario). --save-cluster writes the scenario's cluster with the measured figures as a
+// cluster preset file. Exit 0 on success, 2 on bad arguments, 1 when nothing could be measured (no
+// backend, no GPU, an NCCL or CUDA failure) or --check found wrong results.
+
+#include "app/commands.hpp"
+#include "app/file_io.hpp"
+#include "core/calibration.hpp"
+#include "core/collective_figures.hpp"
+#include "core/measure.hpp"
+#include "core/units.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+namespace {
+
+using namespace shardscope;
+
+constexpr const char* kUsage =
+    "usage: shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
+    "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check]\n"
+    "                          [--format json|text] [--config SCENARIO.json] [--save-cluster FILE]\n"
+    "  -b/-e: smallest/largest size (default 8 and 128M; suffixes K M G), -f: size factor (2),\n"
+    "  -n: timed iterations (20), -w: warm-up iterations (5), -g: GPUs (0 = all), --check: verify results";
+
+struct Options {
+    SweepSpec spec;
+    std::string format = "text";
+    std::string config;
+    std::string save_cluster;
+};
+
+[[nodiscard]] bool parse_whole(const std::string& text, int lo, int& out) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v < lo || v > 1000000) return false;
+    out = static_cast<int>(v);
+    return true;
+}
+
+// "" when parsed, else the message (exit 2).
+std::string parse_options(const std::vector<std::string>& args, Options& o) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--check") {
+            o.spec.check = true;
+            continue;
+        }
+        if (i + 1 >= args.size()) return "'" + a + "' is not an option, or lacks its value";
+        const std::string& v = args[++i];
+        if (a == "--op") {
+            const auto op = measure_op_from_string(v);
+            if (!op) return "--op: '" + v + "' is not one of all_reduce, all_gather, reduce_scatter, broadcast, all_to_all";
+            o.spec.op = *op;
+        } else if (a == "-b" || a == "--minbytes" || a == "-e" || a == "--maxbytes") {
+            const auto bytes = parse_byte_size(v);
+            if (!bytes) return a + ": '" + v + "' is not a size (e.g. 8, 64K, 128M, 1G)";
+            (a == "-b" || a == "--minbytes" ? o.spec.min_bytes : o.spec.max_bytes) = *bytes;
+        } else if (a == "-f" || a == "--stepfactor") {
+            char* end = nullptr;
+            o.spec.factor = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0') return a + ": '" + v + "' is not a number";
+        } else if (a == "-n" || a == "--iters") {
+            if (!parse_whole(v, 1, o.spec.iters)) return a + ": '" + v + "' must be a whole number, at least 1";
+        } else if (a == "-w" || a == "--warmup_iters") {
+            if (!parse_whole(v, 0, o.spec.warmup)) return a + ": '" + v + "' must be a whole number, 0 or more";
+        } else if (a == "-g" || a == "--ngpus") {
+            if (!parse_whole(v, 0, o.spec.gpus)) return a + ": '" + v + "' must be a whole number, 0 (all) or more";
+        } else if (a == "--format") {
+            if (v != "json" && v != "text") return "--format must be json or text, got '" + v + "'";
+            o.format = v;
+        } else if (a == "--config") {
+            o.config = v;
+        } else if (a == "--save-cluster") {
+            o.save_cluster = v;
+        } else {
+            return "unexpected argument '" + a + "'";
+        }
+    }
+    return validate_sweep(o.spec);
+}
+
+// The scenario whose GEMM shapes and cluster the measurement calibrates; nullopt after a message.
+std::optional<Scenario> load_scenario(const std::string& path, int& exit_code) {
+    if (path.empty()) return default_scenario();
+    std::string error;
+    const auto text = app::read_text_file(path, error);
+    if (!text) {
+        std::cerr << "measure: cannot read " << path << ": " << error << "\n";
+        exit_code = 1;
+        return std::nullopt;
+    }
+    ScenarioLoad loaded = parse_scenario(*text);
+    if (!loaded.ok()) {
+        std::cerr << path << ": " << loaded.error << "\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    return loaded.scenario;
+}
+
+// Writes the calibrated cluster preset; false after a message.
+bool save_cluster(const Options& o, const Scenario& scenario, const std::vector<MeasureResult>& sweeps,
+                  const SingleGpuResult* single) {
+    if (o.save_cluster.empty()) return true;
+    const ClusterSpec cluster = calibrated_cluster(scenario.cluster, calibrate(sweeps, single));
+    const std::string text = cluster_preset_json(cluster, calibration_source(sweeps, single));
+    if (std::string e = app::write_file_atomically(o.save_cluster, text); !e.empty()) {
+        std::cerr << "measure: cannot write " << o.save_cluster << ": " << e << "\n";
+        return false;
+    }
+    std::cerr << "measure: wrote the calibrated cluster to " << o.save_cluster << "\n";
+    return true;
+}
+
+int measure_one_gpu(const Options& o, Measurer& m, const BackendStatus& status, const Scenario& scenario) {
+    std::cerr << "measure: a collective needs two or more GPUs; "
+              << (status.devices == 1 ? "this machine has one" : "-g 1 asks for one") << " ("
+              << (status.device_names.empty() ? std::string("GPU") : status.device_names.front())
+              << "). Measuring what one GPU tells the model instead: HBM copy bandwidth and bf16 GEMMs at "
+              << scenario.model.name << "'s shapes.\n";
+    const SingleGpuResult r =
+        m.measure_single_gpu(model_gemm_shapes(scenario), 1024.0 * 1024 * 1024, o.spec.iters, o.spec.warmup, {});
+    std::cout << (o.format == "json" ? single_gpu_result_to_json(r) : single_gpu_result_to_text(r));
+    if (!r.ok()) {
+        std::cerr << "measure: " << r.error << "\n";
+        return 1;
+    }
+    return save_cluster(o, scenario, {}, &r) ? 0 : 1;
+}
+
+// The fit beside the scenario's own figures, after the text table.
+void print_fit(const MeasureResult& r, const Scenario& scenario) {
+    const LinkFit fit = fit_alpha_beta(alpha_beta_samples(r));
+    if (!fit.ok) {
+        std::cout << "# alpha-beta fit: " << fit.note << "\n";
+        return;
+    }
+    const LinkSpec& model = scenario.cluster.intra_node;
+    std::cout << "# alpha-beta fit (t = steps x alpha + bytes_factor x S / B): alpha " << format_seconds(fit.alpha_s)
+              << ", B " << format_bandwidth(fit.bandwidth_bytes_per_s) << ", rms error "
+              << format_percent(fit.rms_relative_error) << "; the scenario's intra-node link says alpha "
+              << format_seconds(model.latency_us * 1e-6) << ", B " << format_bandwidth(model.bandwidth_gbps * 1e9)
+              << (fit.note.empty() ? "" : " (" + fit.note + ")") << "\n";
+}
+
+int run_measure(const std::vector<std::string>& args) {
+    for (const std::string& a : args)
+        if (a == "--help" || a == "-h") {
+            std::cout << kUsage << "\n";
+            return 0;
+        }
+    Options o;
+    if (std::string e = parse_options(args, o); !e.empty()) {
+        std::cerr << "measure: " << e << "\n" << kUsage << "\n";
+        return 2;
+    }
+    int exit_code = 0;
+    const std::optional<Scenario> scenario = load_scenario(o.config, exit_code);
+    if (!scenario) return exit_code;
+
+    std::unique_ptr<Measurer> m = make_measurer();
+    if (!m) {
+        std::cerr << "measure: " << no_backend_message() << "\n";
+        return 1;
+    }
+    const BackendStatus status = m->status();
+    if (!status.ready) {
+        std::cerr << "measure: " << status.message << "\n";
+        return 1;
+    }
+    if (status.devices < 2 || o.spec.gpus == 1) return measure_one_gpu(o, *m, status, *scenario);
+
+    const MeasureResult r = m->measure(o.spec, {});
+    std::cout << (o.format == "json" ? measure_result_to_json(r) : measure_result_to_text(r));
+    if (o.format == "text" && !r.rows.empty()) print_fit(r, *scenario);
+    if (!r.error.empty()) {
+        std::cerr << "measure: " << r.error << "\n";
+        return 1;
+    }
+    int64_t wrong = 0;
+    for (const TimingRow& row : r.rows) wrong += row.wrong.value_or(0);
+    if (wrong > 0) {
+        std::cerr << "measure: --check found " << wrong << " wrong elements: the results differ from the closed form\n";
+        return 1;
+    }
+    return save_cluster(o, *scenario, {r}, nullptr) ? 0 : 1;
+}
+
+}  // namespace
+
+SHARDSCOPE_COMMAND(measure, "time collectives on the local GPUs, nccl-tests style (measure --help)", &run_measure);

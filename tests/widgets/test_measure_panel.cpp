@@ -1,0 +1,229 @@
+// Measure panel (issue 9): the no-GPU state this machine (and CI) shows, and the whole path of a sweep
+// through a fake backend registered with core: background job, progress, cancel, fit, calibrated
+// cluster saved through the app's writer and applied to the scenario. Expected values by hand from
+// the default scenario (8 GPUs per node, intra-node link 450 GB/s and 2 us).
+
+#include "imgui_fixture.hpp"
+#include "widgets/measure_panel.hpp"
+
+#include "core/presets.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+using namespace shardscope;
+using shardscope::test::ImGuiFixture;
+
+namespace {
+
+struct PanelHarness {
+    ImGuiFixture fixture;
+    ui::AppState state;
+    ui::MeasurePanel panel{ui::Placement{}, true};
+
+    std::function<void()> draw_fn() {
+        return [this] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+            ImGui::Begin("measure-test");
+            panel.draw(state);
+            ImGui::End();
+        };
+    }
+    void frames(int n) { fixture.frames(n, draw_fn()); }
+    bool click(const std::string& key) { return fixture.click_item(key, draw_fn()); }
+    void act(const std::string& action, const std::string& value) {
+        REQUIRE(panel.act(state, action, value) == "");
+    }
+};
+
+// Four fake GPUs whose collectives take exactly the alpha-beta time of alpha 2 us and B 400 GB/s.
+// With a gate, the sweep stops after its first size until the test opens it.
+struct FakeGpus final : Measurer {
+    std::atomic<bool>* gate = nullptr;
+    std::string name() const override { return "fake"; }
+    BackendStatus status() override { return {true, 4, {"Fake", "Fake", "Fake", "Fake"}, "4 x Fake GPU"}; }
+    MeasureResult measure(const SweepSpec& spec, const MeasureProgress& progress) override {
+        MeasureResult r;
+        r.backend = "fake";
+        r.device = "4 x Fake";
+        r.op = spec.op;
+        r.ranks = 4;
+        r.iters = spec.iters;
+        const auto sizes = sweep_sizes(spec, 4);
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const double t = collective_time(spec.op, sizes[i].bytes, 4, Link{400e9, 2e-6});
+            r.rows.push_back(make_timing_row(spec.op, sizes[i], t, 4));
+            if (gate && i == 0)
+                while (!gate->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            if (!progress(i + 1, sizes.size(), &r.rows.back())) {
+                r.cancelled = true;
+                break;
+            }
+        }
+        return r;
+    }
+    SingleGpuResult measure_single_gpu(const std::vector<GemmShape>&, double, int, int, const MeasureProgress&) override {
+        return {};
+    }
+};
+
+// Registers the fake for one test and takes it out again, whatever happens.
+struct FakeBackend {
+    explicit FakeBackend(std::atomic<bool>* gate = nullptr) {
+        register_measurer("fake", [gate] {
+            auto m = std::make_unique<FakeGpus>();
+            m->gate = gate;
+            return m;
+        });
+    }
+    ~FakeBackend() { unregister_measurer("fake"); }
+};
+
+}  // namespace
+
+TEST_CASE("no GPU backend: the panel says what is missing, predicts, and measures nothing") {
+    REQUIRE(make_measurer() == nullptr);  // widget_tests links no backend, like a build without CUDA
+    PanelHarness h;
+    h.frames(2);
+    const ui::MeasureRecords& r = h.panel.records();
+    CHECK_FALSE(r.backend_built);
+    CHECK_FALSE(r.ready);
+    CHECK(r.status == no_backend_message());
+    CHECK(r.status.find("SHARDSCOPE_CUDA=ON") != std::string::npos);
+    CHECK_FALSE(r.running);
+
+    // The prediction still shows: all_reduce on one node of the scenario (8 GPUs), 8 B .. 128 MiB.
+    const ui::MeasureChartRecord& c = r.chart;
+    CHECK(c.op == Collective::all_reduce);
+    CHECK(c.ranks == 8);
+    REQUIRE(c.bytes.size() == 25);  // 2^3 .. 2^27
+    CHECK(c.bytes.front() == 8);
+    CHECK(c.bytes.back() == 134217728);
+    REQUIRE(c.predicted_s.size() == 25);
+    // 14 x 2 us + 1.75 x 134217728 B / 450 GB/s = 28 us + 521.96 us = 549.96 us.
+    CHECK(c.predicted_s.back() == doctest::Approx(549.957e-6).epsilon(1e-5));
+    // 8 B: latency-bound, 28 us + 1.75 x 8 / 450e9 = 28.00003 us.
+    CHECK(c.predicted_s.front() == doctest::Approx(28.0e-6).epsilon(1e-4));
+    CHECK(c.measured_s.empty());
+    CHECK(c.fitted_s.empty());
+    CHECK_FALSE(r.fit.has_value());
+    CHECK(r.cluster_json.empty());
+    CHECK(r.command_line == "shardscope measure --op all_reduce -b 8 -e 128M -f 2 -n 20 -w 5");
+    CHECK(r.nccl_tests_command_line == "all_reduce_perf -b 8 -e 128M -f 2 -n 20 -w 5 -g 8");
+
+    // Run and save refuse with the reason; the Run button is drawn but does nothing.
+    CHECK(h.panel.act(h.state, "run", "1") == no_backend_message());
+    CHECK(h.panel.act(h.state, "save", "x.json").find("nothing measured") != std::string::npos);
+    CHECK(h.click("measure/run"));
+    CHECK_FALSE(h.panel.running());
+    CHECK(h.panel.records().rows.empty());
+}
+
+TEST_CASE("sweep controls: actions set nccl-tests' flags, and bad values are refused with the flag") {
+    PanelHarness h;
+    h.act("op", "all_gather");
+    h.act("min", "1KiB");
+    h.act("max", "1MiB");
+    h.act("factor", "4");
+    h.act("iters", "50");
+    h.act("check", "1");
+    CHECK(h.panel.spec().op == Collective::all_gather);
+    CHECK(h.panel.spec().min_bytes == 1024);
+    CHECK(h.panel.spec().factor == 4);
+    CHECK(h.panel.spec().iters == 50);
+    CHECK(h.panel.spec().check);
+    CHECK(h.panel.act(h.state, "op", "p2p").rfind("op:", 0) == 0);
+    CHECK(h.panel.act(h.state, "factor", "1").rfind("-f:", 0) == 0);
+    CHECK(h.panel.act(h.state, "max", "512").rfind("-e:", 0) == 0);  // below min
+    CHECK(h.panel.act(h.state, "iters", "0").rfind("iters:", 0) == 0);
+    h.frames(1);
+    // all_gather on 8 ranks (unit 32 B): 1 KiB, 4 KiB, 16 KiB, 64 KiB, 256 KiB, 1 MiB.
+    const ui::MeasureChartRecord& c = h.panel.records().chart;
+    REQUIRE(c.bytes.size() == 6);
+    CHECK(c.bytes[1] == 4096);
+    // 7 x 2 us + 7/8 x 4096 / 450e9 = 14 us + 7.96 ns.
+    CHECK(c.predicted_s[1] == doctest::Approx(14.00796e-6).epsilon(1e-6));
+}
+
+TEST_CASE("a sweep on a fake backend: background job, rows, fit, calibrated cluster saved and applied") {
+    FakeBackend backend;
+    std::map<std::string, std::string> written;
+    ui::set_measure_file_writer([&](const std::string& path, const std::string& text) {
+        written[path] = text;
+        return std::string();
+    });
+    PanelHarness h;
+    h.frames(1);
+    REQUIRE(h.panel.records().backend_built);
+    CHECK(h.panel.records().ready);
+    CHECK(h.panel.records().devices == 4);
+    h.act("max", "1MiB");
+    REQUIRE(h.click("measure/run"));
+    h.panel.wait();
+    h.frames(2);
+
+    const ui::MeasureRecords& r = h.panel.records();
+    CHECK_FALSE(r.running);
+    CHECK(r.error.empty());
+    REQUIRE(r.rows.size() == 18);  // 2^3 .. 2^20
+    CHECK(r.done == 18);
+    CHECK(r.total == 18);
+    // all_reduce on 4 ranks at 1 MiB: 6 x 2 us + 1.5 x 1048576 / 400e9 = 12 us + 3.932 us = 15.932 us.
+    CHECK(r.rows.back().time_s == doctest::Approx(15.93216e-6).epsilon(1e-6));
+    CHECK(r.rows.back().busbw == doctest::Approx(1.5 * 1048576 / 15.93216e-6).epsilon(1e-6));
+    REQUIRE(r.fit.has_value());
+    REQUIRE(r.fit->ok);
+    CHECK(r.fit->alpha_s == doctest::Approx(2e-6).epsilon(1e-6));
+    CHECK(r.fit->bandwidth_bytes_per_s == doctest::Approx(400e9).epsilon(1e-6));
+    const ui::MeasureChartRecord& c = r.chart;
+    CHECK(c.ranks == 4);
+    CHECK(c.measured_s.size() == 18);
+    REQUIRE(c.fitted_s.size() == 18);
+    CHECK(c.fitted_s.back() == doctest::Approx(c.measured_s.back()).epsilon(1e-6));
+    // The model predicts on the scenario's link: 6 x 2 us + 1.5 x 1 MiB / 450 GB/s = 15.495 us.
+    CHECK(c.predicted_s.back() == doctest::Approx(15.49525e-6).epsilon(1e-5));
+
+    REQUIRE_FALSE(r.cluster_json.empty());
+    const ClusterPresetLoad preset = parse_cluster_preset(r.cluster_json);
+    REQUIRE_MESSAGE(preset.ok(), preset.error);
+    CHECK(preset.preset->cluster.intra_node.bandwidth_gbps == doctest::Approx(400));
+    CHECK(preset.preset->cluster.intra_node.latency_us == doctest::Approx(2));
+    CHECK(preset.preset->cluster.inter_node.bandwidth_gbps == 50);  // not measured: kept
+
+    h.act("save", "/tmp/calibrated.json");
+    REQUIRE(written.count("/tmp/calibrated.json") == 1);
+    CHECK(written["/tmp/calibrated.json"] == r.cluster_json);
+    h.act("apply", "1");
+    CHECK(h.state.scenario().cluster.intra_node.bandwidth_gbps == doctest::Approx(400));
+    ui::set_measure_file_writer({});
+}
+
+TEST_CASE("cancel stops a running sweep after the size in flight, and the panel says so") {
+    std::atomic<bool> gate{false};
+    FakeBackend backend(&gate);
+    PanelHarness h;
+    h.frames(1);
+    h.act("max", "1MiB");
+    h.act("run", "1");
+    h.frames(1);
+    CHECK(h.panel.running());
+    CHECK(h.panel.records().running);
+    CHECK(ui::find_item_rect("measure/progress").has_value());
+    REQUIRE(h.click("measure/cancel"));
+    gate = true;  // let the fake finish its first size; its next progress call sees the cancel
+    h.panel.wait();
+    h.frames(1);
+    const ui::MeasureRecords& r = h.panel.records();
+    CHECK_FALSE(r.running);
+    CHECK(r.rows.size() == 1);
+    CHECK(r.error == "cancelled after 1 of 18 sizes");
+    // One size cannot tell latency from bandwidth: no fit, and nothing to save.
+    REQUIRE(r.fit.has_value());
+    CHECK_FALSE(r.fit->ok);
+    CHECK(r.cluster_json.empty());
+}
