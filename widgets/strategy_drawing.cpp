@@ -505,7 +505,6 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
         list->AddRectFilled(add(o, r.min), add(o, r.max), r.fill);
         if (r.hatched) hatch(list, add(o, r.min), add(o, r.max), hatch_colour);
     }
-    for (const BoxRecord& b : d.boxes) list->AddRect(add(o, b.min), add(o, b.max), b.colour, b.rounding);
     for (const LineRecord& l : d.lines) list->AddLine(add(o, l.a), add(o, l.b), l.colour, l.thickness);
     for (const GpuChip& c : d.chips) {
         const bool on = !focus || *focus == c.rank;

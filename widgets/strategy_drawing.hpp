@@ -36,12 +36,6 @@ struct LineRecord {
     float thickness = 1;
 };
 
-struct BoxRecord {  // an outline (cells, sections)
-    ImVec2 min, max;
-    ImU32 colour = 0;
-    float rounding = 0;
-};
-
 struct GpuChip {
     ImVec2 min, max;
     int64_t rank = 0;
@@ -55,7 +49,6 @@ struct StrategyDrawing {
     std::vector<GpuChip> chips;
     std::vector<PieceRect> pieces;
     std::vector<PieceRect> swatches;  // the legend's samples (piece is unused)
-    std::vector<BoxRecord> boxes;
     ImVec2 summary_at{0, 0};          // where the focused GPU's "holds" summary is written
     bool summary_is_table = false;    // the per-GPU table below is drawn instead of the summary
     std::vector<GpuChip> held_rows;   // "what each GPU holds" rows (up to 16 GPUs): hover targets
@@ -63,7 +56,7 @@ struct StrategyDrawing {
     std::vector<TextRecord> texts;
 };
 
-// Colours the picture uses for a piece on every GPU and for the page's text.
+// The fill of a piece that every GPU holds (no single owner to colour it by).
 inline constexpr ImU32 kEveryGpuFill = IM_COL32(112, 118, 130, 255);
 
 // Lays out the whole picture for a canvas `width` pixels wide (the height follows).
