@@ -22,6 +22,7 @@ constexpr int kMaxStagesControl = 512;
 constexpr int kMaxMicrobatchesControl = 1 << 16;  // the simulator's own limit
 constexpr int kMaxVirtualControl = 16;
 constexpr float kStageTableWidth = 330.0f;
+constexpr float kGroupSpacing = 16.0f;
 
 bool same_costs(const std::vector<StageCost>& a, const std::vector<StageCost>& b) {
     if (a.size() != b.size()) return false;
@@ -76,6 +77,25 @@ bool stages_equal(const PipelineSpec& spec) {
     for (const StageCost& c : spec.costs)
         if (c.f != spec.costs.front().f || c.b != spec.costs.front().b || c.w != spec.costs.front().w) return false;
     return true;
+}
+
+// Controls run left to right and wrap when the next group would not fit, so a narrow tile keeps
+// every control reachable. Call before a group (label + widget) with the group's width.
+void flow(float next_width) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + kGroupSpacing + next_width <= right) ImGui::SameLine(0, kGroupSpacing);
+}
+
+float labelled_width(const char* label, float item_width) {
+    return ImGui::CalcTextSize(label).x + ImGui::GetStyle().ItemSpacing.x + item_width;
+}
+
+float button_width(const char* label) {
+    return ImGui::CalcTextSize(label).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+}
+
+float checkbox_width(const char* label) {
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
 }  // namespace
@@ -274,7 +294,8 @@ void PipelinePanel::draw(AppState& state) {
     draw_readout();
     ImGui::Separator();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float legend_h = ImGui::GetFrameHeightWithSpacing();
+    // The legend wraps in a narrow tile: reserve what it took last frame.
+    const float legend_h = std::max(legend_height_, ImGui::GetFrameHeightWithSpacing());
     const float body_h = std::max(120.0f, avail.y - legend_h);
     const float wanted_table_w = lane_count() == 2 ? kStageTableWidth + 190.0f : kStageTableWidth;
     const float table_w = avail.x > 1100.0f ? wanted_table_w : 0.0f;
@@ -288,8 +309,9 @@ void PipelinePanel::draw(AppState& state) {
 
 void PipelinePanel::draw_controls(AppState& state) {
     PipelineControls& c = controls_;
-    const auto schedule_combo = [](const char* id, Schedule& s) {
-        ImGui::SetNextItemWidth(150.0f);
+    const float combo_w = ImGui::CalcTextSize("Interleaved 1F1B").x + ImGui::GetFrameHeight() + 16.0f;
+    const auto schedule_combo = [&](const char* id, Schedule& s) {
+        ImGui::SetNextItemWidth(combo_w);
         if (!ImGui::BeginCombo(id, schedule_display_name(s))) return;
         for (Schedule option : kSchedules)
             if (ImGui::Selectable(schedule_display_name(option), option == s)) s = option;
@@ -300,7 +322,7 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::SameLine();
     schedule_combo("##schedule", c.schedule);
     note_last_item("pipeline/schedule");
-    ImGui::SameLine(0, 16.0f);
+    flow(checkbox_width("Compare with") + ImGui::GetStyle().ItemSpacing.x + combo_w);
     ImGui::Checkbox("Compare with", &c.compare);
     note_last_item("pipeline/compare");
     ImGui::SameLine();
@@ -308,13 +330,14 @@ void PipelinePanel::draw_controls(AppState& state) {
     schedule_combo("##compare", c.compare_schedule);
     ImGui::EndDisabled();
 
-    const auto int_field = [](const char* label, const char* id, int& v, int lo, int hi, const char* tip) {
-        ImGui::SameLine(0, 16.0f);
+    constexpr float kIntWidth = 95.0f;
+    const auto int_field = [&](const char* label, const char* id, int& v, int lo, int hi, const char* tip) {
+        flow(labelled_width(label, kIntWidth));
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(label);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(95.0f);
+        ImGui::SetNextItemWidth(kIntWidth);
         const bool changed = ImGui::InputInt(id, &v, 1, 8);
         v = std::clamp(v, lo, hi);
         return changed;
@@ -326,7 +349,7 @@ void PipelinePanel::draw_controls(AppState& state) {
     int_field("v", "##v", c.virtual_stages, 1, kMaxVirtualControl, "Model chunks per device (interleaved 1F1B)");
     ImGui::EndDisabled();
 
-    ImGui::SameLine(0, 16.0f);
+    flow(button_width("From scenario") + ImGui::GetStyle().ItemSpacing.x + button_width("Fit"));
     if (ImGui::Button("From scenario")) take_from_scenario(state.scenario());
     note_last_item("pipeline/from_scenario");
     if (ImGui::IsItemHovered())
@@ -335,7 +358,7 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::SameLine();
     if (ImGui::Button("Fit")) fit_time_window();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the whole step (or double-click the timeline)");
-    ImGui::SameLine(0, 16.0f);
+    flow(checkbox_width("Send/recv arrows"));
     ImGui::Checkbox("Send/recv arrows", &c.arrows);
     draw_cost_controls();
 }
@@ -343,13 +366,14 @@ void PipelinePanel::draw_controls(AppState& state) {
 void PipelinePanel::draw_cost_controls() {
     PipelineControls& c = controls_;
     bool costs_edited = false;
+    constexpr float kNumberWidth = 80.0f;
     const auto ms_field = [&](const char* label, const char* id, double& v, const char* tip, bool first) {
-        if (!first) ImGui::SameLine(0, 16.0f);
+        if (!first) flow(labelled_width(label, kNumberWidth));
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(label);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(80.0f);
+        ImGui::SetNextItemWidth(kNumberWidth);
         const bool changed = ImGui::InputDouble(id, &v, 0, 0, "%.3f");
         v = std::max(v, 0.0);
         return changed;
@@ -359,12 +383,12 @@ void PipelinePanel::draw_cost_controls() {
     costs_edited |= ms_field("W ms", "##w", c.w_ms,
                              "Backward for the weights (local). 1F1B and GPipe run B+W as one op", false);
     const auto percent_field = [&](const char* label, const char* id, double& fraction, const char* tip) {
-        ImGui::SameLine(0, 16.0f);
+        flow(labelled_width(label, kNumberWidth));
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(label);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(80.0f);
+        ImGui::SetNextItemWidth(kNumberWidth);
         double percent = fraction * 100.0;
         const bool changed = ImGui::InputDouble(id, &percent, 0, 0, "%.0f%%");
         if (changed) fraction = std::max(percent, 0.0) / 100.0;
@@ -377,8 +401,9 @@ void PipelinePanel::draw_cost_controls() {
     ms_field("p2p ms", "##p2p", c.p2p_ms, "Time for one activation or gradient to reach the next stage", false);
     if (costs_edited) c.scenario_costs.clear();
     if (!c.scenario_costs.empty()) {
-        ImGui::SameLine(0, 12.0f);
-        ImGui::TextColored(ImVec4(0.45f, 0.8f, 1.0f, 1.0f), "per-stage costs from the scenario");
+        const char* note = "per-stage costs from the scenario";
+        flow(ImGui::CalcTextSize(note).x);
+        ImGui::TextColored(ImVec4(0.45f, 0.8f, 1.0f, 1.0f), "%s", note);
     }
 }
 
@@ -462,7 +487,7 @@ void PipelinePanel::draw_readout() {
         ImGui::Text("%s takes %s %s than %s (%s of its step)", schedule_display_name(lanes_[1].spec.schedule),
                     format_seconds(std::fabs(a - b)).c_str(), b <= a ? "less" : "more",
                     schedule_display_name(lanes_[0].spec.schedule), format_percent(std::fabs(a - b) / a).c_str());
-        ImGui::SameLine(0, 24.0f);
+        flow(labelled_width("Bubble target", 80.0f));
     }
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("Bubble target");
@@ -470,8 +495,9 @@ void PipelinePanel::draw_readout() {
     ImGui::SetNextItemWidth(80.0f);
     double percent = controls_.bubble_target * 100.0;
     if (ImGui::InputDouble("##target", &percent, 0, 0, "%.1f%%")) controls_.bubble_target = std::clamp(percent, 0.01, 99.0) / 100.0;
-    ImGui::SameLine(0, 24.0f);
-    ImGui::TextDisabled("Timeline: wheel to zoom, drag to pan, double-click to fit, hover an op for its inputs");
+    const char* hint = "Timeline: wheel to zoom, drag to pan, double-click to fit, hover an op for its inputs";
+    flow(ImGui::CalcTextSize(hint).x);
+    ImGui::TextDisabled("%s", hint);
 }
 
 std::vector<TimelineLane> PipelinePanel::timeline_lanes() const {
@@ -607,6 +633,12 @@ void PipelinePanel::draw_stage_table(float width, float height) {
 }
 
 void PipelinePanel::draw_legend() {
+    const float top = ImGui::GetCursorScreenPos().y;
+    draw_legend_entries();
+    legend_height_ = ImGui::GetCursorScreenPos().y - top;
+}
+
+void PipelinePanel::draw_legend_entries() {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const float box = ImGui::GetTextLineHeight() * 0.85f;
     const auto swatch = [&](ImU32 colour, const char* name, bool hatched) {
@@ -623,18 +655,26 @@ void PipelinePanel::draw_legend() {
         ImGui::Dummy(ImVec2(box * 1.6f, box));
         ImGui::SameLine(0, 5.0f);
         ImGui::TextUnformatted(name);
-        ImGui::SameLine(0, 18.0f);
     };
+    const auto next = [&](const char* name) { flow(box * 1.6f + 5.0f + ImGui::CalcTextSize(name).x); };
     ImGui::AlignTextToFramePadding();
     swatch(block_colour(0, OpKind::forward), "F forward", false);
+    next("B backward (inputs; B+W in 1F1B)");
     swatch(block_colour(0, OpKind::backward_input), "B backward (inputs; B+W in 1F1B)", false);
+    next("W backward (weights)");
     swatch(block_colour(0, OpKind::backward_weight), "W backward (weights)", false);
+    next("bubble (idle)");
     swatch(IM_COL32(150, 60, 60, 60), "bubble (idle)", true);
+    next("several ops under a pixel");
     swatch(merged_block_colour(), "several ops under a pixel", false);
+    flow(ImGui::CalcTextSize("hue = micro-batch").x);
     ImGui::TextDisabled("hue = micro-batch");
     if (records_.events_visited > 0) {
-        ImGui::SameLine(0, 18.0f);
-        ImGui::TextDisabled("%zu ops in view, %zu blocks drawn", records_.events_visited, records_.blocks.size());
+        char text[96];
+        std::snprintf(text, sizeof text, "%zu ops in view, %zu blocks drawn", records_.events_visited,
+                      records_.blocks.size());
+        flow(ImGui::CalcTextSize(text).x);
+        ImGui::TextDisabled("%s", text);
     }
 }
 

@@ -82,6 +82,7 @@ private:
     void draw_canvas(float width, float height);
     void handle_zoom_and_pan(float x0, float x1, bool hovered, bool active);
     void draw_legend();
+    void draw_legend_entries();
     [[nodiscard]] std::vector<TimelineLane> timeline_lanes() const;
     [[nodiscard]] std::string lane_title(int lane) const;
 
@@ -100,6 +101,7 @@ private:
         int lanes = 0;
     } records_inputs_;
     double simulation_seconds_ = 0;
+    float legend_height_ = 0;
 };
 
 // Display name of a schedule: "1F1B", "GPipe", "Interleaved 1F1B", "ZB-H1", "ZB-H2", "DualPipe".
