@@ -19,7 +19,7 @@ const ImVec4 kAccent(1.0f, 0.75f, 0.10f, 1.0f);  // the highlight outline's ambe
 constexpr float kLessonColumn = 0.32f;            // the lesson panel's share of the width in a lesson
 
 // Where the panels of a step go: the lesson on the left, the others filling the rest (one: all of
-// it; two: stacked; more: a grid of two columns).
+// it; two: stacked; more: a grid of two columns, an odd last one spanning the bottom row).
 std::vector<Placement> placements_beside_lesson(size_t count) {
     std::vector<Placement> out;
     const float x0 = kLessonColumn, w = 1.0f - kLessonColumn;
@@ -28,9 +28,14 @@ std::vector<Placement> placements_beside_lesson(size_t count) {
             out.push_back(Placement{x0, float(i) / float(count), w, 1.0f / float(count)});
         return out;
     }
+    // A grid of two columns; with an odd count the last panel takes the whole bottom row (timelines
+    // and tables like the width).
     const size_t rows = (count + 1) / 2;
-    for (size_t i = 0; i < count; ++i)
-        out.push_back(Placement{x0 + float(i % 2) * w / 2, float(i / 2) / float(rows), w / 2, 1.0f / float(rows)});
+    for (size_t i = 0; i < count; ++i) {
+        const bool alone = count % 2 == 1 && i + 1 == count;
+        out.push_back(Placement{x0 + (alone ? 0.0f : float(i % 2) * w / 2), float(i / 2) / float(rows), alone ? w : w / 2,
+                                1.0f / float(rows)});
+    }
     return out;
 }
 

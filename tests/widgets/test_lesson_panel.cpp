@@ -181,6 +181,20 @@ TEST_CASE("going forward keeps the learner's own edits that the next step does n
     CHECK(h.state.scenario() == panel.current_step()->scenario);
 }
 
+TEST_CASE("three panels: two side by side on top, the third across the bottom") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "decision-tree", 7).empty());  // mesh, memory, pipeline
+    const auto& r = h.app.registry();
+    // The lesson keeps 0.32 of the width; the rest (0.68) is split in halves of 0.34.
+    CHECK(r.find("mesh")->placement().x == doctest::Approx(0.32f));
+    CHECK(r.find("mesh")->placement().w == doctest::Approx(0.34f));
+    CHECK(r.find("memory")->placement().x == doctest::Approx(0.66f));
+    CHECK(r.find("pipeline")->placement().x == doctest::Approx(0.32f));
+    CHECK(r.find("pipeline")->placement().y == doctest::Approx(0.5f));
+    CHECK(r.find("pipeline")->placement().w == doctest::Approx(0.68f));
+}
+
 TEST_CASE("hovering a glossary link in a step's body shows the term's definition") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
