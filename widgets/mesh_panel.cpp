@@ -265,6 +265,12 @@ void MeshPanel::draw(AppState& state) {
         ImGui::SameLine();
     } else if (ImGui::CollapsingHeader("Cluster, factors and order")) {
         draw_controls(state);
+    } else if (!draft_error_.empty()) {
+        // The controls are folded away: the rule still has to be seen.
+        ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
+        ImGui::TextWrapped("%s", draft_error_.c_str());
+        ImGui::PopStyleColor();
+        note_last_item("mesh/error");
     }
     ImGui::BeginChild("mesh_view", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, 320.0f)), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
@@ -523,8 +529,10 @@ void MeshPanel::draw_focus_info(const DeviceMesh& mesh, float width, float heigh
     ImGui::BeginChild("mesh_focus", ImVec2(width, height), true, ImGuiWindowFlags_NoScrollbar);
     const int64_t focus = grid_.focus_rank(selected_);
     if (focus < 0 || focus >= mesh.world_size()) {
+        ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(kMutedColour, "Hover or click a GPU to see its coordinate in every dim and the members of each "
                                          "of its groups.");
+        ImGui::PopTextWrapPos();
         ImGui::EndChild();
         return;
     }

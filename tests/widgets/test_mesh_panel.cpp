@@ -301,3 +301,28 @@ TEST_CASE("the order's arrow buttons move a dim") {
     CHECK(h.state.mesh().stride(MeshDim::dp_replicate) == 2);
     CHECK(std::count(h.panel.badges().begin(), h.panel.badges().end(), "HSDP") == 0);
 }
+
+TEST_CASE("dragging a dim onto another row of the order moves it there") {
+    Harness h(two_by_four());
+    h.frames();
+    const auto from = ui::find_item_rect("mesh/order/pp");
+    const auto to = ui::find_item_rect("mesh/order/tp");
+    REQUIRE(from.has_value());
+    REQUIRE(to.has_value());
+    ImGuiIO& io = ImGui::GetIO();
+    h.f.move_mouse(from->centre_x(), from->centre_y());
+    h.f.frame(h.draw);
+    io.MouseDown[0] = true;
+    h.f.frame(h.draw);
+    for (int i = 1; i <= 8; ++i) {
+        const float t = static_cast<float>(i) / 8;
+        h.f.move_mouse(from->centre_x(), from->centre_y() + (to->centre_y() - from->centre_y()) * t);
+        h.f.frame(h.draw);
+    }
+    io.MouseDown[0] = false;
+    h.f.frame(h.draw);
+    h.f.frame(h.draw);
+    // pp, dropped on tp (row 1), becomes the innermost dim: stride 1.
+    CHECK(h.state.scenario().parallel.order.front() == MeshDim::pp);
+    CHECK(h.state.mesh().stride(MeshDim::pp) == 1);
+}
