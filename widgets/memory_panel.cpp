@@ -249,7 +249,8 @@ void MemoryPanel::draw_memory_table() {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(memory_part_colour(part)), "%s", kMemoryPartNames[part]);
         for (size_t i = 0; i < bars.size(); ++i) {
             ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
-            ImGui::TextUnformatted(format_bytes(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
+            if (part == 3 && !bars[i]->activations_known) ImGui::TextDisabled("n/a (no architecture)");
+            else ImGui::TextUnformatted(format_bytes(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
         }
     }
     ImGui::TableNextRow();

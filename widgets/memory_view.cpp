@@ -39,6 +39,7 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     rec.most_loaded = b.most_loaded;
     rec.fits = b.fits;
     rec.total_bytes = b.total_bytes;
+    rec.activations_known = b.bytes.activations.has_value();
     rec.total_short = format_bytes(b.total_bytes);
     rec.total_text = rec.total_short + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
     rec.stack.label = bar_label(b);

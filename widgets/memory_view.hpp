@@ -24,6 +24,7 @@ struct MemoryBarRecord {
     bool most_loaded = false;
     bool fits = false;
     double total_bytes = 0;
+    bool activations_known = true;  // false for a count-only model (its segment is 0, shown "n/a")
     std::string total_text;  // "181 GiB (243.5%)": the share is of the GPU's memory
     std::string total_short; // "181 GiB": above a bar too narrow for the share
 };

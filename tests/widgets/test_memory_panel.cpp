@@ -236,3 +236,25 @@ TEST_CASE("memory panel: Llama 3 70B on 8 GPUs says no layout fits and shows the
     CHECK(v.advice_line.find("Even the lightest (") != std::string::npos);
     CHECK_FALSE(h.panel.act(h.state, "apply_fix", "1").empty());
 }
+
+TEST_CASE("memory panel: a model given as a parameter count has no activations and no step bar") {
+    // The ZeRO paper's 7.5B as DDP on 64 GPUs: 7.5e9 x 16 B = 120 GB of model state per GPU.
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = 7.5e9;
+    s.cluster.nodes = 8;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 64;
+    s.training.global_batch = 64;
+    PanelHarness h(s);
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    REQUIRE(v.bars.size() == 1);
+    CHECK_FALSE(v.bars[0].activations_known);
+    CHECK(segment(v.bars[0], "weights") == doctest::Approx(15e9));
+    CHECK(segment(v.bars[0], "optimizer") == doctest::Approx(90e9));
+    CHECK(v.step.empty());
+    CHECK(v.figures[0].value == "n/a (no architecture)");
+    REQUIRE(v.advice.found);
+    CHECK(v.advice.summary() == "zero 0 -> 1");
+}
