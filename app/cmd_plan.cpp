@@ -1,9 +1,9 @@
 // `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]
-//                  [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]`:
+//                  [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]`:
 // every valid layout of the scenario's model on its cluster, ranked (core/planner.hpp). The scenario's
 // own layout is only the starting point: the model, cluster, global batch and precision are what
-// count. Exit 0 with the ranking on stdout; 2 with the reason on stderr for a rejected scenario or bad
-// arguments; 1 when the file cannot be read.
+// count. --per-mesh keeps the best row of each distinct mesh. Exit 0 with the ranking on stdout; 2
+// with the reason on stderr for a rejected scenario or bad arguments; 1 when the file cannot be read.
 
 #include "app/commands.hpp"
 #include "core/planner.hpp"
@@ -22,7 +22,7 @@ using namespace shardscope;
 
 constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]\n"
-    "                       [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]";
+    "                       [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]";
 
 nlohmann::json entry_json(const PlanEntry& e, int rank) {
     const ParallelSpec& p = e.scenario.parallel;
@@ -114,6 +114,8 @@ int run_plan(const std::vector<std::string>& args) {
             options.all_orders = true;
         } else if (a == "--tp-in-node") {
             options.filters.tp_within_node = true;
+        } else if (a == "--per-mesh") {
+            options.one_per_mesh = true;
         } else if (a == "--no-pp") {
             options.filters.no_pp = true;
         } else if (a == "--zero-max-1") {

@@ -328,7 +328,35 @@ PipelineTimeline simulate(PipelineSpec spec, std::vector<std::string>& notes) {
     return simulate_pipeline(spec);
 }
 
+// What build_report reads from a simulation, through the memo when there is one.
+PipelineMemo::Simulated simulate_slim(const PipelineSpec& spec) {
+    PipelineMemo::Simulated out;
+    const PipelineTimeline timeline = simulate(spec, out.notes);
+    out.makespan = timeline.makespan;
+    out.bubble_fraction = timeline.bubble_fraction;
+    out.busy = timeline.busy;
+    out.peak_activation_microbatches = timeline.peak_activation_microbatches;
+    return out;
+}
+
+PipelineMemo::Simulated simulated(const PipelineSpec& spec, PipelineMemo* memo) {
+    return memo ? memo->get(spec, simulate_slim) : simulate_slim(spec);
+}
+
 }  // namespace
+
+std::vector<double> PipelineMemo::key_of(const PipelineSpec& spec) {
+    std::vector<double> key = {static_cast<double>(spec.schedule), static_cast<double>(spec.stages),
+                               static_cast<double>(spec.microbatches), static_cast<double>(spec.virtual_stages),
+                               spec.p2p_time};
+    key.reserve(key.size() + 3 * spec.costs.size());
+    for (const StageCost& c : spec.costs) {
+        key.push_back(c.f);
+        key.push_back(c.b);
+        key.push_back(c.w);
+    }
+    return key;
+}
 
 StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
     const ModelSpec& m = s.model;
@@ -368,6 +396,10 @@ Report build_report(const Scenario& s) {
 }
 
 Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
+    return build_report(s, counts, mesh, nullptr);
+}
+
+Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, PipelineMemo* memo) {
     Report r;
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
@@ -402,7 +434,8 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const std::vector<StageComm>& stages = plan.stages;
     const std::vector<Exposed>& exposed = plan.exposed;
     const PipelineSpec& spec = plan.spec;
-    const PipelineTimeline timeline = simulate(spec, r.notes);
+    const PipelineMemo::Simulated timeline = simulated(spec, memo);
+    r.notes.insert(r.notes.end(), timeline.notes.begin(), timeline.notes.end());
     std::vector<double> inflight = timeline.peak_activation_microbatches;
 
     // Memory: every stage, the most loaded one reported.
@@ -444,8 +477,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     if (p.pp > 1 && arch) {
         PipelineSpec no_p2p = spec;
         no_p2p.p2p_time = 0;
-        std::vector<std::string> ignored;
-        pp_exposed = std::max(0.0, timeline.makespan - simulate(no_p2p, ignored).makespan);
+        pp_exposed = std::max(0.0, timeline.makespan - simulated(no_p2p, memo).makespan);
     }
     const double pp_msg_bytes = spec.p2p_time > 0 ? as_double(s.training.micro_batch) * as_double(s.model.seq_len) /
                                                         as_double(p.cp) * as_double(s.model.hidden) * cx.act_bytes /

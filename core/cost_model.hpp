@@ -34,9 +34,11 @@
 #include "core/report.hpp"
 #include "core/scenario.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shardscope {
 
@@ -81,6 +83,43 @@ struct StageWork {
 // The whole report for a scenario that passed validate_scenario.
 [[nodiscard]] Report build_report(const Scenario& s);
 [[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
+
+// Simulated pipelines remembered by their spec, for a caller that costs many scenarios whose stages do
+// the same work (the planner: ZeRO 0-2 and the split between dp_shard and dp_replicate leave every
+// micro-batch's ops unchanged). An identical spec simulates identically, so a report built with a memo
+// equals one built without. Keeps only what build_report reads (no events). One per thread.
+class PipelineMemo {
+public:
+    struct Simulated {
+        double makespan = 0;
+        double bubble_fraction = 0;
+        std::vector<double> busy;
+        std::vector<double> peak_activation_microbatches;
+        std::vector<std::string> notes;  // what simulating added to the report's notes
+    };
+    // The simulation of `spec` (run on a miss through `simulate`).
+    template <typename Simulate>
+    const Simulated& get(const PipelineSpec& spec, Simulate&& simulate) {
+        std::vector<double> key = key_of(spec);
+        const auto it = entries_.find(key);
+        if (it != entries_.end()) {
+            ++hits_;
+            return it->second;
+        }
+        if (entries_.size() >= kMaxEntries) entries_.clear();  // bound the memory, keep it simple
+        return entries_.emplace(std::move(key), simulate(spec)).first->second;
+    }
+    [[nodiscard]] long long hits() const noexcept { return hits_; }
+    [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+
+private:
+    static constexpr std::size_t kMaxEntries = 1 << 16;
+    static std::vector<double> key_of(const PipelineSpec& spec);
+    std::map<std::vector<double>, Simulated> entries_;
+    long long hits_ = 0;
+};
+[[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                  PipelineMemo* memo);
 
 // Parse + validate + build: the report, or the loader's error (what `shardscope report` prints).
 struct ReportResult {

@@ -68,6 +68,13 @@ public:
     [[nodiscard]] int64_t node_count() const noexcept { return world_ / gpus_per_node_; }
     // The factors actually used: `parallel` with dp_replicate multiplied by the leftover factor.
     [[nodiscard]] const ParallelSpec& effective() const noexcept { return effective_; }
+    // The same mesh under another ZeRO stage: zero places no ranks, so every group and link summary
+    // stands and nothing is recounted (the planner tries each stage on one mesh).
+    [[nodiscard]] DeviceMesh with_zero(int zero) const {
+        DeviceMesh m = *this;
+        m.effective_.zero = zero;
+        return m;
+    }
     // gpu_count / (tp*cp*pp*dp_shard*dp_replicate): 1 when the factors use every GPU.
     [[nodiscard]] int64_t leftover_factor() const noexcept { return leftover_factor_; }
     // Data-parallel replicas added by the leftover GPUs: effective dp_replicate - requested dp_replicate.

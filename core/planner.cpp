@@ -74,13 +74,7 @@ std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, in
     return out;
 }
 
-// One mesh layout with its ZeRO stage: everything DeviceMesh::build reads.
-struct LayoutVisit {
-    ParallelSpec parallel;
-    const DeviceMesh* mesh = nullptr;
-};
-
-// Calls visit(parallel, mesh) for every layout x zero that passes the filters, and counts layouts.
+// Calls visit(parallel, zero stages) for every layout that passes the filters, and counts layouts.
 template <typename Visit>
 void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats& stats, Visit&& visit) {
     const ModelSpec& m = base.model;
@@ -111,10 +105,8 @@ void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats
                         for (const std::vector<MeshDim>& order : orders_for(p, options.all_orders)) {
                             p.order = order;
                             ++stats.layouts;
-                            for (int z : zero_stages(p, options.filters)) {
-                                p.zero = z;
-                                visit(p);
-                            }
+                            const std::vector<int> zeros = zero_stages(p, options.filters);
+                            if (!zeros.empty()) visit(p, zeros);
                         }
                     }
                 }
@@ -132,6 +124,11 @@ Scenario with_knobs(const Scenario& base, const ParallelSpec& p, int64_t micro_b
     s.training.schedule = sc.schedule;
     s.training.virtual_stages = sc.virtual_stages;
     return s;
+}
+
+bool tp_within_node(const DeviceMesh& mesh) {
+    const DimLinks links = mesh.summary(MeshDim::tp).links;
+    return links == DimLinks::none || links == DimLinks::intra;
 }
 
 constexpr std::array<Recompute, 3> kRecomputes = {Recompute::none, Recompute::selective, Recompute::full};
@@ -225,12 +222,28 @@ PlanEntry entry_from(const Scenario& s, const Report& r) {
     return e;
 }
 
-// The best k entries, best first.
+bool same_mesh(const Scenario& a, const Scenario& b) {
+    const ParallelSpec& p = a.parallel;
+    const ParallelSpec& q = b.parallel;
+    return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
+           p.dp_replicate == q.dp_replicate && p.ep == q.ep && p.order == q.order;
+}
+
+// The best k entries, best first; with one_per_mesh, the best entry of each of the best k meshes.
 class TopK {
 public:
-    TopK(std::size_t k, PlanObjective objective) : k_(std::max<std::size_t>(1, k)), objective_(objective) {}
+    TopK(std::size_t k, PlanObjective objective, bool one_per_mesh)
+        : k_(std::max<std::size_t>(1, k)), objective_(objective), one_per_mesh_(one_per_mesh) {}
     void offer(PlanEntry e) {
         if (full() && !ranks_before(e, entries_.back(), objective_)) return;
+        if (one_per_mesh_) {
+            const auto same = std::find_if(entries_.begin(), entries_.end(),
+                                           [&](const PlanEntry& x) { return same_mesh(x.scenario, e.scenario); });
+            if (same != entries_.end()) {
+                if (!ranks_before(e, *same, objective_)) return;
+                entries_.erase(same);
+            }
+        }
         const auto at = std::upper_bound(entries_.begin(), entries_.end(), e, [&](const PlanEntry& a, const PlanEntry& b) {
             return ranks_before(a, b, objective_);
         });
@@ -244,6 +257,7 @@ public:
 private:
     std::size_t k_;
     PlanObjective objective_;
+    bool one_per_mesh_ = false;
     std::vector<PlanEntry> entries_;
 };
 
@@ -299,17 +313,16 @@ bool ranks_before(const PlanEntry& a, const PlanEntry& b, PlanObjective objectiv
 std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptions& options) {
     std::vector<Scenario> out;
     PlanStats stats;
-    for_each_layout(base, options, stats, [&](const ParallelSpec& p) {
-        if (options.filters.tp_within_node) {
-            const DeviceMesh mesh = DeviceMesh::build(base.cluster, p);
-            if (mesh.summary(MeshDim::tp).links == DimLinks::inter || mesh.summary(MeshDim::tp).links == DimLinks::mixed)
-                return;
-        }
+    for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
+        if (options.filters.tp_within_node && !tp_within_node(DeviceMesh::build(base.cluster, p))) return;
         const int64_t dp = p.dp_shard * p.dp_replicate;
-        for (int64_t mb : divisors(base.training.global_batch / dp)) {
-            const int64_t m = base.training.global_batch / (dp * mb);
-            for (Recompute rc : kRecomputes)
-                for (ScheduleChoice sc : schedules_for(base.model, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
+        for (int z : zeros) {
+            p.zero = z;
+            for (int64_t mb : divisors(base.training.global_batch / dp)) {
+                const int64_t m = base.training.global_batch / (dp * mb);
+                for (Recompute rc : kRecomputes)
+                    for (ScheduleChoice sc : schedules_for(base.model, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
+            }
         }
     });
     return out;
@@ -330,23 +343,19 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<Group> groups;
     std::vector<Candidate> candidates;
     PlanStats& stats = result.stats;
-    for_each_layout(base, options, stats, [&](const ParallelSpec& p) {
-        DeviceMesh mesh = DeviceMesh::build(base.cluster, p);
-        const DimLinks tp_links = mesh.summary(MeshDim::tp).links;
-        if (options.filters.tp_within_node && (tp_links == DimLinks::inter || tp_links == DimLinks::mixed)) return;
-        meshes.push_back(std::move(mesh));
+    // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
+    const auto add_candidates = [&](const ParallelSpec& p, std::size_t mesh) {
         const int64_t dp = p.dp_shard * p.dp_replicate;
         for (int64_t mb : divisors(base.training.global_batch / dp)) {
             const int64_t m = base.training.global_batch / (dp * mb);
             const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
             for (Recompute rc : kRecomputes) {
-                const Group g{p, meshes.size() - 1, mb, rc};
                 const Scenario s = with_knobs(base, p, mb, rc, ScheduleChoice{});
                 std::vector<StageMemoryParts> parts;
                 PipelineSpec spec;
                 if (options.prune) {
                     parts = memory_parts(s, counts);
-                    if (arch && !by_memory) spec = scenario_pipeline_spec(s, counts, meshes.back());
+                    if (arch && !by_memory) spec = scenario_pipeline_spec(s, counts, meshes[mesh]);
                 }
                 for (ScheduleChoice sc : schedules) {
                     ++stats.candidates;
@@ -361,14 +370,24 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                     }
                     candidates.push_back(c);
                 }
-                groups.push_back(g);
+                groups.push_back(Group{p, mesh, mb, rc});
             }
+        }
+    };
+    for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
+        const DeviceMesh layout_mesh = DeviceMesh::build(base.cluster, p);  // zero places no ranks
+        if (options.filters.tp_within_node && !tp_within_node(layout_mesh)) return;
+        for (int z : zeros) {
+            p.zero = z;
+            meshes.push_back(layout_mesh.with_zero(z));
+            add_candidates(p, meshes.size() - 1);
         }
     });
     if (progress) progress->to_cost = static_cast<int64_t>(candidates.size());
 
     // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
-    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective);
+    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh);
+    PipelineMemo memo;  // ZeRO 0-2 and the dp_shard / dp_replicate split share their simulations
     std::make_heap(candidates.begin(), candidates.end(), by_floor_desc);
     auto end = candidates.end();
     while (end != candidates.begin()) {
@@ -385,7 +404,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         }
         const Group& g = groups[c.group];
         const Scenario s = with_knobs(base, g.parallel, g.micro_batch, g.recompute, c.schedule);
-        const Report r = build_report(s, counts, meshes[g.mesh]);
+        const Report r = build_report(s, counts, meshes[g.mesh], &memo);
         ++stats.costed;
         if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
         if (!r.fits) continue;

@@ -60,6 +60,11 @@ struct PlanOptions {
     bool all_orders = false;
     bool prune = true;            // false: cost every candidate (brute force, for tests)
     PlanFilters filters;
+    // Keep only the best candidate of each mesh (tp, cp, pp, dp_shard, dp_replicate, ep, order) in the
+    // ranking: the top k distinct meshes, each with its best ZeRO stage, micro-batch, recompute and
+    // schedule. Pruning stays safe: a candidate can neither enter nor replace its mesh's entry unless it
+    // beats the k-th entry.
+    bool one_per_mesh = false;
     // Also return every fitting candidate the search costed (the panel's scatter), not only the top k.
     bool keep_costed = false;
 };

@@ -46,7 +46,7 @@ namespace {
 // how long the very first search may hold the first frame so the panel never opens empty.
 constexpr auto kFrameWait = std::chrono::milliseconds(12);
 constexpr auto kFirstWait = std::chrono::seconds(5);
-constexpr int kTopK = 40;  // rows in the table
+constexpr int kTopK = 24;  // rows in the table: distinct meshes, so the k-th is well off the best
 
 constexpr ImU32 kBest = IM_COL32(255, 205, 70, 255);
 constexpr ImU32 kFront = IM_COL32(90, 170, 255, 255);
@@ -58,7 +58,12 @@ const char* const kObjectiveLabels[] = {"step time (fastest first)", "MFU (highe
                                         "memory per GPU (smallest first)"};
 constexpr PlanObjective kObjectives[] = {PlanObjective::step, PlanObjective::mfu, PlanObjective::memory};
 
+// Sortable columns, by their user id; the Apply buttons sit in one more column right after the rank so
+// that they stay in view however wide a mesh's text makes the table.
 enum Column { kRank, kMesh, kZero, kMicroBatch, kSchedule, kRecompute, kStep, kMfu, kMemory, kHeadroom, kColumns };
+constexpr int kApplyColumn = 1;
+// Where each sortable column is drawn (the Apply column shifts the rest right by one).
+constexpr int drawn_at(int column) { return column == kRank ? 0 : column + 1; }
 
 bool parse_flag(const std::string& v, bool& out) {
     if (v == "1" || v == "true" || v == "on") return out = true, true;
@@ -95,6 +100,8 @@ bool row_less(const PlannerRow& a, const PlannerRow& b, int column) {
 PlannerPanel::PlannerPanel(Placement placement, bool open) : Panel("planner", "Planner", placement, open) {
     options_.top_k = kTopK;
     options_.keep_costed = true;
+    // Forty rows of one mesh with forty interleaving depths teach little: show distinct meshes.
+    options_.one_per_mesh = true;
 }
 
 PlannerPanel::~PlannerPanel() = default;
@@ -206,6 +213,7 @@ std::string PlannerPanel::act(AppState& state, const std::string& action, const 
     if (action == "no_pp") return set_option(options_.filters.no_pp);
     if (action == "zero_max_1") return set_option(options_.filters.zero_at_most_1);
     if (action == "all_orders") return set_option(options_.all_orders);
+    if (action == "per_mesh") return set_option(options_.one_per_mesh);
     if (action == "wait") {
         update(state, true);
         return "";
@@ -226,7 +234,7 @@ void PlannerPanel::draw(AppState& state) {
     const float width = ImGui::GetContentRegionAvail().x;
     if (width > 1100.0f) {
         // Wide: the table on the left, the scatter on the right.
-        const float table_w = width * 0.60f;
+        const float table_w = width * 0.665f;
         ImGui::BeginChild("##planner_table_side", ImVec2(table_w, body_h), false);
         draw_table(state, body_h);
         ImGui::EndChild();
@@ -255,6 +263,10 @@ void PlannerPanel::draw_controls() {
         if (ImGui::Checkbox(label, &option)) options_changed_ = true;
         note_last_item(key);
     };
+    checkbox("best per mesh", "planner/per_mesh", options_.one_per_mesh);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("On: one row per mesh (tp, cp, pp, dp, ep), its best ZeRO, micro-batch,\n"
+                          "recompute and schedule. Off: every candidate, ranked.");
     checkbox("TP inside a node only", "planner/tp_in_node", options_.filters.tp_within_node);
     checkbox("no PP", "planner/no_pp", options_.filters.no_pp);
     checkbox("ZeRO <= 1", "planner/zero_max_1", options_.filters.zero_at_most_1);
@@ -280,11 +292,12 @@ void PlannerPanel::draw_progress() {
 
 void PlannerPanel::draw_table(AppState& state, float height) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit |
                                   ImGuiTableFlags_Resizable;
     if (!ImGui::BeginTable("##planner_rows", kColumns + 1, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_DefaultSort, 0, kRank);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_NoSort, 0, kColumns);
     ImGui::TableSetupColumn("mesh", 0, 0, kMesh);
     ImGui::TableSetupColumn("ZeRO", 0, 0, kZero);
     ImGui::TableSetupColumn("mb", 0, 0, kMicroBatch);
@@ -294,7 +307,6 @@ void PlannerPanel::draw_table(AppState& state, float height) {
     ImGui::TableSetupColumn("MFU", ImGuiTableColumnFlags_PreferSortDescending, 0, kMfu);
     ImGui::TableSetupColumn("memory/GPU", 0, 0, kMemory);
     ImGui::TableSetupColumn("headroom", ImGuiTableColumnFlags_PreferSortDescending, 0, kHeadroom);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_NoSort, 0, kColumns);
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
         if (specs->SpecsCount > 0)
@@ -309,13 +321,17 @@ void PlannerPanel::draw_table(AppState& state, float height) {
 void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     ImGui::PushID(row.rank);
     ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(kRank);
+    ImGui::TableSetColumnIndex(drawn_at(kRank));
     const std::string rank = std::to_string(row.rank);
     if (ImGui::Selectable(rank.c_str(), selected_rank_ == row.rank, ImGuiSelectableFlags_SpanAllColumns))
         selected_rank_ = row.rank;
     note_last_item("planner/row/" + rank);
+    ImGui::TableSetColumnIndex(kApplyColumn);
+    if (ImGui::SmallButton("Apply")) apply_rank(state, row.rank);
+    note_last_item("planner/apply/" + rank);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load this layout into the scenario (undo with Ctrl+Z)");
     const auto cell = [](int column, const std::string& text) {
-        ImGui::TableSetColumnIndex(column);
+        ImGui::TableSetColumnIndex(drawn_at(column));
         ImGui::TextUnformatted(text.c_str());
     };
     cell(kMesh, row.mesh);
@@ -328,10 +344,6 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     cell(kMfu, row.mfu_text);
     cell(kMemory, row.memory_text);
     cell(kHeadroom, row.headroom_text);
-    ImGui::TableSetColumnIndex(kColumns);
-    if (ImGui::SmallButton("Apply")) apply_rank(state, row.rank);
-    note_last_item("planner/apply/" + rank);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load this layout into the scenario (undo with Ctrl+Z)");
     ImGui::PopID();
 }
 
@@ -340,18 +352,24 @@ void PlannerPanel::draw_scatter(float height) {
         ImGui::TextDisabled("No layout fits.");
         return;
     }
-    double lo = view_.points.front().step_s, hi = lo, mem_hi = view_.gpu_memory_bytes;
+    // Fit the axes to the points, and keep the GPU's capacity line in view with room for its label.
+    double lo = view_.points.front().step_s, hi = lo, mem_lo = view_.gpu_memory_bytes, mem_hi = mem_lo;
     for (const PlannerPoint& p : view_.points) {
         lo = std::min(lo, p.step_s);
         hi = std::max(hi, p.step_s);
+        mem_lo = std::min(mem_lo, p.memory_bytes);
         mem_hi = std::max(mem_hi, p.memory_bytes);
     }
     const double pad = std::max((hi - lo) * 0.08, hi * 0.01);
-    ImGui::TextUnformatted("Step time against memory per GPU");
+    const double mem_pad = std::max((mem_hi - mem_lo) * 0.08, mem_hi * 0.02);
+    const double x_lo = std::max(0.0, mem_lo - mem_pad);
+    // A quarter of the width past the capacity line: room for its label.
+    const double x_hi = std::max(mem_hi + mem_pad, view_.gpu_memory_bytes + 0.25 * (view_.gpu_memory_bytes - x_lo));
+    ImGui::TextUnformatted("Step time against memory per GPU, every layout costed");
     plot::legend({{"#1", kBest}, {"Pareto front", kFront}, {"selected", kSelected}, {"other costed layouts", kOther}});
     const float chart_h = std::max(120.0f, height - ImGui::GetCursorPosY() - 8.0f);
     plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h),
-                      plot::Axis("memory per GPU", 0, mem_hi * 1.05, plot::Scale::linear, format_bytes),
+                      plot::Axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_bytes),
                       plot::Axis("step time", std::max(0.0, lo - pad), hi + pad, plot::Scale::linear, format_seconds));
     chart.vertical_line(view_.gpu_memory_bytes, kCapacity, "GPU memory");
     for (const PlannerPoint& p : view_.points)

@@ -23,7 +23,8 @@ public:
 
     void draw(AppState& state) override;
     // objective=step|mfu|memory; apply=N (the row ranked N, 1-based); select=N;
-    // tp_in_node=0|1, no_pp=0|1, zero_max_1=0|1, all_orders=0|1 (filters and options: re-plan);
+    // tp_in_node=0|1, no_pp=0|1, zero_max_1=0|1, all_orders=0|1, per_mesh=0|1 (filters and options:
+    // re-plan);
     // wait=1 (block until the current search is done).
     std::string act(AppState& state, const std::string& action, const std::string& value) override;
 

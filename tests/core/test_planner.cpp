@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <tuple>
 
 using namespace shardscope;
 
@@ -140,6 +141,17 @@ TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every object
         const PlanResult pruned = run(small_dense(), o, true);
         check_same_ranking(pruned, run(small_dense(), o, false));
         for (const PlanEntry& e : pruned.ranked) CHECK(e.scenario.parallel.zero <= 1);
+    }
+    SUBCASE("dense, one row per mesh") {
+        o.one_per_mesh = true;
+        const PlanResult pruned = run(small_dense(), o, true);
+        check_same_ranking(pruned, run(small_dense(), o, false));
+        for (std::size_t i = 0; i < pruned.ranked.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j) {
+                const ParallelSpec& a = pruned.ranked[i].scenario.parallel;
+                const ParallelSpec& b = pruned.ranked[j].scenario.parallel;
+                CHECK(std::tie(a.tp, a.cp, a.pp, a.dp_shard, a.dp_replicate) != std::tie(b.tp, b.cp, b.pp, b.dp_shard, b.dp_replicate));
+            }
     }
     SUBCASE("the pruned search costs far fewer candidates") {
         const PlanResult pruned = run(small_dense(), o, true);

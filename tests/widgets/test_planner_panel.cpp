@@ -57,8 +57,8 @@ TEST_CASE("planner panel: rows are core's ranking, best first, with core's figur
     PanelHarness h;
     REQUIRE(h.act("wait", "1").empty());
     const ui::PlannerView& v = h.panel.view();
-    PlanOptions o;
-    o.top_k = static_cast<int>(v.rows.size());
+    PlanOptions o = h.panel.options();
+    CHECK(o.one_per_mesh);  // the panel's default: one row per mesh
     const PlanResult r = plan_layouts(small_dense(), o);
     REQUIRE(v.rows.size() == r.ranked.size());
     REQUIRE(v.rows.size() >= 10);
@@ -171,6 +171,18 @@ TEST_CASE("planner panel: a new cluster re-plans; sorting a column reorders rows
         CHECK(rows[static_cast<std::size_t>(order[i])].memory_bytes >= rows[static_cast<std::size_t>(order[i - 1])].memory_bytes);
     h.panel.sort_by(0, true);
     CHECK(order.front() == 0);
+}
+
+TEST_CASE("planner panel: per_mesh off lists every candidate, so one mesh may fill several rows") {
+    PanelHarness h;
+    REQUIRE(h.act("per_mesh", "0").empty());
+    CHECK_FALSE(h.panel.options().one_per_mesh);
+    const auto& rows = h.panel.view().rows;
+    int repeats = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (rows[i].mesh == rows[j].mesh) ++repeats;
+    CHECK(repeats > 0);
 }
 
 TEST_CASE("planner panel: draws a table and a chart") {
