@@ -561,6 +561,7 @@ void PipelinePanel::draw_canvas(float width, float height) {
     }
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const TimelineBlock* hovered_block = hovered ? block_at(records_, mouse) : nullptr;
+    hovered_ = hovered_block ? std::optional<TimelineBlock>(*hovered_block) : std::nullopt;
     draw->PushClipRect(origin, ImVec2(origin.x + width, origin.y + height), true);
     paint_timeline(draw, records_, lanes, g, hovered_block);
     draw->PopClipRect();

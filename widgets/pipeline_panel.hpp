@@ -55,6 +55,8 @@ public:
     [[nodiscard]] const PipelineSpec& spec(int lane) const { return lanes_[static_cast<std::size_t>(lane)].spec; }
     [[nodiscard]] int lane_count() const noexcept { return controls_.compare ? 2 : 1; }
     [[nodiscard]] const TimelineRecords& records() const noexcept { return records_; }
+    // The block under the mouse in the last frame, if any (its tooltip was shown).
+    [[nodiscard]] const std::optional<TimelineBlock>& hovered_block() const noexcept { return hovered_; }
     // Pixels of the plot between the window's t0 and t1, as last drawn.
     [[nodiscard]] float plot_width() const noexcept { return geometry_.x1 - geometry_.x0; }
     [[nodiscard]] TimeWindow time_window() const;
@@ -102,6 +104,7 @@ private:
     } records_inputs_;
     double simulation_seconds_ = 0;
     float legend_height_ = 0;
+    std::optional<TimelineBlock> hovered_;
 };
 
 // Display name of a schedule: "1F1B", "GPipe", "Interleaved 1F1B", "ZB-H1", "ZB-H2", "DualPipe".

@@ -261,3 +261,24 @@ TEST_CASE("dragging the timeline pans it in time") {
     CHECK(w.span() == doctest::Approx(makespan / 2));
     CHECK(w.t0 == doctest::Approx(100.0 / h.panel.plot_width() * makespan / 2).epsilon(0.02));
 }
+
+TEST_CASE("hovering a block picks that op") {
+    PanelHarness h;
+    h.frame();
+    // Stage 1's first block: micro-batch 0's forward.
+    const auto& blocks = h.panel.records().blocks;
+    const auto target = std::find_if(blocks.begin(), blocks.end(),
+                                     [](const ui::TimelineBlock& b) { return b.stage == 1 && b.event == 0; });
+    REQUIRE(target != blocks.end());
+    h.fixture.move_mouse((target->x0 + target->x1) * 0.5f, (target->y0 + target->y1) * 0.5f);
+    h.frame();
+    h.frame();
+    REQUIRE(h.panel.hovered_block().has_value());
+    CHECK(h.panel.hovered_block()->stage == 1);
+    CHECK(h.panel.hovered_block()->microbatch == 0);
+    CHECK(h.panel.hovered_block()->kind == OpKind::forward);
+    // Off the timeline nothing is hovered.
+    h.fixture.move_mouse(5, 5);
+    h.frame();
+    CHECK_FALSE(h.panel.hovered_block().has_value());
+}
