@@ -18,7 +18,8 @@ constexpr float kNodeHeader = 0.75f; // strip for "node N" above the cells
 constexpr float kNodeGap = 0.55f;    // between node boxes
 
 // Level of detail, in pixels.
-constexpr float kMinCellPx = 12.0f;   // smaller GPU cells become one cell per node
+constexpr float kMinCellPx = 8.0f;    // smaller GPU cells become one cell per node,
+constexpr float kMaxGpuCells = 8000;  // as do more GPUs in view than this (vertices and build time)
 constexpr float kMinTilePx = 16.0f;   // smaller node cells merge into blocks of b x b nodes
 constexpr int64_t kMaxLodCells = 1500; // blocks grow until no more than this many are in view
 constexpr float kMaxZoom = 160.0f;    // a GPU cell at most this many pixels wide
@@ -285,12 +286,13 @@ void MeshGrid::handle_input(const DeviceMesh& mesh, bool pressed, bool hovered, 
 
 Level MeshGrid::level_for(float zoom, int64_t& block_side) const noexcept {
     block_side = 1;
-    if (zoom >= kMinCellPx) return Level::gpus;
+    const float view_cols = std::min(canvas_size_.x / (layout_.pitch_x * zoom) + 1, static_cast<float>(layout_.node_cols));
+    const float view_rows = std::min(canvas_size_.y / (layout_.pitch_y * zoom) + 1, static_cast<float>(layout_.node_rows));
+    const float gpus_in_view = view_cols * view_rows * static_cast<float>(layout_.gpus_per_node);
+    if (zoom >= kMinCellPx && gpus_in_view <= kMaxGpuCells) return Level::gpus;
     // Blocks of b x b nodes: wide enough to see, and few enough that painting stays cheap whatever
     // the cluster's size.
     const float tile = std::min(layout_.pitch_x, layout_.pitch_y) * zoom;
-    const float view_cols = std::min(canvas_size_.x / (layout_.pitch_x * zoom) + 1, static_cast<float>(layout_.node_cols));
-    const float view_rows = std::min(canvas_size_.y / (layout_.pitch_y * zoom) + 1, static_cast<float>(layout_.node_rows));
     const auto in_view = [&](int64_t b) {
         const float side = static_cast<float>(b);
         return std::ceil(view_cols / side) * std::ceil(view_rows / side);
