@@ -303,6 +303,7 @@ Level MeshGrid::level_for(float zoom, int64_t& block_side) const noexcept {
 }
 
 void MeshGrid::build_records(const DeviceMesh& mesh, GroupDim dim) {
+    ++record_builds_;
     records_ = GridRecords{};
     records_.dim = dim;
     records_.dim_size = group_size(mesh, dim);

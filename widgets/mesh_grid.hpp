@@ -105,6 +105,8 @@ public:
     [[nodiscard]] const GridLayout& layout() const noexcept { return layout_; }
     [[nodiscard]] const View& view() const noexcept { return view_; }
     [[nodiscard]] int64_t hovered_rank() const noexcept { return hovered_rank_; }
+    // How many times the draw records were built (tests check that still frames reuse them).
+    [[nodiscard]] size_t record_builds() const noexcept { return record_builds_; }
     // The GPU whose groups are highlighted: the hovered one, else the selected one.
     [[nodiscard]] int64_t focus_rank(int64_t selected) const noexcept {
         return hovered_rank_ >= 0 ? hovered_rank_ : selected;
@@ -160,6 +162,7 @@ private:
     int64_t holds_group_rank_ = -1;
     bool holds_group_stale_ = true;
 
+    size_t record_builds_ = 0;
     int64_t hovered_rank_ = -1;
     int hovered_cell_ = -1;  // index into records_.cells at the coarse levels
     int64_t visible_rows_[2] = {0, -1};  // node rows and columns covered by the records

@@ -326,3 +326,20 @@ TEST_CASE("dragging a dim onto another row of the order moves it there") {
     CHECK(h.state.scenario().parallel.order.front() == MeshDim::pp);
     CHECK(h.state.mesh().stride(MeshDim::pp) == 1);
 }
+
+TEST_CASE("zoomed out, frames reuse the cached draw records until the view or the scenario changes") {
+    Harness h(huge());
+    h.panel.act(h.state, "dim", "dp_shard");
+    h.frames();
+    const size_t builds = h.panel.grid().record_builds();
+    h.frames(3);
+    CHECK(h.panel.grid().record_builds() == builds);  // still frames: no walk over nodes or GPUs
+    h.panel.grid().zoom_by(1.5f);
+    h.frames(1);
+    CHECK(h.panel.grid().record_builds() == builds + 1);  // a new view builds new records, once
+    h.panel.act(h.state, "dp_shard", "512");
+    h.panel.act(h.state, "dp_replicate", "2");
+    h.frames(2);
+    CHECK(h.panel.draft_error().empty());
+    CHECK(h.panel.grid().record_builds() == builds + 2);  // and so does a new scenario
+}
