@@ -431,7 +431,8 @@ void PipelinePanel::draw_lane_readout(int lane) {
     }
     ImGui::TableNextColumn();
     if (!t.ok()) {
-        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", t.error.c_str());
+        // The reason goes under the table (a long line here would widen the column).
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "rejected");
         return;
     }
     ImGui::TextUnformatted(format_seconds(t.makespan).c_str());
@@ -482,6 +483,10 @@ void PipelinePanel::draw_readout() {
         for (int lane = 0; lane < lane_count(); ++lane) draw_lane_readout(lane);
         ImGui::EndTable();
     }
+    for (int lane = 0; lane < lane_count(); ++lane)
+        if (!lanes_[lane].timeline.ok())
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s: %s", schedule_display_name(lanes_[lane].spec.schedule),
+                               lanes_[lane].timeline.error.c_str());
     if (lane_count() == 2 && lanes_[0].timeline.ok() && lanes_[1].timeline.ok()) {
         const double a = lanes_[0].timeline.makespan, b = lanes_[1].timeline.makespan;
         ImGui::Text("%s takes %s %s than %s (%s of its step)", schedule_display_name(lanes_[1].spec.schedule),
