@@ -154,6 +154,18 @@ void print_fit(const MeasureResult& r, const Scenario& scenario) {
               << (fit.note.empty() ? "" : " (" + fit.note + ")") << "\n";
 }
 
+// The header's facts before the sweep reports them: the GPUs -g asks for, on this machine's names.
+MeasureResult planned_header(const Options& o, const Measurer& m, const BackendStatus& status) {
+    MeasureResult h;
+    h.backend = m.name();
+    h.op = o.spec.op;
+    h.ranks = o.spec.gpus > 0 ? o.spec.gpus : status.devices;
+    h.iters = o.spec.iters;
+    h.warmup = o.spec.warmup;
+    if (!status.device_names.empty()) h.device = std::to_string(h.ranks) + " x " + status.device_names.front();
+    return h;
+}
+
 int run_measure(const std::vector<std::string>& args) {
     for (const std::string& a : args)
         if (a == "--help" || a == "-h") {
@@ -181,9 +193,16 @@ int run_measure(const std::vector<std::string>& args) {
     }
     if (status.devices < 2 || o.spec.gpus == 1) return measure_one_gpu(o, *m, status, *scenario);
 
-    const MeasureResult r = m->measure(o.spec, {});
-    std::cout << (o.format == "json" ? measure_result_to_json(r) : measure_result_to_text(r));
-    if (o.format == "text" && !r.rows.empty()) print_fit(r, *scenario);
+    const bool text = o.format == "text";
+    if (text) std::cout << measure_text_header(planned_header(o, *m, status)) << std::flush;
+    // Text prints each row as it is measured, as nccl-tests does; JSON prints the document at the end.
+    const MeasureProgress print_row = [&](std::size_t, std::size_t, const TimingRow* row) {
+        if (text && row) std::cout << measure_text_row(o.spec.op, *row) << std::flush;
+        return true;
+    };
+    const MeasureResult r = m->measure(o.spec, print_row);
+    std::cout << (text ? measure_text_footer(r) : measure_result_to_json(r));
+    if (text && !r.rows.empty()) print_fit(r, *scenario);
     if (!r.error.empty()) {
         std::cerr << "measure: " << r.error << "\n";
         return 1;

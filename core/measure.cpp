@@ -227,10 +227,7 @@ MeasureResultLoad parse_measure_result(std::string_view json_text) {
 
 // --- Text ----------------------------------------------------------------------------------------
 
-std::string measure_result_to_text(const MeasureResult& r) {
-    const bool reduces = r.op == Collective::all_reduce || r.op == Collective::reduce_scatter;
-    const char* redop = reduces ? "sum" : "none";
-    const int root = r.op == Collective::broadcast ? 0 : -1;
+std::string measure_text_header(const MeasureResult& r) {
     std::string out = "# shardscope measure: " + std::string(measure_op_name(r.op)) + " on " +
                       std::to_string(r.ranks) + " ranks (" + std::string(to_string(r.link)) + "-node), " + r.backend +
                       (r.device.empty() ? "" : ", " + r.device) + "\n# " + std::to_string(r.iters) +
@@ -243,19 +240,33 @@ std::string measure_result_to_text(const MeasureResult& r) {
     out += line;
     std::snprintf(line, sizeof line, "#%11s %13s %9s %7s %7s %10s %8s %8s %7s\n", "(B)", "(elements)", "", "", "",
                   "(us)", "(GB/s)", "(GB/s)", "");
-    out += line;
-    for (const TimingRow& row : r.rows) {
-        const std::string wrong = row.wrong ? std::to_string(*row.wrong) : "N/A";
-        std::snprintf(line, sizeof line, "%12.0f %13lld %9s %7s %7d %10.2f %8.2f %8.2f %7s\n", row.bytes,
-                      static_cast<long long>(row.count), "float", redop, root, row.time_s * 1e6, row.algbw / 1e9,
-                      row.busbw / 1e9, wrong.c_str());
-        out += line;
-    }
+    return out + line;
+}
+
+std::string measure_text_row(Collective op, const TimingRow& row) {
+    const bool reduces = op == Collective::all_reduce || op == Collective::reduce_scatter;
+    const std::string wrong = row.wrong ? std::to_string(*row.wrong) : "N/A";
+    char line[200];
+    std::snprintf(line, sizeof line, "%12.0f %13lld %9s %7s %7d %10.2f %8.2f %8.2f %7s\n", row.bytes,
+                  static_cast<long long>(row.count), "float", reduces ? "sum" : "none",
+                  op == Collective::broadcast ? 0 : -1, row.time_s * 1e6, row.algbw / 1e9, row.busbw / 1e9,
+                  wrong.c_str());
+    return line;
+}
+
+std::string measure_text_footer(const MeasureResult& r) {
+    std::string out;
     if (r.cancelled) out += "# cancelled after " + std::to_string(r.rows.size()) + " sizes\n";
     if (!r.error.empty()) out += "# error: " + r.error + "\n";
+    char line[80];
     std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g GB/s\n", average_busbw(r) / 1e9);
-    out += line;
-    return out;
+    return out + line;
+}
+
+std::string measure_result_to_text(const MeasureResult& r) {
+    std::string out = measure_text_header(r);
+    for (const TimingRow& row : r.rows) out += measure_text_row(r.op, row);
+    return out + measure_text_footer(r);
 }
 
 std::string single_gpu_result_to_json(const SingleGpuResult& r) {

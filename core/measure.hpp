@@ -110,6 +110,11 @@ struct MeasureResultLoad {
 // nccl-tests' table: size (B), count, type, redop, root, time (us), algbw, busbw (GB/s), #wrong,
 // then "# Avg bus bandwidth".
 [[nodiscard]] std::string measure_result_to_text(const MeasureResult& r);
+// Its three parts, for printing rows as they are measured: the header reads op, ranks, link, backend,
+// device, iters and warmup; the footer the rows, cancelled and error.
+[[nodiscard]] std::string measure_text_header(const MeasureResult& r);
+[[nodiscard]] std::string measure_text_row(Collective op, const TimingRow& row);
+[[nodiscard]] std::string measure_text_footer(const MeasureResult& r);
 
 // --- One GPU: what it tells the compute side of the model -----------------------------------------
 
