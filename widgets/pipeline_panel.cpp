@@ -157,6 +157,8 @@ PipelineSpec PipelinePanel::spec_for(Schedule schedule) const {
 void PipelinePanel::update_simulation(const AppState& state) {
     const bool scenario_changed = scenario_version_ != state.version();
     scenario_version_ = state.version();
+    // While the costs come from the scenario, the timeline follows it (an edit, undo, a lesson step).
+    if (scenario_changed && !controls_.scenario_costs.empty()) take_from_scenario(state.scenario());
     bool any_resimulated = false;
     for (int lane = 0; lane < lane_count(); ++lane) {
         Lane& l = lanes_[lane];

@@ -30,6 +30,7 @@ struct PipelineControls {
     double last_stage_extra = 0;    // fraction added to the last stage's (output layer and loss)
     double p2p_ms = 0;
     // Exact per-stage costs (seconds) taken "from scenario"; cleared by any edit of the costs or p.
+    // While set, a change of the scenario takes everything from it again.
     std::vector<StageCost> scenario_costs;
     bool arrows = false;            // send/recv arrows between rows
     double bubble_target = 0.05;    // for "micro-batches needed for a bubble under ..."

@@ -282,3 +282,19 @@ TEST_CASE("hovering a block picks that op") {
     h.frame();
     CHECK_FALSE(h.panel.hovered_block().has_value());
 }
+
+TEST_CASE("after from scenario the timeline follows scenario edits until a cost is edited") {
+    PanelHarness h;
+    REQUIRE(h.act("from_scenario", "1").empty());
+    h.frame();
+    Scenario edited = h.state.scenario();
+    edited.training.schedule = Schedule::zb_h1;
+    REQUIRE(h.state.try_apply(edited).empty());
+    h.frame();
+    CHECK(h.panel.spec(0).schedule == Schedule::zb_h1);
+    REQUIRE(h.act("w", "3").empty());  // manual costs: the panel no longer follows
+    edited.training.schedule = Schedule::gpipe;
+    REQUIRE(h.state.try_apply(edited).empty());
+    h.frame();
+    CHECK(h.panel.spec(0).schedule == Schedule::zb_h1);
+}
