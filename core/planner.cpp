@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace shardscope {
@@ -344,43 +345,54 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<Candidate> candidates;
     PlanStats& stats = result.stats;
     // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
-    const auto add_candidates = [&](const ParallelSpec& p, std::size_t mesh) {
+    // mesh_index() builds the mesh on first use: a layout whose every candidate fails the memory floor
+    // (most of them, for a large model) never pays for counting its groups' links.
+    const auto add_candidates = [&](const ParallelSpec& p, auto&& mesh_index) {
         const int64_t dp = p.dp_shard * p.dp_replicate;
+        std::vector<std::pair<ScheduleChoice, double>> fitting;  // schedules past the memory floor
         for (int64_t mb : divisors(base.training.global_batch / dp)) {
             const int64_t m = base.training.global_batch / (dp * mb);
             const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
             for (Recompute rc : kRecomputes) {
                 const Scenario s = with_knobs(base, p, mb, rc, ScheduleChoice{});
-                std::vector<StageMemoryParts> parts;
-                PipelineSpec spec;
-                if (options.prune) {
-                    parts = memory_parts(s, counts);
-                    if (arch && !by_memory) spec = scenario_pipeline_spec(s, counts, meshes[mesh]);
-                }
+                stats.candidates += static_cast<int64_t>(schedules.size());
+                fitting.clear();
+                const std::vector<StageMemoryParts> parts = options.prune ? memory_parts(s, counts)
+                                                                          : std::vector<StageMemoryParts>{};
                 for (ScheduleChoice sc : schedules) {
-                    ++stats.candidates;
-                    Candidate c{0, static_cast<uint32_t>(groups.size()), sc};
-                    if (options.prune) {
-                        const double mem = memory_floor(parts, sc);
-                        if (mem > gpu_bytes) {
-                            ++stats.pruned_memory;
-                            continue;
-                        }
-                        c.floor = by_memory ? mem : (arch ? makespan_floor(spec, sc) : 0.0);
-                    }
-                    candidates.push_back(c);
+                    const double mem = options.prune ? memory_floor(parts, sc) : 0.0;
+                    if (mem > gpu_bytes) ++stats.pruned_memory;
+                    else fitting.emplace_back(sc, mem);
+                }
+                if (fitting.empty()) continue;
+                const std::size_t mesh = mesh_index();
+                PipelineSpec spec;
+                if (options.prune && arch && !by_memory) spec = scenario_pipeline_spec(s, counts, meshes[mesh]);
+                for (const auto& [sc, mem] : fitting) {
+                    const double floor = !options.prune ? 0.0 : by_memory ? mem : arch ? makespan_floor(spec, sc) : 0.0;
+                    candidates.push_back(Candidate{floor, static_cast<uint32_t>(groups.size()), sc});
                 }
                 groups.push_back(Group{p, mesh, mb, rc});
             }
         }
     };
     for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
-        const DeviceMesh layout_mesh = DeviceMesh::build(base.cluster, p);  // zero places no ranks
-        if (options.filters.tp_within_node && !tp_within_node(layout_mesh)) return;
+        std::optional<DeviceMesh> layout_mesh;  // zero places no ranks: one mesh serves every stage
+        const auto build_layout_mesh = [&]() -> const DeviceMesh& {
+            if (!layout_mesh) layout_mesh = DeviceMesh::build(base.cluster, p);
+            return *layout_mesh;
+        };
+        if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
         for (int z : zeros) {
             p.zero = z;
-            meshes.push_back(layout_mesh.with_zero(z));
-            add_candidates(p, meshes.size() - 1);
+            std::optional<std::size_t> index;
+            add_candidates(p, [&] {
+                if (!index) {
+                    meshes.push_back(build_layout_mesh().with_zero(z));
+                    index = meshes.size() - 1;
+                }
+                return *index;
+            });
         }
     });
     if (progress) progress->to_cost = static_cast<int64_t>(candidates.size());
