@@ -519,6 +519,9 @@ Scenario default_scenario() {
     s.parallel.sequence_parallel = true;
     s.training.global_batch = 256;
     s.training.micro_batch = 1;
+    // Flash-attention-era training never stores the s x s score matrix: Korthikanti et al. call that
+    // selective recompute, and without it 8K-token sequences do not fit.
+    s.training.recompute = Recompute::selective;
     return s;
 }
 
