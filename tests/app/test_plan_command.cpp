@@ -1,0 +1,100 @@
+// `shardscope plan` and `shardscope bench` from the command line, and the Planner panel in the real
+// window: exit codes, the ranking's shape, and the messages.
+#include "app_runner.hpp"
+
+#include "core/scenario.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace shardscope;
+using shardscope::test::run_shardscope;
+using shardscope::test::scratch_dir;
+
+namespace {
+
+// A small dense model on two nodes of 8 GPUs: the whole search takes a moment.
+std::filesystem::path small_scenario_file(const std::filesystem::path& dir) {
+    Scenario s = default_scenario();
+    s.model.name = "small";
+    s.model.layers = 8;
+    s.model.hidden = 1024;
+    s.model.ffn_hidden = 4096;
+    s.model.heads = 8;
+    s.model.kv_heads = 8;
+    s.model.vocab = 32000;
+    s.model.seq_len = 2048;
+    s.cluster.nodes = 2;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 16;
+    s.training.global_batch = 16;
+    const auto path = dir / "small.json";
+    std::ofstream(path) << scenario_to_json(s);
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("plan --format json: the top K layouts, best first, each with memory, step and MFU") {
+    const auto dir = scratch_dir("plan-json");
+    const auto r = run_shardscope("plan --config '" + small_scenario_file(dir).string() + "' --top 5 --format json", dir);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["schema"] == "shardscope.plan/1");
+    CHECK(j["objective"] == "step");
+    REQUIRE(j["ranking"].size() == 5);
+    for (std::size_t i = 0; i < 5; ++i) {
+        const auto& e = j["ranking"][i];
+        CHECK(e["rank"] == i + 1);
+        CHECK(e["memory_bytes"].get<double>() > 0);
+        CHECK(e["mfu"].get<double>() > 0);
+        if (i > 0) {
+            CHECK(e["time_s"]["step"].get<double>() >= j["ranking"][i - 1]["time_s"]["step"].get<double>());
+            CHECK(e.contains("why_below_best"));
+        }
+    }
+}
+
+TEST_CASE("plan --format text says why the runner-up loses; --objective memory ranks by memory") {
+    const auto dir = scratch_dir("plan-text");
+    const auto file = small_scenario_file(dir).string();
+    const auto r = run_shardscope("plan --config '" + file + "' --top 3", dir);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("ranked by step") != std::string::npos);
+    CHECK(r.out.find("why #2 loses: ") != std::string::npos);
+    const auto m = run_shardscope("plan --config '" + file + "' --top 3 --objective memory", dir);
+    REQUIRE(m.exit_code == 0);
+    CHECK(m.out.find("ranked by memory") != std::string::npos);
+}
+
+TEST_CASE("plan: a rejected scenario or a bad flag exits 2 with the reason") {
+    const auto dir = scratch_dir("plan-bad");
+    std::ofstream(dir / "bad.json") << "{\"schema\": \"shardscope.scenario/1\"}";
+    const auto bad = run_shardscope("plan --config '" + (dir / "bad.json").string() + "'", dir);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("bad.json: ") != std::string::npos);
+    const auto file = small_scenario_file(dir).string();
+    const auto objective = run_shardscope("plan --config '" + file + "' --objective fastest", dir);
+    CHECK(objective.exit_code == 2);
+    CHECK(objective.err.find("--objective must be step, mfu or memory") != std::string::npos);
+    const auto top = run_shardscope("plan --config '" + file + "' --top 0", dir);
+    CHECK(top.exit_code == 2);
+    CHECK(run_shardscope("plan", dir).exit_code == 2);
+}
+
+TEST_CASE("--show planner --action planner.apply=2 renders; a row that does not exist exits 2") {
+    const auto dir = scratch_dir("plan-window");
+    const auto file = small_scenario_file(dir).string();
+    const auto png = (dir / "planner.png").string();
+    // (That apply changes the scenario is the widget tests' business; here: the action runs and renders.)
+    const auto r = run_shardscope("--config '" + file + "' --show planner --action planner.apply=2 --size 1280x800 "
+                                  "--screenshot '" + png + "'",
+                                  dir);
+    REQUIRE(r.exit_code == 0);
+    CHECK(std::filesystem::file_size(png) > 10000);
+    const auto bad = run_shardscope("--config '" + file + "' --show planner --action planner.apply=99 --screenshot '" +
+                                        png + "'",
+                                    dir);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("no row ranked 99") != std::string::npos);
+}
