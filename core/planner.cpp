@@ -377,6 +377,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         }
     };
     for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
+        if (progress && progress->cancel.load(std::memory_order_relaxed)) return;  // skip the rest quickly
         std::optional<DeviceMesh> layout_mesh;  // zero places no ranks: one mesh serves every stage
         const auto build_layout_mesh = [&]() -> const DeviceMesh& {
             if (!layout_mesh) layout_mesh = DeviceMesh::build(base.cluster, p);
@@ -396,6 +397,10 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         }
     });
     if (progress) progress->to_cost = static_cast<int64_t>(candidates.size());
+    if (progress && progress->cancel.load(std::memory_order_relaxed)) {
+        result.cancelled = true;
+        return result;
+    }
 
     // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
     TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh);

@@ -252,3 +252,18 @@ TEST_CASE("pareto_front: hand-made points") {
     }
     CHECK(pareto_front(e) == std::vector<std::size_t>{0, 1, 4});
 }
+
+TEST_CASE("planner: progress counts the candidates costed; a cancelled search stops and says so") {
+    PlanProgress progress;
+    const PlanResult r = plan_layouts(small_dense(), PlanOptions{}, &progress);
+    CHECK(progress.costed.load() == r.stats.costed);
+    CHECK(progress.to_cost.load() == r.stats.candidates - r.stats.pruned_memory);
+    CHECK_FALSE(r.cancelled);
+
+    PlanProgress cancelled;
+    cancelled.cancel = true;
+    const PlanResult c = plan_layouts(small_dense(), PlanOptions{}, &cancelled);
+    CHECK(c.cancelled);
+    CHECK(c.ranked.empty());
+    CHECK(c.stats.costed == 0);
+}
