@@ -91,6 +91,15 @@ void LessonPanel::back(AppState& state) {
     if (current_lesson() && step_ > 0) enter_step(state, step_ - 1, Entry::fresh);
 }
 
+void LessonPanel::close_lesson() {
+    lesson_ = -1;
+    step_ = 0;
+    answer_.reset();
+    given_.reset();
+    action_notes_.clear();
+    registry_.set_highlight("");
+}
+
 void LessonPanel::reset_to_step_scenario(AppState& state) {
     if (const LessonStep* s = current_step()) state.try_apply(s->scenario);
 }
@@ -143,6 +152,7 @@ void LessonPanel::answer(double value) {
 
 std::string LessonPanel::act(AppState& state, const std::string& action, const std::string& value) {
     if (action == "open") return open_lesson(state, value, 1);
+    if (action == "close") return close_lesson(), std::string();
     if (!current_lesson()) return "no lesson is open (lesson.open=ID first)";
     if (action == "next") return next(state), std::string();
     if (action == "back") return back(state), std::string();
@@ -327,10 +337,14 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     note_last_item("lesson/reset");
     ImGui::EndDisabled();
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - button_w);
-    ImGui::BeginDisabled(!v.can_next);
-    if (ImGui::Button("Next >", ImVec2(button_w, 0))) next(state);
-    note_last_item("lesson/next");
-    ImGui::EndDisabled();
+    if (v.can_next) {
+        if (ImGui::Button("Next >", ImVec2(button_w, 0))) next(state);
+        note_last_item("lesson/next");
+    } else {
+        const bool finish = ImGui::Button("Finish", ImVec2(button_w, 0));
+        note_last_item("lesson/finish");
+        if (finish) close_lesson();  // back to the list, progress kept
+    }
 }
 
 void LessonPanel::draw_outline(AppState& state, const LessonView& v) {

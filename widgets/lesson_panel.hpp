@@ -63,7 +63,7 @@ public:
     [[nodiscard]] const std::vector<Lesson>& lessons() const noexcept { return lessons_; }
 
     void draw(AppState& state) override;
-    // open=ID (step 1), step=K (1-based), next, back, reset, answer=NUMBER or option index (1-based).
+    // open=ID (step 1), step=K (1-based), next, back, reset, close, answer=NUMBER or option (1-based).
     std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // Opens lesson `id` at step `step` (1-based) with that step's own scenario. "" or why not.
@@ -71,6 +71,8 @@ public:
     void next(AppState& state);
     void back(AppState& state);
     void reset_to_step_scenario(AppState& state);
+    // Back to the list (the Finish button on the last step); progress is kept.
+    void close_lesson();
     // Grades an answer: a number for number checks, an option index (0-based) for choices.
     void answer(double value);
 

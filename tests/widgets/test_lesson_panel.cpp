@@ -127,6 +127,20 @@ TEST_CASE("Next / Back buttons and the arrow keys move between steps") {
     CHECK(panel.step_index() == 0);
 }
 
+TEST_CASE("Finish on the last step returns to the list and keeps the progress") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "context-parallel", 7).empty());  // its last step
+    h.f.frames(2, h.draw);
+    CHECK(h.app.registry().highlighted() == "strategy");
+    REQUIRE(h.f.click_item("lesson/finish", h.draw));
+    h.f.frame(h.draw);
+    CHECK_FALSE(panel.last_view().has_lesson);
+    CHECK(h.app.registry().highlighted().empty());
+    for (const ui::LessonListRow& row : panel.last_view().list)
+        if (row.id == "context-parallel") CHECK(row.reached == 7);
+}
+
 TEST_CASE("the quiz grades against core's answer and says what core computes") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
