@@ -165,7 +165,16 @@ void DeviceMesh::summarise() {
         s.size = size(d);
         s.stride = stride(d);
         s.groups = group_count(d);
-        if (s.size > 1) {
+        // Two exact shortcuts before the loop, which is linear in the GPU count (the planner builds a
+        // mesh per layout). A group runs from its first member over stride*(size-1) ranks, inside a
+        // block of stride*size ranks that starts at a multiple of stride*size: when that block divides
+        // the node size every group sits in one node; when the span reaches a node's size none does.
+        const int64_t span = s.stride * (s.size - 1);
+        if (s.size > 1 && gpus_per_node_ % (s.stride * s.size) == 0) {
+            s.intra_groups = s.groups;
+        } else if (s.size > 1 && span >= gpus_per_node_) {
+            s.inter_groups = s.groups;
+        } else if (s.size > 1) {
             for (int64_t g = 0; g < s.groups; ++g)
                 (group_link(d, g) == LinkClass::intra ? s.intra_groups : s.inter_groups) += 1;
         } else {
