@@ -223,7 +223,7 @@ struct NodeGrid {
     return best;
 }
 
-[[nodiscard]] std::vector<Rect> layout_nodes(int n, int per_node, int slots, ImVec2 size, std::vector<NodeBox>& boxes) {
+[[nodiscard]] std::vector<Rect> layout_nodes(int n, int per_node, int slots, ImVec2 size, std::vector<CollectiveNodeBox>& boxes) {
     const int nodes = (n + per_node - 1) / per_node;
     const NodeGrid g = best_node_grid(nodes, per_node, slots, size);
     const float box_w = (size.x - kMargin) / static_cast<float>(g.cols) - kMargin;
@@ -233,7 +233,7 @@ struct NodeGrid {
     for (int node = 0; node < nodes; ++node) {
         const ImVec2 box_min(kMargin + static_cast<float>(node % g.cols) * (box_w + kMargin),
                              kMargin + static_cast<float>(node / g.cols) * (box_h + kMargin));
-        boxes.push_back(NodeBox{node, Rect{box_min, ImVec2(box_min.x + box_w, box_min.y + box_h)}});
+        boxes.push_back(CollectiveNodeBox{node, Rect{box_min, ImVec2(box_min.x + box_w, box_min.y + box_h)}});
         const float cell_w = box_w / static_cast<float>(g.gcols);
         const float cell_h = (box_h - kNodeLabel) / static_cast<float>(g.grows);
         for (int local = 0; local < per_node && node * per_node + local < n; ++local) {
@@ -420,7 +420,7 @@ void paint_card(ImDrawList* draw, ImVec2 o, const RankCard& card, const Collecti
     for (const ChunkCell& cell : card.cells) paint_cell(draw, o, cell, scene, show_index);
 }
 
-void paint_node_box(ImDrawList* draw, ImVec2 o, const NodeBox& box) {
+void paint_node_box(ImDrawList* draw, ImVec2 o, const CollectiveNodeBox& box) {
     const ImVec2 min = add(o, box.rect.min), max = add(o, box.rect.max);
     draw->AddRectFilled(min, max, IM_COL32(60, 70, 90, 60), 6.0f);
     draw->AddRect(min, max, IM_COL32(120, 135, 160, 160), 6.0f, 0, 1.5f);
@@ -552,7 +552,7 @@ void paint_node_arcs(const CollectiveScene& scene, ImDrawList* draw, ImVec2 orig
 void paint_scene(const CollectiveScene& scene, ImDrawList* draw, ImVec2 origin) {
     paint_centre_title(scene, draw, origin);
     paint_node_arcs(scene, draw, origin);
-    for (const NodeBox& box : scene.nodes) paint_node_box(draw, origin, box);
+    for (const CollectiveNodeBox& box : scene.nodes) paint_node_box(draw, origin, box);
     for (const RankCard& card : scene.cards) paint_card(draw, origin, card, scene);
     const float thickness = scene.ranks > 24 ? 1.5f : 2.2f;
     for (const TransferArrow& a : scene.arrows)

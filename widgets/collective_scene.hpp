@@ -47,7 +47,7 @@ struct RankCard {
     std::vector<ChunkCell> cells;
 };
 
-struct NodeBox {
+struct CollectiveNodeBox {
     int node = 0;
     Rect rect;
 };
@@ -83,7 +83,7 @@ struct CollectiveScene {
     int arrows_step = -1;   // 0-based step whose transfers the arrows show; -1: none
     float flight = 1.0f;    // how far the packets have travelled along the arrows (1: landed)
     bool reduction = false; // cells fill by the share of ranks summed (all-reduce, reduce-scatter, reduce)
-    std::vector<NodeBox> nodes;          // nodes layout
+    std::vector<CollectiveNodeBox> nodes;          // nodes layout
     std::vector<NodeArc> node_arcs;      // ring layout, when the ranks span more than one node
     ImVec2 arc_centre{0, 0}, arc_radii{0, 0};
     std::vector<RankCard> cards;
