@@ -5,11 +5,13 @@
 #include "core/mesh.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
+#include "core/pipeline_orders.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -147,25 +149,70 @@ std::vector<StageMemoryParts> memory_parts(const Scenario& s, const ParamCounts&
     std::vector<StageMemoryParts> out;
     out.reserve(static_cast<std::size_t>(s.parallel.pp));
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
-        const StageMemory none = stage_memory(s, counts, st, 0.0);
-        const StageMemory one = stage_memory(s, counts, st, 1.0);
+        // Activations are the only part that scales with the micro-batches in flight.
+        const MemoryBreakdown one = stage_memory(s, counts, st, 1.0).bytes;
         StageMemoryParts parts;
-        parts.base = none.bytes.total();
-        parts.extra_copy = none.bytes.params + none.bytes.grads;
-        parts.one_inflight = one.bytes.total() - none.bytes.total();
+        parts.one_inflight = one.activations.value_or(0);
+        parts.base = one.params + one.grads + one.optimizer + one.other;
+        parts.extra_copy = one.params + one.grads;
         out.push_back(parts);
     }
     return out;
 }
 
-// A floor on build_report's memory: every stage holds at least one chunk (1/v of a micro-batch).
-double memory_floor(const std::vector<StageMemoryParts>& parts, ScheduleChoice sc) {
+// The micro-batches whose activations each device holds at its peak, read off the schedule's op order
+// (pipeline_orders.hpp, the order the simulator times). An order fixes when an activation is taken (F)
+// and freed (the op that ends its weight gradient) whatever the ops cost, so this is exactly the
+// simulator's peak_activation_microbatches. Cached by (schedule, p, m, v); empty when the order is not
+// worth generating (too many ops) or the simulator would not run this spec (build_report then
+// simulates 1F1B instead), and for DualPipe, whose paired ops start together.
+class InflightFloor {
+public:
+    const std::vector<double>& get(ScheduleChoice sc, int64_t pp, int64_t microbatches) {
+        static const std::vector<double> none;
+        constexpr int64_t kMaxOps = 1 << 18;
+        const int64_t m = std::min<int64_t>(microbatches, 1 << 16);  // as cost_model's plan_pipeline
+        if (sc.schedule == Schedule::dualpipe || 3 * m * pp * sc.virtual_stages > kMaxOps) return none;
+        const std::array<int64_t, 4> key{static_cast<int64_t>(sc.schedule), pp, m, sc.virtual_stages};
+        if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+        PipelineSpec spec;
+        spec.schedule = sc.schedule;
+        spec.stages = static_cast<int>(pp);
+        spec.microbatches = static_cast<int>(m);
+        spec.virtual_stages = static_cast<int>(sc.virtual_stages);
+        std::vector<double> peaks;
+        if (pipeline_spec_error(spec).empty()) {
+            const double v = static_cast<double>(pipeline_detail::effective_virtual_stages(spec));
+            for (const std::vector<pipeline_detail::ScheduledOp>& device : pipeline_detail::schedule_ops(spec)) {
+                int held = 0, peak = 0;
+                for (const pipeline_detail::ScheduledOp& op : device) {
+                    if (op.kind == OpKind::forward) peak = std::max(peak, ++held);
+                    if (op.kind == OpKind::backward || op.kind == OpKind::backward_weight) --held;
+                }
+                peaks.push_back(static_cast<double>(peak) / v);
+            }
+        }
+        return cache_.emplace(key, std::move(peaks)).first->second;
+    }
+
+private:
+    std::map<std::array<int64_t, 4>, std::vector<double>> cache_;
+};
+
+// A floor on build_report's memory: each stage holds its schedule's peak of activations (or, when that
+// is not known here, at least one chunk: 1/v of a micro-batch).
+double memory_floor(const std::vector<StageMemoryParts>& parts, ScheduleChoice sc, const std::vector<double>& peaks) {
     const double copies_extra = parameter_copies(sc.schedule) > 1 ? 1.0 : 0.0;
-    const double inflight = 1.0 / static_cast<double>(sc.virtual_stages);
+    const double at_least = 1.0 / static_cast<double>(sc.virtual_stages);
     double worst = 0;
-    for (const StageMemoryParts& p : parts)
+    for (std::size_t s = 0; s < parts.size(); ++s) {
+        const StageMemoryParts& p = parts[s];
+        const double inflight = peaks.size() == parts.size() ? peaks[s] : at_least;
         worst = std::max(worst, p.base + copies_extra * p.extra_copy + inflight * p.one_inflight);
-    return worst;
+    }
+    // Summed in another order than MemoryBreakdown::total(): stay a hair below so rounding never prunes
+    // a candidate that fits to the last byte.
+    return worst * (1.0 - 1e-12);
 }
 
 bool has_whole_backward(Schedule s) noexcept {
@@ -343,6 +390,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<DeviceMesh> meshes;
     std::vector<Group> groups;
     std::vector<Candidate> candidates;
+    InflightFloor inflight;
     PlanStats& stats = result.stats;
     // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
     // mesh_index() builds the mesh on first use: a layout whose every candidate fails the memory floor
@@ -360,7 +408,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                 const std::vector<StageMemoryParts> parts = options.prune ? memory_parts(s, counts)
                                                                           : std::vector<StageMemoryParts>{};
                 for (ScheduleChoice sc : schedules) {
-                    const double mem = options.prune ? memory_floor(parts, sc) : 0.0;
+                    const double mem = options.prune ? memory_floor(parts, sc, inflight.get(sc, p.pp, m)) : 0.0;
                     if (mem > gpu_bytes) ++stats.pruned_memory;
                     else fitting.emplace_back(sc, mem);
                 }

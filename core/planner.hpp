@@ -23,10 +23,11 @@
 // faster one, then to a fixed order of the knobs so the ranking is deterministic.
 //
 // Pruning, only where it is provably safe (a test compares it with brute force):
-// - memory: per stage, model state + `other` + one micro-batch's activations through a 1/v share of
-//   the stage's layers is a floor on what build_report reports (memory grows linearly with the
-//   activations in flight, and a stage always holds at least one chunk); a candidate whose floor
-//   exceeds the GPU's memory can never fit and is never costed.
+// - memory: per stage, model state + `other` + the activations of the micro-batches the schedule
+//   holds at its peak, counted from the simulator's own op order (which fixes the peak whatever the
+//   ops cost; where the order is not generated, at least one chunk, 1/v of a micro-batch), is a floor
+//   on what build_report reports; a candidate whose floor exceeds the GPU's memory never fits and is
+//   never costed.
 // - time: a device runs one op at a time, so the step is at least the busiest stage's work, plus, on
 //   stage s, the forwards of stages 0..s-1 before its first op and (schedules with a whole backward)
 //   their backwards after its last one. Candidates are costed in the order of that floor; the search

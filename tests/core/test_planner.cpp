@@ -131,6 +131,20 @@ TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every object
         CHECK(pruned.stats.pruned_memory > 0);
         check_same_ranking(pruned, run(s, o, false));
     }
+    SUBCASE("dense, GPUs that hold some schedules' peak activations and not others'") {
+        // The memory floor counts each schedule's peak in-flight activations from its op order: at
+        // these sizes it decides for many interleaved and GPipe candidates, so it must never cut a
+        // layout that fits.
+        for (double gb : {1.6, 3.0}) {
+            CAPTURE(gb);
+            Scenario s = small_dense();
+            s.cluster.gpu.memory_gb = gb;
+            const PlanResult pruned = run(s, o, true);
+            CHECK(pruned.stats.pruned_memory > 0);
+            CHECK(pruned.ranked.size() == 10);
+            check_same_ranking(pruned, run(s, o, false));
+        }
+    }
     SUBCASE("MoE, step, every order") {
         o.all_orders = true;
         check_same_ranking(run(small_moe(), o, true), run(small_moe(), o, false));
