@@ -170,7 +170,7 @@ class InflightFloor {
 public:
     const std::vector<double>& get(ScheduleChoice sc, int64_t pp, int64_t microbatches) {
         static const std::vector<double> none;
-        constexpr int64_t kMaxOps = 1 << 18;
+        constexpr int64_t kMaxOps = 1 << 14;  // past this, generating the order costs more than it saves
         const int64_t m = std::min<int64_t>(microbatches, 1 << 16);  // as cost_model's plan_pipeline
         if (sc.schedule == Schedule::dualpipe || 3 * m * pp * sc.virtual_stages > kMaxOps) return none;
         const std::array<int64_t, 4> key{static_cast<int64_t>(sc.schedule), pp, m, sc.virtual_stages};
