@@ -365,12 +365,19 @@ void PlannerPanel::draw_scatter(float height) {
     const double x_lo = std::max(0.0, mem_lo - mem_pad);
     // A quarter of the width past the capacity line: room for its label.
     const double x_hi = std::max(mem_hi + mem_pad, view_.gpu_memory_bytes + 0.25 * (view_.gpu_memory_bytes - x_lo));
+    // Step times spread over more than a decade (ranking by memory costs slow layouts too) read
+    // better on a log axis; a narrow spread keeps linear ticks.
+    const bool wide_spread = lo > 0 && hi / lo > 8.0;
+    const plot::Axis step_axis = wide_spread
+                                     ? plot::Axis("step time", lo / 1.3, hi * 1.3, plot::Scale::log10, format_seconds)
+                                     : plot::Axis("step time", std::max(0.0, lo - pad), hi + pad, plot::Scale::linear,
+                                                  format_seconds);
     ImGui::TextUnformatted("Step time against memory per GPU, every layout costed");
     plot::legend({{"#1", kBest}, {"Pareto front", kFront}, {"selected", kSelected}, {"other costed layouts", kOther}});
     const float chart_h = std::max(120.0f, height - ImGui::GetCursorPosY() - 8.0f);
     plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h),
                       plot::Axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_bytes),
-                      plot::Axis("step time", std::max(0.0, lo - pad), hi + pad, plot::Scale::linear, format_seconds));
+                      step_axis);
     chart.vertical_line(view_.gpu_memory_bytes, kCapacity, "GPU memory");
     for (const PlannerPoint& p : view_.points)
         if (!p.on_front && p.rank != 1 && p.rank != selected_rank_) chart.point(p.memory_bytes, p.step_s, kOther, 2.5f, p.label);
