@@ -2,15 +2,17 @@
 // A strict reader for the app's data files (lessons, glossary, cheat sheet): every field is read by
 // name, unknown keys are an error (a typo must not pass silently) and every error names the file, the
 // field path and the rule, e.g. `lessons/dp.json: steps[2].check.tolerance: must be a number`.
-// Same rules as the scenario loader's reader (core/scenario.cpp), kept separate so the scenario code
-// stays untouched. Header-only: a handful of small inline functions.
+// The scenario and preset loaders read through it too (core/scenario_json.hpp), so every file the app
+// takes follows one set of rules. Header-only: a handful of small inline functions.
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -64,7 +66,8 @@ public:
         return json_.contains(key) ? &json_.at(key) : nullptr;
     }
 
-    std::string string_field(const std::string& key) {
+    std::string string_field(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
         const Json& v = required(key);
         if (!v.is_string()) fail(path(key), "must be a string");
         return v.get<std::string>();
@@ -78,12 +81,40 @@ public:
         return has(key) ? string_field(key) : (seen_.insert(key), std::move(fallback));
     }
 
-    double number_field(const std::string& key) {
+    double number_field(const std::string& key, std::optional<double> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
         const Json& v = required(key);
         if (!v.is_number()) fail(path(key), "must be a number");
         const double d = v.get<double>();
         if (!std::isfinite(d)) fail(path(key), "must be finite");
         return d;
+    }
+
+    int64_t int_field(const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const Json& v = required(key);
+        if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
+        if (v.is_number_float()) {
+            const double d = v.get<double>();
+            if (std::floor(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+        }
+        fail(path(key), "must be a whole number");
+    }
+
+    bool bool_field(const std::string& key, std::optional<bool> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const Json& v = required(key);
+        if (!v.is_boolean()) fail(path(key), "must be true or false");
+        return v.get<bool>();
+    }
+
+    template <typename Enum>
+    Enum enum_field(const std::string& key, std::optional<Enum> (*parse)(std::string_view) noexcept,
+                    const char* allowed, std::optional<Enum> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const std::string s = string_field(key);
+        if (auto e = parse(s)) return *e;
+        fail(path(key), "\"" + s + "\" is not one of " + allowed);
     }
     std::optional<double> optional_number(const std::string& key) {
         if (!has(key)) return (seen_.insert(key), std::nullopt);
