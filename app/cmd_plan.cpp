@@ -5,6 +5,7 @@
 // count. --per-mesh keeps the best row of each distinct mesh. Exit 0 with the ranking on stdout; 2
 // with the reason on stderr for a rejected scenario or bad arguments; 1 when the file cannot be read.
 
+#include "app/command_input.hpp"
 #include "app/commands.hpp"
 #include "core/planner.hpp"
 #include "core/units.hpp"
@@ -12,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -128,22 +128,11 @@ int run_plan(const std::vector<std::string>& args) {
             return 2;
         }
     }
-    if (config.empty()) {
-        std::cerr << "plan: --config FILE is required\n" << kUsage << "\n";
-        return 2;
-    }
-    if (format != "json" && format != "text") {
-        std::cerr << "plan: --format must be json or text, got '" << format << "'\n";
-        return 2;
-    }
-    std::ifstream in(config, std::ios::binary);
-    if (!in) {
-        std::cerr << "plan: cannot read " << config << "\n";
-        return 1;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    const ScenarioLoad load = parse_scenario(text.str());
+    if (!shardscope::app::is_known_format("plan", format)) return 2;
+    int exit_code = 0;
+    const auto config_text = shardscope::app::read_config_argument("plan", config, kUsage, exit_code);
+    if (!config_text) return exit_code;
+    const ScenarioLoad load = parse_scenario(*config_text);
     if (!load.ok()) {
         std::cerr << config << ": " << load.error << "\n";
         return 2;

@@ -2,13 +2,12 @@
 // report"). Exit 0 with the report on stdout; 2 with the reason on stderr for a rejected scenario or
 // bad arguments; 1 when the file cannot be read.
 
+#include "app/command_input.hpp"
 #include "app/commands.hpp"
 #include "core/cost_model.hpp"
 #include "core/report.hpp"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace {
 
@@ -32,22 +31,11 @@ int run_report(const std::vector<std::string>& args) {
             return 2;
         }
     }
-    if (config.empty()) {
-        std::cerr << "report: --config FILE is required\n" << kUsage << "\n";
-        return 2;
-    }
-    if (format != "json" && format != "text") {
-        std::cerr << "report: --format must be json or text, got '" << format << "'\n";
-        return 2;
-    }
-    std::ifstream in(config, std::ios::binary);
-    if (!in) {
-        std::cerr << "report: cannot read " << config << "\n";
-        return 1;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    const shardscope::ReportResult result = shardscope::report_from_json(text.str());
+    if (!shardscope::app::is_known_format("report", format)) return 2;
+    int exit_code = 0;
+    const auto config_text = shardscope::app::read_config_argument("report", config, kUsage, exit_code);
+    if (!config_text) return exit_code;
+    const shardscope::ReportResult result = shardscope::report_from_json(*config_text);
     if (!result.ok()) {
         std::cerr << config << ": " << result.error << "\n";
         return 2;

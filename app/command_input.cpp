@@ -1,0 +1,31 @@
+#include "app/command_input.hpp"
+
+#include "app/file_io.hpp"
+
+#include <iostream>
+
+namespace shardscope::app {
+
+std::optional<std::string> read_config_argument(const std::string& command, const std::string& config,
+                                                const char* usage, int& exit_code) {
+    if (config.empty()) {
+        std::cerr << command << ": --config FILE is required\n" << usage << "\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    std::string error;
+    auto text = read_text_file(config, error);
+    if (!text) {
+        std::cerr << command << ": " << error << "\n";
+        exit_code = 1;
+    }
+    return text;
+}
+
+bool is_known_format(const std::string& command, const std::string& format) {
+    if (format == "json" || format == "text") return true;
+    std::cerr << command << ": --format must be json or text, got '" << format << "'\n";
+    return false;
+}
+
+}  // namespace shardscope::app
