@@ -227,3 +227,57 @@ TEST_CASE("cancel stops a running sweep after the size in flight, and the panel 
     CHECK_FALSE(r.fit->ok);
     CHECK(r.cluster_json.empty());
 }
+
+namespace {
+
+// One fake GPU: no collective, but an HBM copy of 2.5 TB/s and GEMMs at 500 and 700 TFLOP/s.
+struct FakeOneGpu final : Measurer {
+    std::string name() const override { return "fake-one"; }
+    BackendStatus status() override { return {true, 1, {"Fake"}, "1 x Fake GPU"}; }
+    MeasureResult measure(const SweepSpec&, const MeasureProgress&) override {
+        MeasureResult r;
+        r.error = "a collective needs two or more GPUs";
+        return r;
+    }
+    SingleGpuResult measure_single_gpu(const std::vector<GemmShape>& gemms, double copy_bytes, int, int,
+                                       const MeasureProgress& progress) override {
+        SingleGpuResult r;
+        r.backend = "fake-one";
+        r.copy_bytes = copy_bytes;
+        r.copy_time_s = 2 * copy_bytes / 2.5e12;
+        r.copy_bytes_per_s = 2.5e12;
+        for (std::size_t i = 0; i < gemms.size(); ++i) {
+            const double rate = i == 2 ? 7e14 : 5e14;
+            r.gemms.push_back({gemms[i], gemms[i].flops() / rate, rate});
+            progress(i + 2, gemms.size() + 1, nullptr);
+        }
+        return r;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("one GPU: the panel measures HBM and GEMMs at the model's shapes and calibrates the GPU") {
+    register_measurer("fake-one", [] { return std::make_unique<FakeOneGpu>(); });
+    PanelHarness h;
+    h.frames(1);
+    CHECK(h.panel.records().devices == 1);
+    h.act("run", "1");
+    h.panel.wait();
+    h.frames(1);
+    const ui::MeasureRecords& r = h.panel.records();
+    CHECK(r.error.empty());
+    CHECK(r.rows.empty());  // no collective on one GPU
+    REQUIRE(r.single_gpu.has_value());
+    // The default scenario's four GEMMs of one Llama 3 8B layer on TP 2 (see core's test).
+    REQUIRE(r.single_gpu->gemms.size() == 4);
+    CHECK(r.single_gpu->gemms[2].shape.name == "FFN up");
+    CHECK(r.single_gpu->copy_bytes == 1024.0 * 1024 * 1024);
+    const ClusterPresetLoad preset = parse_cluster_preset(r.cluster_json);
+    REQUIRE_MESSAGE(preset.ok(), preset.error);
+    CHECK(preset.preset->cluster.gpu.hbm_gbps == doctest::Approx(2500));
+    // Best GEMM 700 TFLOP/s over the H100's 989 peak: 0.70779 -> 0.708.
+    CHECK(preset.preset->cluster.gpu.matmul_efficiency == doctest::Approx(0.708));
+    CHECK(preset.preset->cluster.intra_node.bandwidth_gbps == 450);  // links not measured: kept
+    unregister_measurer("fake-one");
+}
