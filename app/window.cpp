@@ -2,6 +2,7 @@
 
 #include "app/cluster_presets.hpp"
 #include "app/file_io.hpp"
+#include "app/key_latch.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
 #include "app/teaching_files.hpp"
@@ -175,6 +176,7 @@ int run_window(const Options& options) {
     load_fonts(headless_capture ? 1.0f : scale);
     apply_style(headless_capture ? 1.0f : scale);
     ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
+    install_key_latch(window.handle);
     ImGui_ImplOpenGL3_Init("#version 330 core");
 
     ui::AppState state;
@@ -224,6 +226,7 @@ int run_window(const Options& options) {
         ImGui::NewFrame();
         ui_root.draw_frame(state, static_cast<float>(glfwGetTime() - start));
         ImGui::Render();
+        release_latched_keys(window.handle);
         int fb_w, fb_h;
         glfwGetFramebufferSize(window.handle, &fb_w, &fb_h);
         glViewport(0, 0, fb_w, fb_h);

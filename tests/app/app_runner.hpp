@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace shardscope::test {
 
@@ -25,7 +26,9 @@ inline std::string slurp(const std::filesystem::path& p) {
 }
 
 inline std::filesystem::path scratch_dir(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("shardscope-test-" + name);
+    // The process id keeps two test runs on one machine (two build folders, say) out of each other's way.
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("shardscope-test-" + name + "-" + std::to_string(static_cast<long>(getpid())));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;

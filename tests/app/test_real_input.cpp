@@ -17,9 +17,9 @@ TEST_CASE("F12 in the real window saves a timestamped screenshot and Ctrl+Q quit
         "wid=$(timeout 20 xdotool search --sync --name '^Shardscope$' | head -1); "
         "[ -n \"$wid\" ] || { kill $pid; exit 90; }; "
         "sleep 0.5; xdotool windowfocus --sync $wid; xdotool key F12; "
-        "for i in $(seq 50); do ls shardscope-*.png >/dev/null 2>&1 && break; sleep 0.1; done; "
+        "for i in $(seq 200); do ls shardscope-*.png >/dev/null 2>&1 && break; sleep 0.1; done; "
         "sleep 0.3; xdotool key ctrl+q; "
-        "for i in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; "
+        "for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; "
         "kill -0 $pid 2>/dev/null && { kill $pid; exit 91; }; wait $pid";
     const int status = std::system(("bash -c \"" + [&] {
         std::string escaped;
