@@ -1,37 +1,12 @@
 #include "core/cost_model.hpp"
 #include "core/fit_advisor.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace shardscope;
-
-namespace {
-
-// Llama 3 70B (80 blocks of hidden 8192, SwiGLU 28672, 64 heads / 8 KV heads, vocab 128256, seq 8192)
-// as plain data parallel over `nodes` nodes of 8 H100 80 GB: ZeRO 0, every GPU a replica.
-// Parameters by hand: a block is q,o 2 * 8192^2 = 134,217,728 + k,v 2 * 8192 * 1024 = 16,777,216
-// + MLP 3 * 8192 * 28672 = 704,643,072 + two norms 16,384 = 855,654,400; 80 blocks = 68,452,352,000;
-// embedding + output 2 * 128256 * 8192 = 2,101,346,304; final norm 8,192: 70,553,706,496 in all.
-Scenario llama70b_ddp(int64_t nodes) {
-    Scenario s = default_scenario();
-    s.model.name = "Llama 3 70B";
-    s.model.layers = 80;
-    s.model.hidden = 8192;
-    s.model.ffn_hidden = 28672;
-    s.model.heads = 64;
-    s.model.kv_heads = 8;
-    s.model.vocab = 128256;
-    s.model.seq_len = 8192;
-    s.cluster.nodes = nodes;
-    s.parallel = ParallelSpec{};
-    s.parallel.dp_replicate = nodes * 8;
-    s.parallel.zero = 0;
-    s.training.global_batch = 512;
-    s.training.recompute = Recompute::none;
-    return s;
-}
-
-}  // namespace
+using shardscope::test::llama70b_ddp;
 
 TEST_CASE("with_zero_stage keeps the scenario valid: stage 0 is DDP, a sharding stage needs shards") {
     const Scenario d = default_scenario();  // dp_shard 8, dp_replicate 2, zero 3

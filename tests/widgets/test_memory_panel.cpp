@@ -4,33 +4,15 @@
 
 #include "core/cost_model.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace shardscope;
 using shardscope::test::ImGuiFixture;
+using shardscope::test::llama70b_ddp;
 
 namespace {
-
-// Llama 3 70B as plain DDP on 8 nodes of 8 H100 80 GB: ZeRO 0, all 64 GPUs replicas. Every GPU holds
-// 70.55B params x 16 B = 1.13 TB of model state: far over 80 GB. (On 8 GPUs no layout fits at all:
-// 1.13 TB against 640 GB in all; see the last test.)
-Scenario llama70b_ddp(int64_t nodes) {
-    Scenario s = default_scenario();
-    s.model.name = "Llama 3 70B";
-    s.model.layers = 80;
-    s.model.hidden = 8192;
-    s.model.ffn_hidden = 28672;
-    s.model.heads = 64;
-    s.model.kv_heads = 8;
-    s.model.vocab = 128256;
-    s.cluster.nodes = nodes;
-    s.parallel = ParallelSpec{};
-    s.parallel.dp_replicate = nodes * 8;
-    s.parallel.zero = 0;
-    s.training.global_batch = 512;
-    s.training.recompute = Recompute::none;
-    return s;
-}
 
 // The panel alone in a full-size window, with the end-of-frame commit the app makes (for undo).
 struct PanelHarness {

@@ -5,34 +5,17 @@
 
 #include "core/planner.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 using namespace shardscope;
 using shardscope::test::ImGuiFixture;
+using shardscope::test::small_dense;
 
 namespace {
-
-// 8 layers, hidden 1024, 8 heads: tp can be 1, 2, 4 or 8; 16 sequences per step over 16 GPUs.
-Scenario small_dense() {
-    Scenario s = default_scenario();
-    s.model.name = "small";
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.ffn_hidden = 4096;
-    s.model.heads = 8;
-    s.model.kv_heads = 8;
-    s.model.vocab = 32000;
-    s.model.seq_len = 2048;
-    s.cluster.nodes = 2;
-    s.cluster.gpus_per_node = 8;
-    s.parallel = ParallelSpec{};
-    s.parallel.dp_replicate = 16;
-    s.parallel.sequence_parallel = true;
-    s.training.global_batch = 16;
-    return s;
-}
 
 struct PanelHarness {
     ImGuiFixture fixture;

@@ -1,0 +1,55 @@
+#pragma once
+// Scenarios several suites share (core, widgets, app), so each is written and explained once.
+
+#include "core/scenario.hpp"
+
+namespace shardscope::test {
+
+// A small dense model on two nodes of 8 GPUs, plain data parallel: the planner's whole search over it
+// takes a moment. 8 blocks of hidden 1024 (8 heads), MLP 4096, vocab 32000, 2K-token sequences.
+inline Scenario small_dense() {
+    Scenario s = default_scenario();
+    s.model.name = "small";
+    s.model.layers = 8;
+    s.model.hidden = 1024;
+    s.model.ffn_hidden = 4096;
+    s.model.heads = 8;
+    s.model.kv_heads = 8;
+    s.model.vocab = 32000;
+    s.model.seq_len = 2048;
+    s.cluster.nodes = 2;
+    s.cluster.gpus_per_node = 8;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 16;
+    s.parallel.sequence_parallel = true;
+    s.training.global_batch = 16;
+    s.training.micro_batch = 1;
+    return s;
+}
+
+// Llama 3 70B (80 blocks of hidden 8192, SwiGLU 28672, 64 heads / 8 KV heads, vocab 128256, seq 8192)
+// as plain data parallel over `nodes` nodes of 8 H100 80 GB: ZeRO 0, every GPU a replica.
+// Parameters by hand: a block is q,o 2 * 8192^2 = 134,217,728 + k,v 2 * 8192 * 1024 = 16,777,216
+// + MLP 3 * 8192 * 28672 = 704,643,072 + two norms 16,384 = 855,654,400; 80 blocks = 68,452,352,000;
+// embedding + output 2 * 128256 * 8192 = 2,101,346,304; final norm 8,192: 70,553,706,496 in all.
+// Every GPU holds 70.55B x 16 B = 1.13 TB of model state, far over 80 GB.
+inline Scenario llama70b_ddp(int64_t nodes) {
+    Scenario s = default_scenario();
+    s.model.name = "Llama 3 70B";
+    s.model.layers = 80;
+    s.model.hidden = 8192;
+    s.model.ffn_hidden = 28672;
+    s.model.heads = 64;
+    s.model.kv_heads = 8;
+    s.model.vocab = 128256;
+    s.model.seq_len = 8192;
+    s.cluster.nodes = nodes;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = nodes * 8;
+    s.parallel.zero = 0;
+    s.training.global_batch = 512;
+    s.training.recompute = Recompute::none;
+    return s;
+}
+
+}  // namespace shardscope::test
