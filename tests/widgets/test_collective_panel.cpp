@@ -3,6 +3,7 @@
 // (intra 450 GB/s and 2 us, inter 50 GB/s and 5 us, 8 GPUs per node) and a 1 GiB message.
 
 #include "imgui_fixture.hpp"
+#include "panel_harness.hpp"
 #include "widgets/collective_panel.hpp"
 
 #include <doctest/doctest.h>
@@ -17,26 +18,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Draws the panel in its own window, the way the registry does.
-struct PanelHarness {
-    ImGuiFixture fixture;
-    ui::AppState state;
-    ui::CollectivePanel panel{ui::Placement{}, true};
-
-    std::function<void()> draw_fn() {
-        return [this] {
-            ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(1600, 1000));
-            ImGui::Begin("collective-test");
-            panel.draw(state);
-            ImGui::End();
-        };
-    }
-    void frames(int n) { fixture.frames(n, draw_fn()); }
-    bool click(const std::string& key) { return fixture.click_item(key, draw_fn()); }
-    void act(const std::string& action, const std::string& value) {
-        REQUIRE(panel.act(state, action, value) == "");
-    }
-};
+using PanelHarness = shardscope::test::PanelHarness<ui::CollectivePanel>;
 
 // Every cell of the scene agrees with core's snapshot: chunk and contributors, slot by slot.
 void check_cells_match(const ui::CollectiveScene& scene, const CollectiveSnapshot& snap) {

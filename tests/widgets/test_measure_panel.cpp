@@ -4,6 +4,7 @@
 // the default scenario (8 GPUs per node, intra-node link 450 GB/s and 2 us).
 
 #include "imgui_fixture.hpp"
+#include "panel_harness.hpp"
 #include "widgets/measure_panel.hpp"
 
 #include "core/presets.hpp"
@@ -20,26 +21,7 @@ using shardscope::test::ImGuiFixture;
 
 namespace {
 
-struct PanelHarness {
-    ImGuiFixture fixture;
-    ui::AppState state;
-    ui::MeasurePanel panel{ui::Placement{}, true};
-
-    std::function<void()> draw_fn() {
-        return [this] {
-            ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(1600, 1000));
-            ImGui::Begin("measure-test");
-            panel.draw(state);
-            ImGui::End();
-        };
-    }
-    void frames(int n) { fixture.frames(n, draw_fn()); }
-    bool click(const std::string& key) { return fixture.click_item(key, draw_fn()); }
-    void act(const std::string& action, const std::string& value) {
-        REQUIRE(panel.act(state, action, value) == "");
-    }
-};
+using PanelHarness = shardscope::test::PanelHarness<ui::MeasurePanel>;
 
 // Four fake GPUs whose collectives take exactly the alpha-beta time of alpha 2 us and B 400 GB/s.
 // With a gate, the sweep stops after its first size until the test opens it.
