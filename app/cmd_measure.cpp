@@ -2,7 +2,7 @@
 //
 //   shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all] [-b MIN] [-e MAX]
 //                      [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check] [--format json|text]
-//                      [--config SCENARIO.json] [--save-cluster FILE]
+//                      [--config SCENARIO.json] [--save-cluster FILE] [--mpi]
 //
 // Sizes take nccl-tests' suffixes (8, 64K, 128M, 1G; binary). One process drives every local GPU.
 // With one GPU it says that a collective needs two or more and measures what one GPU can tell the
@@ -10,17 +10,29 @@
 // default scenario). --save-cluster writes the scenario's cluster with the measured figures as a
 // cluster preset file. Exit 0 on success, 2 on bad arguments, 1 when nothing could be measured (no
 // backend, no GPU, an NCCL or CUDA failure) or --check found wrong results.
+//
+// Under mpirun with more than one rank (or with --mpi) each rank drives one GPU, on one node or many
+// (cuda/mpi_measurer.hpp); the columns are the same, rank 0 prints them and writes --save-cluster, and
+// the other ranks print only their errors. A build without MPI says so instead of letting every rank
+// drive all of its node's GPUs at once.
 
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
 #include "core/calibration.hpp"
 #include "core/collective_figures.hpp"
 #include "core/measure.hpp"
+#include "core/mpi_launch.hpp"
 #include "core/units.hpp"
+
+#ifdef SHARDSCOPE_WITH_MPI
+#include "cuda/mpi_measurer.hpp"
+#endif
 
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <streambuf>
+#include <utility>
 
 namespace {
 
@@ -29,15 +41,17 @@ using namespace shardscope;
 constexpr const char* kUsage =
     "usage: shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
     "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check]\n"
-    "                          [--format json|text] [--config SCENARIO.json] [--save-cluster FILE]\n"
+    "                          [--format json|text] [--config SCENARIO.json] [--save-cluster FILE] [--mpi]\n"
     "  -b/-e: smallest/largest size (default 8 and 128M; suffixes K M G), -f: size factor (2),\n"
-    "  -n: timed iterations (20), -w: warm-up iterations (5), -g: GPUs (0 = all), --check: verify results";
+    "  -n: timed iterations (20), -w: warm-up iterations (5), -g: GPUs (0 = all), --check: verify results,\n"
+    "  --mpi: one rank per GPU under mpirun (chosen by itself when mpirun starts two or more ranks)";
 
 struct Options {
     SweepSpec spec;
     std::string format = "text";
     std::string config;
     std::string save_cluster;
+    bool mpi = false;
 };
 
 [[nodiscard]] bool parse_whole(const std::string& text, int lo, int& out) {
@@ -54,6 +68,10 @@ std::string parse_options(const std::vector<std::string>& args, Options& o) {
         const std::string& a = args[i];
         if (a == "--check") {
             o.spec.check = true;
+            continue;
+        }
+        if (a == "--mpi") {
+            o.mpi = true;
             continue;
         }
         if (i + 1 >= args.size()) return "'" + a + "' is not an option, or lacks its value";
@@ -146,16 +164,20 @@ void print_fit(const MeasureResult& r, const Scenario& scenario) {
         std::cout << "# alpha-beta fit: " << fit.note << "\n";
         return;
     }
-    const LinkSpec& model = scenario.cluster.intra_node;
+    // Ranks on several nodes (the MPI path) fit the network, which the scenario's inter-node link prices.
+    const bool inter = r.link == LinkClass::inter;
+    const LinkSpec& model = inter ? scenario.cluster.inter_node : scenario.cluster.intra_node;
     std::cout << "# alpha-beta fit (t = steps x alpha + bytes_factor x S / B): alpha " << format_seconds(fit.alpha_s)
               << ", B " << format_bandwidth(fit.bandwidth_bytes_per_s) << ", rms error "
-              << format_percent(fit.rms_relative_error) << "; the scenario's intra-node link says alpha "
+              << format_percent(fit.rms_relative_error) << "; the scenario's " << (inter ? "inter" : "intra")
+              << "-node link says alpha "
               << format_seconds(model.latency_us * 1e-6) << ", B " << format_bandwidth(model.bandwidth_gbps * 1e9)
               << (fit.note.empty() ? "" : " (" + fit.note + ")") << "\n";
 }
 
 // The header's facts before the sweep reports them: the GPUs -g asks for, on this machine's names.
-MeasureResult planned_header(const Options& o, const Measurer& m, const BackendStatus& status) {
+// Under MPI the ranks may span nodes: mpi_nodes (0 without MPI) says where they sit.
+MeasureResult planned_header(const Options& o, const Measurer& m, const BackendStatus& status, int mpi_nodes) {
     MeasureResult h;
     h.backend = m.name();
     h.op = o.spec.op;
@@ -163,6 +185,10 @@ MeasureResult planned_header(const Options& o, const Measurer& m, const BackendS
     h.iters = o.spec.iters;
     h.warmup = o.spec.warmup;
     if (!status.device_names.empty()) h.device = std::to_string(h.ranks) + " x " + status.device_names.front();
+    if (mpi_nodes > 0) {
+        h.link = mpi_link_class(mpi_nodes);
+        if (!status.device_names.empty()) h.device = mpi_device_label(h.ranks, mpi_nodes, status.device_names.front());
+    }
     return h;
 }
 
@@ -181,7 +207,43 @@ int run_measure(const std::vector<std::string>& args) {
     const std::optional<Scenario> scenario = load_scenario(o.config, exit_code);
     if (!scenario) return exit_code;
 
-    std::unique_ptr<Measurer> m = make_measurer();
+    std::unique_ptr<Measurer> m;
+    int mpi_nodes = 0;  // > 0 on the MPI path
+    // Ranks other than 0 keep stdout quiet (one table per job, as nccl-tests prints); restored on return.
+    struct NullBuffer : std::streambuf {
+        int overflow(int c) override { return c; }
+    } null_buffer;
+    struct Restore {
+        std::streambuf* saved = nullptr;
+        ~Restore() {
+            if (saved) std::cout.rdbuf(saved);
+        }
+    } restore;
+    const MpiLaunch launch = detect_mpi_launch([](const char* name) -> const char* { return std::getenv(name); });
+    if (use_mpi_measure(launch, o.mpi)) {
+#ifdef SHARDSCOPE_WITH_MPI
+        cuda::MpiSession session = cuda::start_mpi_measurer();
+        if (!session.measurer) {
+            std::cerr << "measure: " << session.error << "\n";
+            return 1;
+        }
+        m = std::move(session.measurer);
+        mpi_nodes = session.nodes;
+        if (session.rank != 0) {
+            restore.saved = std::cout.rdbuf(&null_buffer);
+            o.save_cluster.clear();
+        }
+#else
+        std::cerr << "measure: "
+                  << (o.mpi ? std::string("--mpi asks for")
+                            : launch.launcher + " started " + std::to_string(launch.world_size) + " ranks, which needs")
+                  << " the MPI launch, and this build has none: rebuild with CUDA, NCCL and an MPI's development "
+                     "files (e.g. libopenmpi-dev) present, or run one process per machine without mpirun\n";
+        return 1;
+#endif
+    } else {
+        m = make_measurer();
+    }
     if (!m) {
         std::cerr << "measure: " << no_backend_message() << "\n";
         return 1;
@@ -191,10 +253,11 @@ int run_measure(const std::vector<std::string>& args) {
         std::cerr << "measure: " << status.message << "\n";
         return 1;
     }
-    if (status.devices < 2 || o.spec.gpus == 1) return measure_one_gpu(o, *m, status, *scenario);
+    // Under MPI one rank alone measures one GPU; -g that differs from the rank count is the sweep's error.
+    if (status.devices < 2 || (o.spec.gpus == 1 && mpi_nodes == 0)) return measure_one_gpu(o, *m, status, *scenario);
 
     const bool text = o.format == "text";
-    if (text) std::cout << measure_text_header(planned_header(o, *m, status)) << std::flush;
+    if (text) std::cout << measure_text_header(planned_header(o, *m, status, mpi_nodes)) << std::flush;
     // Text prints each row as it is measured, as nccl-tests does; JSON prints the document at the end.
     const MeasureProgress print_row = [&](std::size_t, std::size_t, const TimingRow* row) {
         if (text && row) std::cout << measure_text_row(o.spec.op, *row) << std::flush;
