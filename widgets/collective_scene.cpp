@@ -321,9 +321,9 @@ void add_arrows(CollectiveScene& scene, const SceneInput& in) {
         const int hop = (t.dst - t.src + sc.ranks()) % sc.ranks();
         const bool around = scene.layout == SceneLayout::ring || scene.layout == SceneLayout::snake;
         const bool chord = around && hop != 1 && hop != sc.ranks() - 1;
-        const std::optional<ImVec2> bow = chord ? std::optional<ImVec2>(scale(scene.size, 0.5f)) : std::nullopt;
-        TransferArrow arrow = arrow_between(scene.cards[static_cast<size_t>(t.src)].rect,
-                                            scene.cards[static_cast<size_t>(t.dst)].rect, bow);
+        const Rect& from = scene.cards[static_cast<size_t>(t.src)].rect;
+        const Rect& to = scene.cards[static_cast<size_t>(t.dst)].rect;
+        TransferArrow arrow = chord ? arrow_between(from, to, scale(scene.size, 0.5f)) : arrow_between(from, to, std::nullopt);
         arrow.src = t.src;
         arrow.dst = t.dst;
         arrow.chunk = t.chunk;
