@@ -85,9 +85,20 @@ ActivationShape activation_shape(const Scenario& s) noexcept {
     return sh;
 }
 
+StageShape stage_shape(const ParamCounts& counts, const ParallelSpec& p, int64_t stage) {
+    StageShape out;
+    out.params = stage_params(counts, p.pp, stage);
+    out.largest_block = largest_local_block(counts, out.params.layers, p);
+    return out;
+}
+
 StageMemory stage_memory(const Scenario& s, const ParamCounts& counts, int64_t stage, double inflight) {
+    return stage_memory(s, stage_shape(counts, s.parallel, stage), stage, inflight);
+}
+
+StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage, double inflight) {
     const ParallelSpec& p = s.parallel;
-    const StageParams sp = stage_params(counts, p.pp, stage);
+    const StageParams& sp = shape.params;
     const double tp = static_cast<double>(p.tp);
     const double dense_local = (sp.embedding + sp.output + sp.blocks_non_expert) / tp;
     const double expert_local = sp.routed_experts / (static_cast<double>(p.ep) * tp);
@@ -113,7 +124,7 @@ StageMemory stage_memory(const Scenario& s, const ParamCounts& counts, int64_t s
                             static_cast<double>(sp.layers.count) * inflight;
 
     const StateBytesPerParam per = state_bytes_per_param(prec);
-    const double block = largest_local_block(counts, sp.layers, p);
+    const double block = shape.largest_block;
     const double tokens = static_cast<double>(s.training.micro_batch) * static_cast<double>(s.model.seq_len) /
                           static_cast<double>(p.cp);
     double other = 0;

@@ -102,6 +102,18 @@ struct StageMemory {
 [[nodiscard]] StageMemory stage_memory(const Scenario& s, const ParamCounts& counts, int64_t stage,
                                        double inflight_microbatches);
 
+// What stage_memory reads from the model's counts: the stage's parameters and its largest block as one
+// GPU holds it. Depends only on pp, tp and ep, so a caller that prices many scenarios of one layout
+// (the planner: every ZeRO stage, micro-batch and recompute) computes it once per stage.
+struct StageShape {
+    StageParams params;
+    double largest_block = 0;
+};
+[[nodiscard]] StageShape stage_shape(const ParamCounts& counts, const ParallelSpec& p, int64_t stage);
+// stage_memory with the shape already computed (stage_shape(counts, s.parallel, stage)): the same numbers.
+[[nodiscard]] StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage,
+                                       double inflight_microbatches);
+
 // Every stage, with the in-flight counts of the schedule (one entry per stage).
 [[nodiscard]] std::vector<StageMemory> memory_per_stage(const Scenario& s, const ParamCounts& counts,
                                                         const std::vector<double>& inflight_per_stage);

@@ -1,5 +1,7 @@
 #include "core/params.hpp"
 
+#include <algorithm>
+
 namespace shardscope {
 namespace {
 
@@ -77,7 +79,20 @@ double layer_routed_expert_params(const ParamCounts& c, int64_t layer) noexcept 
 StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept {
     if (pp < 1 || stage < 0 || stage >= pp) return {};
     StageLayers s;
-    for (int64_t before = 0; before < stage; ++before) s.first += layers_on_stage(layers, pp, before);
+    // The sum of layers_on_stage over the stages before `stage`, in closed form (the planner asks for
+    // every stage of thousands of layouts): each holds `base`, plus one for each that trim_rank ranks at
+    // or past short_stages. Front half (rank 2*before): before >= ceil(short/2). Back half (rank
+    // 2*(pp-1-before)+1): before <= pp-1-floor(short/2). The test compares it with the plain sum.
+    const int64_t base = layers / pp;
+    const int64_t short_stages = pp - layers % pp;
+    const int64_t front_last = (pp - 1) / 2;  // the last stage whose trim_rank is 2*stage
+    int64_t longer = 0;
+    const int64_t front_hi = std::min(stage - 1, front_last);
+    const int64_t front_lo = (short_stages + 1) / 2;
+    if (front_hi >= front_lo) longer += front_hi - front_lo + 1;
+    const int64_t back_hi = std::min(stage - 1, pp - 1 - short_stages / 2);
+    if (back_hi > front_last) longer += back_hi - front_last;
+    s.first = stage * base + longer;
     s.count = layers_on_stage(layers, pp, stage);
     return s;
 }

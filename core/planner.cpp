@@ -145,12 +145,14 @@ struct StageMemoryParts {
     double one_inflight = 0;  // activations of one micro-batch
 };
 
-std::vector<StageMemoryParts> memory_parts(const Scenario& s, const ParamCounts& counts) {
+// `shapes`: stage_shape of every stage of s's layout (they do not depend on zero, micro-batch or
+// recompute, so the caller computes them once per layout).
+std::vector<StageMemoryParts> memory_parts(const Scenario& s, const std::vector<StageShape>& shapes) {
     std::vector<StageMemoryParts> out;
     out.reserve(static_cast<std::size_t>(s.parallel.pp));
     for (int64_t st = 0; st < s.parallel.pp; ++st) {
         // Activations are the only part that scales with the micro-batches in flight.
-        const MemoryBreakdown one = stage_memory(s, counts, st, 1.0).bytes;
+        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0).bytes;
         StageMemoryParts parts;
         parts.one_inflight = one.activations.value_or(0);
         parts.base = one.params + one.grads + one.optimizer + one.other;
@@ -395,27 +397,47 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
     // mesh_index() builds the mesh on first use: a layout whose every candidate fails the memory floor
     // (most of them, for a large model) never pays for counting its groups' links.
-    const auto add_candidates = [&](const ParallelSpec& p, auto&& mesh_index) {
+    // `shapes`: the layout's stage_shape per stage. `specs`: the layout's pass-1 pipeline specs by
+    // (micro_batch, recompute) for ZeRO 0-2, which build the same spec: below stage 3 ZeRO adds no
+    // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
+    const auto add_candidates = [&](const ParallelSpec& p, const std::vector<StageShape>& shapes,
+                                    std::map<std::pair<int64_t, int>, PipelineSpec>& specs, auto&& mesh_index) {
         const int64_t dp = p.dp_shard * p.dp_replicate;
         std::vector<std::pair<ScheduleChoice, double>> fitting;  // schedules past the memory floor
         for (int64_t mb : divisors(base.training.global_batch / dp)) {
             const int64_t m = base.training.global_batch / (dp * mb);
             const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
+            // The in-flight peaks depend on (schedule, pp, m) only: looked up once for every recompute.
+            std::vector<const std::vector<double>*> peaks;
+            if (options.prune)
+                for (ScheduleChoice sc : schedules) peaks.push_back(&inflight.get(sc, p.pp, m));
             for (Recompute rc : kRecomputes) {
                 const Scenario s = with_knobs(base, p, mb, rc, ScheduleChoice{});
                 stats.candidates += static_cast<int64_t>(schedules.size());
                 fitting.clear();
-                const std::vector<StageMemoryParts> parts = options.prune ? memory_parts(s, counts)
+                const std::vector<StageMemoryParts> parts = options.prune ? memory_parts(s, shapes)
                                                                           : std::vector<StageMemoryParts>{};
-                for (ScheduleChoice sc : schedules) {
-                    const double mem = options.prune ? memory_floor(parts, sc, inflight.get(sc, p.pp, m)) : 0.0;
+                for (std::size_t i = 0; i < schedules.size(); ++i) {
+                    const ScheduleChoice sc = schedules[i];
+                    const double mem = options.prune ? memory_floor(parts, sc, *peaks[i]) : 0.0;
                     if (mem > gpu_bytes) ++stats.pruned_memory;
                     else fitting.emplace_back(sc, mem);
                 }
                 if (fitting.empty()) continue;
                 const std::size_t mesh = mesh_index();
-                PipelineSpec spec;
-                if (options.prune && arch && !by_memory) spec = scenario_pipeline_spec(s, counts, meshes[mesh]);
+                PipelineSpec fresh;
+                const PipelineSpec* spec_ptr = &fresh;
+                if (options.prune && arch && !by_memory) {
+                    if (p.zero < 3) {
+                        const std::pair<int64_t, int> key{mb, static_cast<int>(rc)};
+                        auto it = specs.find(key);
+                        if (it == specs.end()) it = specs.emplace(key, scenario_pipeline_spec(s, counts, meshes[mesh])).first;
+                        spec_ptr = &it->second;
+                    } else {
+                        fresh = scenario_pipeline_spec(s, counts, meshes[mesh]);
+                    }
+                }
+                const PipelineSpec& spec = *spec_ptr;
                 for (const auto& [sc, mem] : fitting) {
                     const double floor = !options.prune ? 0.0 : by_memory ? mem : arch ? makespan_floor(spec, sc) : 0.0;
                     candidates.push_back(Candidate{floor, static_cast<uint32_t>(groups.size()), sc});
@@ -432,10 +454,16 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
             return *layout_mesh;
         };
         if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
+        std::vector<StageShape> shapes;
+        if (options.prune) {
+            shapes.reserve(static_cast<std::size_t>(p.pp));
+            for (int64_t st = 0; st < p.pp; ++st) shapes.push_back(stage_shape(counts, p, st));
+        }
+        std::map<std::pair<int64_t, int>, PipelineSpec> specs;
         for (int z : zeros) {
             p.zero = z;
             std::optional<std::size_t> index;
-            add_candidates(p, [&] {
+            add_candidates(p, shapes, specs, [&] {
                 if (!index) {
                     meshes.push_back(build_layout_mesh().with_zero(z));
                     index = meshes.size() - 1;

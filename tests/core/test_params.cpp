@@ -128,6 +128,22 @@ TEST_CASE("stages get whole layers, the ends losing one first") {
     CHECK(stage_layers(80, 4, 3).count == 20);
 }
 
+TEST_CASE("a stage's first layer is the sum of the layers on the stages before it") {
+    // stage_layers computes `first` in closed form; the plain running sum of counts is the slow path.
+    int64_t mismatches = 0;
+    for (int64_t layers = 0; layers <= 160; ++layers)
+        for (int64_t pp = 1; pp <= 140; ++pp) {
+            int64_t first = 0;
+            for (int64_t s = 0; s < pp; ++s) {
+                const StageLayers sl = stage_layers(layers, pp, s);
+                if (sl.first != first) ++mismatches;
+                first += sl.count;
+            }
+            if (first != layers) ++mismatches;
+        }
+    CHECK(mismatches == 0);
+}
+
 TEST_CASE("published totals of the dense presets within 2%") {
     // GPT-3 175B (Brown et al. 2020, table 2.1): 96 layers, d_model 12288, 96 heads, ffn 4*d, vocab 50257.
     const ParamCounts gpt3 = count_params(arch(96, 12288, 49152, 96, 96, 50257, Ffn::gelu));
