@@ -41,6 +41,7 @@ using Ops = std::vector<ScheduledOp>;
 // GPipe (Huang et al. 2019): every forward, then every backward.
 Ops gpipe_ops(int m) {
     Ops ops;
+    ops.reserve(2 * static_cast<std::size_t>(m));  // sized once: the planner builds thousands of orders
     for (int x = 0; x < m; ++x) ops.push_back({OpKind::forward, x, 0});
     for (int x = 0; x < m; ++x) ops.push_back({OpKind::backward, x, 0});
     return ops;
@@ -53,6 +54,7 @@ Ops gpipe_ops(int m) {
 // micro-batches like 1F1B's first stage. ZB-H2: both lags doubled, trading memory (2p-1) for the bubble.
 Ops lagged_ops(int m, int b_lag, int w_lag, bool split_backward) {
     Ops ops;
+    ops.reserve((split_backward ? 3 : 2) * static_cast<std::size_t>(m));  // every micro-batch's F, B (and W)
     const int last_step = m - 1 + (split_backward ? w_lag : b_lag);
     for (int x = 0; x <= last_step; ++x) {
         if (x < m) ops.push_back({OpKind::forward, x, 0});
@@ -80,6 +82,7 @@ Ops interleaved_ops(int p, int m, int v, int stage) {
     int warmup = m == p ? total : 2 * (p - stage - 1) + (v - 1) * p;
     if (warmup > total) warmup = total;
     Ops ops;
+    ops.reserve(2 * static_cast<std::size_t>(total));  // one F and one B per (micro-batch, chunk)
     for (int k = 0; k < warmup; ++k) ops.push_back(nth(k, true));
     for (int j = 0; j < total - warmup; ++j) {
         ops.push_back(nth(warmup + j, true));
