@@ -4,37 +4,17 @@
 
 #include "core/cost_model.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 #include <set>
 #include <tuple>
 
 using namespace shardscope;
+using shardscope::test::small_dense;
 
 namespace {
-
-// A small dense model (8 layers, hidden 1024, 8 heads and 8 KV heads, so tp is 1, 2, 4 or 8) on two
-// nodes of 8 H100s, 16 sequences of 2048 tokens per step: every candidate can be costed in a test.
-Scenario small_dense() {
-    Scenario s = default_scenario();
-    s.model.name = "small";
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.ffn_hidden = 4096;
-    s.model.heads = 8;
-    s.model.kv_heads = 8;
-    s.model.vocab = 32000;
-    s.model.seq_len = 2048;
-    s.cluster.nodes = 2;
-    s.cluster.gpus_per_node = 8;
-    s.parallel = ParallelSpec{};
-    s.parallel.dp_replicate = 16;
-    s.parallel.sequence_parallel = true;
-    s.training.global_batch = 16;
-    s.training.micro_batch = 1;
-    REQUIRE(validate_scenario(s).empty());
-    return s;
-}
 
 // A small MoE model: 8 experts, top 2, on one node of 8 GPUs, so ep can be 1, 2, 4 or 8.
 Scenario small_moe() {
@@ -280,4 +260,8 @@ TEST_CASE("planner: progress counts the candidates costed; a cancelled search st
     CHECK(c.cancelled);
     CHECK(c.ranked.empty());
     CHECK(c.stats.costed == 0);
+}
+
+TEST_CASE("the small dense planning scenario is itself valid") {
+    CHECK(validate_scenario(small_dense()) == "");
 }
