@@ -38,9 +38,7 @@ CheatSheetLoad parse_cheatsheet(std::string_view json_text, const std::string& f
     try {
         const Json doc = json_read::parse_document(std::string(json_text));
         ObjectReader r(doc, "");
-        const std::string schema = r.string_field("schema");
-        if (schema != kCheatSheetSchema)
-            fail("schema", "must be \"" + std::string(kCheatSheetSchema) + "\", got \"" + schema + "\"");
+        r.expect_schema(kCheatSheetSchema);
         const Json& rows = r.array_field("rows");
         r.reject_unknown();
         CheatSheet sheet;

@@ -103,8 +103,7 @@ GlossaryEntry read_entry(const Json& j, const std::string& path) {
 
 Glossary read_glossary(const Json& doc) {
     ObjectReader r(doc, "");
-    const std::string schema = r.string_field("schema");
-    if (schema != kGlossarySchema) fail("schema", "must be \"" + std::string(kGlossarySchema) + "\", got \"" + schema + "\"");
+    r.expect_schema(kGlossarySchema);
     const Json& terms = r.array_field("terms");
     r.reject_unknown();
     std::vector<GlossaryEntry> entries;

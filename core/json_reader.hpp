@@ -143,6 +143,13 @@ public:
         return v;
     }
 
+    // The document's "schema" field must name exactly this format and version.
+    void expect_schema(std::string_view expected) {
+        const std::string got = string_field("schema");
+        if (got != expected)
+            fail(path("schema"), "must be \"" + std::string(expected) + "\", got \"" + got + "\"");
+    }
+
     void reject_unknown() const {
         for (auto it = json_.begin(); it != json_.end(); ++it)
             if (!seen_.count(it.key())) fail(path(it.key()), "unknown field");

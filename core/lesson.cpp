@@ -516,8 +516,7 @@ LessonStep read_step(const Json& j, const std::string& path, const Scenario& pre
 
 Lesson read_lesson(const Json& doc) {
     ObjectReader r(doc, "");
-    const std::string schema = r.string_field("schema");
-    if (schema != kLessonSchema) fail("schema", "must be \"" + std::string(kLessonSchema) + "\", got \"" + schema + "\"");
+    r.expect_schema(kLessonSchema);
     Lesson lesson;
     lesson.id = r.text_field("id");
     if (lesson.id.find_first_of(" \t\n/") != std::string::npos) fail("id", "must not contain spaces or slashes");

@@ -181,8 +181,7 @@ MeasureResultLoad parse_measure_result(std::string_view json_text) {
     }
     try {
         ObjectReader top(j, "");
-        if (top.string_field("schema") != "shardscope.measure/1")
-            detail::fail("schema", "must be \"shardscope.measure/1\"");
+        top.expect_schema("shardscope.measure/1");
         MeasureResult r;
         r.backend = top.string_field("backend");
         r.device = top.string_field("device");

@@ -24,9 +24,7 @@ std::string read_preset(std::string_view text, std::string_view schema, std::str
     }
     try {
         ObjectReader r(doc, "");
-        const std::string got = r.string_field("schema");
-        if (got != schema)
-            detail::fail("schema", "must be \"" + std::string(schema) + "\", got \"" + got + "\"");
+        r.expect_schema(schema);
         source = r.string_field("source");
         // A preset exists to be trusted: every figure must say where it comes from.
         if (source.find_first_not_of(" \t\n") == std::string::npos) detail::fail("source", "must not be empty");

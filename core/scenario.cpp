@@ -136,8 +136,7 @@ TrainingSpec read_training(const Json& j) {
 
 Scenario read_scenario(const Json& doc) {
     ObjectReader r(doc, "");
-    const std::string schema = r.string_field("schema");
-    if (schema != kSchema) fail("schema", "must be \"" + std::string(kSchema) + "\", got \"" + schema + "\"");
+    r.expect_schema(kSchema);
     Scenario s;
     s.model = read_model(r.required("model"));
     s.cluster = read_cluster(r.required("cluster"));
