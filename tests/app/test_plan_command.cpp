@@ -4,30 +4,22 @@
 
 #include "core/scenario.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 using namespace shardscope;
 using shardscope::test::run_shardscope;
 using shardscope::test::scratch_dir;
+using shardscope::test::small_dense;
 
 namespace {
 
 // A small dense model on two nodes of 8 GPUs: the whole search takes a moment.
 std::filesystem::path small_scenario_file(const std::filesystem::path& dir) {
-    Scenario s = default_scenario();
-    s.model.name = "small";
-    s.model.layers = 8;
-    s.model.hidden = 1024;
-    s.model.ffn_hidden = 4096;
-    s.model.heads = 8;
-    s.model.kv_heads = 8;
-    s.model.vocab = 32000;
-    s.model.seq_len = 2048;
-    s.cluster.nodes = 2;
-    s.parallel = ParallelSpec{};
-    s.parallel.dp_replicate = 16;
-    s.training.global_batch = 16;
+    Scenario s = small_dense();
+    s.parallel.sequence_parallel = false;
     const auto path = dir / "small.json";
     std::ofstream(path) << scenario_to_json(s);
     return path;
