@@ -67,13 +67,50 @@ struct StageComm {
     double tp_bytes = 0, cp_bytes = 0, ep_bytes = 0, fsdp_bytes = 0;
 };
 
-StageComm stage_comm(const Context& cx, int64_t stage) {
+// What a stage's work and communication depend on: its blocks, whether it holds the output layer, and
+// its parameters. Two stages with equal loads cost the same (plan_pipeline prices each load once).
+struct StageLoad {
+    int64_t layers = 0;
+    int64_t moe_layers = 0;
+    double block_fwd = 0;       // forward matmul FLOPs of its blocks for one micro-batch, before TP/CP
+    double attention_fwd = 0;   // of which the attention core (QK^T and AV)
+    bool output = false;        // the last stage: LM head
+    StageParams params;         // (the block range in params.layers is not compared)
+
+    [[nodiscard]] bool same_cost(const StageLoad& o) const noexcept {
+        return layers == o.layers && moe_layers == o.moe_layers && block_fwd == o.block_fwd &&
+               attention_fwd == o.attention_fwd && output == o.output && params.embedding == o.params.embedding &&
+               params.output == o.params.output && params.blocks_non_expert == o.params.blocks_non_expert &&
+               params.routed_experts == o.params.routed_experts;
+    }
+};
+
+StageLoad stage_load(const Context& cx, int64_t stage) {
+    const ModelSpec& m = cx.s.model;
+    const ParallelSpec& p = cx.par;
+    StageLoad load;
+    load.params = stage_params(cx.counts, p.pp, stage);
+    load.output = stage == p.pp - 1;
+    if (!m.has_architecture()) return load;
+    const StageLayers layers = load.params.layers;
+    load.layers = layers.count;
+    const double seq = as_double(m.seq_len);
+    const double tokens = as_double(cx.s.training.micro_batch) * seq;  // one micro-batch
+    for (int64_t i = layers.first; i < layers.first + layers.count; ++i) {
+        load.block_fwd += 2.0 * active_block_params(cx.counts, m, i) * tokens;
+        load.attention_fwd += 4.0 * as_double(m.hidden) * seq * tokens;  // QK^T and AV, full s x s (not halved)
+        if (layer_routed_expert_params(cx.counts, i) > 0) ++load.moe_layers;
+    }
+    return load;
+}
+
+StageComm stage_comm(const Context& cx, const StageLoad& load) {
     const Scenario& s = cx.s;
     const ModelSpec& m = s.model;
     const ParallelSpec& p = cx.par;
-    const StageLayers layers = stage_layers(m.layers, p.pp, stage);
     StageComm out;
-    out.layers = layers.count;
+    out.layers = load.layers;
+    out.moe_layers = load.moe_layers;
     StageWork& w = out.work;
 
     const double b = as_double(s.training.micro_batch);
@@ -84,13 +121,8 @@ StageComm stage_comm(const Context& cx, int64_t stage) {
     const bool full = s.training.recompute == Recompute::full;
     const bool selective = s.training.recompute == Recompute::selective;
 
-    double block_fwd = 0, attention_fwd = 0;
-    for (int64_t i = layers.first; i < layers.first + layers.count; ++i) {
-        block_fwd += 2.0 * active_block_params(cx.counts, m, i) * tokens;
-        attention_fwd += 4.0 * h * seq * tokens;  // QK^T and AV, full s x s (not halved)
-        if (layer_routed_expert_params(cx.counts, i) > 0) ++out.moe_layers;
-    }
-    const double output_fwd = stage == p.pp - 1 ? 2.0 * as_double(m.vocab) * h * tokens : 0.0;
+    const double block_fwd = load.block_fwd, attention_fwd = load.attention_fwd;
+    const double output_fwd = load.output ? 2.0 * as_double(m.vocab) * h * tokens : 0.0;
     w.forward_flops = (block_fwd + attention_fwd + output_fwd) / split;
     const double recompute_flops = full ? (block_fwd + attention_fwd) / split : selective ? attention_fwd / split : 0.0;
     w.backward_flops = 2.0 * w.forward_flops + recompute_flops;
@@ -102,12 +134,12 @@ StageComm stage_comm(const Context& cx, int64_t stage) {
     ActivationShape shape = activation_shape(s);
     shape.recompute = selective ? Recompute::selective : Recompute::none;
     const double streamed = activation_bytes_per_layer(shape) * (s.training.precision == Precision::fp32 ? 2.0 : 1.0) *
-                            as_double(layers.count) / cx.hbm;
+                            as_double(load.layers) / cx.hbm;
     w.forward_s = w.forward_flops / cx.rate + streamed;
     w.backward_s = w.backward_flops / cx.rate + (full ? 3.0 : 2.0) * streamed;
 
     const ClusterSpec& c = s.cluster;
-    const double L = as_double(layers.count);
+    const double L = as_double(load.layers);
     if (p.tp > 1) {
         // Two all-reduces per block in the forward (after attention, after the MLP), two in the
         // backward, two more when a full recompute re-runs the forward. With SP each is an all-gather
@@ -153,12 +185,11 @@ StageComm stage_comm(const Context& cx, int64_t stage) {
 // FSDP gathers the stage's weights for the forward and again for the backward, then reduce-scatters
 // the gradients: 3x the parameter bytes per micro-batch. Needs only the parameter count, so a
 // count-only model gets it too.
-void add_fsdp_comm(const Context& cx, int64_t stage, StageComm& out) {
+void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     const ParallelSpec& p = cx.par;
     const ClusterSpec& c = cx.s.cluster;
     StageWork& w = out.work;
     if (p.zero < 3 || cx.shard_ranks <= 1) return;
-    const StageParams sp = stage_params(cx.counts, p.pp, stage);
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
@@ -286,9 +317,19 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     spec.stages = static_cast<int>(p.pp);
     spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));
     spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
+    StageLoad previous;
     for (int64_t st = 0; st < p.pp; ++st) {
-        plan.stages.push_back(arch ? stage_comm(cx, st) : StageComm{});
-        add_fsdp_comm(cx, st, plan.stages.back());
+        const StageLoad load = stage_load(cx, st);
+        if (st > 0 && load.same_cost(previous)) {
+            // Most stages hold the same blocks as their neighbour: price them once.
+            plan.stages.push_back(plan.stages.back());
+            plan.exposed.push_back(plan.exposed.back());
+            spec.costs.push_back(spec.costs.back());
+            continue;
+        }
+        previous = load;
+        plan.stages.push_back(arch ? stage_comm(cx, load) : StageComm{});
+        add_fsdp_comm(cx, load.params, plan.stages.back());
         const StageWork& w = plan.stages.back().work;
         plan.exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
         // A count-only model has no FLOPs: unit costs keep the schedule's shape (and its in-flight
@@ -318,29 +359,31 @@ std::string dim_collective(MeshDim d, const ParallelSpec& p) {
     return "";
 }
 
-PipelineTimeline simulate(PipelineSpec spec, std::vector<std::string>& notes) {
+// What build_report reads from a simulation. A spec the simulator rejects (a schedule the layout does
+// not allow) is simulated as 1F1B, and the notes say so. With a memo, its compiled programs time the spec.
+PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo* memo) {
+    PipelineMemo::Simulated out;
     if (std::string e = pipeline_spec_error(spec); !e.empty()) {
-        notes.push_back("pipeline: " + e + "; simulated as 1f1b instead");
+        out.notes.push_back("pipeline: " + e + "; simulated as 1f1b instead");
         spec.schedule = Schedule::one_f_one_b;
         spec.virtual_stages = 1;
         for (StageCost& c : spec.costs) c = StageCost{c.f, c.b + c.w, 0};
     }
-    return simulate_pipeline(spec);
-}
-
-// What build_report reads from a simulation, through the memo when there is one.
-PipelineMemo::Simulated simulate_slim(const PipelineSpec& spec) {
-    PipelineMemo::Simulated out;
-    const PipelineTimeline timeline = simulate(spec, out.notes);
-    out.makespan = timeline.makespan;
-    out.bubble_fraction = timeline.bubble_fraction;
-    out.busy = timeline.busy;
-    out.peak_activation_microbatches = timeline.peak_activation_microbatches;
+    if (!pipeline_spec_error(spec).empty()) return out;  // not even 1F1B runs it (too many ops): no times
+    const PipelineProgram fresh = memo ? PipelineProgram{} : PipelineProgram::compile(spec);
+    const PipelineProgram& program = memo ? memo->program(spec) : fresh;
+    if (!program.ok()) return out;  // only a wrong schedule order stalls
+    PipelineProgram::Timing timing = program.time(spec);
+    out.makespan = timing.makespan;
+    out.bubble_fraction = timing.bubble_fraction;
+    out.busy = std::move(timing.busy);
+    out.peak_activation_microbatches = program.peak_activation_microbatches();
     return out;
 }
 
 PipelineMemo::Simulated simulated(const PipelineSpec& spec, PipelineMemo* memo) {
-    return memo ? memo->get(spec, simulate_slim) : simulate_slim(spec);
+    if (!memo) return simulate_slim(spec, nullptr);
+    return memo->get(spec, [memo](const PipelineSpec& sp) { return simulate_slim(sp, memo); });
 }
 
 }  // namespace
@@ -356,6 +399,18 @@ std::vector<double> PipelineMemo::key_of(const PipelineSpec& spec) {
         key.push_back(c.w);
     }
     return key;
+}
+
+const PipelineProgram& PipelineMemo::program(const PipelineSpec& spec) {
+    const PipelineProgram::Shape shape = PipelineProgram::shape_of(spec);
+    if (const auto it = programs_.find(shape); it != programs_.end()) return it->second;
+    if (program_ops_ >= kMaxProgramOps) {  // bound the memory, keep it simple
+        programs_.clear();
+        program_ops_ = 0;
+    }
+    PipelineProgram compiled = PipelineProgram::compile(spec);
+    program_ops_ += compiled.op_count();
+    return programs_.emplace(shape, std::move(compiled)).first->second;
 }
 
 StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
@@ -389,6 +444,11 @@ PipelineSpec scenario_pipeline_spec(const Scenario& s) {
 PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
     const int64_t m = microbatches_per_step(s, mesh.effective().dp_replicate);
     return plan_pipeline(make_context(s, counts, mesh), std::max<int64_t>(1, m)).spec;
+}
+
+StepEndTimes step_end_times(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, int64_t stage) {
+    const StepEndComm end = step_end_comm(make_context(s, counts, mesh), stage);
+    return StepEndTimes{end.reduce_s, end.gather_s};
 }
 
 Report build_report(const Scenario& s) {
@@ -458,7 +518,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
 
     // Step-end data-parallel rule: hidden under the last micro-batch's backward.
     const double reduce_exposed = std::max(0.0, end.reduce_s - sc.work.backward_s);
-    const double step_end_exposed = reduce_exposed + end.gather_s;
+    const double step_end_exposed = StepEndTimes{end.reduce_s, end.gather_s}.exposed(sc.work.backward_s);
 
     // The dims table (per GPU of the busiest stage, per step).
     const auto dim_entry = [&](MeshDim d, double bytes, double time, double exposed_s) {

@@ -31,6 +31,7 @@
 #include "core/mesh.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
+#include "core/pipeline_program.hpp"
 #include "core/report.hpp"
 #include "core/scenario.hpp"
 
@@ -80,6 +81,21 @@ struct StageWork {
 // shares them. The numbers are identical to the one-argument forms, which call these.
 [[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
 
+// The data-parallel collectives at the end of a step for the GPUs of pipeline stage `stage`: the
+// gradient reduction (hidden under the last micro-batch's backward, up to its compute) and ZeRO-1/2's
+// all-gather of the updated weights (exposed). They depend on the layout and ZeRO stage only, not on the
+// micro-batch, recompute or schedule, which lets the planner bound a step before simulating it.
+struct StepEndTimes {
+    double reduce_s = 0;
+    double gather_s = 0;
+    // What the step adds after the pipeline drains when the stage's backward compute is `backward_s`.
+    [[nodiscard]] double exposed(double backward_s) const noexcept {
+        return (reduce_s - backward_s > 0.0 ? reduce_s - backward_s : 0.0) + gather_s;
+    }
+};
+[[nodiscard]] StepEndTimes step_end_times(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                          int64_t stage);
+
 // The whole report for a scenario that passed validate_scenario.
 [[nodiscard]] Report build_report(const Scenario& s);
 [[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
@@ -111,11 +127,17 @@ public:
     }
     [[nodiscard]] long long hits() const noexcept { return hits_; }
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+    // The compiled op order for `spec`'s shape (compiled on first use): specs of one shape that differ
+    // in costs are timed without walking the schedule again. `spec` must pass pipeline_spec_error.
+    const PipelineProgram& program(const PipelineSpec& spec);
 
 private:
     static constexpr std::size_t kMaxEntries = 1 << 16;
+    static constexpr std::size_t kMaxProgramOps = std::size_t{1} << 24;  // about 0.6 GB of compiled ops
     static std::vector<double> key_of(const PipelineSpec& spec);
     std::map<std::vector<double>, Simulated> entries_;
+    std::map<PipelineProgram::Shape, PipelineProgram> programs_;
+    std::size_t program_ops_ = 0;
     long long hits_ = 0;
 };
 [[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,

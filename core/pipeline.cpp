@@ -1,6 +1,7 @@
 #include "core/pipeline.hpp"
 
 #include "core/pipeline_orders.hpp"
+#include "core/pipeline_program.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@ using pipeline_detail::chunk_at;
 using pipeline_detail::device_at;
 using pipeline_detail::effective_virtual_stages;
 using pipeline_detail::path_length;
+using pipeline_detail::peak_held;
 using pipeline_detail::position_on;
 using pipeline_detail::ScheduledOp;
 
@@ -47,7 +49,9 @@ const StageCost& stage_cost(const PipelineSpec& spec, int stage) noexcept {
     return spec.costs[static_cast<std::size_t>(stage)];
 }
 
-double duration(const StageCost& c, OpKind k) noexcept {
+}  // namespace
+
+double op_duration(const StageCost& c, OpKind k) noexcept {
     switch (k) {
         case OpKind::forward: return c.f;
         case OpKind::backward_input: return c.b;
@@ -56,159 +60,6 @@ double duration(const StageCost& c, OpKind k) noexcept {
     }
     return 0;
 }
-
-// Done-times of every op, indexed by (slot, micro-batch, path position). A full backward fills the
-// backward slot (its gradient is what upstream waits for) and the weight slot.
-class OpTable {
-public:
-    enum Slot { kF = 0, kB = 1, kW = 2 };
-    OpTable(int microbatches, int positions)
-        : m_(microbatches), l_(positions), end_(static_cast<std::size_t>(3) * m_ * l_, -1.0) {}
-    [[nodiscard]] double& at(Slot s, int mb, int k) {
-        return end_[(static_cast<std::size_t>(s) * m_ + mb) * l_ + k];
-    }
-    [[nodiscard]] static Slot slot_of(OpKind k) noexcept {
-        return k == OpKind::forward ? kF : k == OpKind::backward_weight ? kW : kB;
-    }
-
-private:
-    int m_, l_;
-    std::vector<double> end_;
-};
-
-struct Input {
-    bool ready = false;
-    double time = 0;
-    int from_stage = -1;
-};
-
-// When the input of `op` (on `stage`, at path position k) arrives, if it has been produced yet.
-Input input_of(const PipelineSpec& spec, OpTable& table, const ScheduledOp& op, int stage, int k) {
-    const int last = path_length(spec) - 1;
-    auto from_neighbour = [&](OpTable::Slot slot, int other) {
-        Input in;
-        const double end = table.at(slot, op.microbatch, other);
-        if (end < 0) return in;
-        const int dev = device_at(spec, op.microbatch, other);
-        in.ready = true;
-        in.time = end + (dev != stage ? spec.p2p_time : 0.0);
-        in.from_stage = dev != stage ? dev : -1;
-        return in;
-    };
-    switch (op.kind) {
-        case OpKind::forward:
-            if (k == 0) return Input{true, 0, -1};
-            return from_neighbour(OpTable::kF, k - 1);
-        case OpKind::backward:
-        case OpKind::backward_input: {
-            const double own_forward = table.at(OpTable::kF, op.microbatch, k);
-            if (own_forward < 0) return Input{};
-            if (k == last) return Input{true, own_forward, -1};  // the loss is computed in place
-            Input in = from_neighbour(OpTable::kB, k + 1);
-            if (in.ready) in.time = std::max(in.time, own_forward);
-            return in;
-        }
-        case OpKind::backward_weight: {
-            const double own_backward = table.at(OpTable::kB, op.microbatch, k);
-            return own_backward < 0 ? Input{} : Input{true, own_backward, -1};
-        }
-    }
-    return Input{};
-}
-
-// Walks each stage's op list; a blocked stage waits until the neighbour that produces its input has
-// advanced. Every op is timed once, so the run is linear in the number of ops.
-bool run_engine(const PipelineSpec& spec, const std::vector<std::vector<ScheduledOp>>& orders,
-                std::vector<std::vector<PipelineEvent>>& events) {
-    const int p = spec.stages;
-    OpTable table(spec.microbatches, path_length(spec));
-    std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
-    std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
-    std::vector<int> worklist;
-    for (int s = p - 1; s >= 0; --s) worklist.push_back(s);
-    events.assign(static_cast<std::size_t>(p), {});
-    for (int s = 0; s < p; ++s) events[static_cast<std::size_t>(s)].reserve(orders[static_cast<std::size_t>(s)].size());
-
-    while (!worklist.empty()) {
-        const int s = worklist.back();
-        worklist.pop_back();
-        const auto& order = orders[static_cast<std::size_t>(s)];
-        auto& cursor = next[static_cast<std::size_t>(s)];
-        while (cursor < order.size()) {
-            const ScheduledOp& op = order[cursor];
-            const int k = position_on(spec, s, op.chunk, op.microbatch);
-            Input in = input_of(spec, table, op, s, k);
-            if (!in.ready) break;
-            if (op.paired_with_next && cursor + 1 < order.size()) {
-                // An overlapped F&B pair starts when both halves have their inputs.
-                const ScheduledOp& partner = order[cursor + 1];
-                const Input other = input_of(spec, table, partner, s,
-                                             position_on(spec, s, partner.chunk, partner.microbatch));
-                if (!other.ready) break;
-                in.time = std::max(in.time, other.time);
-            }
-            PipelineEvent e;
-            e.stage = s;
-            e.microbatch = op.microbatch;
-            e.chunk = op.chunk;
-            e.kind = op.kind;
-            e.start = std::max(free_at[static_cast<std::size_t>(s)], in.time);
-            e.end = e.start + duration(op_cost(spec, s, op.chunk), op.kind);
-            e.from_stage = in.from_stage;
-            e.input_ready = in.time;
-            free_at[static_cast<std::size_t>(s)] = e.end;
-            table.at(OpTable::slot_of(op.kind), op.microbatch, k) = e.end;
-            if (op.kind == OpKind::backward) table.at(OpTable::kW, op.microbatch, k) = e.end;
-            events[static_cast<std::size_t>(s)].push_back(e);
-            ++cursor;
-            // Wake the stage that consumes what this op produced.
-            if (op.kind == OpKind::forward && k + 1 < path_length(spec))
-                worklist.push_back(device_at(spec, op.microbatch, k + 1));
-            if ((op.kind == OpKind::backward || op.kind == OpKind::backward_input) && k > 0)
-                worklist.push_back(device_at(spec, op.microbatch, k - 1));
-        }
-    }
-    for (int s = 0; s < p; ++s)
-        if (next[static_cast<std::size_t>(s)] < orders[static_cast<std::size_t>(s)].size()) return false;
-    return true;
-}
-
-// Forward adds a held activation; the op that finishes the weight gradient releases it.
-int peak_held(const std::vector<PipelineEvent>& row) {
-    int held = 0, peak = 0;
-    for (const auto& e : row) {
-        if (e.kind == OpKind::forward) peak = std::max(peak, ++held);
-        if (e.kind == OpKind::backward || e.kind == OpKind::backward_weight) --held;
-    }
-    return peak;
-}
-
-void measure(const PipelineSpec& spec, PipelineTimeline& t) {
-    const int p = spec.stages;
-    t.busy.assign(static_cast<std::size_t>(p), 0.0);
-    t.peak_inflight.assign(static_cast<std::size_t>(p), 0);
-    t.peak_activation_microbatches.assign(static_cast<std::size_t>(p), 0.0);
-    t.makespan = 0;
-    t.max_stage_bubble = 0;
-    for (int s = 0; s < p; ++s) {
-        const auto& row = t.events[static_cast<std::size_t>(s)];
-        double busy = 0;
-        for (const auto& e : row) busy += e.end - e.start;
-        t.busy[static_cast<std::size_t>(s)] = busy;
-        if (!row.empty()) {
-            t.makespan = std::max(t.makespan, row.back().end);
-            t.max_stage_bubble = std::max(t.max_stage_bubble, row.back().end - row.front().start - busy);
-        }
-        t.peak_inflight[static_cast<std::size_t>(s)] = peak_held(row);
-        t.peak_activation_microbatches[static_cast<std::size_t>(s)] =
-            static_cast<double>(t.peak_inflight[static_cast<std::size_t>(s)]) / effective_virtual_stages(spec);
-    }
-    double idle = 0;
-    for (double b : t.busy) idle += t.makespan - b;
-    t.bubble_fraction = t.makespan > 0 ? idle / (p * t.makespan) : 0;
-}
-
-}  // namespace
 
 StageCost op_cost(const PipelineSpec& spec, int stage, int chunk) noexcept {
     if (spec.schedule == Schedule::dualpipe && chunk == 1) return stage_cost(spec, spec.stages - 1 - stage);
@@ -256,14 +107,20 @@ PipelineTimeline simulate_pipeline(const PipelineSpec& spec) {
     PipelineTimeline t;
     t.error = pipeline_spec_error(spec);
     if (!t.ok()) return t;
-    t.stages = spec.stages;
-    if (!run_engine(spec, pipeline_detail::schedule_ops(spec), t.events)) {
+    const PipelineProgram program = PipelineProgram::compile(spec);
+    if (!program.ok()) {
         // Only a wrong op order can stall the engine; report it rather than return half a timeline.
-        t = PipelineTimeline{};
         t.error = "schedule: " + std::string(to_string(spec.schedule)) + " order stalls for this spec";
         return t;
     }
-    measure(spec, t);
+    t.stages = spec.stages;
+    PipelineProgram::Timing timing = program.time(spec, &t.events);
+    t.makespan = timing.makespan;
+    t.bubble_fraction = timing.bubble_fraction;
+    t.max_stage_bubble = timing.max_stage_bubble;
+    t.busy = std::move(timing.busy);
+    t.peak_inflight = program.peak_inflight();
+    t.peak_activation_microbatches = program.peak_activation_microbatches();
     return t;
 }
 
@@ -305,7 +162,7 @@ std::string check_pipeline(const PipelineSpec& spec, const PipelineTimeline& t) 
                 device_at(spec, e.microbatch, k) != s)
                 return describe(e) + ": this stage does not hold that chunk for that micro-batch";
             if (e.start < -eps) return describe(e) + ": starts before time 0";
-            const double want = duration(op_cost(spec, s, e.chunk), e.kind);
+            const double want = op_duration(op_cost(spec, s, e.chunk), e.kind);
             if (std::fabs((e.end - e.start) - want) > eps) return describe(e) + ": duration differs from its cost";
             if (i > 0 && e.start < row[i - 1].end - eps) return describe(e) + ": overlaps the previous op on its stage";
             makespan = std::max(makespan, e.end);

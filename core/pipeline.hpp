@@ -93,6 +93,8 @@ inline constexpr long long kMaxPipelineOps = 1LL << 21;
 // What one F/B/W op of `chunk` on `stage` costs: the stage's cost / v for interleaved 1F1B; for
 // DualPipe the cost of the stage whose layers the chunk holds (d for direction 0, p-1-d for 1).
 [[nodiscard]] StageCost op_cost(const PipelineSpec& spec, int stage, int chunk) noexcept;
+// How long one op of `kind` runs with costs `c`: f, b, w, or b + w for a backward that is not split.
+[[nodiscard]] double op_duration(const StageCost& c, OpKind kind) noexcept;
 
 [[nodiscard]] PipelineTimeline simulate_pipeline(const PipelineSpec& spec);
 

@@ -4,6 +4,7 @@
 
 #include "core/pipeline.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace shardscope::pipeline_detail {
@@ -25,6 +26,18 @@ struct ScheduledOp {
 // Inverse of the two above: the path position that `chunk` of `stage` is for this micro-batch.
 [[nodiscard]] int position_on(const PipelineSpec& spec, int stage, int chunk, int microbatch) noexcept;
 [[nodiscard]] int effective_virtual_stages(const PipelineSpec& spec) noexcept;
+
+// The most (micro-batch, chunk) activations a device holds at once over `ops` (its ScheduledOps in
+// order, or its PipelineEvents): a forward takes one, the op that finishes its weight gradient frees it.
+template <typename Op>
+[[nodiscard]] int peak_held(const std::vector<Op>& ops) noexcept {
+    int held = 0, peak = 0;
+    for (const Op& op : ops) {
+        if (op.kind == OpKind::forward) peak = std::max(peak, ++held);
+        if (op.kind == OpKind::backward || op.kind == OpKind::backward_weight) --held;
+    }
+    return peak;
+}
 
 // Per device, the ops in the order the schedule runs them. The spec must be valid.
 [[nodiscard]] std::vector<std::vector<ScheduledOp>> schedule_ops(const PipelineSpec& spec);
