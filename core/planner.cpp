@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -246,6 +247,17 @@ double makespan_floor(const PipelineSpec& spec, ScheduleChoice sc) {
     return best * (1.0 - 1e-9);
 }
 
+// A floor on what the step adds after the pipeline drains: build_report charges the busiest stage's
+// step-end collectives beyond its last backward's compute. Whichever stage is busiest, the charge is at
+// least the least over all stages, and each stage's backward op (compute plus exposed communication)
+// hides at least as much as its compute alone would.
+double step_end_floor(const std::vector<StepEndTimes>& ends, const PipelineSpec& spec) {
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t st = 0; st < ends.size(); ++st)
+        least = std::min(least, ends[st].exposed(spec.costs[st].full_backward()));
+    return ends.empty() ? 0.0 : least * (1.0 - 1e-9);
+}
+
 // ---- Ranking ----------------------------------------------------------------------------------------
 
 std::array<int64_t, 16> layout_key(const Scenario& s) {
@@ -402,6 +414,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
     const auto add_candidates = [&](const ParallelSpec& p, const std::vector<StageShape>& shapes,
                                     std::map<std::pair<int64_t, int>, PipelineSpec>& specs, auto&& mesh_index) {
+        std::vector<StepEndTimes> ends;  // per stage, for this layout and ZeRO stage; filled on first use
         const int64_t dp = p.dp_shard * p.dp_replicate;
         std::vector<std::pair<ScheduleChoice, double>> fitting;  // schedules past the memory floor
         for (int64_t mb : divisors(base.training.global_batch / dp)) {
@@ -438,8 +451,17 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                     }
                 }
                 const PipelineSpec& spec = *spec_ptr;
+                double end_floor = 0;
+                if (options.prune && arch && !by_memory) {
+                    if (ends.empty())
+                        for (int64_t st = 0; st < p.pp; ++st) ends.push_back(step_end_times(s, counts, meshes[mesh], st));
+                    end_floor = step_end_floor(ends, spec);
+                }
                 for (const auto& [sc, mem] : fitting) {
-                    const double floor = !options.prune ? 0.0 : by_memory ? mem : arch ? makespan_floor(spec, sc) : 0.0;
+                    const double floor = !options.prune ? 0.0
+                                         : by_memory   ? mem
+                                         : arch        ? makespan_floor(spec, sc) + end_floor
+                                                       : 0.0;
                     candidates.push_back(Candidate{floor, static_cast<uint32_t>(groups.size()), sc});
                 }
                 groups.push_back(Group{p, mesh, mb, rc});

@@ -30,8 +30,9 @@
 //   never costed.
 // - time: a device runs one op at a time, so the step is at least the busiest stage's work, plus, on
 //   stage s, the forwards of stages 0..s-1 before its first op and (schedules with a whole backward)
-//   their backwards after its last one. Candidates are costed in the order of that floor; the search
-//   stops once the floor exceeds the k-th best step found.
+//   their backwards after its last one; then the step-end data-parallel collectives that the last
+//   backward cannot hide, at least the least of any stage. Candidates are costed in the order of that
+//   floor; the search stops once the floor exceeds the k-th best step found.
 
 #include "core/report.hpp"
 #include "core/scenario.hpp"
