@@ -5,7 +5,6 @@
 #include "core/mesh.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
-#include "core/pipeline_orders.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>
@@ -146,71 +145,73 @@ struct StageMemoryParts {
     double one_inflight = 0;  // activations of one micro-batch
 };
 
-// `shapes`: stage_shape of every stage of s's layout (they do not depend on zero, micro-batch or
-// recompute, so the caller computes them once per layout).
-std::vector<StageMemoryParts> memory_parts(const Scenario& s, const std::vector<StageShape>& shapes) {
-    std::vector<StageMemoryParts> out;
-    out.reserve(static_cast<std::size_t>(s.parallel.pp));
-    for (int64_t st = 0; st < s.parallel.pp; ++st) {
-        // Activations are the only part that scales with the micro-batches in flight.
-        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0).bytes;
-        StageMemoryParts parts;
-        parts.one_inflight = one.activations.value_or(0);
-        parts.base = one.params + one.grads + one.optimizer + one.other;
-        parts.extra_copy = one.params + one.grads;
-        out.push_back(parts);
+// Two stages whose memory and step-end collectives are the same: the same blocks and parameters, and
+// neither is the last stage (which also holds the loss's logits).
+bool same_footprint(const StageShape& a, const StageShape& b) noexcept {
+    const StageParams& p = a.params;
+    const StageParams& q = b.params;
+    return p.layers.count == q.layers.count && p.embedding == q.embedding && p.output == q.output &&
+           p.blocks_non_expert == q.blocks_non_expert && p.routed_experts == q.routed_experts &&
+           a.largest_block == b.largest_block;
+}
+
+// For every stage, the first stage of the run of identical stages it belongs to: most stages of a deep
+// pipeline repeat their neighbour, and a repeated stage is priced once.
+std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
+    std::vector<int64_t> out(shapes.size(), 0);
+    const auto last = static_cast<int64_t>(shapes.size()) - 1;
+    for (int64_t st = 1; st <= last; ++st) {
+        const bool repeats = st != last && same_footprint(shapes[static_cast<std::size_t>(st)],
+                                                          shapes[static_cast<std::size_t>(st - 1)]);
+        out[static_cast<std::size_t>(st)] = repeats ? out[static_cast<std::size_t>(st - 1)] : st;
     }
     return out;
 }
 
-// The micro-batches whose activations each device holds at its peak, read off the schedule's op order
-// (pipeline_orders.hpp, the order the simulator times). An order fixes when an activation is taken (F)
-// and freed (the op that ends its weight gradient) whatever the ops cost, so this is exactly the
-// simulator's peak_activation_microbatches. Cached by (schedule, p, m, v); empty when the order is not
-// worth generating (too many ops) or the simulator would not run this spec (build_report then
-// simulates 1F1B instead), and for DualPipe, whose paired ops start together.
-class InflightFloor {
-public:
-    const std::vector<double>& get(ScheduleChoice sc, int64_t pp, int64_t microbatches) {
-        static const std::vector<double> none;
-        constexpr int64_t kMaxOps = 1 << 14;  // past this, generating the order costs more than it saves
-        const int64_t m = std::min<int64_t>(microbatches, 1 << 16);  // as cost_model's plan_pipeline
-        if (sc.schedule == Schedule::dualpipe || 3 * m * pp * sc.virtual_stages > kMaxOps) return none;
-        const std::array<int64_t, 4> key{static_cast<int64_t>(sc.schedule), pp, m, sc.virtual_stages};
-        if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
-        PipelineSpec spec;
-        spec.schedule = sc.schedule;
-        spec.stages = static_cast<int>(pp);
-        spec.microbatches = static_cast<int>(m);
-        spec.virtual_stages = static_cast<int>(sc.virtual_stages);
-        std::vector<double> peaks;
-        if (pipeline_spec_error(spec).empty()) {
-            const double v = static_cast<double>(pipeline_detail::effective_virtual_stages(spec));
-            for (const std::vector<pipeline_detail::ScheduledOp>& device : pipeline_detail::schedule_ops(spec)) {
-                int held = 0, peak = 0;
-                for (const pipeline_detail::ScheduledOp& op : device) {
-                    if (op.kind == OpKind::forward) peak = std::max(peak, ++held);
-                    if (op.kind == OpKind::backward || op.kind == OpKind::backward_weight) --held;
-                }
-                peaks.push_back(static_cast<double>(peak) / v);
-            }
+// `s` has the layout's knobs, its schedule left at 1f1b (one parameter copy); `shapes` is stage_shape
+// of every stage (they do not depend on zero, micro-batch or recompute, so the caller computes them
+// once per layout), `runs` their run_starts.
+void memory_parts(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& runs,
+                  std::vector<StageMemoryParts>& out) {
+    out.resize(shapes.size());
+    for (std::size_t st = 0; st < shapes.size(); ++st) {
+        if (runs[st] != static_cast<int64_t>(st)) {
+            out[st] = out[static_cast<std::size_t>(runs[st])];
+            continue;
         }
-        return cache_.emplace(key, std::move(peaks)).first->second;
+        // Activations are the only part that scales with the micro-batches in flight.
+        const MemoryBreakdown one = stage_memory(s, shapes[st], static_cast<int64_t>(st), 1.0).bytes;
+        out[st].one_inflight = one.activations.value_or(0);
+        out[st].base = one.params + one.grads + one.optimizer + one.other;
+        out[st].extra_copy = one.params + one.grads;
     }
+}
 
-private:
-    std::map<std::array<int64_t, 4>, std::vector<double>> cache_;
-};
+// The micro-batches whose activations stage `stage` holds at its peak in build_report: the simulator's
+// peak, which its closed form gives exactly (a core test sweeps the two against each other). Where the
+// simulator will not run the schedule (too many ops), build_report simulates 1F1B instead, and where
+// not even that runs it counts one micro-batch.
+double inflight_peak(ScheduleChoice sc, int64_t pp, int64_t microbatches, int64_t stage) {
+    const auto p = static_cast<int>(pp);
+    const auto m = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));  // as cost_model's plan_pipeline
+    const auto too_many = [&](int64_t v) { return 3LL * m * p * v > kMaxPipelineOps; };
+    if (too_many(sc.schedule == Schedule::interleaved_1f1b ? sc.virtual_stages : 1)) {
+        if (too_many(1)) return 1.0;
+        return closed_form_peak_inflight(Schedule::one_f_one_b, p, m, 1, static_cast<int>(stage));
+    }
+    const int v = static_cast<int>(sc.virtual_stages);
+    const int peak = closed_form_peak_inflight(sc.schedule, p, m, v, static_cast<int>(stage));
+    return static_cast<double>(peak) / (sc.schedule == Schedule::interleaved_1f1b ? v : 1);
+}
 
-// A floor on build_report's memory: each stage holds its schedule's peak of activations (or, when that
-// is not known here, at least one chunk: 1/v of a micro-batch).
-double memory_floor(const std::vector<StageMemoryParts>& parts, ScheduleChoice sc, const std::vector<double>& peaks) {
+// A floor on build_report's memory: each stage holds its schedule's peak of activations.
+double memory_floor(const std::vector<StageMemoryParts>& parts, ScheduleChoice sc, int64_t microbatches) {
     const double copies_extra = parameter_copies(sc.schedule) > 1 ? 1.0 : 0.0;
-    const double at_least = 1.0 / static_cast<double>(sc.virtual_stages);
+    const auto pp = static_cast<int64_t>(parts.size());
     double worst = 0;
-    for (std::size_t s = 0; s < parts.size(); ++s) {
-        const StageMemoryParts& p = parts[s];
-        const double inflight = peaks.size() == parts.size() ? peaks[s] : at_least;
+    for (int64_t st = 0; st < pp; ++st) {
+        const StageMemoryParts& p = parts[static_cast<std::size_t>(st)];
+        const double inflight = inflight_peak(sc, pp, microbatches, st);
         worst = std::max(worst, p.base + copies_extra * p.extra_copy + inflight * p.one_inflight);
     }
     // Summed in another order than MemoryBreakdown::total(): stay a hair below so rounding never prunes
@@ -245,6 +246,16 @@ double makespan_floor(const PipelineSpec& spec, ScheduleChoice sc) {
     }
     // Summation order differs from the simulator's: leave room for rounding so the floor stays below.
     return best * (1.0 - 1e-9);
+}
+
+// step_end_times of every stage, priced once per run of identical stages.
+std::vector<StepEndTimes> step_end_times_per_stage(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                                   const std::vector<int64_t>& runs) {
+    std::vector<StepEndTimes> out(runs.size());
+    for (std::size_t st = 0; st < runs.size(); ++st)
+        out[st] = runs[st] == static_cast<int64_t>(st) ? step_end_times(s, counts, mesh, static_cast<int64_t>(st))
+                                                        : out[static_cast<std::size_t>(runs[st])];
+    return out;
 }
 
 // A floor on what the step adds after the pipeline drains: build_report charges the busiest stage's
@@ -404,63 +415,59 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<DeviceMesh> meshes;
     std::vector<Group> groups;
     std::vector<Candidate> candidates;
-    InflightFloor inflight;
     PlanStats& stats = result.stats;
+    Scenario work = base;  // the knobs being floored; one scenario rewritten in place, never copied
+    std::vector<StageMemoryParts> parts;
+    std::vector<std::pair<ScheduleChoice, double>> fitting;  // a group's schedules past the memory floor
     // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
     // mesh_index() builds the mesh on first use: a layout whose every candidate fails the memory floor
     // (most of them, for a large model) never pays for counting its groups' links.
-    // `shapes`: the layout's stage_shape per stage. `specs`: the layout's pass-1 pipeline specs by
-    // (micro_batch, recompute) for ZeRO 0-2, which build the same spec: below stage 3 ZeRO adds no
-    // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
+    // `shapes`: the layout's stage_shape per stage, `runs` their run_starts. `specs`: the layout's
+    // pass-1 pipeline specs by (micro_batch, recompute) for ZeRO 0-2, which build the same spec: below
+    // stage 3 ZeRO adds no per-micro-batch communication and places no ranks, and the spec's schedule
+    // is always 1f1b here.
     const auto add_candidates = [&](const ParallelSpec& p, const std::vector<StageShape>& shapes,
+                                    const std::vector<int64_t>& runs,
                                     std::map<std::pair<int64_t, int>, PipelineSpec>& specs, auto&& mesh_index) {
         std::vector<StepEndTimes> ends;  // per stage, for this layout and ZeRO stage; filled on first use
         const int64_t dp = p.dp_shard * p.dp_replicate;
-        std::vector<std::pair<ScheduleChoice, double>> fitting;  // schedules past the memory floor
+        work.parallel = p;
         for (int64_t mb : divisors(base.training.global_batch / dp)) {
             const int64_t m = base.training.global_batch / (dp * mb);
             const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
-            // The in-flight peaks depend on (schedule, pp, m) only: looked up once for every recompute.
-            std::vector<const std::vector<double>*> peaks;
-            if (options.prune)
-                for (ScheduleChoice sc : schedules) peaks.push_back(&inflight.get(sc, p.pp, m));
+            work.training.micro_batch = mb;
             for (Recompute rc : kRecomputes) {
-                const Scenario s = with_knobs(base, p, mb, rc, ScheduleChoice{});
+                work.training.recompute = rc;
                 stats.candidates += static_cast<int64_t>(schedules.size());
                 fitting.clear();
-                const std::vector<StageMemoryParts> parts = options.prune ? memory_parts(s, shapes)
-                                                                          : std::vector<StageMemoryParts>{};
-                for (std::size_t i = 0; i < schedules.size(); ++i) {
-                    const ScheduleChoice sc = schedules[i];
-                    const double mem = options.prune ? memory_floor(parts, sc, *peaks[i]) : 0.0;
+                if (options.prune) memory_parts(work, shapes, runs, parts);
+                for (const ScheduleChoice sc : schedules) {
+                    const double mem = options.prune ? memory_floor(parts, sc, m) : 0.0;
                     if (mem > gpu_bytes) ++stats.pruned_memory;
                     else fitting.emplace_back(sc, mem);
                 }
                 if (fitting.empty()) continue;
                 const std::size_t mesh = mesh_index();
+                double end_floor = 0;
+                const PipelineSpec* spec = nullptr;
                 PipelineSpec fresh;
-                const PipelineSpec* spec_ptr = &fresh;
                 if (options.prune && arch && !by_memory) {
                     if (p.zero < 3) {
                         const std::pair<int64_t, int> key{mb, static_cast<int>(rc)};
                         auto it = specs.find(key);
-                        if (it == specs.end()) it = specs.emplace(key, scenario_pipeline_spec(s, counts, meshes[mesh])).first;
-                        spec_ptr = &it->second;
+                        if (it == specs.end()) it = specs.emplace(key, scenario_pipeline_spec(work, counts, meshes[mesh])).first;
+                        spec = &it->second;
                     } else {
-                        fresh = scenario_pipeline_spec(s, counts, meshes[mesh]);
+                        fresh = scenario_pipeline_spec(work, counts, meshes[mesh]);
+                        spec = &fresh;
                     }
-                }
-                const PipelineSpec& spec = *spec_ptr;
-                double end_floor = 0;
-                if (options.prune && arch && !by_memory) {
-                    if (ends.empty())
-                        for (int64_t st = 0; st < p.pp; ++st) ends.push_back(step_end_times(s, counts, meshes[mesh], st));
-                    end_floor = step_end_floor(ends, spec);
+                    if (ends.empty()) ends = step_end_times_per_stage(work, counts, meshes[mesh], runs);
+                    end_floor = step_end_floor(ends, *spec);
                 }
                 for (const auto& [sc, mem] : fitting) {
                     const double floor = !options.prune ? 0.0
                                          : by_memory   ? mem
-                                         : arch        ? makespan_floor(spec, sc) + end_floor
+                                         : spec        ? makespan_floor(*spec, sc) + end_floor
                                                        : 0.0;
                     candidates.push_back(Candidate{floor, static_cast<uint32_t>(groups.size()), sc});
                 }
@@ -477,15 +484,17 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         };
         if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
         std::vector<StageShape> shapes;
+        std::vector<int64_t> runs;
         if (options.prune) {
             shapes.reserve(static_cast<std::size_t>(p.pp));
             for (int64_t st = 0; st < p.pp; ++st) shapes.push_back(stage_shape(counts, p, st));
+            runs = run_starts(shapes);
         }
         std::map<std::pair<int64_t, int>, PipelineSpec> specs;
         for (int z : zeros) {
             p.zero = z;
             std::optional<std::size_t> index;
-            add_candidates(p, shapes, specs, [&] {
+            add_candidates(p, shapes, runs, specs, [&] {
                 if (!index) {
                     meshes.push_back(build_layout_mesh().with_zero(z));
                     index = meshes.size() - 1;

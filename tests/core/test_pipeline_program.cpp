@@ -150,3 +150,28 @@ TEST_CASE("program: stages priced once per load still get their own costs (405B 
     CHECK(spec.costs[0].f == doctest::Approx(spec.costs[1].f * 7.0 / 8.0).epsilon(1e-12));
     CHECK(spec.costs[15].f > spec.costs[0].f);  // same 7 blocks plus the output layer
 }
+
+TEST_CASE("program: every schedule's peak in-flight count equals its closed form (p 1-16, m 1-48, v 1-4)") {
+    // The planner floors memory with the closed forms (pipeline.hpp) instead of compiling each order,
+    // which is only safe while the two agree exactly.
+    const Schedule schedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
+                                  Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe};
+    int compared = 0;
+    for (Schedule sc : schedules)
+        for (int p = 1; p <= 16; ++p)
+            for (int m = 1; m <= 48; ++m)
+                for (int v = 1; v <= (sc == Schedule::interleaved_1f1b ? 4 : 1); ++v) {
+                    const PipelineSpec spec = spec_of(sc, p, m, v, {}, 0);
+                    if (!pipeline_spec_error(spec).empty()) continue;
+                    const PipelineProgram program = PipelineProgram::compile(spec);
+                    REQUIRE(program.ok());
+                    for (int s = 0; s < p; ++s) {
+                        if (closed_form_peak_inflight(sc, p, m, v, s) == program.peak_inflight()[static_cast<std::size_t>(s)]) {
+                            ++compared;
+                            continue;
+                        }
+                        FAIL_CHECK(to_string(sc) << " p " << p << " m " << m << " v " << v << " stage " << s);
+                    }
+                }
+    CHECK(compared == 30000);  // every stage of every valid spec in the sweep: a shrunken sweep shows here
+}
