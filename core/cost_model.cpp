@@ -104,6 +104,23 @@ StageLoad stage_load(const Context& cx, int64_t stage) {
     return load;
 }
 
+// True for a middle stage (neither the first, with the embedding, nor the last, with the output layer)
+// whose previous stage is a middle stage with as many blocks, of which as many are MoE blocks. Dense
+// blocks come before MoE ones, so the two hold the same sequence of blocks and every sum over them
+// comes out the same, without summing.
+bool same_blocks_as_previous(const Context& cx, int64_t stage) noexcept {
+    const int64_t pp = cx.par.pp;
+    if (stage < 2 || stage >= pp - 1) return false;
+    const ParamCounts& c = cx.counts;
+    const auto moe_blocks = [&](StageLayers l) {
+        if (c.moe_layers == 0) return int64_t{0};
+        return std::max<int64_t>(0, l.first + l.count - std::max(l.first, c.dense_layers));
+    };
+    const StageLayers here = stage_layers(c.layers, pp, stage);
+    const StageLayers before = stage_layers(c.layers, pp, stage - 1);
+    return here.count == before.count && moe_blocks(here) == moe_blocks(before);
+}
+
 StageComm stage_comm(const Context& cx, const StageLoad& load) {
     const Scenario& s = cx.s;
     const ModelSpec& m = s.model;
@@ -319,6 +336,12 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
     StageLoad previous;
     for (int64_t st = 0; st < p.pp; ++st) {
+        if (same_blocks_as_previous(cx, st)) {
+            plan.stages.push_back(plan.stages.back());
+            plan.exposed.push_back(plan.exposed.back());
+            spec.costs.push_back(spec.costs.back());
+            continue;
+        }
         const StageLoad load = stage_load(cx, st);
         if (st > 0 && load.same_cost(previous)) {
             // Most stages hold the same blocks as their neighbour: price them once.

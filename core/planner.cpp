@@ -155,35 +155,40 @@ bool same_footprint(const StageShape& a, const StageShape& b) noexcept {
            a.largest_block == b.largest_block;
 }
 
-// For every stage, the first stage of the run of identical stages it belongs to: most stages of a deep
-// pipeline repeat their neighbour, and a repeated stage is priced once.
+// The first stage of every run of identical stages: most stages of a deep pipeline repeat their
+// neighbour, and a run is priced once.
 std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
-    std::vector<int64_t> out(shapes.size(), 0);
+    std::vector<int64_t> out;
     const auto last = static_cast<int64_t>(shapes.size()) - 1;
-    for (int64_t st = 1; st <= last; ++st) {
-        const bool repeats = st != last && same_footprint(shapes[static_cast<std::size_t>(st)],
-                                                          shapes[static_cast<std::size_t>(st - 1)]);
-        out[static_cast<std::size_t>(st)] = repeats ? out[static_cast<std::size_t>(st - 1)] : st;
+    for (int64_t st = 0; st <= last; ++st) {
+        const bool repeats = st > 0 && st != last &&
+                             same_footprint(shapes[static_cast<std::size_t>(st)], shapes[static_cast<std::size_t>(st - 1)]);
+        if (!repeats) out.push_back(st);
     }
     return out;
 }
 
+// One run of identical stages, by its first stage.
+struct MemoryRun {
+    int64_t first_stage = 0;
+    StageMemoryParts parts;
+};
+
 // `s` has the layout's knobs, its schedule left at 1f1b (one parameter copy); `shapes` is stage_shape
 // of every stage (they do not depend on zero, micro-batch or recompute, so the caller computes them
-// once per layout), `runs` their run_starts.
-void memory_parts(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& runs,
-                  std::vector<StageMemoryParts>& out) {
-    out.resize(shapes.size());
-    for (std::size_t st = 0; st < shapes.size(); ++st) {
-        if (runs[st] != static_cast<int64_t>(st)) {
-            out[st] = out[static_cast<std::size_t>(runs[st])];
-            continue;
-        }
+// once per layout), `starts` their run_starts.
+void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
+                 std::vector<MemoryRun>& out) {
+    out.clear();
+    for (const int64_t st : starts) {
         // Activations are the only part that scales with the micro-batches in flight.
-        const MemoryBreakdown one = stage_memory(s, shapes[st], static_cast<int64_t>(st), 1.0).bytes;
-        out[st].one_inflight = one.activations.value_or(0);
-        out[st].base = one.params + one.grads + one.optimizer + one.other;
-        out[st].extra_copy = one.params + one.grads;
+        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0).bytes;
+        MemoryRun run;
+        run.first_stage = st;
+        run.parts.one_inflight = one.activations.value_or(0);
+        run.parts.base = one.params + one.grads + one.optimizer + one.other;
+        run.parts.extra_copy = one.params + one.grads;
+        out.push_back(run);
     }
 }
 
@@ -204,14 +209,15 @@ double inflight_peak(ScheduleChoice sc, int64_t pp, int64_t microbatches, int64_
     return static_cast<double>(peak) / (sc.schedule == Schedule::interleaved_1f1b ? v : 1);
 }
 
-// A floor on build_report's memory: each stage holds its schedule's peak of activations.
-double memory_floor(const std::vector<StageMemoryParts>& parts, ScheduleChoice sc, int64_t microbatches) {
+// A floor on build_report's memory: each stage holds its schedule's peak of activations. No schedule's
+// peak grows with the stage index (the same core test checks it), so a run's first stage is its
+// fullest.
+double memory_floor(const std::vector<MemoryRun>& runs, int64_t pp, ScheduleChoice sc, int64_t microbatches) {
     const double copies_extra = parameter_copies(sc.schedule) > 1 ? 1.0 : 0.0;
-    const auto pp = static_cast<int64_t>(parts.size());
     double worst = 0;
-    for (int64_t st = 0; st < pp; ++st) {
-        const StageMemoryParts& p = parts[static_cast<std::size_t>(st)];
-        const double inflight = inflight_peak(sc, pp, microbatches, st);
+    for (const MemoryRun& run : runs) {
+        const StageMemoryParts& p = run.parts;
+        const double inflight = inflight_peak(sc, pp, microbatches, run.first_stage);
         worst = std::max(worst, p.base + copies_extra * p.extra_copy + inflight * p.one_inflight);
     }
     // Summed in another order than MemoryBreakdown::total(): stay a hair below so rounding never prunes
@@ -223,51 +229,98 @@ bool has_whole_backward(Schedule s) noexcept {
     return s == Schedule::gpipe || s == Schedule::one_f_one_b || s == Schedule::interleaved_1f1b;
 }
 
-// A floor on the simulated makespan (see planner.hpp): stage s can start no earlier than the first
-// chunk's forwards on stages 0..s-1 (plus a hop each), is busy m(F+B+W), and with a whole backward its
-// last op is followed by that backward on stages s-1..0. DualPipe feeds both ends at once: busy only,
-// and its device s runs m/2 micro-batches through its own layers and m/2 through stage p-1-s's.
-// The spec's costs are the unsplit F and B (+ W) of each stage.
-double makespan_floor(const PipelineSpec& spec, ScheduleChoice sc) {
-    const double v = static_cast<double>(sc.virtual_stages);
+bool same_cost(const StageCost& a, const StageCost& b) noexcept { return a.f == b.f && a.b == b.b && a.w == b.w; }
+
+// What the makespan floors of a group's schedules read from its pipeline spec, gathered once: the last
+// stage of every run of equal costs, with the unsplit work of the stages before it. Within a run the
+// busy time is the same and the lead and trail only grow, so the run's last stage bounds it.
+struct RunEnd {
+    double busy = 0;             // m (F + B + W)
+    double forward_before = 0;   // sum of F over the stages before
+    double backward_before = 0;  // sum of B + W over the stages before
+    double hops = 0;             // p2p time from stage 0
+};
+
+std::vector<RunEnd> run_ends(const PipelineSpec& spec) {
+    std::vector<RunEnd> out;
     const double m = static_cast<double>(spec.microbatches);
-    const bool dual = sc.schedule == Schedule::dualpipe;
-    const bool tail = has_whole_backward(sc.schedule);
-    double forward_before = 0, backward_before = 0, best = 0;
+    double forward_before = 0, backward_before = 0;
     for (std::size_t s = 0; s < spec.costs.size(); ++s) {
         const StageCost& c = spec.costs[s];
-        const double hops = static_cast<double>(s) * spec.p2p_time;
-        const double lead = dual ? 0.0 : forward_before + hops;
-        const double trail = tail ? backward_before + hops : 0.0;
-        const double busy = dual ? m / 2.0 * (c.total() + spec.costs[spec.costs.size() - 1 - s].total()) : m * c.total();
-        best = std::max(best, lead + busy + trail);
-        forward_before += c.f / v;
-        backward_before += (c.b + c.w) / v;
+        if (s + 1 == spec.costs.size() || !same_cost(c, spec.costs[s + 1]))
+            out.push_back({m * c.total(), forward_before, backward_before, static_cast<double>(s) * spec.p2p_time});
+        forward_before += c.f;
+        backward_before += c.b + c.w;
+    }
+    return out;
+}
+
+// A floor on the simulated makespan (see planner.hpp): stage s can start no earlier than the first
+// chunk's forwards on stages 0..s-1 (plus a hop each), is busy m(F+B+W), and with a whole backward its
+// last op is followed by that backward on stages s-1..0. The spec's costs are the unsplit F and B (+ W)
+// of each stage. DualPipe feeds both ends at once: device d runs m/2 micro-batches through its own
+// layers (path position d of direction 0) and m/2 through stage p-1-d's (position p-1-d of direction
+// 1), and starts once the first micro-batch of either direction reaches it.
+double makespan_floor(const PipelineSpec& spec, const std::vector<RunEnd>& ends, ScheduleChoice sc) {
+    double best = 0;
+    if (sc.schedule == Schedule::dualpipe) {
+        const std::size_t p = spec.costs.size();
+        const double m = static_cast<double>(spec.microbatches);
+        std::vector<double> forward_before(p + 1, 0.0);  // sum of F over positions < k
+        for (std::size_t k = 0; k < p; ++k) forward_before[k + 1] = forward_before[k] + spec.costs[k].f;
+        for (std::size_t d = 0; d < p; ++d) {
+            const std::size_t mirror = p - 1 - d;
+            const double lead = std::min(forward_before[d] + static_cast<double>(d) * spec.p2p_time,
+                                         forward_before[mirror] + static_cast<double>(mirror) * spec.p2p_time);
+            best = std::max(best, lead + m / 2.0 * (spec.costs[d].total() + spec.costs[mirror].total()));
+        }
+    } else {
+        const double v = static_cast<double>(sc.virtual_stages);
+        const bool tail = has_whole_backward(sc.schedule);
+        for (const RunEnd& e : ends) {
+            const double lead = e.forward_before / v + e.hops;
+            const double trail = tail ? e.backward_before / v + e.hops : 0.0;
+            best = std::max(best, lead + e.busy + trail);
+        }
     }
     // Summation order differs from the simulator's: leave room for rounding so the floor stays below.
     return best * (1.0 - 1e-9);
 }
 
-// step_end_times of every stage, priced once per run of identical stages.
-std::vector<StepEndTimes> step_end_times_per_stage(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
-                                                   const std::vector<int64_t>& runs) {
-    std::vector<StepEndTimes> out(runs.size());
-    for (std::size_t st = 0; st < runs.size(); ++st)
-        out[st] = runs[st] == static_cast<int64_t>(st) ? step_end_times(s, counts, mesh, static_cast<int64_t>(st))
-                                                        : out[static_cast<std::size_t>(runs[st])];
+// step_end_times of the first stage of every run of identical stages (the rest of a run repeat it).
+std::vector<StepEndTimes> step_end_times_of_runs(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                                 const std::vector<int64_t>& starts) {
+    std::vector<StepEndTimes> out;
+    out.reserve(starts.size());
+    for (const int64_t st : starts) out.push_back(step_end_times(s, counts, mesh, st));
     return out;
 }
 
 // A floor on what the step adds after the pipeline drains: build_report charges the busiest stage's
 // step-end collectives beyond its last backward's compute. Whichever stage is busiest, the charge is at
 // least the least over all stages, and each stage's backward op (compute plus exposed communication)
-// hides at least as much as its compute alone would.
-double step_end_floor(const std::vector<StepEndTimes>& ends, const PipelineSpec& spec) {
+// hides at least as much as its compute alone would. A run's stages share their collectives, and the
+// longest backward in the run hides the most.
+double step_end_floor(const std::vector<StepEndTimes>& ends, const std::vector<int64_t>& starts,
+                      const PipelineSpec& spec) {
     double least = std::numeric_limits<double>::infinity();
-    for (std::size_t st = 0; st < ends.size(); ++st)
-        least = std::min(least, ends[st].exposed(spec.costs[st].full_backward()));
+    for (std::size_t r = 0; r < starts.size(); ++r) {
+        const auto first = static_cast<std::size_t>(starts[r]);
+        const std::size_t end = r + 1 < starts.size() ? static_cast<std::size_t>(starts[r + 1]) : spec.costs.size();
+        double longest = 0;
+        for (std::size_t st = first; st < end; ++st) longest = std::max(longest, spec.costs[st].full_backward());
+        least = std::min(least, ends[r].exposed(longest));
+    }
     return ends.empty() ? 0.0 : least * (1.0 - 1e-9);
 }
+
+// A group's pipeline spec with the run ends its makespan floors read.
+struct FlooredSpec {
+    FlooredSpec() = default;
+    explicit FlooredSpec(PipelineSpec s) : spec(std::move(s)), run_ends(shardscope::run_ends(spec)) {}
+    PipelineSpec spec;
+    std::vector<RunEnd> run_ends;
+};
 
 // ---- Ranking ----------------------------------------------------------------------------------------
 
@@ -417,18 +470,18 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<Candidate> candidates;
     PlanStats& stats = result.stats;
     Scenario work = base;  // the knobs being floored; one scenario rewritten in place, never copied
-    std::vector<StageMemoryParts> parts;
+    std::vector<MemoryRun> memory;
     std::vector<std::pair<ScheduleChoice, double>> fitting;  // a group's schedules past the memory floor
     // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
     // mesh_index() builds the mesh on first use: a layout whose every candidate fails the memory floor
     // (most of them, for a large model) never pays for counting its groups' links.
-    // `shapes`: the layout's stage_shape per stage, `runs` their run_starts. `specs`: the layout's
+    // `shapes`: the layout's stage_shape per stage, `starts` their run_starts. `specs`: the layout's
     // pass-1 pipeline specs by (micro_batch, recompute) for ZeRO 0-2, which build the same spec: below
     // stage 3 ZeRO adds no per-micro-batch communication and places no ranks, and the spec's schedule
     // is always 1f1b here.
     const auto add_candidates = [&](const ParallelSpec& p, const std::vector<StageShape>& shapes,
-                                    const std::vector<int64_t>& runs,
-                                    std::map<std::pair<int64_t, int>, PipelineSpec>& specs, auto&& mesh_index) {
+                                    const std::vector<int64_t>& starts, std::map<std::pair<int64_t, int>, FlooredSpec>& specs,
+                                    auto&& mesh_index) {
         std::vector<StepEndTimes> ends;  // per stage, for this layout and ZeRO stage; filled on first use
         const int64_t dp = p.dp_shard * p.dp_replicate;
         work.parallel = p;
@@ -440,34 +493,35 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                 work.training.recompute = rc;
                 stats.candidates += static_cast<int64_t>(schedules.size());
                 fitting.clear();
-                if (options.prune) memory_parts(work, shapes, runs, parts);
+                if (options.prune) memory_runs(work, shapes, starts, memory);
                 for (const ScheduleChoice sc : schedules) {
-                    const double mem = options.prune ? memory_floor(parts, sc, m) : 0.0;
+                    const double mem = options.prune ? memory_floor(memory, p.pp, sc, m) : 0.0;
                     if (mem > gpu_bytes) ++stats.pruned_memory;
                     else fitting.emplace_back(sc, mem);
                 }
                 if (fitting.empty()) continue;
                 const std::size_t mesh = mesh_index();
                 double end_floor = 0;
-                const PipelineSpec* spec = nullptr;
-                PipelineSpec fresh;
+                const FlooredSpec* spec = nullptr;
+                FlooredSpec fresh;
                 if (options.prune && arch && !by_memory) {
                     if (p.zero < 3) {
                         const std::pair<int64_t, int> key{mb, static_cast<int>(rc)};
                         auto it = specs.find(key);
-                        if (it == specs.end()) it = specs.emplace(key, scenario_pipeline_spec(work, counts, meshes[mesh])).first;
+                        if (it == specs.end())
+                            it = specs.emplace(key, FlooredSpec(scenario_pipeline_spec(work, counts, meshes[mesh]))).first;
                         spec = &it->second;
                     } else {
-                        fresh = scenario_pipeline_spec(work, counts, meshes[mesh]);
+                        fresh = FlooredSpec(scenario_pipeline_spec(work, counts, meshes[mesh]));
                         spec = &fresh;
                     }
-                    if (ends.empty()) ends = step_end_times_per_stage(work, counts, meshes[mesh], runs);
-                    end_floor = step_end_floor(ends, *spec);
+                    if (ends.empty()) ends = step_end_times_of_runs(work, counts, meshes[mesh], starts);
+                    end_floor = step_end_floor(ends, starts, spec->spec);
                 }
                 for (const auto& [sc, mem] : fitting) {
                     const double floor = !options.prune ? 0.0
                                          : by_memory   ? mem
-                                         : spec        ? makespan_floor(*spec, sc) + end_floor
+                                         : spec        ? makespan_floor(spec->spec, spec->run_ends, sc) + end_floor
                                                        : 0.0;
                     candidates.push_back(Candidate{floor, static_cast<uint32_t>(groups.size()), sc});
                 }
@@ -484,17 +538,17 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         };
         if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
         std::vector<StageShape> shapes;
-        std::vector<int64_t> runs;
+        std::vector<int64_t> starts;
         if (options.prune) {
             shapes.reserve(static_cast<std::size_t>(p.pp));
             for (int64_t st = 0; st < p.pp; ++st) shapes.push_back(stage_shape(counts, p, st));
-            runs = run_starts(shapes);
+            starts = run_starts(shapes);
         }
-        std::map<std::pair<int64_t, int>, PipelineSpec> specs;
+        std::map<std::pair<int64_t, int>, FlooredSpec> specs;
         for (int z : zeros) {
             p.zero = z;
             std::optional<std::size_t> index;
-            add_candidates(p, shapes, runs, specs, [&] {
+            add_candidates(p, shapes, starts, specs, [&] {
                 if (!index) {
                     meshes.push_back(build_layout_mesh().with_zero(z));
                     index = meshes.size() - 1;

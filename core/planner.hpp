@@ -24,15 +24,16 @@
 //
 // Pruning, only where it is provably safe (a test compares it with brute force):
 // - memory: per stage, model state + `other` + the activations of the micro-batches the schedule
-//   holds at its peak, counted from the simulator's own op order (which fixes the peak whatever the
-//   ops cost; where the order is not generated, at least one chunk, 1/v of a micro-batch), is a floor
+//   holds at its peak (the simulator's peak, which the schedule's closed form gives exactly) is a floor
 //   on what build_report reports; a candidate whose floor exceeds the GPU's memory never fits and is
 //   never costed.
 // - time: a device runs one op at a time, so the step is at least the busiest stage's work, plus, on
 //   stage s, the forwards of stages 0..s-1 before its first op and (schedules with a whole backward)
-//   their backwards after its last one; then the step-end data-parallel collectives that the last
-//   backward cannot hide, at least the least of any stage. Candidates are costed in the order of that
-//   floor; the search stops once the floor exceeds the k-th best step found.
+//   their backwards after its last one (DualPipe: the forwards of whichever direction reaches it
+//   first); then the step-end data-parallel collectives that the last backward cannot hide, at least
+//   the least of any stage. Candidates are costed in the order of that floor; the search stops once
+//   the floor exceeds the k-th best step found.
+// - Stages that repeat their neighbour (same blocks, neither first nor last) are priced once per run.
 
 #include "core/report.hpp"
 #include "core/scenario.hpp"

@@ -153,7 +153,8 @@ TEST_CASE("program: stages priced once per load still get their own costs (405B 
 
 TEST_CASE("program: every schedule's peak in-flight count equals its closed form (p 1-16, m 1-48, v 1-4)") {
     // The planner floors memory with the closed forms (pipeline.hpp) instead of compiling each order,
-    // which is only safe while the two agree exactly.
+    // which is only safe while the two agree exactly; and it reads only the first stage of a run of
+    // identical stages, which is only safe while no stage holds more than the one before it.
     const Schedule schedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
                                   Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe};
     int compared = 0;
@@ -165,6 +166,9 @@ TEST_CASE("program: every schedule's peak in-flight count equals its closed form
                     if (!pipeline_spec_error(spec).empty()) continue;
                     const PipelineProgram program = PipelineProgram::compile(spec);
                     REQUIRE(program.ok());
+                    for (int s = 1; s < p; ++s)
+                        CHECK(program.peak_inflight()[static_cast<std::size_t>(s)] <=
+                              program.peak_inflight()[static_cast<std::size_t>(s - 1)]);
                     for (int s = 0; s < p; ++s) {
                         if (closed_form_peak_inflight(sc, p, m, v, s) == program.peak_inflight()[static_cast<std::size_t>(s)]) {
                             ++compared;
