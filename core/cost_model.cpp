@@ -96,11 +96,14 @@ StageLoad stage_load(const Context& cx, int64_t stage) {
     load.layers = layers.count;
     const double seq = as_double(m.seq_len);
     const double tokens = as_double(cx.s.training.micro_batch) * seq;  // one micro-batch
-    for (int64_t i = layers.first; i < layers.first + layers.count; ++i) {
-        load.block_fwd += 2.0 * active_block_params(cx.counts, m, i) * tokens;
-        load.attention_fwd += 4.0 * as_double(m.hidden) * seq * tokens;  // QK^T and AV, full s x s (not halved)
-        if (layer_routed_expert_params(cx.counts, i) > 0) ++load.moe_layers;
-    }
+    // Every dense block is alike, and so is every MoE block: counted by kind, not summed block by block.
+    const BlockKinds kinds = block_kinds(cx.counts, layers);
+    const int64_t first_moe = layers.first + kinds.dense;
+    const double dense_active = kinds.dense > 0 ? active_block_params(cx.counts, m, layers.first) : 0.0;
+    const double moe_active = kinds.moe > 0 ? active_block_params(cx.counts, m, first_moe) : 0.0;
+    load.block_fwd = 2.0 * (as_double(kinds.dense) * dense_active + as_double(kinds.moe) * moe_active) * tokens;
+    load.attention_fwd = as_double(layers.count) * 4.0 * as_double(m.hidden) * seq * tokens;  // QK^T, AV: full s x s
+    load.moe_layers = kinds.moe;
     return load;
 }
 
@@ -112,13 +115,9 @@ bool same_blocks_as_previous(const Context& cx, int64_t stage) noexcept {
     const int64_t pp = cx.par.pp;
     if (stage < 2 || stage >= pp - 1) return false;
     const ParamCounts& c = cx.counts;
-    const auto moe_blocks = [&](StageLayers l) {
-        if (c.moe_layers == 0) return int64_t{0};
-        return std::max<int64_t>(0, l.first + l.count - std::max(l.first, c.dense_layers));
-    };
     const StageLayers here = stage_layers(c.layers, pp, stage);
     const StageLayers before = stage_layers(c.layers, pp, stage - 1);
-    return here.count == before.count && moe_blocks(here) == moe_blocks(before);
+    return here.count == before.count && block_kinds(c, here).moe == block_kinds(c, before).moe;
 }
 
 StageComm stage_comm(const Context& cx, const StageLoad& load) {

@@ -97,6 +97,17 @@ StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept {
     return s;
 }
 
+BlockKinds block_kinds(const ParamCounts& c, StageLayers layers) noexcept {
+    const int64_t first = std::max<int64_t>(0, layers.first);
+    const int64_t end = std::min(c.layers, layers.first + layers.count);
+    if (end <= first) return {};
+    const int64_t moe_from = c.moe_layers > 0 ? std::max(first, c.dense_layers) : end;
+    BlockKinds k;
+    k.moe = std::max<int64_t>(0, end - moe_from);
+    k.dense = end - first - k.moe;
+    return k;
+}
+
 StageParams stage_params(const ParamCounts& c, int64_t pp, int64_t stage) noexcept {
     StageParams s;
     if (pp < 1 || stage < 0 || stage >= pp) return s;
@@ -105,11 +116,12 @@ StageParams stage_params(const ParamCounts& c, int64_t pp, int64_t stage) noexce
         return s;
     }
     s.layers = stage_layers(c.layers, pp, stage);
-    for (int64_t i = s.layers.first; i < s.layers.first + s.layers.count; ++i) {
-        const double experts = layer_routed_expert_params(c, i);
-        s.routed_experts += experts;
-        s.blocks_non_expert += layer_params(c, i) - experts;
-    }
+    // Every dense block is alike, and so is every MoE block: counted by kind, not summed block by block.
+    const BlockKinds kinds = block_kinds(c, s.layers);
+    const auto dense = static_cast<double>(kinds.dense);
+    const auto moe = static_cast<double>(kinds.moe);
+    s.routed_experts = moe * c.routed_experts_per_layer;
+    s.blocks_non_expert = dense * c.dense_layer() + moe * (c.moe_layer() - c.routed_experts_per_layer);
     if (stage == 0) s.embedding = c.embedding;
     if (stage == pp - 1) s.output = c.output + c.final_norm;
     return s;

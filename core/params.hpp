@@ -77,6 +77,13 @@ struct StageLayers {
 // Requires 1 <= pp <= layers and 0 <= stage < pp (validate_scenario enforces pp <= layers).
 [[nodiscard]] StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept;
 
+// How many of a stage's blocks are dense and how many MoE (dense blocks come first in the model).
+struct BlockKinds {
+    int64_t dense = 0;
+    int64_t moe = 0;
+};
+[[nodiscard]] BlockKinds block_kinds(const ParamCounts& counts, StageLayers layers) noexcept;
+
 // What one pipeline stage holds, before TP / EP / ZeRO divide it.
 struct StageParams {
     StageLayers layers;
