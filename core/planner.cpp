@@ -172,6 +172,7 @@ std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
 struct MemoryRun {
     int64_t first_stage = 0;
     StageMemoryParts parts;
+    double state = 0;  // weights, gradients and optimizer state alone (no micro-batch changes them)
 };
 
 // `s` has the layout's knobs, its schedule left at 1f1b (one parameter copy); `shapes` is stage_shape
@@ -188,6 +189,7 @@ void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const
         run.parts.one_inflight = one.activations.value_or(0);
         run.parts.base = one.params + one.grads + one.optimizer + one.other;
         run.parts.extra_copy = one.params + one.grads;
+        run.state = one.params + one.grads + one.optimizer;
         out.push_back(run);
     }
 }
@@ -223,6 +225,14 @@ double memory_floor(const std::vector<MemoryRun>& runs, int64_t pp, ScheduleChoi
     // Summed in another order than MemoryBreakdown::total(): stay a hair below so rounding never prunes
     // a candidate that fits to the last byte.
     return worst * (1.0 - 1e-12);
+}
+
+// The most memory any stage needs before a single activation (base, or only model state): a floor
+// under every schedule's memory_floor, so when it overflows the GPU nothing of the group fits.
+double least_memory(const std::vector<MemoryRun>& runs, bool state_only) {
+    double most = 0;
+    for (const MemoryRun& run : runs) most = std::max(most, state_only ? run.state : run.parts.base);
+    return most * (1.0 - 1e-12);
 }
 
 bool has_whole_backward(Schedule s) noexcept {
@@ -390,20 +400,28 @@ private:
 // ---- The search -------------------------------------------------------------------------------------
 
 // What the candidates of one (layout, zero, micro_batch, recompute) share.
+// Its candidates are candidates[first, end), lowest floor first.
 struct Group {
     ParallelSpec parallel;
     std::size_t mesh = 0;       // index into the meshes
     int64_t micro_batch = 1;
     Recompute recompute = Recompute::none;
+    uint32_t first = 0, end = 0;
 };
 
 struct Candidate {
     double floor = 0;           // the objective's floor: makespan or memory
-    uint32_t group = 0;
     ScheduleChoice schedule;
 };
 
-bool by_floor_desc(const Candidate& a, const Candidate& b) { return a.floor > b.floor; }  // min-heap
+// Pass 2 merges the groups' sorted candidate lists: the heap holds each group's next candidate.
+struct NextOfGroup {
+    double floor = 0;
+    uint32_t group = 0;
+    uint32_t candidate = 0;
+};
+
+bool by_floor_desc(const NextOfGroup& a, const NextOfGroup& b) { return a.floor > b.floor; }  // min-heap
 
 }  // namespace
 
@@ -484,8 +502,21 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                                     auto&& mesh_index) {
         std::vector<StepEndTimes> ends;  // per stage, for this layout and ZeRO stage; filled on first use
         const int64_t dp = p.dp_shard * p.dp_replicate;
+        const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
         work.parallel = p;
-        for (int64_t mb : divisors(base.training.global_batch / dp)) {
+        work.training.micro_batch = micro_batches.front();
+        if (options.prune) memory_runs(work, shapes, starts, memory);
+        if (options.prune && least_memory(memory, true) > gpu_bytes) {
+            // The model state alone overflows a GPU: nothing with this ZeRO stage fits.
+            for (int64_t mb : micro_batches) {
+                const auto n = static_cast<int64_t>(kRecomputes.size() *
+                                                    schedules_for(base.model, p.pp, base.training.global_batch / (dp * mb)).size());
+                stats.candidates += n;
+                stats.pruned_memory += n;
+            }
+            return;
+        }
+        for (int64_t mb : micro_batches) {
             const int64_t m = base.training.global_batch / (dp * mb);
             const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
             work.training.micro_batch = mb;
@@ -494,6 +525,10 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                 stats.candidates += static_cast<int64_t>(schedules.size());
                 fitting.clear();
                 if (options.prune) memory_runs(work, shapes, starts, memory);
+                if (options.prune && least_memory(memory, false) > gpu_bytes) {
+                    stats.pruned_memory += static_cast<int64_t>(schedules.size());
+                    continue;
+                }
                 for (const ScheduleChoice sc : schedules) {
                     const double mem = options.prune ? memory_floor(memory, p.pp, sc, m) : 0.0;
                     if (mem > gpu_bytes) ++stats.pruned_memory;
@@ -518,14 +553,17 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                     if (ends.empty()) ends = step_end_times_of_runs(work, counts, meshes[mesh], starts);
                     end_floor = step_end_floor(ends, starts, spec->spec);
                 }
+                const auto first = static_cast<uint32_t>(candidates.size());
                 for (const auto& [sc, mem] : fitting) {
                     const double floor = !options.prune ? 0.0
                                          : by_memory   ? mem
                                          : spec        ? makespan_floor(spec->spec, spec->run_ends, sc) + end_floor
                                                        : 0.0;
-                    candidates.push_back(Candidate{floor, static_cast<uint32_t>(groups.size()), sc});
+                    candidates.push_back(Candidate{floor, sc});
                 }
-                groups.push_back(Group{p, mesh, mb, rc});
+                std::sort(candidates.begin() + first, candidates.end(),
+                          [](const Candidate& a, const Candidate& b) { return a.floor < b.floor; });
+                groups.push_back(Group{p, mesh, mb, rc, first, static_cast<uint32_t>(candidates.size())});
             }
         }
     };
@@ -566,21 +604,29 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
     TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh);
     PipelineMemo memo;  // ZeRO 0-2 and the dp_shard / dp_replicate split share their simulations
-    std::make_heap(candidates.begin(), candidates.end(), by_floor_desc);
-    auto end = candidates.end();
-    while (end != candidates.begin()) {
-        const Candidate c = candidates.front();
+    std::vector<NextOfGroup> heap;
+    heap.reserve(groups.size());
+    for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({candidates[groups[g].first].floor, g, groups[g].first});
+    std::make_heap(heap.begin(), heap.end(), by_floor_desc);
+    while (!heap.empty()) {
+        const NextOfGroup next = heap.front();
         if (options.prune && top.full()) {
             const double kth = by_memory ? top.worst().memory_bytes : top.worst().step_s;
-            if (c.floor > kth) break;
+            if (next.floor > kth) break;
         }
-        std::pop_heap(candidates.begin(), end, by_floor_desc);
-        --end;
+        std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
+        const Group& g = groups[next.group];
+        if (next.candidate + 1 < g.end) {
+            heap.back() = {candidates[next.candidate + 1].floor, next.group, next.candidate + 1};
+            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        } else {
+            heap.pop_back();
+        }
         if (progress && progress->cancel.load(std::memory_order_relaxed)) {
             result.cancelled = true;
             break;
         }
-        const Group& g = groups[c.group];
+        const Candidate& c = candidates[next.candidate];
         const Scenario s = with_knobs(base, g.parallel, g.micro_batch, g.recompute, c.schedule);
         const Report r = build_report(s, counts, meshes[g.mesh], &memo);
         ++stats.costed;
@@ -591,7 +637,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         if (options.keep_costed) result.costed.push_back(e);
         top.offer(std::move(e));
     }
-    stats.pruned_time = static_cast<int64_t>(end - candidates.begin());
+    stats.pruned_time = static_cast<int64_t>(candidates.size()) - stats.costed;
     result.ranked = top.take();
     if (result.ranked.empty() && !result.cancelled)
         result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");
