@@ -111,13 +111,9 @@ StageLoad stage_load(const Context& cx, int64_t stage) {
 // whose previous stage is a middle stage with as many blocks, of which as many are MoE blocks. Dense
 // blocks come before MoE ones, so the two hold the same sequence of blocks and every sum over them
 // comes out the same, without summing.
-bool same_blocks_as_previous(const Context& cx, int64_t stage) noexcept {
-    const int64_t pp = cx.par.pp;
-    if (stage < 2 || stage >= pp - 1) return false;
-    const ParamCounts& c = cx.counts;
-    const StageLayers here = stage_layers(c.layers, pp, stage);
-    const StageLayers before = stage_layers(c.layers, pp, stage - 1);
-    return here.count == before.count && block_kinds(c, here).moe == block_kinds(c, before).moe;
+bool same_blocks_as_previous(const Context& cx, int64_t stage, StageLayers here, StageLayers before) noexcept {
+    if (stage < 2 || stage >= cx.par.pp - 1) return false;
+    return here.count == before.count && block_kinds(cx.counts, here).moe == block_kinds(cx.counts, before).moe;
 }
 
 StageComm stage_comm(const Context& cx, const StageLoad& load) {
@@ -333,9 +329,17 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     spec.stages = static_cast<int>(p.pp);
     spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));
     spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
+    const auto stages = static_cast<std::size_t>(p.pp);
+    plan.stages.reserve(stages);
+    plan.exposed.reserve(stages);
+    spec.costs.reserve(stages);
     StageLoad previous;
+    StageLayers before;
     for (int64_t st = 0; st < p.pp; ++st) {
-        if (same_blocks_as_previous(cx, st)) {
+        const StageLayers here = stage_layers(cx.counts.layers, p.pp, st);
+        const bool repeats = same_blocks_as_previous(cx, st, here, before);
+        before = here;
+        if (repeats) {
             plan.stages.push_back(plan.stages.back());
             plan.exposed.push_back(plan.exposed.back());
             spec.costs.push_back(spec.costs.back());

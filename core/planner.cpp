@@ -64,17 +64,34 @@ struct ScheduleChoice {
     int64_t virtual_stages = 1;
 };
 
-// The schedules validate_training accepts for pp stages and m micro-batches per pipeline.
-std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, int64_t m) {
+// The schedules validate_training accepts for pp stages and m micro-batches per pipeline, into `out`.
+void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
+    out.clear();
     // One stage runs its ops back to back whatever the schedule; a count-only model has no times to
     // choose a schedule by. Both keep 1f1b alone.
-    if (pp == 1 || !model.has_architecture()) return {{Schedule::one_f_one_b, 1}};
-    std::vector<ScheduleChoice> out = {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1},
-                                       {Schedule::zb_h2, 1}};
+    if (pp == 1 || !model.has_architecture()) {
+        out.push_back({Schedule::one_f_one_b, 1});
+        return;
+    }
+    out.insert(out.end(), {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1}, {Schedule::zb_h2, 1}});
     if (m % pp == 0)
         for (int64_t v = 2; pp * v <= model.layers; ++v) out.push_back({Schedule::interleaved_1f1b, v});
     if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
+}
+
+std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, int64_t m) {
+    std::vector<ScheduleChoice> out;
+    schedules_for(model, pp, m, out);
     return out;
+}
+
+// How many schedules schedules_for lists, without listing them.
+std::size_t schedule_count(const ModelSpec& model, int64_t pp, int64_t m) {
+    if (pp == 1 || !model.has_architecture()) return 1;
+    std::size_t n = 4;
+    if (m % pp == 0 && model.layers / pp >= 2) n += static_cast<std::size_t>(model.layers / pp - 1);
+    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) ++n;
+    return n;
 }
 
 // Calls visit(parallel, zero stages) for every layout that passes the filters, and counts layouts.
@@ -399,14 +416,15 @@ private:
 
 // ---- The search -------------------------------------------------------------------------------------
 
-// What the candidates of one (layout, zero, micro_batch, recompute) share.
-// Its candidates are candidates[first, end), lowest floor first.
+// A group: one layout with one ZeRO stage, micro-batch and recompute mode. Pass 1 floors every
+// schedule of every group and keeps only the group's lowest floor; pass 2 expands a group into its
+// candidates (every schedule that may fit, lowest floor first) only when that floor comes up.
 struct Group {
-    ParallelSpec parallel;
-    std::size_t mesh = 0;       // index into the meshes
+    uint32_t layout = 0;        // index into the layouts (ParallelSpec with zero set)
+    uint32_t mesh = 0;          // index into the meshes
     int64_t micro_batch = 1;
     Recompute recompute = Recompute::none;
-    uint32_t first = 0, end = 0;
+    double floor = 0;           // the lowest floor of its candidates
 };
 
 struct Candidate {
@@ -414,14 +432,117 @@ struct Candidate {
     ScheduleChoice schedule;
 };
 
-// Pass 2 merges the groups' sorted candidate lists: the heap holds each group's next candidate.
-struct NextOfGroup {
+// Pass 2's heap: a group not yet expanded (candidate < 0), or an expanded group's next candidate.
+struct HeapEntry {
     double floor = 0;
     uint32_t group = 0;
-    uint32_t candidate = 0;
+    int32_t candidate = -1;     // index into the group's expanded candidates
 };
 
-bool by_floor_desc(const NextOfGroup& a, const NextOfGroup& b) { return a.floor > b.floor; }  // min-heap
+bool by_floor_desc(const HeapEntry& a, const HeapEntry& b) { return a.floor > b.floor; }  // min-heap
+
+// What the groups of one layout share: its stages' shapes, and the pipeline specs and step-end
+// collectives that several of its groups would otherwise build again.
+struct LayoutCache {
+    std::vector<StageShape> shapes;  // stage_shape per stage (zero, micro-batch and recompute change none)
+    std::vector<int64_t> starts;     // run_starts(shapes)
+    // By (micro_batch, recompute), for ZeRO 0-2, which build the same spec: below stage 3 ZeRO adds no
+    // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
+    std::map<std::pair<int64_t, int>, FlooredSpec> specs;
+    std::map<int, std::vector<StepEndTimes>> ends;  // by ZeRO stage (it changes what the step ends with)
+};
+
+// Floors candidates: the memory floor of every schedule, and the objective's floor of those that may fit.
+class Floors {
+public:
+    Floors(const Scenario& base, const ParamCounts& counts, const PlanOptions& options, bool by_memory)
+        : base_(base), counts_(counts), options_(options), by_memory_(by_memory),
+          arch_(base.model.has_architecture()), gpu_bytes_(gpu_memory_bytes(base.cluster)), work_(base) {}
+
+    [[nodiscard]] double gpu_bytes() const noexcept { return gpu_bytes_; }
+
+    // The layout's shapes, or nothing when pruning is off (no floors are computed then).
+    [[nodiscard]] LayoutCache layout_cache(const ParallelSpec& p) const {
+        LayoutCache cache;
+        if (!options_.prune) return cache;
+        cache.shapes.reserve(static_cast<std::size_t>(p.pp));
+        for (int64_t st = 0; st < p.pp; ++st) cache.shapes.push_back(stage_shape(counts_, p, st));
+        cache.starts = run_starts(cache.shapes);
+        return cache;
+    }
+
+    // True when the model state alone of layout `p` (zero set) overflows a GPU: nothing with it fits.
+    [[nodiscard]] bool state_overflows(const ParallelSpec& p, int64_t micro_batch, const LayoutCache& cache) {
+        if (!options_.prune) return false;
+        set_knobs(p, micro_batch, Recompute::none);
+        memory_runs(work_, cache.shapes, cache.starts, memory_);
+        return least_memory(memory_, true) > gpu_bytes_;
+    }
+
+    // The group's candidates that pass the memory floor, lowest floor first, into `out`; returns how
+    // many schedules the memory floor pruned. `mesh` is the layout's mesh with this ZeRO stage, built
+    // by the caller on first use (never, when nothing of the group fits).
+    template <typename MeshOf>
+    int64_t floor_group(const ParallelSpec& p, int64_t micro_batch, Recompute rc, LayoutCache& cache,
+                        MeshOf&& mesh, std::vector<Candidate>& out) {
+        out.clear();
+        set_knobs(p, micro_batch, rc);
+        const int64_t microbatches = base_.training.global_batch / (p.dp_shard * p.dp_replicate * micro_batch);
+        schedules_for(base_.model, p.pp, microbatches, schedules_);
+        const auto count = static_cast<int64_t>(schedules_.size());
+        if (!options_.prune) {
+            for (const ScheduleChoice sc : schedules_) out.push_back({0.0, sc});
+            return 0;
+        }
+        memory_runs(work_, cache.shapes, cache.starts, memory_);
+        if (least_memory(memory_, false) > gpu_bytes_) return count;
+        for (const ScheduleChoice sc : schedules_) {
+            const double mem = memory_floor(memory_, p.pp, sc, microbatches);
+            if (mem <= gpu_bytes_) out.push_back({mem, sc});
+        }
+        if (!out.empty() && !by_memory_ && arch_) floor_time(p, micro_batch, rc, cache, mesh(), out);
+        // Lowest floor first: the memory floor when ranking by memory (or for a count-only model).
+        std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.floor < b.floor; });
+        return count - static_cast<int64_t>(out.size());
+    }
+
+private:
+    // Replaces each candidate's memory floor with its step-time floor.
+    void floor_time(const ParallelSpec& p, int64_t micro_batch, Recompute rc, LayoutCache& cache, const DeviceMesh& m,
+                    std::vector<Candidate>& out) {
+        const FlooredSpec* spec = nullptr;
+        FlooredSpec fresh;
+        if (p.zero < 3) {
+            const std::pair<int64_t, int> key{micro_batch, static_cast<int>(rc)};
+            auto it = cache.specs.find(key);
+            if (it == cache.specs.end())
+                it = cache.specs.emplace(key, FlooredSpec(scenario_pipeline_spec(work_, counts_, m))).first;
+            spec = &it->second;
+        } else {
+            fresh = FlooredSpec(scenario_pipeline_spec(work_, counts_, m));
+            spec = &fresh;
+        }
+        std::vector<StepEndTimes>& ends = cache.ends[p.zero];
+        if (ends.empty()) ends = step_end_times_of_runs(work_, counts_, m, cache.starts);
+        const double end_floor = step_end_floor(ends, cache.starts, spec->spec);
+        for (Candidate& c : out) c.floor = makespan_floor(spec->spec, spec->run_ends, c.schedule) + end_floor;
+    }
+
+    void set_knobs(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
+        work_.parallel = p;
+        work_.training.micro_batch = micro_batch;
+        work_.training.recompute = rc;
+    }
+
+    const Scenario& base_;
+    const ParamCounts& counts_;
+    const PlanOptions& options_;
+    bool by_memory_, arch_;
+    double gpu_bytes_;
+    Scenario work_;  // the knobs being floored: one scenario rewritten in place, never copied
+    std::vector<MemoryRun> memory_;
+    std::vector<ScheduleChoice> schedules_;
+};
 
 }  // namespace
 
@@ -480,123 +601,68 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         result.notes.push_back("model given as a parameter count only: no step time, ranked by memory");
     const bool by_memory = result.objective == PlanObjective::memory;
     const ParamCounts counts = count_params(base.model);
-    const double gpu_bytes = gpu_memory_bytes(base.cluster);
+    Floors floors(base, counts, options, by_memory);
+    const double gpu_bytes = floors.gpu_bytes();
+    PlanStats& stats = result.stats;
+    const auto cancelled = [&] { return progress && progress->cancel.load(std::memory_order_relaxed); };
 
-    // Pass 1: every candidate with its floors; the ones that cannot fit never go further.
+    // Pass 1: every group's lowest floor; groups with nothing that may fit go no further.
+    std::vector<ParallelSpec> layouts;  // with zero set
     std::vector<DeviceMesh> meshes;
     std::vector<Group> groups;
-    std::vector<Candidate> candidates;
-    PlanStats& stats = result.stats;
-    Scenario work = base;  // the knobs being floored; one scenario rewritten in place, never copied
-    std::vector<MemoryRun> memory;
-    std::vector<std::pair<ScheduleChoice, double>> fitting;  // a group's schedules past the memory floor
-    // The candidates of one mesh with one ZeRO stage: every micro-batch, recompute and schedule.
-    // mesh_index() builds the mesh on first use: a layout whose every candidate fails the memory floor
-    // (most of them, for a large model) never pays for counting its groups' links.
-    // `shapes`: the layout's stage_shape per stage, `starts` their run_starts. `specs`: the layout's
-    // pass-1 pipeline specs by (micro_batch, recompute) for ZeRO 0-2, which build the same spec: below
-    // stage 3 ZeRO adds no per-micro-batch communication and places no ranks, and the spec's schedule
-    // is always 1f1b here.
-    const auto add_candidates = [&](const ParallelSpec& p, const std::vector<StageShape>& shapes,
-                                    const std::vector<int64_t>& starts, std::map<std::pair<int64_t, int>, FlooredSpec>& specs,
-                                    auto&& mesh_index) {
-        std::vector<StepEndTimes> ends;  // per stage, for this layout and ZeRO stage; filled on first use
-        const int64_t dp = p.dp_shard * p.dp_replicate;
-        const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
-        work.parallel = p;
-        work.training.micro_batch = micro_batches.front();
-        if (options.prune) memory_runs(work, shapes, starts, memory);
-        if (options.prune && least_memory(memory, true) > gpu_bytes) {
-            // The model state alone overflows a GPU: nothing with this ZeRO stage fits.
-            for (int64_t mb : micro_batches) {
-                const auto n = static_cast<int64_t>(kRecomputes.size() *
-                                                    schedules_for(base.model, p.pp, base.training.global_batch / (dp * mb)).size());
-                stats.candidates += n;
-                stats.pruned_memory += n;
-            }
-            return;
-        }
-        for (int64_t mb : micro_batches) {
-            const int64_t m = base.training.global_batch / (dp * mb);
-            const std::vector<ScheduleChoice> schedules = schedules_for(base.model, p.pp, m);
-            work.training.micro_batch = mb;
-            for (Recompute rc : kRecomputes) {
-                work.training.recompute = rc;
-                stats.candidates += static_cast<int64_t>(schedules.size());
-                fitting.clear();
-                if (options.prune) memory_runs(work, shapes, starts, memory);
-                if (options.prune && least_memory(memory, false) > gpu_bytes) {
-                    stats.pruned_memory += static_cast<int64_t>(schedules.size());
-                    continue;
-                }
-                for (const ScheduleChoice sc : schedules) {
-                    const double mem = options.prune ? memory_floor(memory, p.pp, sc, m) : 0.0;
-                    if (mem > gpu_bytes) ++stats.pruned_memory;
-                    else fitting.emplace_back(sc, mem);
-                }
-                if (fitting.empty()) continue;
-                const std::size_t mesh = mesh_index();
-                double end_floor = 0;
-                const FlooredSpec* spec = nullptr;
-                FlooredSpec fresh;
-                if (options.prune && arch && !by_memory) {
-                    if (p.zero < 3) {
-                        const std::pair<int64_t, int> key{mb, static_cast<int>(rc)};
-                        auto it = specs.find(key);
-                        if (it == specs.end())
-                            it = specs.emplace(key, FlooredSpec(scenario_pipeline_spec(work, counts, meshes[mesh]))).first;
-                        spec = &it->second;
-                    } else {
-                        fresh = FlooredSpec(scenario_pipeline_spec(work, counts, meshes[mesh]));
-                        spec = &fresh;
-                    }
-                    if (ends.empty()) ends = step_end_times_of_runs(work, counts, meshes[mesh], starts);
-                    end_floor = step_end_floor(ends, starts, spec->spec);
-                }
-                const auto first = static_cast<uint32_t>(candidates.size());
-                for (const auto& [sc, mem] : fitting) {
-                    const double floor = !options.prune ? 0.0
-                                         : by_memory   ? mem
-                                         : spec        ? makespan_floor(spec->spec, spec->run_ends, sc) + end_floor
-                                                       : 0.0;
-                    candidates.push_back(Candidate{floor, sc});
-                }
-                std::sort(candidates.begin() + first, candidates.end(),
-                          [](const Candidate& a, const Candidate& b) { return a.floor < b.floor; });
-                groups.push_back(Group{p, mesh, mb, rc, first, static_cast<uint32_t>(candidates.size())});
-            }
-        }
-    };
+    std::vector<Candidate> scratch;
+    int64_t to_cost = 0;
     for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
-        if (progress && progress->cancel.load(std::memory_order_relaxed)) return;  // skip the rest quickly
+        if (cancelled()) return;  // skip the rest quickly
         std::optional<DeviceMesh> layout_mesh;  // zero places no ranks: one mesh serves every stage
         const auto build_layout_mesh = [&]() -> const DeviceMesh& {
             if (!layout_mesh) layout_mesh = DeviceMesh::build(base.cluster, p);
             return *layout_mesh;
         };
         if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
-        std::vector<StageShape> shapes;
-        std::vector<int64_t> starts;
-        if (options.prune) {
-            shapes.reserve(static_cast<std::size_t>(p.pp));
-            for (int64_t st = 0; st < p.pp; ++st) shapes.push_back(stage_shape(counts, p, st));
-            starts = run_starts(shapes);
-        }
-        std::map<std::pair<int64_t, int>, FlooredSpec> specs;
+        LayoutCache cache = floors.layout_cache(p);
+        const int64_t dp = p.dp_shard * p.dp_replicate;
+        const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
         for (int z : zeros) {
             p.zero = z;
-            std::optional<std::size_t> index;
-            add_candidates(p, shapes, starts, specs, [&] {
-                if (!index) {
-                    meshes.push_back(build_layout_mesh().with_zero(z));
-                    index = meshes.size() - 1;
+            if (floors.state_overflows(p, micro_batches.front(), cache)) {
+                for (int64_t mb : micro_batches) {
+                    const int64_t m = base.training.global_batch / (dp * mb);
+                    const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p.pp, m));
+                    stats.candidates += n;
+                    stats.pruned_memory += n;
                 }
-                return *index;
-            });
+                continue;
+            }
+            // The mesh with this ZeRO stage, built on first use: a layout whose every candidate fails the
+            // memory floor (most of them, for a large model) never pays for counting its groups' links.
+            std::optional<uint32_t> mesh_index;
+            const auto mesh = [&]() -> const DeviceMesh& {
+                if (!mesh_index) {
+                    meshes.push_back(build_layout_mesh().with_zero(z));
+                    mesh_index = static_cast<uint32_t>(meshes.size() - 1);
+                }
+                return meshes[*mesh_index];
+            };
+            std::optional<uint32_t> layout_index;
+            for (int64_t mb : micro_batches)
+                for (Recompute rc : kRecomputes) {
+                    const int64_t pruned = floors.floor_group(p, mb, rc, cache, mesh, scratch);
+                    stats.candidates += pruned + static_cast<int64_t>(scratch.size());
+                    stats.pruned_memory += pruned;
+                    if (scratch.empty()) continue;
+                    mesh();  // the candidates are costed on it
+                    if (!layout_index) {
+                        layouts.push_back(p);
+                        layout_index = static_cast<uint32_t>(layouts.size() - 1);
+                    }
+                    to_cost += static_cast<int64_t>(scratch.size());
+                    groups.push_back(Group{*layout_index, *mesh_index, mb, rc, scratch.front().floor});
+                }
         }
     });
-    if (progress) progress->to_cost = static_cast<int64_t>(candidates.size());
-    if (progress && progress->cancel.load(std::memory_order_relaxed)) {
+    if (progress) progress->to_cost = to_cost;
+    if (cancelled()) {
         result.cancelled = true;
         return result;
     }
@@ -604,30 +670,42 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
     TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh);
     PipelineMemo memo;  // ZeRO 0-2 and the dp_shard / dp_replicate split share their simulations
-    std::vector<NextOfGroup> heap;
+    std::vector<HeapEntry> heap;
     heap.reserve(groups.size());
-    for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({candidates[groups[g].first].floor, g, groups[g].first});
+    for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({groups[g].floor, g, -1});
     std::make_heap(heap.begin(), heap.end(), by_floor_desc);
+    std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
     while (!heap.empty()) {
-        const NextOfGroup next = heap.front();
+        const HeapEntry next = heap.front();
         if (options.prune && top.full()) {
             const double kth = by_memory ? top.worst().memory_bytes : top.worst().step_s;
             if (next.floor > kth) break;
         }
         std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
-        const Group& g = groups[next.group];
-        if (next.candidate + 1 < g.end) {
-            heap.back() = {candidates[next.candidate + 1].floor, next.group, next.candidate + 1};
-            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
-        } else {
-            heap.pop_back();
-        }
-        if (progress && progress->cancel.load(std::memory_order_relaxed)) {
+        heap.pop_back();
+        if (cancelled()) {
             result.cancelled = true;
             break;
         }
-        const Candidate& c = candidates[next.candidate];
-        const Scenario s = with_knobs(base, g.parallel, g.micro_batch, g.recompute, c.schedule);
+        const Group& g = groups[next.group];
+        const ParallelSpec& p = layouts[g.layout];
+        if (next.candidate < 0) {
+            // Floor the group again, the same way, this time keeping every candidate.
+            LayoutCache cache = floors.layout_cache(p);
+            std::vector<Candidate>& list = expanded[next.group];
+            floors.floor_group(p, g.micro_batch, g.recompute, cache, [&]() -> const DeviceMesh& { return meshes[g.mesh]; },
+                               list);
+            heap.push_back({list.front().floor, next.group, 0});
+            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+            continue;
+        }
+        const std::vector<Candidate>& list = expanded[next.group];
+        const auto at = static_cast<std::size_t>(next.candidate);
+        if (at + 1 < list.size()) {
+            heap.push_back({list[at + 1].floor, next.group, next.candidate + 1});
+            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        }
+        const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
         const Report r = build_report(s, counts, meshes[g.mesh], &memo);
         ++stats.costed;
         if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
@@ -637,7 +715,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         if (options.keep_costed) result.costed.push_back(e);
         top.offer(std::move(e));
     }
-    stats.pruned_time = static_cast<int64_t>(candidates.size()) - stats.costed;
+    stats.pruned_time = to_cost - stats.costed;
     result.ranked = top.take();
     if (result.ranked.empty() && !result.cancelled)
         result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");
