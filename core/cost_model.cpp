@@ -313,10 +313,14 @@ Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceM
 }
 
 // Every stage's work, what its ops leave exposed, and the PipelineSpec those costs make.
+// Stages with equal loads share one pricing.
 struct PlannedPipeline {
-    std::vector<StageComm> stages;
-    std::vector<Exposed> exposed;
+    std::vector<StageComm> priced;        // one per distinct stage load
+    std::vector<Exposed> priced_exposed;  // what each of those leaves exposed
+    std::vector<uint32_t> price_of;       // per stage: its index in priced
     PipelineSpec spec;
+    [[nodiscard]] const StageComm& stage(std::size_t st) const { return priced[price_of[st]]; }
+    [[nodiscard]] const Exposed& exposed(std::size_t st) const { return priced_exposed[price_of[st]]; }
 };
 
 PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
@@ -330,8 +334,7 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));
     spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
     const auto stages = static_cast<std::size_t>(p.pp);
-    plan.stages.reserve(stages);
-    plan.exposed.reserve(stages);
+    plan.price_of.reserve(stages);
     spec.costs.reserve(stages);
     StageLoad previous;
     StageLayers before;
@@ -339,29 +342,30 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
         const StageLayers here = stage_layers(cx.counts.layers, p.pp, st);
         const bool repeats = same_blocks_as_previous(cx, st, here, before);
         before = here;
-        if (repeats) {
-            plan.stages.push_back(plan.stages.back());
-            plan.exposed.push_back(plan.exposed.back());
+        // Most stages hold the same blocks as their neighbour: price them once.
+        const auto same_as_previous = [&] {
+            plan.price_of.push_back(plan.price_of.back());
             spec.costs.push_back(spec.costs.back());
+        };
+        if (repeats) {
+            same_as_previous();
             continue;
         }
         const StageLoad load = stage_load(cx, st);
         if (st > 0 && load.same_cost(previous)) {
-            // Most stages hold the same blocks as their neighbour: price them once.
-            plan.stages.push_back(plan.stages.back());
-            plan.exposed.push_back(plan.exposed.back());
-            spec.costs.push_back(spec.costs.back());
+            same_as_previous();
             continue;
         }
         previous = load;
-        plan.stages.push_back(arch ? stage_comm(cx, load) : StageComm{});
-        add_fsdp_comm(cx, load.params, plan.stages.back());
-        const StageWork& w = plan.stages.back().work;
-        plan.exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
+        plan.price_of.push_back(static_cast<uint32_t>(plan.priced.size()));
+        plan.priced.push_back(arch ? stage_comm(cx, load) : StageComm{});
+        add_fsdp_comm(cx, load.params, plan.priced.back());
+        const StageWork& w = plan.priced.back().work;
+        plan.priced_exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
         // A count-only model has no FLOPs: unit costs keep the schedule's shape (and its in-flight
         // counts for memory) without inventing times.
-        const double f = arch ? w.forward_s + plan.exposed.back().forward() : 1.0;
-        const double b = arch ? w.backward_s + plan.exposed.back().backward() : 2.0;
+        const double f = arch ? w.forward_s + plan.priced_exposed.back().forward() : 1.0;
+        const double b = arch ? w.backward_s + plan.priced_exposed.back().backward() : 2.0;
         spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{f, b / 2, b / 2} : StageCost{f, b, 0});
     }
     if (p.pp > 1 && arch) {
@@ -517,8 +521,6 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
 
     // Per-stage work, the exposed part of each op, and the schedule.
     const PlannedPipeline plan = plan_pipeline(cx, m);
-    const std::vector<StageComm>& stages = plan.stages;
-    const std::vector<Exposed>& exposed = plan.exposed;
     const PipelineSpec& spec = plan.spec;
     const PipelineMemo::Simulated timeline = simulated(spec, memo);
     r.notes.insert(r.notes.end(), timeline.notes.begin(), timeline.notes.end());
@@ -538,8 +540,8 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     for (std::size_t i = 1; i < timeline.busy.size(); ++i)
         if (timeline.busy[i] > timeline.busy[busiest]) busiest = i;
     const StepEndComm end = step_end_comm(cx, static_cast<int64_t>(busiest));
-    const StageComm& sc = stages[busiest];
-    const Exposed& ex = exposed[busiest];
+    const StageComm& sc = plan.stage(busiest);
+    const Exposed& ex = plan.exposed(busiest);
     const double mb = as_double(m);
 
     // Step-end data-parallel rule: hidden under the last micro-batch's backward.

@@ -440,6 +440,7 @@ struct HeapEntry {
 };
 
 bool by_floor_desc(const HeapEntry& a, const HeapEntry& b) { return a.floor > b.floor; }  // min-heap
+bool lower_floor(const Candidate& a, const Candidate& b) { return a.floor < b.floor; }
 
 // What the groups of one layout share: its stages' shapes, and the pipeline specs and step-end
 // collectives that several of its groups would otherwise build again.
@@ -479,8 +480,9 @@ public:
         return least_memory(memory_, true) > gpu_bytes_;
     }
 
-    // The group's candidates that pass the memory floor, lowest floor first, into `out`; returns how
-    // many schedules the memory floor pruned. `mesh` is the layout's mesh with this ZeRO stage, built
+    // The group's candidates that pass the memory floor, with their floors (the memory floor when
+    // ranking by memory or for a count-only model), into `out`; returns how many schedules the memory
+    // floor pruned. `mesh` is the layout's mesh with this ZeRO stage, built
     // by the caller on first use (never, when nothing of the group fits).
     template <typename MeshOf>
     int64_t floor_group(const ParallelSpec& p, int64_t micro_batch, Recompute rc, LayoutCache& cache,
@@ -488,7 +490,11 @@ public:
         out.clear();
         set_knobs(p, micro_batch, rc);
         const int64_t microbatches = base_.training.global_batch / (p.dp_shard * p.dp_replicate * micro_batch);
-        schedules_for(base_.model, p.pp, microbatches, schedules_);
+        if (p.pp != schedules_pp_ || microbatches != schedules_m_) {
+            schedules_for(base_.model, p.pp, microbatches, schedules_);
+            schedules_pp_ = p.pp;
+            schedules_m_ = microbatches;
+        }
         const auto count = static_cast<int64_t>(schedules_.size());
         if (!options_.prune) {
             for (const ScheduleChoice sc : schedules_) out.push_back({0.0, sc});
@@ -501,8 +507,6 @@ public:
             if (mem <= gpu_bytes_) out.push_back({mem, sc});
         }
         if (!out.empty() && !by_memory_ && arch_) floor_time(p, micro_batch, rc, cache, mesh(), out);
-        // Lowest floor first: the memory floor when ranking by memory (or for a count-only model).
-        std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.floor < b.floor; });
         return count - static_cast<int64_t>(out.size());
     }
 
@@ -541,7 +545,8 @@ private:
     double gpu_bytes_;
     Scenario work_;  // the knobs being floored: one scenario rewritten in place, never copied
     std::vector<MemoryRun> memory_;
-    std::vector<ScheduleChoice> schedules_;
+    std::vector<ScheduleChoice> schedules_;  // schedules_for(pp, m) of the last group floored
+    int64_t schedules_pp_ = 0, schedules_m_ = 0;
 };
 
 }  // namespace
@@ -657,7 +662,8 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
                         layout_index = static_cast<uint32_t>(layouts.size() - 1);
                     }
                     to_cost += static_cast<int64_t>(scratch.size());
-                    groups.push_back(Group{*layout_index, *mesh_index, mb, rc, scratch.front().floor});
+                    const double lowest = std::min_element(scratch.begin(), scratch.end(), lower_floor)->floor;
+                    groups.push_back(Group{*layout_index, *mesh_index, mb, rc, lowest});
                 }
         }
     });
@@ -695,6 +701,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
             std::vector<Candidate>& list = expanded[next.group];
             floors.floor_group(p, g.micro_batch, g.recompute, cache, [&]() -> const DeviceMesh& { return meshes[g.mesh]; },
                                list);
+            std::sort(list.begin(), list.end(), lower_floor);
             heap.push_back({list.front().floor, next.group, 0});
             std::push_heap(heap.begin(), heap.end(), by_floor_desc);
             continue;
