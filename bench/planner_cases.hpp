@@ -47,18 +47,21 @@ inline std::vector<PlannerCase> planner_cases() {
 }
 
 struct PlannerTiming {
-    double seconds = 0;        // best of the runs, one core
+    double seconds = 0;        // best of the runs
     PlanStats stats;
     std::string best;          // describe_layout of the winner
 };
 
-// Runs the full search `runs` times on this thread and keeps the fastest (the least disturbed) run.
-inline PlannerTiming time_planner(const Scenario& s, int runs) {
+// Runs the full search `runs` times with `threads` threads (1: this thread alone; 0: one per
+// hardware thread) and keeps the fastest, least disturbed run.
+inline PlannerTiming time_planner(const Scenario& s, int runs, int threads) {
     PlannerTiming t;
     t.seconds = 1e300;
+    PlanOptions options;
+    options.threads = threads;
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
-        PlanResult r = plan_layouts(s, PlanOptions{});
+        PlanResult r = plan_layouts(s, options);
         const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (dt < t.seconds) {
             t.seconds = dt;

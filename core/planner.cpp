@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 namespace shardscope {
 namespace {
@@ -461,6 +463,8 @@ public:
           arch_(base.model.has_architecture()), gpu_bytes_(gpu_memory_bytes(base.cluster)), work_(base) {}
 
     [[nodiscard]] double gpu_bytes() const noexcept { return gpu_bytes_; }
+    [[nodiscard]] const Scenario& base() const noexcept { return base_; }
+    [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
 
     // The layout's shapes, or nothing when pruning is off (no floors are computed then).
     [[nodiscard]] LayoutCache layout_cache(const ParallelSpec& p) const {
@@ -549,6 +553,83 @@ private:
     int64_t schedules_pp_ = 0, schedules_m_ = 0;
 };
 
+// One layout of pass 1, with the ZeRO stages to try.
+struct LayoutJob {
+    ParallelSpec parallel;
+    std::vector<int> zeros;
+};
+
+// What one thread of pass 1 finds: groups index its own layouts and meshes.
+struct Pass1 {
+    std::vector<ParallelSpec> layouts;  // with zero set
+    std::vector<DeviceMesh> meshes;
+    std::vector<Group> groups;
+    int64_t candidates = 0;
+    int64_t pruned_memory = 0;
+    int64_t to_cost = 0;                 // candidates past the memory floor
+    std::vector<Candidate> scratch;
+};
+
+// Floors every group of one layout into `out`.
+void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
+    const Scenario& base = floors.base();
+    const PlanOptions& options = floors.options();
+    ParallelSpec p = job.parallel;
+    std::optional<DeviceMesh> layout_mesh;  // zero places no ranks: one mesh serves every stage
+    const auto build_layout_mesh = [&]() -> const DeviceMesh& {
+        if (!layout_mesh) layout_mesh = DeviceMesh::build(base.cluster, p);
+        return *layout_mesh;
+    };
+    if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
+    LayoutCache cache = floors.layout_cache(p);
+    const int64_t dp = p.dp_shard * p.dp_replicate;
+    const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
+    for (int z : job.zeros) {
+        p.zero = z;
+        if (floors.state_overflows(p, micro_batches.front(), cache)) {
+            for (int64_t mb : micro_batches) {
+                const int64_t m = base.training.global_batch / (dp * mb);
+                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p.pp, m));
+                out.candidates += n;
+                out.pruned_memory += n;
+            }
+            continue;
+        }
+        // The mesh with this ZeRO stage, built on first use: a layout whose every candidate fails the
+        // memory floor (most of them, for a large model) never pays for counting its groups' links.
+        std::optional<uint32_t> mesh_index;
+        const auto mesh = [&]() -> const DeviceMesh& {
+            if (!mesh_index) {
+                out.meshes.push_back(build_layout_mesh().with_zero(z));
+                mesh_index = static_cast<uint32_t>(out.meshes.size() - 1);
+            }
+            return out.meshes[*mesh_index];
+        };
+        std::optional<uint32_t> layout_index;
+        for (int64_t mb : micro_batches)
+            for (Recompute rc : kRecomputes) {
+                std::vector<Candidate>& found = out.scratch;
+                const int64_t pruned = floors.floor_group(p, mb, rc, cache, mesh, found);
+                out.candidates += pruned + static_cast<int64_t>(found.size());
+                out.pruned_memory += pruned;
+                if (found.empty()) continue;
+                mesh();  // the candidates are costed on it
+                if (!layout_index) {
+                    out.layouts.push_back(p);
+                    layout_index = static_cast<uint32_t>(out.layouts.size() - 1);
+                }
+                out.to_cost += static_cast<int64_t>(found.size());
+                const double lowest = std::min_element(found.begin(), found.end(), lower_floor)->floor;
+                out.groups.push_back(Group{*layout_index, *mesh_index, mb, rc, lowest});
+            }
+    }
+}
+
+std::size_t thread_count(int asked) {
+    if (asked > 0) return static_cast<std::size_t>(asked);
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 std::string_view to_string(PlanObjective o) noexcept {
@@ -606,67 +687,49 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         result.notes.push_back("model given as a parameter count only: no step time, ranked by memory");
     const bool by_memory = result.objective == PlanObjective::memory;
     const ParamCounts counts = count_params(base.model);
-    Floors floors(base, counts, options, by_memory);
+    Floors floors(base, counts, options, by_memory);  // pass 2's, to expand groups
     const double gpu_bytes = floors.gpu_bytes();
     PlanStats& stats = result.stats;
     const auto cancelled = [&] { return progress && progress->cancel.load(std::memory_order_relaxed); };
 
-    // Pass 1: every group's lowest floor; groups with nothing that may fit go no further.
+    // Pass 1: every group's lowest floor; groups with nothing that may fit go no further. The layouts
+    // are dealt round-robin to the threads (deep and shallow pipelines alternate, which spreads the
+    // work) and their findings appended in thread order.
+    std::vector<LayoutJob> jobs;
+    for_each_layout(base, options, stats, [&](const ParallelSpec& p, const std::vector<int>& zeros) {
+        jobs.push_back({p, zeros});
+    });
+    const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
+    std::vector<Pass1> parts(threads);
+    const auto run_share = [&](std::size_t t) {
+        Floors floors(base, counts, options, by_memory);
+        for (std::size_t j = t; j < jobs.size() && !cancelled(); j += threads) floor_layout(jobs[j], floors, parts[t]);
+    };
+    if (threads == 1) {
+        run_share(0);
+    } else {
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(run_share, t);
+        for (std::thread& w : workers) w.join();
+    }
     std::vector<ParallelSpec> layouts;  // with zero set
     std::vector<DeviceMesh> meshes;
     std::vector<Group> groups;
-    std::vector<Candidate> scratch;
     int64_t to_cost = 0;
-    for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
-        if (cancelled()) return;  // skip the rest quickly
-        std::optional<DeviceMesh> layout_mesh;  // zero places no ranks: one mesh serves every stage
-        const auto build_layout_mesh = [&]() -> const DeviceMesh& {
-            if (!layout_mesh) layout_mesh = DeviceMesh::build(base.cluster, p);
-            return *layout_mesh;
-        };
-        if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
-        LayoutCache cache = floors.layout_cache(p);
-        const int64_t dp = p.dp_shard * p.dp_replicate;
-        const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
-        for (int z : zeros) {
-            p.zero = z;
-            if (floors.state_overflows(p, micro_batches.front(), cache)) {
-                for (int64_t mb : micro_batches) {
-                    const int64_t m = base.training.global_batch / (dp * mb);
-                    const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p.pp, m));
-                    stats.candidates += n;
-                    stats.pruned_memory += n;
-                }
-                continue;
-            }
-            // The mesh with this ZeRO stage, built on first use: a layout whose every candidate fails the
-            // memory floor (most of them, for a large model) never pays for counting its groups' links.
-            std::optional<uint32_t> mesh_index;
-            const auto mesh = [&]() -> const DeviceMesh& {
-                if (!mesh_index) {
-                    meshes.push_back(build_layout_mesh().with_zero(z));
-                    mesh_index = static_cast<uint32_t>(meshes.size() - 1);
-                }
-                return meshes[*mesh_index];
-            };
-            std::optional<uint32_t> layout_index;
-            for (int64_t mb : micro_batches)
-                for (Recompute rc : kRecomputes) {
-                    const int64_t pruned = floors.floor_group(p, mb, rc, cache, mesh, scratch);
-                    stats.candidates += pruned + static_cast<int64_t>(scratch.size());
-                    stats.pruned_memory += pruned;
-                    if (scratch.empty()) continue;
-                    mesh();  // the candidates are costed on it
-                    if (!layout_index) {
-                        layouts.push_back(p);
-                        layout_index = static_cast<uint32_t>(layouts.size() - 1);
-                    }
-                    to_cost += static_cast<int64_t>(scratch.size());
-                    const double lowest = std::min_element(scratch.begin(), scratch.end(), lower_floor)->floor;
-                    groups.push_back(Group{*layout_index, *mesh_index, mb, rc, lowest});
-                }
+    for (Pass1& part : parts) {
+        const auto layout_offset = static_cast<uint32_t>(layouts.size());
+        const auto mesh_offset = static_cast<uint32_t>(meshes.size());
+        for (Group g : part.groups) {
+            g.layout += layout_offset;
+            g.mesh += mesh_offset;
+            groups.push_back(g);
         }
-    });
+        std::move(part.layouts.begin(), part.layouts.end(), std::back_inserter(layouts));
+        std::move(part.meshes.begin(), part.meshes.end(), std::back_inserter(meshes));
+        stats.candidates += part.candidates;
+        stats.pruned_memory += part.pruned_memory;
+        to_cost += part.to_cost;
+    }
     if (progress) progress->to_cost = to_cost;
     if (cancelled()) {
         result.cancelled = true;

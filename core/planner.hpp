@@ -70,6 +70,9 @@ struct PlanOptions {
     bool one_per_mesh = false;
     // Also return every fitting candidate the search costed (the panel's scatter), not only the top k.
     bool keep_costed = false;
+    // Threads for the first pass (flooring every layout); 0: one per hardware thread. The ranking is
+    // the same for any count.
+    int threads = 0;
 };
 
 // Shared with a thread that runs the search: how far it got, and a way to stop it early.

@@ -112,7 +112,7 @@ TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every object
         check_same_ranking(pruned, run(s, o, false));
     }
     SUBCASE("dense, GPUs that hold some schedules' peak activations and not others'") {
-        // The memory floor counts each schedule's peak in-flight activations from its op order: at
+        // The memory floor counts each schedule's peak in-flight activations from its closed form: at
         // these sizes it decides for many interleaved and GPipe candidates, so it must never cut a
         // layout that fits.
         for (double gb : {1.6, 3.0}) {
@@ -146,6 +146,18 @@ TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every object
                 const ParallelSpec& b = pruned.ranked[j].scenario.parallel;
                 CHECK(std::tie(a.tp, a.cp, a.pp, a.dp_shard, a.dp_replicate) != std::tie(b.tp, b.cp, b.pp, b.dp_shard, b.dp_replicate));
             }
+    }
+    SUBCASE("any number of threads finds the same ranking from the same candidates") {
+        for (const Scenario& base : {small_dense(), small_moe()}) {
+            o.threads = 1;
+            const PlanResult one = run(base, o, true);
+            o.threads = 5;  // more threads than this machine may have: each takes every fifth layout
+            const PlanResult five = run(base, o, true);
+            check_same_ranking(five, one);
+            CHECK(five.stats.candidates == one.stats.candidates);
+            CHECK(five.stats.pruned_memory == one.stats.pruned_memory);
+            CHECK(five.stats.layouts == one.stats.layouts);
+        }
     }
     SUBCASE("the pruned search costs far fewer candidates") {
         const PlanResult pruned = run(small_dense(), o, true);
