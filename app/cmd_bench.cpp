@@ -2,12 +2,19 @@
 // - planner: Llama 3 405B on 16,384 and on 131,072 H100s, every knob searched, on one thread and on
 //   every core (best of 5 runs): total time, candidates enumerated per second and candidates costed
 //   by the full cost model;
+// --frames N sets how many frames each frame figure is the median or mean of (default 120).
+// - the Device mesh panel's CPU time per frame at 64, 16,384 and 131,072 GPUs and the Pipeline
+//   timeline's at 64 stages x 1,024 micro-batches (bench/panel_timings.hpp, as mesh_bench and
+//   pipeline_bench time them);
 // - the whole app's CPU time per frame with every panel open, headless ImGui (no GL, no window): the
 //   mean and the worst of N frames after a few warm-up frames (the planner's first search is among
-//   the warm-up frames).
+//   the warm-up frames);
+// - cold start to the first frame: this executable started afresh with --frames 1 --screenshot, timed
+//   to its exit, when there is a display (run it under xvfb-run on a machine without one).
 // Build Release to quote these (Debug is several times slower). Nothing asserts a time.
 
 #include "app/commands.hpp"
+#include "bench/panel_timings.hpp"
 #include "bench/planner_cases.hpp"
 #include "core/units.hpp"
 #include "widgets/app_state.hpp"
@@ -23,6 +30,13 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
 namespace {
 
 using namespace shardscope;
@@ -31,7 +45,7 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kUsage = "usage: shardscope bench [--frames N] [--skip-planner]";
 
 void row(const std::string& what, const std::string& figure, const std::string& detail) {
-    std::printf("%-52s %14s   %s\n", what.c_str(), figure.c_str(), detail.c_str());
+    std::printf("%-58s %12s   %s\n", what.c_str(), figure.c_str(), detail.c_str());
 }
 
 void bench_planner() {
@@ -50,6 +64,58 @@ void bench_planner() {
                 "the first pass (flooring every layout) on every core");
         }
     }
+}
+
+void bench_panels(int frames) {
+    for (const bench::MeshCase& c : bench::mesh_cases()) {
+        const bench::MeshTiming t = bench::time_mesh_panel(c.scenario, 10, frames);
+        row("Device mesh panel, " + c.gpus + " GPUs, per frame", format_seconds(t.panel_us * 1e-6),
+            "median of " + std::to_string(frames) + "; whole frame " + format_seconds(t.frame_us * 1e-6) + ", " +
+                std::to_string(t.cells) + " cells (" + t.level + ")");
+    }
+    const bench::FrameStats timeline = bench::time_timeline_64x1024(frames);
+    row("Pipeline timeline, 64 stages x 1,024 micro-batches", format_seconds(timeline.median_ms * 1e-3),
+        "median of " + std::to_string(frames) + ", 1F1B, whole step redrawn each frame; worst " +
+            format_seconds(timeline.worst_ms * 1e-3));
+}
+
+// Starts this executable afresh for one frame and a screenshot, and times it to its exit.
+void bench_cold_start() {
+    if (std::getenv("DISPLAY") == nullptr && std::getenv("WAYLAND_DISPLAY") == nullptr) {
+        row("cold start to first frame", "skipped", "no display: run `xvfb-run -a shardscope bench`");
+        return;
+    }
+    char self[4096] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        row("cold start to first frame", "skipped", "cannot find this executable (/proc/self/exe)");
+        return;
+    }
+    const std::string png = "/tmp/shardscope-cold-start-" + std::to_string(getpid()) + ".png";
+    std::vector<std::string> args = {self, "--frames", "1", "--size", "1280x800", "--screenshot", png};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const auto start = Clock::now();
+    pid_t child = 0;
+    int status = 0;
+    posix_spawn_file_actions_t quiet;  // the child's "wrote ..." line would break the table
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    const bool started = posix_spawn(&child, self, &quiet, nullptr, argv.data(), environ) == 0;
+    posix_spawn_file_actions_destroy(&quiet);
+    if (!started || waitpid(child, &status, 0) < 0) {
+        row("cold start to first frame", "failed", "could not start " + std::string(self));
+        return;
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::remove(png.c_str());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        row("cold start to first frame", "failed", "the app exited with status " + std::to_string(WEXITSTATUS(status)));
+        return;
+    }
+    row("cold start to first frame", format_seconds(seconds),
+        "process start to exit: window, fonts, first frame, 1280x800 PNG written");
 }
 
 // Headless frames of the whole UI: a context with a built font atlas and no renderer.
@@ -110,13 +176,15 @@ int run_bench(const std::vector<std::string>& args) {
             return 2;
         }
     }
-    std::printf("%-52s %14s   %s\n", "what", "figure", "detail");
+    std::printf("%-58s %12s   %s\n", "what", "figure", "detail");
     if (planner) bench_planner();
+    bench_panels(frames);
     bench_frames(frames);
+    bench_cold_start();
     return 0;
 }
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(bench, "print benchmark figures (planner, frame time): bench [--frames N] [--skip-planner]",
+SHARDSCOPE_COMMAND(bench, "print benchmark figures (planner, panels, frame time, cold start): bench [--frames N] [--skip-planner]",
                    &run_bench);

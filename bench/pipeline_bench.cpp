@@ -5,79 +5,26 @@
 //
 //   pipeline_bench [frames]     (default 120)
 
-#include "widgets/pipeline_panel.hpp"
+#include "bench/panel_timings.hpp"
 
-#include <imgui.h>
-
-#include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
-#include <vector>
 
 using namespace shardscope;
+using bench::time_timeline_frames;
 
 namespace {
 
-// Frame time is this thread's CPU time: on a shared machine wall time mostly measures the neighbours.
-double thread_cpu_ms() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
-
-void frame(ui::PipelinePanel& panel, ui::AppState& state) {
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(1600, 1000));
-    ImGui::Begin("pipeline");
-    panel.draw(state);
-    ImGui::End();
-    ImGui::Render();
-}
-
-struct Stats {
-    double median = 0, worst = 0;
-    int vertices = 0;
-};
-
-Stats time_frames(ui::PipelinePanel& panel, ui::AppState& state, int frames, const std::function<void(int)>& before) {
-    std::vector<double> ms;
-    for (int i = 0; i < frames; ++i) {
-        if (before) before(i);
-        const double t0 = thread_cpu_ms();
-        frame(panel, state);
-        ms.push_back(thread_cpu_ms() - t0);
-    }
-    std::sort(ms.begin(), ms.end());
-    Stats s;
-    s.median = ms[ms.size() / 2];
-    s.worst = ms.back();
-    s.vertices = ImGui::GetDrawData() ? ImGui::GetDrawData()->TotalVtxCount : 0;
-    return s;
-}
-
-void print(const char* what, const Stats& s, const ui::PipelinePanel& panel) {
+void print(const char* what, const bench::FrameStats& s, const ui::PipelinePanel& panel) {
     std::printf("%-46s median %7.3f ms  worst %7.3f ms  %6zu ops in view  %6zu blocks  %7d vertices\n", what,
-                s.median, s.worst, panel.records().events_visited, panel.records().blocks.size(), s.vertices);
+                s.median_ms, s.worst_ms, panel.records().events_visited, panel.records().blocks.size(), s.vertices);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const int frames = argc > 1 ? std::max(1, std::atoi(argv[1])) : 120;
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1600, 1000);
-    io.DeltaTime = 1.0f / 60.0f;
-    // As the OpenGL 3 backend does: draw lists past 65,536 vertices split into several draw commands.
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-
+    bench::HeadlessImGui context;
     ui::AppState state;
     ui::PipelinePanel panel(ui::Placement{}, true);
     panel.act(state, "stages", "64");
@@ -87,29 +34,29 @@ int main(int argc, char** argv) {
     std::printf("simulation (once per change of the controls): 1F1B %.1f ms, %zu events\n", sim_1f1b,
                 panel.timeline(0).event_count());
 
-    frame(panel, state);  // first frame: layout and fonts settle
-    print("1F1B, whole step (records cached)", time_frames(panel, state, frames, {}), panel);
+    bench::timeline_frame(panel, state);  // first frame: layout and fonts settle
+    print("1F1B, whole step (records cached)", time_timeline_frames(panel, state, frames, {}), panel);
 
     // The records are cached while nothing changes; nudging the window rebuilds them every frame.
     const double full = panel.time_window().span();
-    print("1F1B, whole step, records rebuilt per frame", time_frames(panel, state, frames, [&](int i) {
+    print("1F1B, whole step, records rebuilt per frame", time_timeline_frames(panel, state, frames, [&](int i) {
               panel.set_time_window(ui::TimeWindow{0, full * (1.0 - 0.001 * (i % 2))});
           }),
           panel);
 
     panel.set_time_window(ui::TimeWindow{0.4 * panel.timeline(0).makespan, 0.42 * panel.timeline(0).makespan});
-    print("1F1B, zoomed to 2% of the step", time_frames(panel, state, frames, {}), panel);
+    print("1F1B, zoomed to 2% of the step", time_timeline_frames(panel, state, frames, {}), panel);
 
     panel.fit_time_window();
     panel.act(state, "compare", "zb-h1");
     std::printf("simulation: ZB-H1 %.1f ms, %zu events\n", panel.last_simulation_seconds() * 1e3,
                 panel.timeline(1).event_count());
-    frame(panel, state);
-    print("1F1B vs ZB-H1 stacked, whole step (cached)", time_frames(panel, state, frames, {}), panel);
+    bench::timeline_frame(panel, state);
+    print("1F1B vs ZB-H1 stacked, whole step (cached)", time_timeline_frames(panel, state, frames, {}), panel);
 
     // Panning every frame: the records are rebuilt for a new window each time.
     const double makespan = panel.timeline(0).makespan;
-    print("1F1B vs ZB-H1, panning a 10% window", time_frames(panel, state, frames, [&](int i) {
+    print("1F1B vs ZB-H1, panning a 10% window", time_timeline_frames(panel, state, frames, [&](int i) {
               const double t0 = makespan * 0.9 * static_cast<double>(i % 60) / 60.0;
               panel.set_time_window(ui::TimeWindow{t0, t0 + makespan * 0.1});
           }),
@@ -117,7 +64,7 @@ int main(int argc, char** argv) {
 
     panel.act(state, "arrows", "on");
     panel.set_time_window(ui::TimeWindow{0.5 * makespan, 0.505 * makespan});
-    print("1F1B vs ZB-H1, arrows on, zoomed to 0.5%", time_frames(panel, state, frames, {}), panel);
+    print("1F1B vs ZB-H1, arrows on, zoomed to 0.5%", time_timeline_frames(panel, state, frames, {}), panel);
 
     // Interleaved rows (v = 2: 128 rows, 262,144 ops) take the plain path, no pixel-column skipping.
     panel.act(state, "compare", "none");
@@ -125,13 +72,12 @@ int main(int argc, char** argv) {
     panel.act(state, "virtual", "2");
     std::printf("simulation: interleaved 1F1B v = 2 %.1f ms, %zu events\n", panel.last_simulation_seconds() * 1e3,
                 panel.timeline(0).event_count());
-    frame(panel, state);
+    bench::timeline_frame(panel, state);
     const double full_interleaved = panel.time_window().span();
-    print("interleaved v=2, whole step, rebuilt per frame", time_frames(panel, state, frames, [&](int i) {
+    print("interleaved v=2, whole step, rebuilt per frame", time_timeline_frames(panel, state, frames, [&](int i) {
               panel.set_time_window(ui::TimeWindow{0, full_interleaved * (1.0 - 0.001 * (i % 2))});
           }),
           panel);
 
-    ImGui::DestroyContext();
     return 0;
 }

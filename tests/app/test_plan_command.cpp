@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <regex>
+
 using namespace shardscope;
 using shardscope::test::run_shardscope;
 using shardscope::test::scratch_dir;
@@ -89,4 +91,27 @@ TEST_CASE("--show planner --action planner.apply=2 renders; a row that does not 
                                     dir);
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("no row ranked 99") != std::string::npos);
+}
+
+TEST_CASE("bench prints every figure of issue 8 as a table with units, cold start included under a display") {
+    // Times vary; the test checks the rows are there with a time in a unit, never the time itself.
+    const auto dir = scratch_dir("bench");
+    const auto r = run_shardscope("bench --skip-planner --frames 3", dir);
+    REQUIRE(r.exit_code == 0);
+    const std::string rows[] = {"Device mesh panel, 64 GPUs, per frame", "Device mesh panel, 16,384 GPUs, per frame",
+                                "Device mesh panel, 131,072 GPUs, per frame",
+                                "Pipeline timeline, 64 stages x 1,024 micro-batches",
+                                "app frame, all 10 panels open (headless), mean", "cold start to first frame"};
+    const std::regex timed(R"(\s[0-9.]+ (us|ms|s)\s)");
+    for (const std::string& what : rows) {
+        CAPTURE(what);
+        const auto at = r.out.find(what);
+        REQUIRE(at != std::string::npos);
+        const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+        CHECK(std::regex_search(line, timed));
+    }
+    CHECK(r.out.find("planner:") == std::string::npos);  // --skip-planner
+    const auto bad = run_shardscope("bench --frames 0", dir);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err == "bench: --frames must be a positive whole number\n");
 }
