@@ -203,12 +203,12 @@ std::string MeshPanel::act(AppState& state, const std::string& action, const std
         show_data_ = value == "on" || value == "1" || value == "true";
         return {};
     }
+    // A change core rejects stays on screen as a draft with core's message (as typed in the panel),
+    // and the action reports it, so `--action` exits 2 as the strategy panel's does.
+    const auto rejected = [&](const std::string& rule) { return rule.empty() ? rule : "mesh." + action + ": " + rule; };
     if (action == "cluster") {
         for (const ClusterPreset& preset : presets_)
-            if (preset.cluster.name == value) {
-                set_cluster(state, preset.cluster);
-                return {};
-            }
+            if (preset.cluster.name == value) return rejected(set_cluster(state, preset.cluster));
         return "mesh.cluster: no cluster preset named \"" + value + "\"";
     }
     if (action == "zoom") {
@@ -233,21 +233,18 @@ std::string MeshPanel::act(AppState& state, const std::string& action, const std
         }
         sync_draft(state);
         draft_.parallel.order = order;
-        apply_draft(state);
-        return {};
+        return rejected(apply_draft(state));
     }
     const auto n = parse_positive(value);
     if (action == "nodes" || action == "gpus_per_node") {
         if (!n) return "mesh." + action + ": \"" + value + "\" is not a whole number";
         sync_draft(state);
-        set_cluster_shape(state, action == "nodes" ? *n : draft_.cluster.nodes,
-                          action == "nodes" ? draft_.cluster.gpus_per_node : *n);
-        return {};
+        return rejected(set_cluster_shape(state, action == "nodes" ? *n : draft_.cluster.nodes,
+                                          action == "nodes" ? draft_.cluster.gpus_per_node : *n));
     }
     if (const auto d = group_dim_from_string(action)) {
         if (!n) return "mesh." + action + ": \"" + value + "\" is not a whole number";
-        set_factor(state, *d, *n);  // an invalid factor stays in the draft with its message, as typed
-        return {};
+        return rejected(set_factor(state, *d, *n));
     }
     return Panel::act(state, action, value);
 }

@@ -66,4 +66,10 @@ TEST_CASE("a mesh action with a bad value exits 2 and names it") {
     const RunResult r = run_shardscope("--show mesh --action mesh.dim=dp --screenshot '" + (dir / "x.png").string() + "'", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("mesh.dim") != std::string::npos);
+    // A factor core rejects: 3 does not divide the default model's 32 heads (nor 64 GPUs), so no
+    // screenshot of a mesh that was never applied.
+    const RunResult factor = run_shardscope("--show mesh --action mesh.tp=3 --screenshot '" + (dir / "y.png").string() + "'", dir);
+    CHECK(factor.exit_code == 2);
+    CHECK(factor.err.find("mesh.tp: parallel") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "y.png"));
 }

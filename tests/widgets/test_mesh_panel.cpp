@@ -127,11 +127,13 @@ TEST_CASE("an invalid factor shows core's message and keeps the last valid mesh 
     h.panel.act(h.state, "dim", "tp");
     h.frames();
     const unsigned long version = h.state.version();
-    // tp 3: 3 * 2 * 2 = 12 does not divide 8 GPUs (and 3 does not divide 32 heads).
-    CHECK(h.panel.act(h.state, "tp", "3").empty());
+    // tp 3: 3 * 2 * 2 = 12 does not divide 8 GPUs (and 3 does not divide 32 heads). The action says
+    // so (`--action mesh.tp=3` exits 2) and the draft stays on screen with the same message.
+    const std::string said = h.panel.act(h.state, "tp", "3");
     h.frames();
     CHECK_FALSE(h.panel.draft_error().empty());
     CHECK(h.panel.draft_error().find("parallel") == 0);
+    CHECK(said == "mesh.tp: " + h.panel.draft_error());
     CHECK(h.panel.draft().parallel.tp == 3);
     CHECK(h.state.scenario().parallel.tp == 2);
     CHECK(h.state.version() == version);
@@ -240,7 +242,7 @@ TEST_CASE("a cluster preset the app handed over replaces the cluster, or shows w
     CHECK(h.panel.act(h.state, "cluster", "Four of four").empty());
     CHECK(h.state.scenario().cluster.nodes == 4);
     CHECK(h.state.mesh().leftover_factor() == 2);
-    CHECK(h.panel.act(h.state, "cluster", "Three of four").empty());
+    CHECK(h.panel.act(h.state, "cluster", "Three of four").rfind("mesh.cluster: ", 0) == 0);
     CHECK_FALSE(h.panel.draft_error().empty());
     CHECK(h.state.scenario().cluster.nodes == 4);
     CHECK_FALSE(h.panel.act(h.state, "cluster", "No such cluster").empty());
