@@ -22,7 +22,7 @@ using namespace shardscope;
 
 constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]\n"
-    "                       [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]";
+    "                       [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1] [--threads N]";
 
 nlohmann::json entry_json(const PlanEntry& e, int rank) {
     const ParallelSpec& p = e.scenario.parallel;
@@ -110,6 +110,16 @@ int run_plan(const std::vector<std::string>& args) {
                 return 2;
             }
             options.objective = *o;
+        } else if (a == "--threads" && has_value) {
+            // 0: one per hardware thread (the default). The ranking is the same for any count.
+            const std::string& v = args[++i];
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || n < 0 || n > 1024) {
+                std::cerr << "plan: --threads must be a whole number from 0 (every core) to 1024, got '" << v << "'\n";
+                return 2;
+            }
+            options.threads = static_cast<int>(n);
         } else if (a == "--all-orders") {
             options.all_orders = true;
         } else if (a == "--tp-in-node") {

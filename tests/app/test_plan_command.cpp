@@ -93,6 +93,19 @@ TEST_CASE("--show planner --action planner.apply=2 renders; a row that does not 
     CHECK(bad.err.find("no row ranked 99") != std::string::npos);
 }
 
+TEST_CASE("plan --threads: one thread and three rank alike; a bad count exits 2") {
+    const auto dir = scratch_dir("plan-threads");
+    const auto file = small_scenario_file(dir).string();
+    const auto one = run_shardscope("plan --config '" + file + "' --top 5 --format json --threads 1", dir);
+    const auto three = run_shardscope("plan --config '" + file + "' --top 5 --format json --threads 3", dir);
+    REQUIRE(one.exit_code == 0);
+    REQUIRE(three.exit_code == 0);
+    CHECK(nlohmann::json::parse(one.out)["ranking"] == nlohmann::json::parse(three.out)["ranking"]);
+    const auto bad = run_shardscope("plan --config '" + file + "' --threads -1", dir);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err == "plan: --threads must be a whole number from 0 (every core) to 1024, got '-1'\n");
+}
+
 TEST_CASE("bench prints every figure of issue 8 as a table with units, cold start included under a display") {
     // Times vary; the test checks the rows are there with a time in a unit, never the time itself.
     const auto dir = scratch_dir("bench");
