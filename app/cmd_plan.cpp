@@ -1,5 +1,5 @@
 // `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]
-//                  [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]`:
+//                  [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1] [--threads N]`:
 // every valid layout of the scenario's model on its cluster, ranked (core/planner.hpp). The scenario's
 // own layout is only the starting point: the model, cluster, global batch and precision are what
 // count. --per-mesh keeps the best row of each distinct mesh. Exit 0 with the ranking on stdout; 2
@@ -13,12 +13,22 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
 namespace {
 
 using namespace shardscope;
+
+// `text` as a whole number in [lo, hi], or nothing.
+std::optional<int> whole_number(const std::string& text, long lo, long hi) {
+    char* end = nullptr;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n < lo || n > hi) return std::nullopt;
+    return static_cast<int>(n);
+}
 
 constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]\n"
@@ -95,14 +105,12 @@ int run_plan(const std::vector<std::string>& args) {
         } else if (a == "--format" && has_value) {
             format = args[++i];
         } else if (a == "--top" && has_value) {
-            const std::string& v = args[++i];
-            char* end = nullptr;
-            const long k = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end != '\0' || k < 1 || k > 10000) {
-                std::cerr << "plan: --top must be a whole number from 1 to 10000, got '" << v << "'\n";
+            const auto k = whole_number(args[++i], 1, 10000);
+            if (!k) {
+                std::cerr << "plan: --top must be a whole number from 1 to 10000, got '" << args[i] << "'\n";
                 return 2;
             }
-            options.top_k = static_cast<int>(k);
+            options.top_k = *k;
         } else if (a == "--objective" && has_value) {
             const auto o = plan_objective_from_string(args[++i]);
             if (!o) {
@@ -112,14 +120,13 @@ int run_plan(const std::vector<std::string>& args) {
             options.objective = *o;
         } else if (a == "--threads" && has_value) {
             // 0: one per hardware thread (the default). The ranking is the same for any count.
-            const std::string& v = args[++i];
-            char* end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end != '\0' || n < 0 || n > 1024) {
-                std::cerr << "plan: --threads must be a whole number from 0 (every core) to 1024, got '" << v << "'\n";
+            const auto n = whole_number(args[++i], 0, 1024);
+            if (!n) {
+                std::cerr << "plan: --threads must be a whole number from 0 (every core) to 1024, got '" << args[i]
+                          << "'\n";
                 return 2;
             }
-            options.threads = static_cast<int>(n);
+            options.threads = *n;
         } else if (a == "--all-orders") {
             options.all_orders = true;
         } else if (a == "--tp-in-node") {
