@@ -125,6 +125,14 @@ std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests) {
     return cmd;
 }
 
+NcclBuffers nccl_buffer_elements(Collective op, int64_t count, int ranks) noexcept {
+    const int64_t all = count * ranks;
+    NcclBuffers b{count, count};
+    if (op == Collective::reduce_scatter || op == Collective::all_to_all) b.send = all;
+    if (op == Collective::all_gather || op == Collective::all_to_all) b.recv = all;
+    return b;
+}
+
 TimingRow make_timing_row(Collective op, const SweepSize& size, double time_s, int ranks) {
     TimingRow row;
     row.bytes = size.bytes;

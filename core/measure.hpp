@@ -77,6 +77,15 @@ struct TimingRow {
     std::optional<int64_t> wrong;    // --check: elements that differ from the closed form
 };
 
+// The elements of each rank's send and receive buffers for a collective called with `count` elements
+// on `ranks` ranks, as nccl-tests (and NCCL's API) size them: all-gather receives count from every
+// rank, reduce-scatter sends count for every rank, all-to-all both; the rest send and receive count.
+struct NcclBuffers {
+    int64_t send = 0;
+    int64_t recv = 0;
+};
+[[nodiscard]] NcclBuffers nccl_buffer_elements(Collective op, int64_t count, int ranks) noexcept;
+
 // A row with nccl-tests' bandwidth columns filled in from the time.
 [[nodiscard]] TimingRow make_timing_row(Collective op, const SweepSize& size, double time_s, int ranks);
 

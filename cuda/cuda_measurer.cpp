@@ -2,6 +2,7 @@
 
 #include "core/units.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/nccl_checks.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -18,40 +19,10 @@ namespace shardscope::cuda {
 
 namespace {
 
-// Thrown inside this file only; measure() and measure_single_gpu() turn it into the result's error.
-struct Failure {
-    std::string message;
-};
-
-[[nodiscard]] std::string cuda_hint(cudaError_t e) {
-    switch (e) {
-        case cudaErrorMemoryAllocation: return " (out of GPU memory: lower -e, or free the GPU)";
-        case cudaErrorNoDevice:
-        case cudaErrorInsufficientDriver:
-            return " (no usable NVIDIA GPU: install the NVIDIA driver, check that nvidia-smi lists the GPU "
-                   "and that CUDA_VISIBLE_DEVICES does not hide it)";
-        case cudaErrorDevicesUnavailable:
-            return " (the GPU is busy in exclusive mode or was taken away: see nvidia-smi)";
-        case cudaErrorLaunchFailure:
-        case cudaErrorIllegalAddress:
-        case cudaErrorHardwareStackError:
-        case cudaErrorECCUncorrectable:
-            return " (the GPU failed or went away; nvidia-smi shows its state, and the process must restart "
-                   "to use it again)";
-        default: return "";
-    }
-}
-
-void check_cuda(cudaError_t e, const std::string& what) {
-    if (e != cudaSuccess) throw Failure{what + ": " + cudaGetErrorString(e) + cuda_hint(e)};
-}
-
-void check_nccl(ncclResult_t r, const std::string& what) {
-    if (r == ncclSuccess) return;
-    std::string detail = ncclGetLastError(nullptr);
-    throw Failure{what + ": NCCL: " + ncclGetErrorString(r) + (detail.empty() ? "" : " (" + detail + ")") +
-                  " (NCCL_DEBUG=WARN shows more)"};
-}
+using detail::check_cuda;
+using detail::check_nccl;
+using detail::check_op;
+using detail::Failure;
 
 void check_cublas(cublasStatus_t s, const std::string& what) {
     if (s != CUBLAS_STATUS_SUCCESS) throw Failure{what + ": cuBLAS: " + cublasGetStatusString(s)};
@@ -154,24 +125,6 @@ private:
     std::vector<Rank> ranks_;
 };
 
-// Elements of the send and receive buffers for `count` as NCCL is called with it (nccl-tests' sizes).
-[[nodiscard]] int64_t send_elements(Collective op, int64_t count, int nranks) {
-    return op == Collective::reduce_scatter || op == Collective::all_to_all ? count * nranks : count;
-}
-[[nodiscard]] int64_t recv_elements(Collective op, int64_t count, int nranks) {
-    return op == Collective::all_gather || op == Collective::all_to_all ? count * nranks : count;
-}
-
-[[nodiscard]] CheckOp check_op(Collective op) {
-    switch (op) {
-        case Collective::all_gather: return CheckOp::all_gather;
-        case Collective::reduce_scatter: return CheckOp::reduce_scatter;
-        case Collective::broadcast: return CheckOp::broadcast;
-        case Collective::all_to_all: return CheckOp::all_to_all;
-        default: return CheckOp::all_reduce;
-    }
-}
-
 [[nodiscard]] ncclResult_t launch(Collective op, const Rank& r, int64_t count, int nranks) {
     const auto n = static_cast<std::size_t>(count);
     const float* send = r.send.as<float>();
@@ -221,10 +174,10 @@ int64_t count_wrong_elements(Collective op, RankSet& set, int64_t count) {
     const int n = set.size();
     for (Rank& r : set.ranks()) {
         check_cuda(cudaSetDevice(r.device), "selecting GPU");
-        check_cuda(fill_send_buffer(r.send.as<float>(), send_elements(op, count, n), r.device, r.stream),
+        check_cuda(fill_send_buffer(r.send.as<float>(), nccl_buffer_elements(op, count, n).send, r.device, r.stream),
                    "filling the send buffer");
         // 0xFF bytes are NaN: an element the collective never wrote cannot pass by accident.
-        check_cuda(cudaMemsetAsync(r.recv.as<void>(), 0xFF, static_cast<std::size_t>(recv_elements(op, count, n)) * 4,
+        check_cuda(cudaMemsetAsync(r.recv.as<void>(), 0xFF, static_cast<std::size_t>(nccl_buffer_elements(op, count, n).recv) * 4,
                                    r.stream),
                    "clearing the receive buffer");
         check_cuda(cudaMemsetAsync(r.wrong.as<void>(), 0, sizeof(unsigned long long), r.stream), "clearing a counter");
@@ -233,7 +186,7 @@ int64_t count_wrong_elements(Collective op, RankSet& set, int64_t count) {
     int64_t wrong = 0;
     for (Rank& r : set.ranks()) {
         check_cuda(cudaSetDevice(r.device), "selecting GPU");
-        check_cuda(count_wrong(r.recv.as<float>(), recv_elements(op, count, n), check_op(op), r.device, n, count,
+        check_cuda(count_wrong(r.recv.as<float>(), nccl_buffer_elements(op, count, n).recv, check_op(op), r.device, n, count,
                                r.wrong.as<unsigned long long>(), r.stream),
                    "checking the result");
         unsigned long long host = 0;
@@ -379,8 +332,8 @@ private:
         set.open();
         const int64_t largest = sizes.back().count;
         for (Rank& r : set.ranks()) {
-            r.send = DeviceBuffer(r.device, static_cast<std::size_t>(send_elements(spec.op, largest, ranks)) * 4);
-            r.recv = DeviceBuffer(r.device, static_cast<std::size_t>(recv_elements(spec.op, largest, ranks)) * 4);
+            r.send = DeviceBuffer(r.device, static_cast<std::size_t>(nccl_buffer_elements(spec.op, largest, ranks).send) * 4);
+            r.recv = DeviceBuffer(r.device, static_cast<std::size_t>(nccl_buffer_elements(spec.op, largest, ranks).recv) * 4);
             r.wrong = DeviceBuffer(r.device, sizeof(unsigned long long));
         }
         for (std::size_t i = 0; i < sizes.size(); ++i) {

@@ -4,6 +4,7 @@
 #include "core/units.hpp"
 #include "cuda/cuda_measurer.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/nccl_checks.hpp"
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -22,23 +23,10 @@ namespace shardscope::cuda {
 
 namespace {
 
-// Thrown inside this file only: measure() reports it and aborts the job (see the header).
-struct Failure {
-    std::string message;
-};
-
-// The single-process measurer's checks, repeated here rather than shared: that file keeps its helpers
-// private, and these few lines are all the MPI path needs of them.
-void check_cuda(cudaError_t e, const std::string& what) {
-    if (e != cudaSuccess) throw Failure{what + ": " + cudaGetErrorString(e)};
-}
-
-void check_nccl(ncclResult_t r, const std::string& what) {
-    if (r == ncclSuccess) return;
-    const std::string detail = ncclGetLastError(nullptr);
-    throw Failure{what + ": NCCL: " + ncclGetErrorString(r) + (detail.empty() ? "" : " (" + detail + ")") +
-                  " (NCCL_DEBUG=WARN shows more)"};
-}
+using detail::check_cuda;
+using detail::check_nccl;
+using detail::check_op;
+using detail::Failure;
 
 void check_mpi(int rc, const std::string& what) {
     if (rc == MPI_SUCCESS) return;
@@ -56,24 +44,6 @@ struct World {
     int nodes = 1;
     std::string host;
 };
-
-// Sizes as nccl-tests calls NCCL with them (the same rule as the single-process measurer).
-[[nodiscard]] int64_t send_elements(Collective op, int64_t count, int nranks) {
-    return op == Collective::reduce_scatter || op == Collective::all_to_all ? count * nranks : count;
-}
-[[nodiscard]] int64_t recv_elements(Collective op, int64_t count, int nranks) {
-    return op == Collective::all_gather || op == Collective::all_to_all ? count * nranks : count;
-}
-
-[[nodiscard]] CheckOp check_op(Collective op) {
-    switch (op) {
-        case Collective::all_gather: return CheckOp::all_gather;
-        case Collective::reduce_scatter: return CheckOp::reduce_scatter;
-        case Collective::broadcast: return CheckOp::broadcast;
-        case Collective::all_to_all: return CheckOp::all_to_all;
-        default: return CheckOp::all_reduce;
-    }
-}
 
 // This rank's GPU, stream, events, communicator and buffers, released in reverse on every path out.
 struct RankState {
@@ -233,8 +203,8 @@ private:
                    "joining the NCCL communicator of " + std::to_string(n) + " ranks on " + gpu);
 
         const int64_t largest = sizes.back().count;
-        const auto send_bytes = static_cast<std::size_t>(send_elements(spec.op, largest, n)) * 4;
-        const auto recv_bytes = static_cast<std::size_t>(recv_elements(spec.op, largest, n)) * 4;
+        const auto send_bytes = static_cast<std::size_t>(nccl_buffer_elements(spec.op, largest, n).send) * 4;
+        const auto recv_bytes = static_cast<std::size_t>(nccl_buffer_elements(spec.op, largest, n).recv) * 4;
         check_cuda(cudaMalloc(reinterpret_cast<void**>(&r.send), send_bytes),
                    "allocating " + format_bytes(static_cast<double>(send_bytes)) + " on " + gpu);
         check_cuda(cudaMalloc(reinterpret_cast<void**>(&r.recv), recv_bytes),
@@ -275,14 +245,14 @@ private:
     // form summed over all ranks.
     int64_t count_wrong_elements(Collective op, RankState& r, int64_t count) {
         const int n = world_.size;
-        check_cuda(fill_send_buffer(r.send, send_elements(op, count, n), world_.rank, r.stream),
+        check_cuda(fill_send_buffer(r.send, nccl_buffer_elements(op, count, n).send, world_.rank, r.stream),
                    "filling the send buffer");
         // 0xFF bytes are NaN: an element the collective never wrote cannot pass by accident.
-        check_cuda(cudaMemsetAsync(r.recv, 0xFF, static_cast<std::size_t>(recv_elements(op, count, n)) * 4, r.stream),
+        check_cuda(cudaMemsetAsync(r.recv, 0xFF, static_cast<std::size_t>(nccl_buffer_elements(op, count, n).recv) * 4, r.stream),
                    "clearing the receive buffer");
         check_cuda(cudaMemsetAsync(r.wrong, 0, sizeof(unsigned long long), r.stream), "clearing a counter");
         run_once(op, r, count, n);
-        check_cuda(count_wrong(r.recv, recv_elements(op, count, n), check_op(op), world_.rank, n, count, r.wrong,
+        check_cuda(count_wrong(r.recv, nccl_buffer_elements(op, count, n).recv, check_op(op), world_.rank, n, count, r.wrong,
                                r.stream),
                    "checking the result");
         unsigned long long host = 0;

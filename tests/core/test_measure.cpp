@@ -124,6 +124,22 @@ TEST_CASE("sweep sizes: -b 8 -e 128 -f 2, whole elements, split ops round to a m
     CHECK(sweep_sizes(spec, 2).size() == 4);
 }
 
+TEST_CASE("NCCL buffers as nccl-tests sizes them: count 1000 on 4 ranks") {
+    // ncclAllGather(send, recv, count): recv holds every rank's count; ncclReduceScatter(send, recv,
+    // recvcount): send holds a count for every rank; all-to-all sends and receives a count per peer.
+    const auto b = [](Collective op) { return nccl_buffer_elements(op, 1000, 4); };
+    CHECK(b(Collective::all_reduce).send == 1000);
+    CHECK(b(Collective::all_reduce).recv == 1000);
+    CHECK(b(Collective::broadcast).send == 1000);
+    CHECK(b(Collective::broadcast).recv == 1000);
+    CHECK(b(Collective::all_gather).send == 1000);
+    CHECK(b(Collective::all_gather).recv == 4000);
+    CHECK(b(Collective::reduce_scatter).send == 4000);
+    CHECK(b(Collective::reduce_scatter).recv == 1000);
+    CHECK(b(Collective::all_to_all).send == 4000);
+    CHECK(b(Collective::all_to_all).recv == 4000);
+}
+
 TEST_CASE("sweep flags are checked with the flag named") {
     SweepSpec spec;
     spec.factor = 1;
