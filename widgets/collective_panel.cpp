@@ -3,6 +3,8 @@
 #include "core/collective_figures.hpp"
 #include "core/collectives.hpp"
 #include "core/units.hpp"
+#include "widgets/glossary_terms.hpp"
+#include "widgets/glossary_tooltip.hpp"
 #include "widgets/item_rects.hpp"
 #include "widgets/keys.hpp"
 #include "widgets/plot.hpp"
@@ -396,6 +398,7 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
         ImGui::EndCombo();
     }
     note_last_item("collective/collective");
+    glossary_tooltip_for_last_item(glossary_term(next.collective));
 
     flow(labelled_width(170, "algorithm"));
     ImGui::SetNextItemWidth(170);
@@ -409,6 +412,7 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
         ImGui::EndCombo();
     }
     note_last_item("collective/algorithm");
+    glossary_tooltip_for_last_item(glossary_term(next.algorithm));
 
     flow(labelled_width(130, "GPUs (N)"));
     ImGui::SetNextItemWidth(130);

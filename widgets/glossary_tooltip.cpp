@@ -17,7 +17,13 @@ std::shared_ptr<const Glossary>& glossary_slot() {
 const ImVec4 kLinkColour(0.45f, 0.75f, 1.0f, 1.0f);
 constexpr float kTooltipWidthEm = 28.0f;  // tooltip text wraps at about 28 font sizes
 
+std::string& last_term_slot() {
+    static std::string slot;
+    return slot;
+}
+
 void draw_definition_tooltip(const std::string& term) {
+    last_term_slot() = term;
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * kTooltipWidthEm);
     const Glossary* g = shared_glossary();
@@ -44,9 +50,11 @@ void draw_definition_tooltip(const std::string& term) {
 void set_shared_glossary(std::shared_ptr<const Glossary> glossary) { glossary_slot() = std::move(glossary); }
 const Glossary* shared_glossary() { return glossary_slot().get(); }
 
-void glossary_tooltip_for_last_item(const std::string& term) {
-    if (ImGui::IsItemHovered()) draw_definition_tooltip(term);
+void glossary_tooltip_for_last_item(std::string_view term) {
+    if (ImGui::IsItemHovered()) draw_definition_tooltip(std::string(term));
 }
+
+const std::string& last_tooltip_term() { return last_term_slot(); }
 
 bool glossary_term_label(const std::string& shown, const std::string& term) {
     ImGui::TextColored(kLinkColour, "%s", shown.c_str());

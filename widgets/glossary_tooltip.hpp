@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardscope::ui {
@@ -20,7 +21,9 @@ void set_shared_glossary(std::shared_ptr<const Glossary> glossary);
 [[nodiscard]] const Glossary* shared_glossary();
 
 // When the last item is hovered, a tooltip with the term's definition (or "not in the glossary").
-void glossary_tooltip_for_last_item(const std::string& term);
+void glossary_tooltip_for_last_item(std::string_view term);
+// The term whose definition tooltip was drawn last ("" before any): what a hover showed, for tests.
+[[nodiscard]] const std::string& last_tooltip_term();
 // A term drawn as a link-coloured label with the definition on hover; true when clicked.
 bool glossary_term_label(const std::string& shown, const std::string& term);
 // A small "(?)" after the last item that explains a term on hover: for labels in other panels.

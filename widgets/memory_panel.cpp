@@ -1,6 +1,8 @@
 #include "widgets/memory_panel.hpp"
 
 #include "core/units.hpp"
+#include "widgets/glossary_terms.hpp"
+#include "widgets/glossary_tooltip.hpp"
 #include "widgets/item_rects.hpp"
 
 #include <imgui.h>
@@ -297,6 +299,7 @@ void MemoryPanel::draw_controls(AppState& state) {
     ImGui::SetNextItemWidth(field);
     if (ImGui::Combo("ZeRO stage", &zero, kZeroLabels, 4)) apply(state, with_zero_stage(s, zero));
     note_last_item("memory/zero");
+    glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 
     int recompute = index_of(kRecomputes, s.training.recompute);
     const char* recompute_labels[] = {"none", "selective (attention core)", "full (whole block)"};
@@ -307,6 +310,7 @@ void MemoryPanel::draw_controls(AppState& state) {
         apply(state, c);
     }
     note_last_item("memory/recompute");
+    glossary_tooltip_for_last_item(terms::kRecompute);
 
     int precision = index_of(kPrecisions, s.training.precision);
     const char* precision_labels[] = {"mixed-bf16 (2+2+12 B)", "fp32 (4+4+8 B)", "megatron-bf16 (2+4+12 B)"};
@@ -317,6 +321,7 @@ void MemoryPanel::draw_controls(AppState& state) {
         apply(state, c);
     }
     note_last_item("memory/precision");
+    glossary_tooltip_for_last_item(terms::kPrecision);
 
     int micro_batch = static_cast<int>(s.training.micro_batch);
     ImGui::SetNextItemWidth(field);

@@ -1,6 +1,8 @@
 #include "widgets/mesh_panel.hpp"
 
 #include "core/units.hpp"
+#include "widgets/glossary_terms.hpp"
+#include "widgets/glossary_tooltip.hpp"
 #include "widgets/item_rects.hpp"
 
 #include <imgui.h>
@@ -448,6 +450,7 @@ void MeshPanel::draw_toolbar(const DeviceMesh& mesh) {
         if (ImGui::Button(label.c_str())) dim_ = d;
         ImGui::PopStyleColor(3);
         note_last_item("mesh/dim/" + name_of(d));
+        glossary_tooltip_for_last_item(glossary_term(d));
     }
     const float right = ImGui::GetWindowContentRegionMax().x;
     const float buttons_w = ImGui::CalcTextSize("Show as data").x + ImGui::GetFrameHeight() * 4 +

@@ -2,6 +2,8 @@
 
 #include "core/pipeline_scenario.hpp"
 #include "core/units.hpp"
+#include "widgets/glossary_terms.hpp"
+#include "widgets/glossary_tooltip.hpp"
 #include "widgets/item_rects.hpp"
 
 #include <imgui.h>
@@ -324,12 +326,14 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::SameLine();
     schedule_combo("##schedule", c.schedule);
     note_last_item("pipeline/schedule");
+    glossary_tooltip_for_last_item(glossary_term(c.schedule));
     flow(checkbox_width("Compare with") + ImGui::GetStyle().ItemSpacing.x + combo_w);
     ImGui::Checkbox("Compare with", &c.compare);
     note_last_item("pipeline/compare");
     ImGui::SameLine();
     ImGui::BeginDisabled(!c.compare);
     schedule_combo("##compare", c.compare_schedule);
+    glossary_tooltip_for_last_item(glossary_term(c.compare_schedule));
     ImGui::EndDisabled();
 
     constexpr float kIntWidth = 95.0f;

@@ -1,6 +1,8 @@
 #include "widgets/strategy_panel.hpp"
 
 #include "core/units.hpp"
+#include "widgets/glossary_terms.hpp"
+#include "widgets/glossary_tooltip.hpp"
 #include "widgets/item_rects.hpp"
 #include "widgets/plot.hpp"
 
@@ -152,6 +154,7 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
     bool on = strategy_on(p, s);
     if (ImGui::Checkbox(std::string(strategy_label(s)).c_str(), &on)) act(state, "toggle", key);
     note_last_item("strategy/toggle/" + key);
+    glossary_tooltip_for_last_item(glossary_term(s));
 
     const int64_t factor = strategy_factor(p, s);
     if (ImGui::SmallButton("-")) set_factor(state, s, std::max<int64_t>(1, factor / 2));
@@ -169,16 +172,14 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
             ImGui::SameLine(0, z == 1 ? -1.0f : 2.0f);
             const std::string label = std::to_string(z);
             if (ImGui::RadioButton(label.c_str(), on && p.zero == z)) act(state, "zero", std::to_string(z));
-            if (ImGui::IsItemHovered())
-                ImGui::SetTooltip(z == 1 ? "ZeRO-1: shard the optimizer state" : z == 2 ? "ZeRO-2: + the gradients"
-                                                                                       : "ZeRO-3 (FSDP): + the weights");
+            glossary_tooltip_for_last_item(zero_stage_term(z));
         }
     }
     if (s == Strategy::tp) {
         ImGui::SameLine();
         bool sp = p.sequence_parallel;
         if (ImGui::Checkbox("SP", &sp)) act(state, "sp", sp ? "on" : "off");
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Sequence parallel: cut the norm and dropout activations along the sequence over the TP group");
+        glossary_tooltip_for_last_item(terms::kSequenceParallel);
     }
     ImGui::PopID();
 }
