@@ -72,6 +72,9 @@ constexpr int64_t kCellsWanted = 8;  // the toy draws about this many cells per 
 double as_double(int64_t v) noexcept { return static_cast<double>(v); }
 
 // The smallest multiple of `factor` that reaches `wanted`, but never more cells than real items.
+// How many ways the tokens of a CP chunk are split at the block boundaries: tp under SP, else 1.
+int64_t sequence_split(const ParallelSpec& p) noexcept { return p.sequence_parallel ? p.tp : 1; }
+
 int64_t cells_for(int64_t factor, int64_t wanted, int64_t items) {
     const int64_t per = std::max<int64_t>(1, (wanted + factor - 1) / factor);
     return factor * std::max<int64_t>(1, std::min(per, items / std::max<int64_t>(1, factor)));
@@ -214,6 +217,9 @@ public:
         const int64_t rows = o_.shape.batch_rows, chunks = o_.shape.seq_chunks;
         const int64_t seqs = s_.training.global_batch, tokens = std::max<int64_t>(1, s_.model.seq_len);
         const double act = s_.training.precision == Precision::fp32 ? 4.0 : 2.0;
+        // SP keeps the hidden state between the TP regions (residual stream, norms, dropouts) cut along
+        // the sequence over the tp ranks: each holds a contiguous 1/tp of its CP chunk's tokens there.
+        const int64_t sp = sequence_split(p_);
         for (int64_t r = 0; r < rows; ++r) {
             for (int64_t c = 0; c < chunks; ++c) {
                 Piece pc;
@@ -228,9 +234,11 @@ public:
                 // The hidden state of these tokens at a block boundary: what PP sends and DP never does.
                 pc.bytes = as_double(pc.last - pc.first) * as_double(pc.token_last - pc.token_first) *
                            as_double(s_.model.hidden) * act;
-                const int64_t want_dp = r / (rows / dp), want_cp = c / (chunks / p_.cp);
+                const int64_t per_cp = chunks / p_.cp;
+                const int64_t want_dp = r / (rows / dp), want_cp = c / per_cp, want_sp = c % per_cp / (per_cp / sp);
                 pc.owners = owners([&](const ExplorerGpu& g) {
-                    return dp_index(g, p_) == want_dp && coord(g, MeshDim::cp) == want_cp;
+                    return dp_index(g, p_) == want_dp && coord(g, MeshDim::cp) == want_cp &&
+                           (sp == 1 || coord(g, MeshDim::tp) == want_sp);
                 });
                 pc.collective = batch_collective(p_);
                 add(std::move(pc));
@@ -343,7 +351,7 @@ Ownership build_ownership(const Scenario& s) {
     const ModelSpec& m = s.model;
     const int64_t dp = p.dp_shard * p.dp_replicate;
     o.shape.batch_rows = cells_for(dp, kCellsWanted, s.training.global_batch);
-    o.shape.seq_chunks = cells_for(p.cp, kCellsWanted, m.seq_len);
+    o.shape.seq_chunks = cells_for(p.cp * sequence_split(p), kCellsWanted, m.seq_len);
     // The most slices any band of a cell is cut into: ZeRO's dp_shard x cp (experts: x tp, / ep).
     const int64_t zero_slices = p.zero >= 1 ? p.dp_shard * p.cp : 1;
     const int64_t expert_slices = p.tp * (p.zero >= 1 ? p.dp_shard * p.cp / p.ep : 1);

@@ -19,7 +19,10 @@
 //   again over the remaining dp_shard*cp/ep ranks.
 // - DP (dp_shard and dp_replicate) splits the batch rows; CP splits each sequence into cp contiguous
 //   chunks (real CP implementations often zig-zag the chunks to balance causal attention; the
-//   ownership of tokens per rank is the same in count).
+//   ownership of tokens per rank is the same in count). SP (with TP) cuts each chunk's hidden state at
+//   the block boundaries into tp slices of tokens, one per tp rank (Korthikanti et al. 2022: between
+//   the TP regions the residual stream, norms and dropouts stay sequence-sharded); without SP every tp
+//   rank holds all of them.
 //
 // The explorer's GPUs are the ranks of ONE copy of the layout: tp*cp*pp*dp_shard*dp_replicate as
 // requested. GPUs the cluster has beyond that are extra data-parallel replicas (DESIGN.md), holding
@@ -51,7 +54,7 @@ inline constexpr int64_t kMaxExplorerGpus = 64;
 // group stays about 32 pieces.
 struct ToyShape {
     int64_t batch_rows = 1;    // sequences of the step, grouped (a multiple of dp_shard*dp_replicate)
-    int64_t seq_chunks = 1;    // chunks of one sequence (a multiple of cp)
+    int64_t seq_chunks = 1;    // chunks of one sequence (a multiple of cp, and of cp x tp under SP)
     int64_t head_cells = 1;    // attention heads (a multiple of tp)
     int64_t column_cells = 1;  // MLP columns / rows, vocabulary rows (a multiple of tp)
     int64_t expert_cells = 0;  // routed experts (a multiple of ep); 0 for a dense model

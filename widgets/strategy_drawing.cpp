@@ -228,7 +228,11 @@ private:
         const std::string split_rows = own_.parallel.dp_shard * own_.parallel.dp_replicate > 1
                                            ? "rows: sequences, split by DP"
                                            : "rows: sequences (no DP: one GPU group reads all)";
-        const std::string split_cols = own_.parallel.cp > 1 ? "columns: tokens, split by CP" : "columns: tokens (no CP)";
+        const bool sp = own_.parallel.sequence_parallel && own_.parallel.tp > 1;
+        const std::string split_cols = own_.parallel.cp > 1 ? (sp ? "columns: tokens, split by CP, then by SP over tp"
+                                                                  : "columns: tokens, split by CP")
+                                                            : (sp ? "columns: tokens, split by SP over tp"
+                                                                  : "columns: tokens (no CP)");
         text({gx, y}, fit({split_rows, "rows: sequences"}, w - gx, small_), kTextDim, small_);
         text({gx, y + small_ + 2}, fit({split_cols, "columns: tokens"}, w - gx, small_), kTextDim, small_);
         y += 2 * small_ + 10;

@@ -99,6 +99,29 @@ TEST_CASE("TP 2 splits each attention's heads in halves and the MLP by columns a
     CHECK(find(o, PieceKind::attention, PieceState::weights, 0, 0).collective.find("TP all-reduce") == 0);
 }
 
+TEST_CASE("SP with TP 2 gives each tp rank a contiguous half of every sequence's tokens") {
+    // The toy's 8 sequences of 64 tokens, no DP or CP: one batch row per sequence, 8 chunks of 8
+    // tokens; SP gives chunks 0-3 (tokens 0-31) to GPU 0 (tp 0) and chunks 4-7 to GPU 1 (tp 1), as
+    // Megatron splits the sequence dim of the hidden state between the TP regions.
+    Scenario s = toy();
+    s.parallel.tp = 2;
+    s.parallel.sequence_parallel = true;
+    const Ownership o = built(s);
+    CHECK(o.shape.seq_chunks == 8);
+    CHECK(find(o, PieceKind::batch, PieceState::data, 0, 3).owners == Owners{0});
+    const Piece& second_half = find(o, PieceKind::batch, PieceState::data, 0, 4);
+    CHECK(second_half.owners == Owners{1});
+    CHECK(second_half.token_first == 32);
+    CHECK(second_half.collective.find("SP: norm and dropout activations cut along the sequence over tp") != std::string::npos);
+    // Each GPU holds the hidden state of half the tokens: 8 sequences x 32 tokens x hidden 64 x 2 bytes.
+    CHECK(o.held_bytes(0).data == doctest::Approx(8.0 * 32 * 64 * 2));
+    CHECK(o.held_bytes(1).token_first == 32);
+    CHECK(o.held_bytes(1).token_last == 64);
+    // Without SP both ranks hold every token (the test above): 8 x 64 x 64 x 2.
+    s.parallel.sequence_parallel = false;
+    CHECK(built(s).held_bytes(0).data == doctest::Approx(8.0 * 64 * 64 * 2));
+}
+
 TEST_CASE("PP 2 gives layers 0..L/2-1 to stage 0, the embedding to the first and the LM head to the last") {
     Scenario s = toy();
     s.parallel.pp = 2;
