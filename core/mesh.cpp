@@ -186,7 +186,19 @@ void DeviceMesh::summarise() {
     e.size = ep_size();
     e.stride = stride(ep_inner());
     e.groups = ep_group_count();
-    if (e.size > 1) {
+    // An EP group is ep consecutive positions of the combined (inner, outer) index. When they stay
+    // inside the inner dim (ep divides its size), or the outer dim sits right outside the inner one and
+    // the inner size divides ep, the group is ep ranks evenly spaced by the inner stride in an aligned
+    // block, like a mesh dim's group: the same two shortcuts hold.
+    const int64_t in_size = size(ep_inner());
+    const bool evenly_spaced = in_size % e.size == 0 ||
+                               (stride(ep_outer()) == e.stride * in_size && e.size % in_size == 0);
+    const int64_t span = e.stride * (e.size - 1);
+    if (e.size > 1 && evenly_spaced && gpus_per_node_ % (e.stride * e.size) == 0) {
+        e.intra_groups = e.groups;
+    } else if (e.size > 1 && evenly_spaced && span >= gpus_per_node_) {
+        e.inter_groups = e.groups;
+    } else if (e.size > 1) {
         for (int64_t g = 0; g < e.groups; ++g)
             (ep_group_link(g) == LinkClass::intra ? e.intra_groups : e.inter_groups) += 1;
     } else {

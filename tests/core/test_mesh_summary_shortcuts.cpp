@@ -1,6 +1,7 @@
 // DeviceMesh's per-dim link summary takes two shortcuts (groups inside node-aligned blocks, or spans
 // of a whole node or more) instead of visiting every group. Here every mesh of up to 32 GPUs, in every
-// order, is summarised both ways: the counts of intra- and inter-node groups must agree exactly.
+// order (and with every ep that divides dp_shard x cp), is summarised both ways: the counts of intra-
+// and inter-node groups must agree exactly.
 #include "core/mesh.hpp"
 
 #include <doctest/doctest.h>
@@ -10,7 +11,7 @@
 using namespace shardscope;
 
 TEST_CASE("mesh summary: the shortcuts count exactly what visiting every group counts") {
-    long checked = 0;
+    long checked = 0, checked_ep = 0;
     for (int64_t gpn : {1, 2, 3, 4, 8}) {
         for (int64_t nodes : {1, 2, 4}) {
             const int64_t world = gpn * nodes;
@@ -46,6 +47,20 @@ TEST_CASE("mesh summary: the shortcuts count exactly what visiting every group c
                                         FAIL_CHECK("gpn " << gpn << " nodes " << nodes << " dim " << to_string(d));
                                     }
                                 }
+                                // EP groups, for every ep that divides dp_shard x cp.
+                                for (int64_t ep = 2; ep <= ds * cp; ++ep) {
+                                    if ((ds * cp) % ep != 0) continue;
+                                    ParallelSpec with_ep = p;
+                                    with_ep.ep = ep;
+                                    const DeviceMesh e = DeviceMesh::build(c, with_ep);
+                                    int64_t intra = 0, inter = 0;
+                                    for (int64_t g = 0; g < e.ep_group_count(); ++g)
+                                        ++(e.ep_group_link(g) == LinkClass::intra ? intra : inter);
+                                    ++checked_ep;
+                                    if (intra != e.ep_summary().intra_groups || inter != e.ep_summary().inter_groups) {
+                                        FAIL_CHECK("gpn " << gpn << " nodes " << nodes << " ep " << ep);
+                                    }
+                                }
                             } while (std::next_permutation(order.begin(), order.end()));
                         }
                     }
@@ -54,4 +69,5 @@ TEST_CASE("mesh summary: the shortcuts count exactly what visiting every group c
         }
     }
     CHECK(checked > 10000);
+    CHECK(checked_ep > 1000);
 }
