@@ -60,7 +60,8 @@ std::string plan_json(const PlanResult& r) {
     j["objective"] = std::string(to_string(r.objective));
     j["stats"] = {{"layouts", r.stats.layouts},         {"candidates", r.stats.candidates},
                   {"pruned_memory", r.stats.pruned_memory}, {"pruned_time", r.stats.pruned_time},
-                  {"costed", r.stats.costed},           {"fitting", r.stats.fitting}};
+                  {"costed", r.stats.costed},           {"fitting", r.stats.fitting},
+                  {"seconds", r.stats.seconds},         {"candidates_per_s", r.stats.candidates_per_second()}};
     j["ranking"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.ranked.size(); ++i) {
         nlohmann::json e = entry_json(r.ranked[i], static_cast<int>(i) + 1);
@@ -76,7 +77,8 @@ std::string plan_text(const PlanResult& r) {
     const PlanStats& s = r.stats;
     os << "ranked by " << to_string(r.objective) << ": costed " << s.costed << " of " << s.candidates
        << " candidates (" << s.layouts << " meshes; " << s.pruned_memory << " cannot fit, " << s.pruned_time
-       << " cannot beat the top " << r.ranked.size() << ")\n\n";
+       << " cannot beat the top " << r.ranked.size() << ") in " << format_seconds(s.seconds) << " ("
+       << format_count(s.candidates_per_second()) << " candidates/s)\n\n";
     char line[512];
     std::snprintf(line, sizeof line, "%4s  %-11s %-8s %-11s %-11s  %s\n", "#", "step", "MFU", "memory/GPU", "headroom",
                   "layout");

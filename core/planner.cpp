@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -680,7 +681,11 @@ std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptio
 }
 
 PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanProgress* progress) {
+    const auto started = std::chrono::steady_clock::now();
     PlanResult result;
+    const auto stop_clock = [&] {
+        result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
     const bool arch = base.model.has_architecture();
     result.objective = arch ? options.objective : PlanObjective::memory;
     if (!arch && options.objective != PlanObjective::memory)
@@ -733,6 +738,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     if (progress) progress->to_cost = to_cost;
     if (cancelled()) {
         result.cancelled = true;
+        stop_clock();
         return result;
     }
 
@@ -789,6 +795,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     result.ranked = top.take();
     if (result.ranked.empty() && !result.cancelled)
         result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");
+    stop_clock();
     return result;
 }
 

@@ -102,6 +102,9 @@ struct PlanStats {
     int64_t pruned_time = 0;      // never costed: their step-time floor cannot beat the k-th best
     int64_t costed = 0;           // put through build_report
     int64_t fitting = 0;          // of those, the ones that fit
+    double seconds = 0;           // wall time of the whole search
+    // Candidates enumerated per second of the search (0 before it ran).
+    [[nodiscard]] double candidates_per_second() const noexcept { return seconds > 0 ? candidates / seconds : 0.0; }
 };
 
 struct PlanResult {

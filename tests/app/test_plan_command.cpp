@@ -36,6 +36,11 @@ TEST_CASE("plan --format json: the top K layouts, best first, each with memory, 
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["schema"] == "shardscope.plan/1");
     CHECK(j["objective"] == "step");
+    // The search reports its own speed (a figure, not asserted): candidates per second of its wall time.
+    const double seconds = j["stats"]["seconds"].get<double>();
+    REQUIRE(seconds > 0);
+    CHECK(j["stats"]["candidates_per_s"].get<double>() ==
+          doctest::Approx(j["stats"]["candidates"].get<double>() / seconds));
     REQUIRE(j["ranking"].size() == 5);
     for (std::size_t i = 0; i < 5; ++i) {
         const auto& e = j["ranking"][i];
