@@ -487,8 +487,8 @@ public:
 
     // The group's candidates that pass the memory floor, with their floors (the memory floor when
     // ranking by memory or for a count-only model), into `out`; returns how many schedules the memory
-    // floor pruned. `mesh` is the layout's mesh with this ZeRO stage, built
-    // by the caller on first use (never, when nothing of the group fits).
+    // floor pruned. `mesh()` gives the layout's mesh with this ZeRO stage, which the caller builds on
+    // first use (never, when nothing of the group fits).
     template <typename MeshOf>
     int64_t floor_group(const ParallelSpec& p, int64_t micro_batch, Recompute rc, LayoutCache& cache,
                         MeshOf&& mesh, std::vector<Candidate>& out) {
