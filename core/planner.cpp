@@ -424,7 +424,6 @@ private:
 // candidates (every schedule that may fit, lowest floor first) only when that floor comes up.
 struct Group {
     uint32_t layout = 0;        // index into the layouts (ParallelSpec with zero set)
-    uint32_t mesh = 0;          // index into the meshes
     int64_t micro_batch = 1;
     Recompute recompute = Recompute::none;
     double floor = 0;           // the lowest floor of its candidates
@@ -560,10 +559,9 @@ struct LayoutJob {
     std::vector<int> zeros;
 };
 
-// What one thread of pass 1 finds: groups index its own layouts and meshes.
+// What one thread of pass 1 finds: groups index its own layouts.
 struct Pass1 {
     std::vector<ParallelSpec> layouts;  // with zero set
-    std::vector<DeviceMesh> meshes;
     std::vector<Group> groups;
     int64_t candidates = 0;
     int64_t pruned_memory = 0;
@@ -598,13 +596,11 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
         }
         // The mesh with this ZeRO stage, built on first use: a layout whose every candidate fails the
         // memory floor (most of them, for a large model) never pays for counting its groups' links.
-        std::optional<uint32_t> mesh_index;
+        // Pass 2 builds it again for the few groups it expands rather than keep one per layout.
+        std::optional<DeviceMesh> zero_mesh;
         const auto mesh = [&]() -> const DeviceMesh& {
-            if (!mesh_index) {
-                out.meshes.push_back(build_layout_mesh().with_zero(z));
-                mesh_index = static_cast<uint32_t>(out.meshes.size() - 1);
-            }
-            return out.meshes[*mesh_index];
+            if (!zero_mesh) zero_mesh = build_layout_mesh().with_zero(z);
+            return *zero_mesh;
         };
         std::optional<uint32_t> layout_index;
         for (int64_t mb : micro_batches)
@@ -614,14 +610,13 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
                 out.candidates += pruned + static_cast<int64_t>(found.size());
                 out.pruned_memory += pruned;
                 if (found.empty()) continue;
-                mesh();  // the candidates are costed on it
                 if (!layout_index) {
                     out.layouts.push_back(p);
                     layout_index = static_cast<uint32_t>(out.layouts.size() - 1);
                 }
                 out.to_cost += static_cast<int64_t>(found.size());
                 const double lowest = std::min_element(found.begin(), found.end(), lower_floor)->floor;
-                out.groups.push_back(Group{*layout_index, *mesh_index, mb, rc, lowest});
+                out.groups.push_back(Group{*layout_index, mb, rc, lowest});
             }
     }
 }
@@ -718,22 +713,19 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         for (std::thread& w : workers) w.join();
     }
     std::vector<ParallelSpec> layouts;  // with zero set
-    std::vector<DeviceMesh> meshes;
     std::vector<Group> groups;
     int64_t to_cost = 0;
     for (Pass1& part : parts) {
         const auto layout_offset = static_cast<uint32_t>(layouts.size());
-        const auto mesh_offset = static_cast<uint32_t>(meshes.size());
         for (Group g : part.groups) {
             g.layout += layout_offset;
-            g.mesh += mesh_offset;
             groups.push_back(g);
         }
         std::move(part.layouts.begin(), part.layouts.end(), std::back_inserter(layouts));
-        std::move(part.meshes.begin(), part.meshes.end(), std::back_inserter(meshes));
         stats.candidates += part.candidates;
         stats.pruned_memory += part.pruned_memory;
         to_cost += part.to_cost;
+        part = Pass1{};  // its groups are copied: give the memory back before pass 2
     }
     if (progress) progress->to_cost = to_cost;
     if (cancelled()) {
@@ -750,6 +742,12 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({groups[g].floor, g, -1});
     std::make_heap(heap.begin(), heap.end(), by_floor_desc);
     std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
+    std::map<uint32_t, DeviceMesh> meshes;                // by layout, for the groups expanded
+    const auto mesh_of = [&](uint32_t layout) -> const DeviceMesh& {
+        auto it = meshes.find(layout);
+        if (it == meshes.end()) it = meshes.emplace(layout, DeviceMesh::build(base.cluster, layouts[layout])).first;
+        return it->second;
+    };
     while (!heap.empty()) {
         const HeapEntry next = heap.front();
         if (options.prune && top.full()) {
@@ -768,7 +766,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
             // Floor the group again, the same way, this time keeping every candidate.
             LayoutCache cache = floors.layout_cache(p);
             std::vector<Candidate>& list = expanded[next.group];
-            floors.floor_group(p, g.micro_batch, g.recompute, cache, [&]() -> const DeviceMesh& { return meshes[g.mesh]; },
+            floors.floor_group(p, g.micro_batch, g.recompute, cache, [&]() -> const DeviceMesh& { return mesh_of(g.layout); },
                                list);
             std::sort(list.begin(), list.end(), lower_floor);
             heap.push_back({list.front().floor, next.group, 0});
@@ -782,7 +780,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
             std::push_heap(heap.begin(), heap.end(), by_floor_desc);
         }
         const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
-        const Report r = build_report(s, counts, meshes[g.mesh], &memo);
+        const Report r = build_report(s, counts, mesh_of(g.layout), &memo);
         ++stats.costed;
         if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
         if (!r.fits) continue;
