@@ -378,11 +378,13 @@ PlanEntry entry_from(const Scenario& s, const Report& r) {
     return e;
 }
 
-bool same_mesh(const Scenario& a, const Scenario& b) {
-    const ParallelSpec& p = a.parallel;
-    const ParallelSpec& q = b.parallel;
+bool same_factors(const ParallelSpec& p, const ParallelSpec& q) noexcept {
     return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
-           p.dp_replicate == q.dp_replicate && p.ep == q.ep && p.order == q.order;
+           p.dp_replicate == q.dp_replicate && p.ep == q.ep;
+}
+
+bool same_mesh(const Scenario& a, const Scenario& b) {
+    return same_factors(a.parallel, b.parallel) && a.parallel.order == b.parallel.order;
 }
 
 // The best k entries, best first; with one_per_mesh, the best entry of each of the best k meshes.
@@ -444,11 +446,16 @@ struct HeapEntry {
 bool by_floor_desc(const HeapEntry& a, const HeapEntry& b) { return a.floor > b.floor; }  // min-heap
 bool lower_floor(const Candidate& a, const Candidate& b) { return a.floor < b.floor; }
 
-// What the groups of one layout share: its stages' shapes, and the pipeline specs and step-end
-// collectives that several of its groups would otherwise build again.
-struct LayoutCache {
+// What every group of one set of factors shares, whatever the mesh order: its stages' shapes, which
+// fix every memory floor.
+struct LayoutShape {
     std::vector<StageShape> shapes;  // stage_shape per stage (zero, micro-batch and recompute change none)
     std::vector<int64_t> starts;     // run_starts(shapes)
+};
+
+// What the groups of one mesh order share: the pipeline specs and step-end collectives (they depend on
+// the links the order gives each dim), which several groups would otherwise build again.
+struct OrderCache {
     // By (micro_batch, recompute), for ZeRO 0-2, which build the same spec: below stage 3 ZeRO adds no
     // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
     std::map<std::pair<int64_t, int>, FlooredSpec> specs;
@@ -466,21 +473,21 @@ public:
     [[nodiscard]] const Scenario& base() const noexcept { return base_; }
     [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
 
-    // The layout's shapes, or nothing when pruning is off (no floors are computed then).
-    [[nodiscard]] LayoutCache layout_cache(const ParallelSpec& p) const {
-        LayoutCache cache;
-        if (!options_.prune) return cache;
-        cache.shapes.reserve(static_cast<std::size_t>(p.pp));
-        for (int64_t st = 0; st < p.pp; ++st) cache.shapes.push_back(stage_shape(counts_, p, st));
-        cache.starts = run_starts(cache.shapes);
-        return cache;
+    // The factors' stage shapes, or nothing when pruning is off (no floors are computed then).
+    [[nodiscard]] LayoutShape layout_shape(const ParallelSpec& p) const {
+        LayoutShape shape;
+        if (!options_.prune) return shape;
+        shape.shapes.reserve(static_cast<std::size_t>(p.pp));
+        for (int64_t st = 0; st < p.pp; ++st) shape.shapes.push_back(stage_shape(counts_, p, st));
+        shape.starts = run_starts(shape.shapes);
+        return shape;
     }
 
     // True when the model state alone of layout `p` (zero set) overflows a GPU: nothing with it fits.
-    [[nodiscard]] bool state_overflows(const ParallelSpec& p, int64_t micro_batch, const LayoutCache& cache) {
+    [[nodiscard]] bool state_overflows(const ParallelSpec& p, int64_t micro_batch, const LayoutShape& shape) {
         if (!options_.prune) return false;
         set_knobs(p, micro_batch, Recompute::none);
-        memory_runs(work_, cache.shapes, cache.starts, memory_);
+        memory_runs(work_, shape.shapes, shape.starts, memory_);
         return least_memory(memory_, true) > gpu_bytes_;
     }
 
@@ -489,8 +496,16 @@ public:
     // floor pruned. `mesh()` gives the layout's mesh with this ZeRO stage, which the caller builds on
     // first use (never, when nothing of the group fits).
     template <typename MeshOf>
-    int64_t floor_group(const ParallelSpec& p, int64_t micro_batch, Recompute rc, LayoutCache& cache,
-                        MeshOf&& mesh, std::vector<Candidate>& out) {
+    int64_t floor_group(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
+                        OrderCache& cache, MeshOf&& mesh, std::vector<Candidate>& out) {
+        const int64_t pruned = floor_memory(p, micro_batch, rc, shape, out);
+        if (needs_time_floors(out)) floor_time(p, micro_batch, rc, shape, cache, mesh(), out);
+        return pruned;
+    }
+
+    // The memory half of floor_group: it depends on the factors, not on the mesh order.
+    int64_t floor_memory(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
+                         std::vector<Candidate>& out) {
         out.clear();
         set_knobs(p, micro_batch, rc);
         const int64_t microbatches = base_.training.global_batch / (p.dp_shard * p.dp_replicate * micro_batch);
@@ -504,20 +519,26 @@ public:
             for (const ScheduleChoice sc : schedules_) out.push_back({0.0, sc});
             return 0;
         }
-        memory_runs(work_, cache.shapes, cache.starts, memory_);
+        memory_runs(work_, shape.shapes, shape.starts, memory_);
         if (least_memory(memory_, false) > gpu_bytes_) return count;
         for (const ScheduleChoice sc : schedules_) {
             const double mem = memory_floor(memory_, p.pp, sc, microbatches);
             if (mem <= gpu_bytes_) out.push_back({mem, sc});
         }
-        if (!out.empty() && !by_memory_ && arch_) floor_time(p, micro_batch, rc, cache, mesh(), out);
         return count - static_cast<int64_t>(out.size());
     }
 
-private:
-    // Replaces each candidate's memory floor with its step-time floor.
-    void floor_time(const ParallelSpec& p, int64_t micro_batch, Recompute rc, LayoutCache& cache, const DeviceMesh& m,
-                    std::vector<Candidate>& out) {
+    // Whether floor_memory's candidates go on to step-time floors (not when ranking by memory, not for
+    // a count-only model, not when pruning is off or nothing may fit).
+    [[nodiscard]] bool needs_time_floors(const std::vector<Candidate>& found) const noexcept {
+        return options_.prune && !found.empty() && !by_memory_ && arch_;
+    }
+
+    // The time half: replaces each candidate's memory floor with its step-time floor on mesh `m`, the
+    // layout `p` (order and zero set) builds.
+    void floor_time(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
+                    OrderCache& cache, const DeviceMesh& m, std::vector<Candidate>& out) {
+        set_knobs(p, micro_batch, rc);
         const FlooredSpec* spec = nullptr;
         FlooredSpec fresh;
         if (p.zero < 3) {
@@ -531,11 +552,12 @@ private:
             spec = &fresh;
         }
         std::vector<StepEndTimes>& ends = cache.ends[p.zero];
-        if (ends.empty()) ends = step_end_times_of_runs(work_, counts_, m, cache.starts);
-        const double end_floor = step_end_floor(ends, cache.starts, spec->spec);
+        if (ends.empty()) ends = step_end_times_of_runs(work_, counts_, m, shape.starts);
+        const double end_floor = step_end_floor(ends, shape.starts, spec->spec);
         for (Candidate& c : out) c.floor = makespan_floor(spec->spec, spec->run_ends, c.schedule) + end_floor;
     }
 
+private:
     void set_knobs(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
         work_.parallel = p;
         work_.training.micro_batch = micro_batch;
@@ -553,9 +575,10 @@ private:
     int64_t schedules_pp_ = 0, schedules_m_ = 0;
 };
 
-// One layout of pass 1, with the ZeRO stages to try.
+// One set of factors of pass 1, with the mesh orders and ZeRO stages to try.
 struct LayoutJob {
     ParallelSpec parallel;
+    std::vector<std::vector<MeshDim>> orders;
     std::vector<int> zeros;
 };
 
@@ -569,54 +592,87 @@ struct Pass1 {
     std::vector<Candidate> scratch;
 };
 
-// Floors every group of one layout into `out`.
+// Floors every group of one set of factors, in each of its mesh orders, into `out`. The memory floors
+// do not depend on the order, so they are taken once for all of them.
 void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
     const Scenario& base = floors.base();
     const PlanOptions& options = floors.options();
-    ParallelSpec p = job.parallel;
-    std::optional<DeviceMesh> layout_mesh;  // zero places no ranks: one mesh serves every stage
-    const auto build_layout_mesh = [&]() -> const DeviceMesh& {
-        if (!layout_mesh) layout_mesh = DeviceMesh::build(base.cluster, p);
-        return *layout_mesh;
+    // Each order with its mesh (zero places no ranks: one mesh serves every stage), built on first use:
+    // a layout whose every candidate fails the memory floor (most of them, for a large model) never
+    // pays for counting its groups' links. Pass 2 builds it again for the few groups it expands.
+    struct Order {
+        ParallelSpec parallel;
+        std::optional<DeviceMesh> mesh;
+        OrderCache* cache = nullptr;          // shared by the orders whose dims get the same links
+        std::optional<DeviceMesh> zero_mesh;  // `mesh` with the ZeRO stage being floored
+        std::optional<uint32_t> layout;       // its index in out.layouts for that ZeRO stage
     };
-    if (options.filters.tp_within_node && !tp_within_node(build_layout_mesh())) return;
-    LayoutCache cache = floors.layout_cache(p);
+    // Specs and step-end collectives read the mesh only through each dim's links: orders that give
+    // every dim the same links share them.
+    std::map<std::array<DimLinks, 6>, OrderCache> caches;
+    const auto cache_of = [&](const DeviceMesh& m) -> OrderCache& {
+        std::array<DimLinks, 6> links{};
+        for (std::size_t i = 0; i < kAllMeshDims.size(); ++i) links[i] = m.summary(kAllMeshDims[i]).links;
+        links[5] = m.ep_summary().links;
+        return caches[links];
+    };
+    std::vector<Order> orders;
+    for (const std::vector<MeshDim>& order : job.orders) {
+        Order o;
+        o.parallel = job.parallel;
+        o.parallel.order = order;
+        if (options.filters.tp_within_node) {
+            o.mesh = DeviceMesh::build(base.cluster, o.parallel);
+            if (!tp_within_node(*o.mesh)) continue;
+        }
+        orders.push_back(std::move(o));
+    }
+    if (orders.empty()) return;
+    const auto n_orders = static_cast<int64_t>(orders.size());
+    ParallelSpec p = job.parallel;
+    const LayoutShape shape = floors.layout_shape(p);
     const int64_t dp = p.dp_shard * p.dp_replicate;
     const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
+    std::vector<Candidate> found_memory;
     for (int z : job.zeros) {
         p.zero = z;
-        if (floors.state_overflows(p, micro_batches.front(), cache)) {
+        if (floors.state_overflows(p, micro_batches.front(), shape)) {
             for (int64_t mb : micro_batches) {
                 const int64_t m = base.training.global_batch / (dp * mb);
                 const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p.pp, m));
-                out.candidates += n;
-                out.pruned_memory += n;
+                out.candidates += n * n_orders;
+                out.pruned_memory += n * n_orders;
             }
             continue;
         }
-        // The mesh with this ZeRO stage, built on first use: a layout whose every candidate fails the
-        // memory floor (most of them, for a large model) never pays for counting its groups' links.
-        // Pass 2 builds it again for the few groups it expands rather than keep one per layout.
-        std::optional<DeviceMesh> zero_mesh;
-        const auto mesh = [&]() -> const DeviceMesh& {
-            if (!zero_mesh) zero_mesh = build_layout_mesh().with_zero(z);
-            return *zero_mesh;
-        };
-        std::optional<uint32_t> layout_index;
+        for (Order& o : orders) {
+            o.parallel.zero = z;
+            o.zero_mesh.reset();
+            o.layout.reset();
+        }
         for (int64_t mb : micro_batches)
             for (Recompute rc : kRecomputes) {
-                std::vector<Candidate>& found = out.scratch;
-                const int64_t pruned = floors.floor_group(p, mb, rc, cache, mesh, found);
-                out.candidates += pruned + static_cast<int64_t>(found.size());
-                out.pruned_memory += pruned;
-                if (found.empty()) continue;
-                if (!layout_index) {
-                    out.layouts.push_back(p);
-                    layout_index = static_cast<uint32_t>(out.layouts.size() - 1);
+                const int64_t pruned = floors.floor_memory(p, mb, rc, shape, found_memory);
+                out.candidates += (pruned + static_cast<int64_t>(found_memory.size())) * n_orders;
+                out.pruned_memory += pruned * n_orders;
+                if (found_memory.empty()) continue;
+                for (Order& o : orders) {
+                    std::vector<Candidate>& found = out.scratch;
+                    found = found_memory;
+                    if (floors.needs_time_floors(found)) {
+                        if (!o.mesh) o.mesh = DeviceMesh::build(base.cluster, o.parallel);
+                        if (!o.cache) o.cache = &cache_of(*o.mesh);
+                        if (!o.zero_mesh) o.zero_mesh = o.mesh->with_zero(z);
+                        floors.floor_time(o.parallel, mb, rc, shape, *o.cache, *o.zero_mesh, found);
+                    }
+                    if (!o.layout) {
+                        out.layouts.push_back(o.parallel);
+                        o.layout = static_cast<uint32_t>(out.layouts.size() - 1);
+                    }
+                    out.to_cost += static_cast<int64_t>(found.size());
+                    const double lowest = std::min_element(found.begin(), found.end(), lower_floor)->floor;
+                    out.groups.push_back(Group{*o.layout, mb, rc, lowest});
                 }
-                out.to_cost += static_cast<int64_t>(found.size());
-                const double lowest = std::min_element(found.begin(), found.end(), lower_floor)->floor;
-                out.groups.push_back(Group{*layout_index, mb, rc, lowest});
             }
     }
 }
@@ -697,7 +753,12 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     // work) and their findings appended in thread order.
     std::vector<LayoutJob> jobs;
     for_each_layout(base, options, stats, [&](const ParallelSpec& p, const std::vector<int>& zeros) {
-        jobs.push_back({p, zeros});
+        // for_each_layout lists a set of factors' orders one after another: they make one job.
+        if (!jobs.empty() && same_factors(jobs.back().parallel, p)) {
+            jobs.back().orders.push_back(p.order);
+            return;
+        }
+        jobs.push_back({p, {p.order}, zeros});
     });
     const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
     std::vector<Pass1> parts(threads);
@@ -764,10 +825,11 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         const ParallelSpec& p = layouts[g.layout];
         if (next.candidate < 0) {
             // Floor the group again, the same way, this time keeping every candidate.
-            LayoutCache cache = floors.layout_cache(p);
+            const LayoutShape shape = floors.layout_shape(p);
+            OrderCache cache;
             std::vector<Candidate>& list = expanded[next.group];
-            floors.floor_group(p, g.micro_batch, g.recompute, cache, [&]() -> const DeviceMesh& { return mesh_of(g.layout); },
-                               list);
+            floors.floor_group(p, g.micro_batch, g.recompute, shape, cache,
+                               [&]() -> const DeviceMesh& { return mesh_of(g.layout); }, list);
             std::sort(list.begin(), list.end(), lower_floor);
             heap.push_back({list.front().floor, next.group, 0});
             std::push_heap(heap.begin(), heap.end(), by_floor_desc);
