@@ -147,16 +147,10 @@ int run_plan(const std::vector<std::string>& args) {
             return 2;
         }
     }
-    if (!shardscope::app::is_known_format("plan", format)) return 2;
     int exit_code = 0;
-    const auto config_text = shardscope::app::read_config_argument("plan", config, kUsage, exit_code);
-    if (!config_text) return exit_code;
-    const ScenarioLoad load = parse_scenario(*config_text);
-    if (!load.ok()) {
-        std::cerr << config << ": " << load.error << "\n";
-        return 2;
-    }
-    const PlanResult result = plan_layouts(*load.scenario, options);
+    const auto scenario = shardscope::app::scenario_argument("plan", config, format, kUsage, exit_code);
+    if (!scenario) return exit_code;
+    const PlanResult result = plan_layouts(*scenario, options);
     std::cout << (format == "json" ? plan_json(result) : plan_text(result));
     return 0;
 }

@@ -31,17 +31,11 @@ int run_report(const std::vector<std::string>& args) {
             return 2;
         }
     }
-    if (!shardscope::app::is_known_format("report", format)) return 2;
     int exit_code = 0;
-    const auto config_text = shardscope::app::read_config_argument("report", config, kUsage, exit_code);
-    if (!config_text) return exit_code;
-    const shardscope::ReportResult result = shardscope::report_from_json(*config_text);
-    if (!result.ok()) {
-        std::cerr << config << ": " << result.error << "\n";
-        return 2;
-    }
-    std::cout << (format == "json" ? shardscope::report_to_json(*result.report)
-                                   : shardscope::report_to_text(*result.report));
+    const auto scenario = shardscope::app::scenario_argument("report", config, format, kUsage, exit_code);
+    if (!scenario) return exit_code;
+    const shardscope::Report report = shardscope::build_report(*scenario);
+    std::cout << (format == "json" ? shardscope::report_to_json(report) : shardscope::report_to_text(report));
     return 0;
 }
 

@@ -1,17 +1,19 @@
 #pragma once
-// What the printing subcommands (report, plan) share: the --config file and the --format check, with
-// the same messages and exit codes everywhere (2 for a bad argument, 1 for an unreadable file).
+// What the printing subcommands (report, plan) share: the --format check and the --config scenario,
+// with the same messages and exit codes everywhere (2 for a bad argument or a rejected scenario, 1 for
+// an unreadable file).
+
+#include "core/scenario.hpp"
 
 #include <optional>
 #include <string>
 
 namespace shardscope::app {
 
-// The text of the --config file, or nullopt after printing why to stderr; exit_code then says what
-// the command should return.
-std::optional<std::string> read_config_argument(const std::string& command, const std::string& config,
-                                                const char* usage, int& exit_code);
-// True for "json" and "text"; otherwise prints the rule and returns false (exit 2).
-bool is_known_format(const std::string& command, const std::string& format);
+// --format must be json or text; --config FILE is required, read and parsed as a scenario. The
+// scenario, or nullopt after printing why to stderr (a rejected scenario as "FILE: field: rule");
+// exit_code then says what the command should return.
+std::optional<Scenario> scenario_argument(const std::string& command, const std::string& config,
+                                          const std::string& format, const char* usage, int& exit_code);
 
 }  // namespace shardscope::app
