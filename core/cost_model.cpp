@@ -390,8 +390,8 @@ std::string dim_collective(MeshDim d, const ParallelSpec& p) {
 }
 
 // What build_report reads from a simulation. A spec the simulator rejects (a schedule the layout does
-// not allow) is simulated as 1F1B, and the notes say so. With a memo, its compiled programs time the spec.
-PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo* memo) {
+// not allow) is simulated as 1F1B, and the notes say so. The memo's compiled programs time the spec.
+PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo& memo) {
     PipelineMemo::Simulated out;
     if (std::string e = pipeline_spec_error(spec); !e.empty()) {
         out.notes.push_back("pipeline: " + e + "; simulated as 1f1b instead");
@@ -400,8 +400,7 @@ PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo* memo) {
         for (StageCost& c : spec.costs) c = StageCost{c.f, c.b + c.w, 0};
     }
     if (!pipeline_spec_error(spec).empty()) return out;  // not even 1F1B runs it (too many ops): no times
-    const PipelineProgram fresh = memo ? PipelineProgram{} : PipelineProgram::compile(spec);
-    const PipelineProgram& program = memo ? memo->program(spec) : fresh;
+    const PipelineProgram& program = memo.program(spec);
     if (!program.ok()) return out;  // only a wrong schedule order stalls
     PipelineProgram::Timing timing = program.time(spec);
     out.makespan = timing.makespan;
@@ -411,9 +410,8 @@ PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo* memo) {
     return out;
 }
 
-PipelineMemo::Simulated simulated(const PipelineSpec& spec, PipelineMemo* memo) {
-    if (!memo) return simulate_slim(spec, nullptr);
-    return memo->get(spec, [memo](const PipelineSpec& sp) { return simulate_slim(sp, memo); });
+PipelineMemo::Simulated simulated(const PipelineSpec& spec, PipelineMemo& memo) {
+    return memo.get(spec, [&memo](const PipelineSpec& sp) { return simulate_slim(sp, memo); });
 }
 
 }  // namespace
@@ -489,7 +487,11 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     return build_report(s, counts, mesh, nullptr);
 }
 
-Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, PipelineMemo* memo) {
+Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, PipelineMemo* shared) {
+    // Without a caller's memo, one of its own: the two simulations below (with and without p2p time)
+    // share one compiled schedule.
+    PipelineMemo own;
+    PipelineMemo& memo = shared ? *shared : own;
     Report r;
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
