@@ -52,4 +52,28 @@ inline Scenario llama70b_ddp(int64_t nodes) {
     return s;
 }
 
+// A tiny hand-countable model: 4 blocks of hidden 8, gelu FFN of 32, 2 heads, vocab 16, seq 4.
+// Per block: attention 4*8*8 = 256, two norms 2*8 = 16, FFN 2*8*32 = 512 -> 784.
+// Embedding 16*8 = 128; output 16*8 + final norm 8 = 136: 3400 in all. One GPU, no parallelism,
+// global batch 4 in micro-batches of 1, mixed bf16.
+inline Scenario tiny_gelu() {
+    Scenario s;
+    s.model.name = "tiny";
+    s.model.layers = 4;
+    s.model.hidden = 8;
+    s.model.ffn_hidden = 32;
+    s.model.heads = 2;
+    s.model.kv_heads = 2;
+    s.model.vocab = 16;
+    s.model.seq_len = 4;
+    s.model.ffn = Ffn::gelu;
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = 1;
+    s.parallel = ParallelSpec{};
+    s.training.global_batch = 4;
+    s.training.micro_batch = 1;
+    s.training.precision = Precision::mixed_bf16;
+    return s;
+}
+
 }  // namespace shardscope::test

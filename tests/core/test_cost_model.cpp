@@ -1,32 +1,18 @@
 #include "core/cost_model.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace shardscope;
 
 namespace {
 
-// Hand-countable model: 4 gelu blocks of hidden 8 (784 params each), vocab 16, seq 4: 3400 params
-// (see test_memory.cpp for the count). One GPU of round figures: 1e6 FLOP/s peak at 50% efficiency,
-// 1e4 B/s of HBM.
+// The hand-countable tiny model (3400 params, tests/common/scenarios.hpp) on one GPU of round figures:
+// 1e6 FLOP/s peak at 50% efficiency, 1e4 B/s of HBM.
 Scenario tiny() {
-    Scenario s;
-    s.model.name = "tiny";
-    s.model.layers = 4;
-    s.model.hidden = 8;
-    s.model.ffn_hidden = 32;
-    s.model.heads = 2;
-    s.model.kv_heads = 2;
-    s.model.vocab = 16;
-    s.model.seq_len = 4;
-    s.model.ffn = Ffn::gelu;
-    s.cluster.nodes = 1;
-    s.cluster.gpus_per_node = 1;
+    Scenario s = test::tiny_gelu();
     s.cluster.gpu = GpuSpec{"toy", 80, 1e-6, 1e-5, 0.5};
-    s.parallel = ParallelSpec{};
-    s.training.global_batch = 4;
-    s.training.micro_batch = 1;
-    s.training.precision = Precision::mixed_bf16;
     return s;
 }
 

@@ -1,5 +1,7 @@
 #include "core/memory.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace shardscope;
@@ -20,27 +22,12 @@ Scenario count_only(double params) {
     return s;
 }
 
-// A tiny hand-countable model: 4 blocks of hidden 8, gelu FFN of 32, 2 heads, vocab 16, seq 4.
-// Per block: attention 4*8*8 = 256, two norms 2*8 = 16, FFN 2*8*32 = 512 -> 784.
-// Embedding 16*8 = 128; output 16*8 + final norm 8 = 136.
+// The hand-countable tiny model (tests/common/scenarios.hpp: 784 params a block, embedding 128,
+// output 136) on pp stages, one GPU each.
 Scenario tiny(int64_t pp) {
-    Scenario s;
-    s.model.name = "tiny";
-    s.model.layers = 4;
-    s.model.hidden = 8;
-    s.model.ffn_hidden = 32;
-    s.model.heads = 2;
-    s.model.kv_heads = 2;
-    s.model.vocab = 16;
-    s.model.seq_len = 4;
-    s.model.ffn = Ffn::gelu;
-    s.cluster.nodes = 1;
+    Scenario s = test::tiny_gelu();
     s.cluster.gpus_per_node = pp;
-    s.parallel = ParallelSpec{};
     s.parallel.pp = pp;
-    s.training.global_batch = 4;
-    s.training.micro_batch = 1;
-    s.training.precision = Precision::mixed_bf16;
     return s;
 }
 
