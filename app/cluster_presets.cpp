@@ -1,8 +1,8 @@
 #include "app/cluster_presets.hpp"
 
 #include "app/file_io.hpp"
-#include "core/presets.hpp"
-#include "widgets/mesh_panel.hpp"
+#include "core/scenario/presets.hpp"
+#include "widgets/mesh/mesh_panel.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -2,7 +2,7 @@
 // Reads the shipped cluster presets (assets/clusters/*.json) through core's strict preset reader and
 // hands them to the Device mesh panel's preset list: widgets never read files.
 
-#include "widgets/panel.hpp"
+#include "widgets/shell/panel.hpp"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// `shardscope bench [--frames N] [--skip-planner]`: the figures of issue 8 as one table with units.
+// `shardscope bench [--frames N] [--skip-planner]`: the speed figures (planner, panels, cold start) as one table with units.
 // - planner: Llama 3 405B on 16,384 and on 131,072 H100s, every knob searched, on one thread and on
 //   every core (best of 5 runs): total time, candidates enumerated per second and candidates costed
 //   by the full cost model;
@@ -16,8 +16,8 @@
 #include "app/commands.hpp"
 #include "bench/panel_timings.hpp"
 #include "bench/planner_cases.hpp"
-#include "core/units.hpp"
-#include "widgets/app_state.hpp"
+#include "core/scenario/units.hpp"
+#include "widgets/shell/app_state.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include <imgui.h>

@@ -1,4 +1,4 @@
-// `shardscope measure`: times collectives on the local GPUs with nccl-tests' flags and columns (issue 9).
+// `shardscope measure`: times collectives on the local GPUs with nccl-tests' flags and columns.
 //
 //   shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all] [-b MIN] [-e MAX]
 //                      [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check] [--format json|text]
@@ -18,11 +18,11 @@
 
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
-#include "core/calibration.hpp"
-#include "core/collective_figures.hpp"
-#include "core/measure.hpp"
-#include "core/mpi_launch.hpp"
-#include "core/units.hpp"
+#include "core/measure/calibration.hpp"
+#include "core/collectives/collective_figures.hpp"
+#include "core/measure/measure.hpp"
+#include "core/measure/mpi_launch.hpp"
+#include "core/scenario/units.hpp"
 
 #ifdef SHARDSCOPE_WITH_MPI
 #include "cuda/mpi_measurer.hpp"

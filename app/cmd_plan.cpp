@@ -1,14 +1,14 @@
 // `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]
 //                  [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1] [--threads N]`:
-// every valid layout of the scenario's model on its cluster, ranked (core/planner.hpp). The scenario's
+// every valid layout of the scenario's model on its cluster, ranked (core/planner/planner.hpp). The scenario's
 // own layout is only the starting point: the model, cluster, global batch and precision are what
 // count. --per-mesh keeps the best row of each distinct mesh. Exit 0 with the ranking on stdout; 2
 // with the reason on stderr for a rejected scenario or bad arguments; 1 when the file cannot be read.
 
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
-#include "core/planner.hpp"
-#include "core/units.hpp"
+#include "core/planner/planner.hpp"
+#include "core/scenario/units.hpp"
 
 #include <nlohmann/json.hpp>
 

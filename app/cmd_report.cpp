@@ -4,8 +4,8 @@
 
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
-#include "core/cost_model.hpp"
-#include "core/report.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/model/report.hpp"
 
 #include <iostream>
 

@@ -1,9 +1,9 @@
 // `shardscope validate [--format text|json]`: the built-in suite of published training runs
-// (core/validation_suite.hpp), published vs predicted TFLOP/s per GPU and fraction of peak, with the
+// (core/model/validation_suite.hpp), published vs predicted TFLOP/s per GPU and fraction of peak, with the
 // error of each row. Exit 0 always when it ran: the table is the result, not a pass/fail gate.
 
 #include "app/commands.hpp"
-#include "core/validation_suite.hpp"
+#include "core/model/validation_suite.hpp"
 
 #include <iostream>
 

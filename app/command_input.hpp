@@ -3,7 +3,7 @@
 // with the same messages and exit codes everywhere (2 for a bad argument or a rejected scenario, 1 for
 // an unreadable file).
 
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 #include <optional>
 #include <string>

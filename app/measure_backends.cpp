@@ -1,10 +1,10 @@
-// Which measure backends this build has (issue 9). Core keeps a registry that the `measure` command
+// Which measure backends this build has. Core keeps a registry that the `measure` command
 // and the Measure panel ask at run time; the CUDA/NCCL backend is linked only when CMake found the
 // toolkit (SHARDSCOPE_HAVE_CUDA), and registers here before main runs. The panel's "Save cluster
 // JSON" writes through the app's atomic writer, since widgets do no file I/O.
 
 #include "app/file_io.hpp"
-#include "widgets/measure_panel.hpp"
+#include "widgets/measure/measure_panel.hpp"
 
 #ifdef SHARDSCOPE_HAVE_CUDA
 #include "cuda/cuda_measurer.hpp"

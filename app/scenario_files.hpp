@@ -1,5 +1,5 @@
 #pragma once
-#include "widgets/app_state.hpp"
+#include "widgets/shell/app_state.hpp"
 
 #include <string>
 

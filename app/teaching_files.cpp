@@ -1,8 +1,8 @@
 #include "app/teaching_files.hpp"
 
 #include "app/file_io.hpp"
-#include "widgets/lesson_panel.hpp"
-#include "widgets/teaching_content.hpp"
+#include "widgets/teaching/lesson_panel.hpp"
+#include "widgets/teaching/teaching_content.hpp"
 
 #include <filesystem>
 

@@ -2,8 +2,8 @@
 // Reads the shipped lessons (lessons/*.json), glossary (assets/glossary.json) and cheat sheet
 // (assets/cheatsheet.json) from data_dir() and hands them to the panels; opens --lesson ID --step K.
 
-#include "widgets/app_state.hpp"
-#include "widgets/panel.hpp"
+#include "widgets/shell/app_state.hpp"
+#include "widgets/shell/panel.hpp"
 
 #include <string>
 #include <vector>

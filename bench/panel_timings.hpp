@@ -4,9 +4,9 @@
 // 1,024 micro-batches, headless ImGui (no GL: building the draw lists is the panels' CPU cost).
 // Header-only: bench/ has no library of its own. Nothing here asserts a time.
 
-#include "widgets/app_state.hpp"
-#include "widgets/mesh_panel.hpp"
-#include "widgets/pipeline_panel.hpp"
+#include "widgets/shell/app_state.hpp"
+#include "widgets/mesh/mesh_panel.hpp"
+#include "widgets/pipeline/pipeline_panel.hpp"
 
 #include <imgui.h>
 

@@ -1,8 +1,8 @@
-// planner_bench: the planner's two cases of issue 8, timed on one thread (the goal) and on every core. `shardscope bench` prints the
+// planner_bench: the planner's two speed cases, timed on one thread (the goal) and on every core. `shardscope bench` prints the
 // same figures alongside the app's frame times.
 #include "bench/planner_cases.hpp"
 
-#include "core/units.hpp"
+#include "core/scenario/units.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,10 +1,10 @@
 #pragma once
-// The planner's benchmark cases (issue 8): Llama 3 405B on 16,384 and on 131,072 H100s, every knob
+// The planner's benchmark cases: Llama 3 405B on 16,384 and on 131,072 H100s, every knob
 // searched. Shared by bench/planner_bench.cpp and `shardscope bench` (app/cmd_bench.cpp) so both time
 // the same thing. Header-only: bench/ has no library of its own.
 
-#include "core/planner.hpp"
-#include "core/scenario.hpp"
+#include "core/planner/planner.hpp"
+#include "core/scenario/scenario.hpp"
 
 #include <chrono>
 #include <string>

@@ -1,6 +1,6 @@
 #include "cuda/cuda_measurer.hpp"
 
-#include "core/units.hpp"
+#include "core/scenario/units.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/nccl_checks.hpp"
 

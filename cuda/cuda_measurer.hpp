@@ -1,10 +1,10 @@
 #pragma once
-// The CUDA/NCCL measurer (issue 9): one process driving every local GPU (ncclCommInitAll), out-of-place
+// The CUDA/NCCL measurer: one process driving every local GPU (ncclCommInitAll), out-of-place
 // collectives timed with CUDA events around n iterations after warm-up, --check against the closed
 // form, and with one GPU a device-to-device copy (HBM) and bf16 cuBLAS GEMMs. Every failure (no
 // driver, no device, NCCL error, out of memory, a GPU that goes away) comes back as a message.
 
-#include "core/measure.hpp"
+#include "core/measure/measure.hpp"
 
 #include <memory>
 

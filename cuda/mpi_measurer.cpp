@@ -1,7 +1,7 @@
 #include "cuda/mpi_measurer.hpp"
 
-#include "core/mpi_launch.hpp"
-#include "core/units.hpp"
+#include "core/measure/mpi_launch.hpp"
+#include "core/scenario/units.hpp"
 #include "cuda/cuda_measurer.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/nccl_checks.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The MPI launch of the CUDA/NCCL measurer (issue 9, beyond one machine): mpirun starts one rank per
+// The MPI launch of the CUDA/NCCL measurer (beyond one machine): mpirun starts one rank per
 // GPU, possibly on several nodes; rank 0 makes the NCCL unique id and MPI_Bcast hands it to the others,
 // each rank joins with ncclCommInitRank on the GPU of its local rank, and every size of the sweep is
 // timed on every rank and merged with MPI_Allreduce (the slowest rank's time, the sum of wrong
@@ -11,7 +11,7 @@
 // whole job. A rank without a GPU is found by status(), which every rank calls: all of them then
 // return not ready and end normally.
 
-#include "core/measure.hpp"
+#include "core/measure/measure.hpp"
 
 #include <memory>
 #include <string>

@@ -3,7 +3,7 @@
 // CUDA runtime and NCCL: turn a failed call into a Failure naming what was being done, with a hint where
 // the error has a usual cause, and name a collective as the check kernel knows it. Internal to cuda/.
 
-#include "core/collectives.hpp"
+#include "core/collectives/collectives.hpp"
 #include "cuda/kernels.hpp"
 
 #include <cuda_runtime_api.h>

@@ -1,15 +1,15 @@
 // The one place that knows every panel: View-menu order and the default tiling on first start.
-#include "widgets/cheatsheet_panel.hpp"
-#include "widgets/collective_panel.hpp"
-#include "widgets/glossary_panel.hpp"
-#include "widgets/lesson_panel.hpp"
-#include "widgets/measure_panel.hpp"
-#include "widgets/memory_panel.hpp"
-#include "widgets/mesh_panel.hpp"
-#include "widgets/panel.hpp"
-#include "widgets/pipeline_panel.hpp"
-#include "widgets/planner_panel.hpp"
-#include "widgets/strategy_panel.hpp"
+#include "widgets/teaching/cheatsheet_panel.hpp"
+#include "widgets/collective/collective_panel.hpp"
+#include "widgets/teaching/glossary_panel.hpp"
+#include "widgets/teaching/lesson_panel.hpp"
+#include "widgets/measure/measure_panel.hpp"
+#include "widgets/memory/memory_panel.hpp"
+#include "widgets/mesh/mesh_panel.hpp"
+#include "widgets/shell/panel.hpp"
+#include "widgets/pipeline/pipeline_panel.hpp"
+#include "widgets/planner/planner_panel.hpp"
+#include "widgets/strategy/strategy_panel.hpp"
 
 namespace shardscope::ui {
 

@@ -1,8 +1,8 @@
 #include "widgets/ui_frame.hpp"
 
-#include "widgets/dialogs.hpp"
-#include "widgets/keys.hpp"
-#include "widgets/main_menu.hpp"
+#include "widgets/shell/dialogs.hpp"
+#include "widgets/shell/keys.hpp"
+#include "widgets/shell/main_menu.hpp"
 
 #include <imgui.h>
 

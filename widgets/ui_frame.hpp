@@ -1,8 +1,8 @@
 #pragma once
 // One frame of the whole UI, shared by the real window and the headless widget tests.
 
-#include "widgets/file_browser.hpp"
-#include "widgets/panel.hpp"
+#include "widgets/shell/file_browser.hpp"
+#include "widgets/shell/panel.hpp"
 
 namespace shardscope::ui {
 

@@ -8,7 +8,7 @@
 using namespace shardscope::test;
 
 namespace {
-// Pixels of the amber outline a lesson puts around the panel it points at (widgets/panel.cpp).
+// Pixels of the amber outline a lesson puts around the panel it points at (widgets/shell/panel.cpp).
 long amber_pixels(const std::filesystem::path& path, int& width, int& height) {
     int channels = 0;
     unsigned char* data = stbi_load(path.string().c_str(), &width, &height, &channels, 3);

@@ -1,4 +1,4 @@
-// `shardscope measure` (issue 9) as a user runs it. CI and this machine have no GPU: the command must
+// `shardscope measure` as a user runs it. CI and this machine have no GPU: the command must
 // say what is missing and how to get it, and exit 1. Where a GPU is present it measures instead, and
 // the test then checks that figures came out. Bad flags exit 2 naming the flag, before any GPU work.
 

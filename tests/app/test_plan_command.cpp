@@ -2,7 +2,7 @@
 // window: exit codes, the ranking's shape, and the messages.
 #include "app_runner.hpp"
 
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 #include "tests/common/scenarios.hpp"
 
@@ -111,7 +111,7 @@ TEST_CASE("plan --threads: one thread and three rank alike; a bad count exits 2"
     CHECK(bad.err == "plan: --threads must be a whole number from 0 (every core) to 1024, got '-1'\n");
 }
 
-TEST_CASE("bench prints every figure of issue 8 as a table with units, cold start included under a display") {
+TEST_CASE("bench prints every speed figure as a table with units, cold start included under a display") {
     // Times vary; the test checks the rows are there with a time in a unit, never the time itself.
     const auto dir = scratch_dir("bench");
     const auto r = run_shardscope("bench --skip-planner --frames 3", dir);

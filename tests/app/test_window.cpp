@@ -1,6 +1,6 @@
 #include "app_runner.hpp"
 
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 #include <doctest/doctest.h>
 #include <stb/stb_image.h>

@@ -1,7 +1,7 @@
 #pragma once
 // Scenarios several suites share (core, widgets, app), so each is written and explained once.
 
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace shardscope::test {
 

@@ -1,6 +1,6 @@
 // Figures beside the collective animator: typed message sizes and the latency/bandwidth crossover.
 
-#include "core/collective_figures.hpp"
+#include "core/collectives/collective_figures.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// Steppable collectives (issue 6). The invariants are checked here independently of the class's own
+// Steppable collectives. The invariants are checked here independently of the class's own
 // unmet_promises(): the expected final buffer of every collective is written out below.
 
-#include "core/collective_steps.hpp"
+#include "core/collectives/collective_steps.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "core/collectives.hpp"
+#include "core/collectives/collectives.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
-#include "core/cost_breakdown.hpp"
-#include "core/cost_model.hpp"
+#include "core/model/cost_breakdown.hpp"
+#include "core/model/cost_model.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "core/cost_model.hpp"
+#include "core/model/cost_model.hpp"
 
 #include "tests/common/scenarios.hpp"
 

@@ -1,5 +1,5 @@
-#include "core/cost_model.hpp"
-#include "core/fit_advisor.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/model/fit_advisor.hpp"
 
 #include "tests/common/scenarios.hpp"
 

@@ -1,7 +1,7 @@
-// The glossary and cheat sheet loaders (core/glossary.hpp, core/cheatsheet.hpp): the shipped files,
+// The glossary and cheat sheet loaders (core/teaching/glossary.hpp, core/teaching/cheatsheet.hpp): the shipped files,
 // lookups by term and alias, search order, and broken files with exact messages.
-#include "core/cheatsheet.hpp"
-#include "core/glossary.hpp"
+#include "core/teaching/cheatsheet.hpp"
+#include "core/teaching/glossary.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,11 +1,11 @@
-// Lessons (core/lesson.hpp): the shipped files load and every check's answer comes from core; the
+// Lessons (core/teaching/lesson.hpp): the shipped files load and every check's answer comes from core; the
 // loader's rules with their exact messages; merge, links, quantities and grading worked by hand.
 //
-// The default scenario (core/scenario.cpp): Llama 3 8B (32 layers, 32 heads, 8 kv heads, seq 8192) on
+// The default scenario (core/scenario/scenario.cpp): Llama 3 8B (32 layers, 32 heads, 8 kv heads, seq 8192) on
 // 8 nodes x 8 GPUs = 64, tp 2, pp 2, dp_shard 8, dp_replicate 2, zero 3, global_batch 256.
-#include "core/cost_model.hpp"
-#include "core/glossary.hpp"
-#include "core/lesson.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/teaching/glossary.hpp"
+#include "core/teaching/lesson.hpp"
 
 #include <doctest/doctest.h>
 

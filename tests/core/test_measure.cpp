@@ -1,10 +1,10 @@
-// The measure backend's pure half (issue 9): nccl-tests' size sweep and bandwidth columns, the
+// The measure backend's pure half: nccl-tests' size sweep and bandwidth columns, the
 // alpha-beta fit on synthetic timings with known alpha and B, the calibrated cluster preset, the JSON
 // of results, and the "no backend" path this GPU-less build takes. Expected values worked by hand.
 
-#include "core/calibration.hpp"
-#include "core/measure.hpp"
-#include "core/presets.hpp"
+#include "core/measure/calibration.hpp"
+#include "core/measure/measure.hpp"
+#include "core/scenario/presets.hpp"
 
 #include <doctest/doctest.h>
 

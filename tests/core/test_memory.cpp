@@ -1,4 +1,4 @@
-#include "core/memory.hpp"
+#include "core/model/memory.hpp"
 
 #include "tests/common/scenarios.hpp"
 

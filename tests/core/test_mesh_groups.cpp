@@ -1,5 +1,5 @@
 // The mesh panel's group questions, checked against meshes small enough to list by hand.
-#include "core/mesh_groups.hpp"
+#include "core/mesh/mesh_groups.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // of a whole node or more) instead of visiting every group. Here every mesh of up to 32 GPUs, in every
 // order (and with every ep that divides dp_shard x cp), is summarised both ways: the counts of intra-
 // and inter-node groups must agree exactly.
-#include "core/mesh.hpp"
+#include "core/mesh/mesh.hpp"
 
 #include <doctest/doctest.h>
 

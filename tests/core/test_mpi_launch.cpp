@@ -1,8 +1,8 @@
-// The MPI launch's pure half (issue 9, beyond one machine): launcher detection from environment
+// The MPI launch's pure half (beyond one machine): launcher detection from environment
 // variables, the rank-to-GPU mapping and its "no GPU" message, and the merge of figures over ranks.
 // No MPI and no GPU needed: the environment is a map.
 
-#include "core/mpi_launch.hpp"
+#include "core/measure/mpi_launch.hpp"
 
 #include <doctest/doctest.h>
 

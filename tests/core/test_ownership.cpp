@@ -1,6 +1,6 @@
-#include "core/cost_model.hpp"
-#include "core/ownership.hpp"
-#include "core/strategy_price.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/strategy/ownership.hpp"
+#include "core/strategy/strategy_price.hpp"
 
 #include <doctest/doctest.h>
 

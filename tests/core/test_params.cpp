@@ -1,4 +1,4 @@
-#include "core/params.hpp"
+#include "core/model/params.hpp"
 
 #include <doctest/doctest.h>
 

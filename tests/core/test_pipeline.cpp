@@ -1,7 +1,7 @@
 // The pipeline simulator's engine, GPipe and 1F1B, and the dependency checker.
 // Unless a test says otherwise: F = 1, B = 2 (fused backward, W = 0), no communication, so one
 // micro-batch costs F + B = 3 on a stage.
-#include "core/pipeline.hpp"
+#include "core/pipeline/pipeline.hpp"
 
 #include <doctest/doctest.h>
 

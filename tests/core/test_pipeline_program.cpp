@@ -1,8 +1,8 @@
 // The compiled pipeline program: one compile, many timings, each equal to simulating that spec; and the
 // cost model's memo, which times through programs, equal to reports built without it.
-#include "core/cost_model.hpp"
-#include "core/pipeline.hpp"
-#include "core/pipeline_program.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/pipeline/pipeline.hpp"
+#include "core/pipeline/pipeline_program.hpp"
 
 #include "../common/scenarios.hpp"
 

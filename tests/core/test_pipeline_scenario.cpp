@@ -1,8 +1,8 @@
 // pipeline_spec_for (the cost model's spec) and activation_bytes_per_stage against numbers worked out
 // by hand for a scenario whose ops carry no per-micro-batch communication (tp = cp = ep = 1, zero 0),
 // and against the Report built from the same scenario.
-#include "core/cost_model.hpp"
-#include "core/pipeline_scenario.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/model/pipeline_scenario.hpp"
 
 #include <doctest/doctest.h>
 

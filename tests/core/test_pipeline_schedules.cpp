@@ -1,6 +1,6 @@
 // Interleaved 1F1B, ZB-H1, ZB-H2 and DualPipe against the closed forms of their sources, with the
 // dependency checker run on every timeline. Equal stage costs and no communication unless stated.
-#include "core/pipeline.hpp"
+#include "core/pipeline/pipeline.hpp"
 
 #include <doctest/doctest.h>
 

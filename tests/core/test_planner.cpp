@@ -1,8 +1,8 @@
-// The planner (core/planner.hpp): every candidate valid, the pruned search equal to brute force, and a
+// The planner (core/planner/planner.hpp): every candidate valid, the pruned search equal to brute force, and a
 // small case whose winner follows from the overlap rules by hand.
-#include "core/planner.hpp"
+#include "core/planner/planner.hpp"
 
-#include "core/cost_model.hpp"
+#include "core/model/cost_model.hpp"
 
 #include "tests/common/scenarios.hpp"
 

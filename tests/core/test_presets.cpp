@@ -1,7 +1,7 @@
 // Every shipped preset file loads through the strict reader, cites its sources, and (for models)
 // matches its published parameter count within 2%.
-#include "core/params.hpp"
-#include "core/presets.hpp"
+#include "core/model/params.hpp"
+#include "core/scenario/presets.hpp"
 
 #include <doctest/doctest.h>
 

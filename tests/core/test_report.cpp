@@ -1,5 +1,5 @@
-#include "core/cost_model.hpp"
-#include "core/report.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/model/report.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "core/scenario_history.hpp"
+#include "core/scenario/scenario_history.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 #include <doctest/doctest.h>
 

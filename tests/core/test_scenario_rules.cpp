@@ -2,7 +2,7 @@
 // The base is the default scenario: Llama 3 8B (32 layers, hidden 4096, 32 heads, 8 kv heads,
 // seq_len 8192) on 8 nodes x 8 GPUs = 64, tp 2, pp 2, dp_shard 8, dp_replicate 2, zero 3,
 // global_batch 256, micro_batch 1, 1f1b: m = 256 / (1 * 8 * 2) = 16 micro-batches.
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

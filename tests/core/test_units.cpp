@@ -1,4 +1,4 @@
-#include "core/units.hpp"
+#include "core/scenario/units.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "core/validation_suite.hpp"
+#include "core/model/validation_suite.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

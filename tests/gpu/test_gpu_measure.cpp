@@ -3,8 +3,8 @@
 // figures and that a collective is refused with a clear message; with two or more it runs every op
 // with --check and compares the fitted link with the measured rows.
 
-#include "core/calibration.hpp"
-#include "core/measure.hpp"
+#include "core/measure/calibration.hpp"
+#include "core/measure/measure.hpp"
 #include "cuda/cuda_measurer.hpp"
 
 #include <cstdio>

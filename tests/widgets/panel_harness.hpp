@@ -3,8 +3,8 @@
 // history commit the app makes.
 
 #include "imgui_fixture.hpp"
-#include "widgets/app_state.hpp"
-#include "widgets/panel.hpp"
+#include "widgets/shell/app_state.hpp"
+#include "widgets/shell/panel.hpp"
 
 #include <doctest/doctest.h>
 

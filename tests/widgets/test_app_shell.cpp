@@ -1,5 +1,5 @@
 #include "imgui_fixture.hpp"
-#include "widgets/keys.hpp"
+#include "widgets/shell/keys.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include <doctest/doctest.h>

@@ -1,10 +1,10 @@
-// Collective animator panel (issue 6): the draw records and read-out it builds, its actions, and
+// Collective animator panel: the draw records and read-out it builds, its actions, and
 // the transport buttons. Expected values are worked out by hand from the default scenario's links
 // (intra 450 GB/s and 2 us, inter 50 GB/s and 5 us, 8 GPUs per node) and a 1 GiB message.
 
 #include "imgui_fixture.hpp"
 #include "panel_harness.hpp"
-#include "widgets/collective_panel.hpp"
+#include "widgets/collective/collective_panel.hpp"
 
 #include <doctest/doctest.h>
 

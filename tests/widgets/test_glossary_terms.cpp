@@ -1,8 +1,8 @@
 // The glossary behind the panels' controls: every term the panels name is in the shipped glossary, and
 // hovering a control shows its term's definition.
-#include "widgets/glossary_terms.hpp"
-#include "widgets/glossary_tooltip.hpp"
-#include "widgets/item_rects.hpp"
+#include "widgets/kit/glossary_terms.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/item_rects.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include "imgui_fixture.hpp"

@@ -1,12 +1,12 @@
 // The lesson player, glossary and cheat sheet panels, headless. Every step of every shipped lesson is
 // run through the real UI: its scenario applied, its panels opened and highlighted, its actions run.
 #include "imgui_fixture.hpp"
-#include "widgets/cheatsheet_panel.hpp"
-#include "widgets/glossary_panel.hpp"
-#include "widgets/glossary_tooltip.hpp"
-#include "widgets/keys.hpp"
-#include "widgets/lesson_panel.hpp"
-#include "widgets/teaching_content.hpp"
+#include "widgets/teaching/cheatsheet_panel.hpp"
+#include "widgets/teaching/glossary_panel.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/keys.hpp"
+#include "widgets/teaching/lesson_panel.hpp"
+#include "widgets/teaching/teaching_content.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include <doctest/doctest.h>

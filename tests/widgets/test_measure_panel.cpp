@@ -1,13 +1,13 @@
-// Measure panel (issue 9): the no-GPU state this machine (and CI) shows, and the whole path of a sweep
+// Measure panel: the no-GPU state this machine (and CI) shows, and the whole path of a sweep
 // through a fake backend registered with core: background job, progress, cancel, fit, calibrated
 // cluster saved through the app's writer and applied to the scenario. Expected values by hand from
 // the default scenario (8 GPUs per node, intra-node link 450 GB/s and 2 us).
 
 #include "imgui_fixture.hpp"
 #include "panel_harness.hpp"
-#include "widgets/measure_panel.hpp"
+#include "widgets/measure/measure_panel.hpp"
 
-#include "core/presets.hpp"
+#include "core/scenario/presets.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,8 @@
 #include "imgui_fixture.hpp"
-#include "widgets/keys.hpp"
-#include "widgets/memory_panel.hpp"
+#include "widgets/shell/keys.hpp"
+#include "widgets/memory/memory_panel.hpp"
 
-#include "core/cost_model.hpp"
+#include "core/model/cost_model.hpp"
 
 #include "tests/common/scenarios.hpp"
 
@@ -110,7 +110,7 @@ TEST_CASE("memory panel: the step bar is compute, each dim's exposed communicati
     CHECK(tp);
     CHECK(seconds == doctest::Approx(*r.time.step));
     CHECK(share == doctest::Approx(1.0));
-    // The throughput figures are core's, formatted by core/units.hpp.
+    // The throughput figures are core's, formatted by core/scenario/units.hpp.
     REQUIRE(v.figures.size() == 7);
     CHECK(v.figures[0].label == "Step time");
     CHECK(v.figures[0].value == format_seconds(*r.time.step));

@@ -1,7 +1,7 @@
 // Device mesh panel: the draw records it builds against groups worked out by hand, the draft that
 // keeps the last valid mesh, actions, selection and level of detail.
 #include "imgui_fixture.hpp"
-#include "widgets/mesh_panel.hpp"
+#include "widgets/mesh/mesh_panel.hpp"
 
 #include <doctest/doctest.h>
 

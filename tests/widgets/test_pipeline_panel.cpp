@@ -1,9 +1,9 @@
 // The pipeline timeline panel: draw records (not pixels) against timelines worked out by hand.
 // Default controls: F = B = W = 1 ms, so 1F1B runs F (1 ms) and B+W as one 2 ms op.
 #include "imgui_fixture.hpp"
-#include "widgets/pipeline_panel.hpp"
+#include "widgets/pipeline/pipeline_panel.hpp"
 
-#include "core/cost_model.hpp"
+#include "core/model/cost_model.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
 // The Planner panel: its records (rows, scatter points, Pareto front) against core's ranking, the
 // actions, the filters and re-planning, worked on a small dense model on two nodes of 8 H100s.
 #include "imgui_fixture.hpp"
-#include "widgets/planner_panel.hpp"
+#include "widgets/planner/planner_panel.hpp"
 
-#include "core/planner.hpp"
+#include "core/planner/planner.hpp"
 
 #include "tests/common/scenarios.hpp"
 

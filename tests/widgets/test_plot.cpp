@@ -1,5 +1,5 @@
 #include "imgui_fixture.hpp"
-#include "widgets/plot.hpp"
+#include "widgets/kit/plot.hpp"
 
 #include <doctest/doctest.h>
 

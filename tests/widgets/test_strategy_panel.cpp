@@ -1,5 +1,5 @@
 #include "imgui_fixture.hpp"
-#include "widgets/strategy_panel.hpp"
+#include "widgets/strategy/strategy_panel.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,0 +1,86 @@
+#include "core/model/cost_breakdown.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+bool same_bytes(const MemoryBreakdown& a, const MemoryBreakdown& b) {
+    return a.params == b.params && a.grads == b.grads && a.optimizer == b.optimizer &&
+           a.activations == b.activations && a.other == b.other;
+}
+
+MemoryBar bar_for(const Report& r, const StageMemory& st, std::string role) {
+    MemoryBar bar = memory_bar(st.bytes, r.gpu_memory_bytes, std::move(role));
+    bar.stage = st.stage;
+    bar.most_loaded = st.stage == r.most_loaded_stage;
+    return bar;
+}
+
+}  // namespace
+
+MemoryBar memory_bar(const MemoryBreakdown& bytes, double capacity_bytes, std::string role) {
+    MemoryBar bar;
+    bar.role = std::move(role);
+    bar.bytes = bytes;
+    bar.total_bytes = bytes.total();
+    bar.fraction_of_gpu = capacity_bytes > 0 ? bar.total_bytes / capacity_bytes : 0.0;
+    bar.fits = bar.total_bytes <= capacity_bytes;
+    return bar;
+}
+
+std::vector<MemoryBar> memory_bars(const Report& r) {
+    std::vector<MemoryBar> bars;
+    if (r.stages.empty()) {
+        StageMemory only;
+        only.bytes = r.memory;
+        bars.push_back(bar_for(r, only, "every GPU"));
+        bars.back().most_loaded = true;
+        return bars;
+    }
+    const auto n = static_cast<int64_t>(r.stages.size());
+    if (n == 1) return {bar_for(r, r.stages[0], "every GPU")};
+
+    std::vector<std::pair<int64_t, std::string>> picks = {{0, "first"}};
+    if (n >= 3) picks.emplace_back(n / 2, "middle");
+    picks.emplace_back(n - 1, "last");
+    const bool heaviest_picked = std::any_of(picks.begin(), picks.end(),
+                                             [&](const auto& p) { return p.first == r.most_loaded_stage; });
+    if (!heaviest_picked && r.most_loaded_stage >= 0 && r.most_loaded_stage < n) {
+        picks.emplace_back(r.most_loaded_stage, "most loaded");
+        std::sort(picks.begin(), picks.end());
+    }
+    for (const auto& [stage, role] : picks) {
+        const StageMemory& st = r.stages[static_cast<size_t>(stage)];
+        const bool repeat = std::any_of(bars.begin(), bars.end(), [&](const MemoryBar& b) {
+            return same_bytes(b.bytes, st.bytes) && !(st.stage == r.most_loaded_stage);
+        });
+        if (!repeat) bars.push_back(bar_for(r, st, role));
+    }
+    return bars;
+}
+
+std::vector<StepPart> step_parts(const Report& r) {
+    std::vector<StepPart> parts;
+    if (!r.time.step || !r.time.compute || *r.time.step <= 0) return parts;
+    const double step = *r.time.step;
+    const auto add = [&](std::string name, std::string dim, StepPartKind kind, double s) {
+        parts.push_back(StepPart{std::move(name), std::move(dim), kind, s, s / step});
+    };
+    add("compute", "", StepPartKind::compute, *r.time.compute);
+    double dims_exposed = 0;
+    for (const DimCost& d : r.dims) {
+        if (d.exposed_s <= 0) continue;
+        add(d.name + " comm", d.name, StepPartKind::communication, d.exposed_s);
+        dims_exposed += d.exposed_s;
+    }
+    // Rounding aside, the dims account for all exposed communication; list a real remainder.
+    const double rest = r.time.exposed_comm.value_or(0) - dims_exposed;
+    if (rest > 1e-9 * step) add("other comm", "", StepPartKind::communication, rest);
+    // A bubble of rounding residue (no pipeline) is not a part.
+    if (r.time.bubble.value_or(0) > 1e-9 * step) add("bubble", "", StepPartKind::bubble, *r.time.bubble);
+    return parts;
+}
+
+}  // namespace shardscope

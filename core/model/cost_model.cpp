@@ -1,0 +1,719 @@
+#include "core/model/cost_model.hpp"
+
+#include "core/collectives/collectives.hpp"
+#include "core/model/memory.hpp"
+#include "core/mesh/mesh.hpp"
+#include "core/scenario/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace shardscope {
+namespace {
+
+double activation_dtype_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+double as_double(int64_t v) noexcept { return static_cast<double>(v); }
+
+// A group that leaves its node is bounded by the inter-node link (DESIGN.md).
+Link link_for(const ClusterSpec& c, DimLinks links) noexcept {
+    return Link::from(links == DimLinks::intra || links == DimLinks::none ? c.intra_node : c.inter_node);
+}
+
+DimLinks worse(DimLinks a, DimLinks b) noexcept {
+    const auto rank = [](DimLinks l) {
+        switch (l) {
+            case DimLinks::none: return 0;
+            case DimLinks::intra: return 1;
+            case DimLinks::mixed: return 2;
+            case DimLinks::inter: return 3;
+        }
+        return 0;
+    };
+    return rank(a) >= rank(b) ? a : b;
+}
+
+// Parameters one token passes through in block `layer`: MoE blocks count top_k routed experts only.
+double active_block_params(const ParamCounts& c, const ModelSpec& m, int64_t layer) noexcept {
+    const double routed = layer_routed_expert_params(c, layer);
+    if (routed <= 0) return layer_params(c, layer);
+    return layer_params(c, layer) - routed + as_double(m.top_k) * c.expert_ffn;
+}
+
+bool splits_backward(Schedule s) noexcept {
+    return s == Schedule::zb_h1 || s == Schedule::zb_h2 || s == Schedule::dualpipe;
+}
+
+// Everything the cost model derives once from the scenario.
+struct Context {
+    const Scenario& s;
+    const ParamCounts& counts;
+    const DeviceMesh& mesh;
+    ParallelSpec par;        // effective factors (leftover replicas included)
+    double rate = 0;         // achievable matmul FLOP/s of one GPU
+    double hbm = 0;          // bytes/s
+    double act_bytes = 2;
+    int64_t shard_ranks = 1;         // ZeRO group: dp_shard * cp
+    int64_t expert_shard_ranks = 1;  // dp_shard * cp / ep
+    DimLinks shard_links = DimLinks::none;
+};
+
+struct StageComm {
+    StageWork work;
+    int64_t layers = 0;
+    int64_t moe_layers = 0;
+    // Bytes one GPU sends per micro-batch, per dim.
+    double tp_bytes = 0, cp_bytes = 0, ep_bytes = 0, fsdp_bytes = 0;
+};
+
+// What a stage's work and communication depend on: its blocks, whether it holds the output layer, and
+// its parameters. Two stages with equal loads cost the same (plan_pipeline prices each load once).
+struct StageLoad {
+    int64_t layers = 0;
+    int64_t moe_layers = 0;
+    double block_fwd = 0;       // forward matmul FLOPs of its blocks for one micro-batch, before TP/CP
+    double attention_fwd = 0;   // of which the attention core (QK^T and AV)
+    bool output = false;        // the last stage: LM head
+    StageParams params;         // (the block range in params.layers is not compared)
+
+    [[nodiscard]] bool same_cost(const StageLoad& o) const noexcept {
+        return layers == o.layers && moe_layers == o.moe_layers && block_fwd == o.block_fwd &&
+               attention_fwd == o.attention_fwd && output == o.output && params.embedding == o.params.embedding &&
+               params.output == o.params.output && params.blocks_non_expert == o.params.blocks_non_expert &&
+               params.routed_experts == o.params.routed_experts;
+    }
+};
+
+StageLoad stage_load(const Context& cx, int64_t stage) {
+    const ModelSpec& m = cx.s.model;
+    const ParallelSpec& p = cx.par;
+    StageLoad load;
+    load.params = stage_params(cx.counts, p.pp, stage);
+    load.output = stage == p.pp - 1;
+    if (!m.has_architecture()) return load;
+    const StageLayers layers = load.params.layers;
+    load.layers = layers.count;
+    const double seq = as_double(m.seq_len);
+    const double tokens = as_double(cx.s.training.micro_batch) * seq;  // one micro-batch
+    // Every dense block is alike, and so is every MoE block: counted by kind, not summed block by block.
+    const BlockKinds kinds = block_kinds(cx.counts, layers);
+    const int64_t first_moe = layers.first + kinds.dense;
+    const double dense_active = kinds.dense > 0 ? active_block_params(cx.counts, m, layers.first) : 0.0;
+    const double moe_active = kinds.moe > 0 ? active_block_params(cx.counts, m, first_moe) : 0.0;
+    load.block_fwd = 2.0 * (as_double(kinds.dense) * dense_active + as_double(kinds.moe) * moe_active) * tokens;
+    load.attention_fwd = as_double(layers.count) * 4.0 * as_double(m.hidden) * seq * tokens;  // QK^T, AV: full s x s
+    load.moe_layers = kinds.moe;
+    return load;
+}
+
+// True for a middle stage (neither the first, with the embedding, nor the last, with the output layer)
+// whose previous stage is a middle stage with as many blocks, of which as many are MoE blocks. Dense
+// blocks come before MoE ones, so the two hold the same sequence of blocks and every sum over them
+// comes out the same, without summing.
+bool same_blocks_as_previous(const Context& cx, int64_t stage, StageLayers here, StageLayers before) noexcept {
+    if (stage < 2 || stage >= cx.par.pp - 1) return false;
+    return here.count == before.count && block_kinds(cx.counts, here).moe == block_kinds(cx.counts, before).moe;
+}
+
+StageComm stage_comm(const Context& cx, const StageLoad& load) {
+    const Scenario& s = cx.s;
+    const ModelSpec& m = s.model;
+    const ParallelSpec& p = cx.par;
+    StageComm out;
+    out.layers = load.layers;
+    out.moe_layers = load.moe_layers;
+    StageWork& w = out.work;
+
+    const double b = as_double(s.training.micro_batch);
+    const double seq = as_double(m.seq_len);
+    const double h = as_double(m.hidden);
+    const double tokens = b * seq;                      // one micro-batch
+    const double split = as_double(p.tp) * as_double(p.cp);  // TP splits the matmuls, CP the tokens
+    const bool full = s.training.recompute == Recompute::full;
+    const bool selective = s.training.recompute == Recompute::selective;
+
+    const double block_fwd = load.block_fwd, attention_fwd = load.attention_fwd;
+    const double output_fwd = load.output ? 2.0 * as_double(m.vocab) * h * tokens : 0.0;
+    w.forward_flops = (block_fwd + attention_fwd + output_fwd) / split;
+    const double recompute_flops = full ? (block_fwd + attention_fwd) / split : selective ? attention_fwd / split : 0.0;
+    w.backward_flops = 2.0 * w.forward_flops + recompute_flops;
+    w.attention_forward_s = attention_fwd / split / cx.rate;
+
+    // Element-wise work is memory-bound: the bytes Korthikanti counts as stored are written by the
+    // forward, read and written again by the backward, and rewritten by a full recompute. Flash-style
+    // attention (what selective recompute stands for here) keeps the s x s scores on chip.
+    ActivationShape shape = activation_shape(s);
+    shape.recompute = selective ? Recompute::selective : Recompute::none;
+    const double streamed = activation_bytes_per_layer(shape) * (s.training.precision == Precision::fp32 ? 2.0 : 1.0) *
+                            as_double(load.layers) / cx.hbm;
+    w.forward_s = w.forward_flops / cx.rate + streamed;
+    w.backward_s = w.backward_flops / cx.rate + (full ? 3.0 : 2.0) * streamed;
+
+    const ClusterSpec& c = s.cluster;
+    const double L = as_double(load.layers);
+    if (p.tp > 1) {
+        // Two all-reduces per block in the forward (after attention, after the MLP), two in the
+        // backward, two more when a full recompute re-runs the forward. With SP each is an all-gather
+        // plus a reduce-scatter of the same activation: the same bytes, twice the latency terms.
+        const double msg = b * seq / as_double(p.cp) * h * cx.act_bytes;
+        const Link link = link_for(c, cx.mesh.summary(MeshDim::tp).links);
+        const bool sp = p.sequence_parallel;
+        const double one = sp ? collective_time(Collective::all_gather, msg, p.tp, link) +
+                                    collective_time(Collective::reduce_scatter, msg, p.tp, link)
+                              : collective_time(Collective::all_reduce, msg, p.tp, link);
+        const double one_bytes = sp ? 2.0 * bytes_sent_per_rank(Collective::all_gather, msg, p.tp)
+                                    : bytes_sent_per_rank(Collective::all_reduce, msg, p.tp);
+        const double bwd_count = full ? 4.0 : 2.0;
+        w.tp_forward_s = 2.0 * L * one;
+        w.tp_backward_s = bwd_count * L * one;
+        out.tp_bytes = (2.0 + bwd_count) * L * one_bytes;
+    }
+    if (p.cp > 1) {
+        // Ring attention: every rank sees every other rank's K and V (an all-gather's worth) in the
+        // forward; the backward passes K, V around again and reduce-scatters their gradients.
+        const double kv_dim = as_double(m.kv_heads) * h / as_double(m.heads);
+        const double kv = 2.0 * b * seq * kv_dim * cx.act_bytes / as_double(p.tp);
+        const Link link = link_for(c, cx.mesh.summary(MeshDim::cp).links);
+        const double ag = collective_time(Collective::all_gather, kv, p.cp, link);
+        const double rs = collective_time(Collective::reduce_scatter, kv, p.cp, link);
+        w.cp_forward_s = L * ag;
+        w.cp_backward_s = L * (ag + rs);
+        out.cp_bytes = 3.0 * L * bytes_sent_per_rank(Collective::all_gather, kv, p.cp);
+    }
+    if (p.ep > 1 && out.moe_layers > 0) {
+        // Dispatch and combine: each token's hidden state goes to its top_k experts and comes back.
+        const double local_tokens = b * seq / as_double(p.cp) / (p.sequence_parallel ? as_double(p.tp) : 1.0);
+        const double msg = local_tokens * as_double(m.top_k) * h * cx.act_bytes;
+        const Link link = link_for(c, cx.mesh.ep_summary().links);
+        const double a2a = collective_time(Collective::all_to_all, msg, p.ep, link);
+        w.ep_forward_s = 2.0 * as_double(out.moe_layers) * a2a;
+        w.ep_backward_s = 2.0 * as_double(out.moe_layers) * a2a;
+        out.ep_bytes = 4.0 * as_double(out.moe_layers) * bytes_sent_per_rank(Collective::all_to_all, msg, p.ep);
+    }
+    return out;
+}
+
+// FSDP gathers the stage's weights for the forward and again for the backward, then reduce-scatters
+// the gradients: 3x the parameter bytes per micro-batch. Needs only the parameter count, so a
+// count-only model gets it too.
+void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
+    const ParallelSpec& p = cx.par;
+    const ClusterSpec& c = cx.s.cluster;
+    StageWork& w = out.work;
+    if (p.zero < 3 || cx.shard_ranks <= 1) return;
+    const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
+    const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
+    const Link link = link_for(c, cx.shard_links);
+    // A part with no parameters (the experts of a dense model) sends nothing and pays no latency.
+    const auto gather = [&](double params, int64_t ranks, double bytes_per) {
+        if (params <= 0) return 0.0;
+        return collective_time(Collective::all_gather, params * bytes_per, ranks, link);
+    };
+    const auto scatter = [&](double params, int64_t ranks, double bytes_per) {
+        if (params <= 0) return 0.0;
+        return collective_time(Collective::reduce_scatter, params * bytes_per, ranks, link);
+    };
+    const double ag = gather(dense, cx.shard_ranks, per.weights) + gather(expert, cx.expert_shard_ranks, per.weights);
+    const double rs = scatter(dense, cx.shard_ranks, per.grads) + scatter(expert, cx.expert_shard_ranks, per.grads);
+    w.fsdp_forward_s = ag;
+    w.fsdp_backward_s = ag + rs;
+    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (2 * per.weights + per.grads), cx.shard_ranks) +
+                     bytes_sent_per_rank(Collective::all_gather, expert * (2 * per.weights + per.grads),
+                                         cx.expert_shard_ranks);
+}
+
+// The per-micro-batch overlap rules of cost_model.hpp: what each op leaves exposed.
+struct Exposed {
+    double tp_f = 0, tp_b = 0, cp_f = 0, cp_b = 0, ep_f = 0, ep_b = 0, fsdp_f = 0, fsdp_b = 0;
+    [[nodiscard]] double forward() const noexcept { return tp_f + cp_f + ep_f + fsdp_f; }
+    [[nodiscard]] double backward() const noexcept { return tp_b + cp_b + ep_b + fsdp_b; }
+};
+
+Exposed apply_overlap_rules(const StageWork& w, bool tp_overlap) noexcept {
+    const auto beyond = [](double comm, double compute) { return std::max(0.0, comm - compute); };
+    Exposed e;
+    e.tp_f = tp_overlap ? beyond(w.tp_forward_s, w.forward_s) : w.tp_forward_s;
+    e.tp_b = tp_overlap ? beyond(w.tp_backward_s, w.backward_s) : w.tp_backward_s;
+    e.cp_f = beyond(w.cp_forward_s, w.attention_forward_s);
+    e.cp_b = beyond(w.cp_backward_s, 2.0 * w.attention_forward_s);
+    e.ep_f = w.ep_forward_s;
+    e.ep_b = w.ep_backward_s;
+    e.fsdp_f = beyond(w.fsdp_forward_s, w.forward_s);
+    e.fsdp_b = beyond(w.fsdp_backward_s, w.backward_s);
+    return e;
+}
+
+// The data-parallel work at the end of a step, for the GPUs of one stage.
+struct StepEndComm {
+    double reduce_s = 0;      // gradient reduction (DDP all-reduce, ZeRO-1/2 reduce-scatter, HSDP all-reduce)
+    double gather_s = 0;      // ZeRO-1/2 all-gather of the updated weights
+    double shard_s = 0, shard_bytes = 0;          // the dp_shard dim's part of the above
+    double replicate_s = 0, replicate_bytes = 0;  // the dp_replicate dim's part
+};
+
+StepEndComm step_end_comm(const Context& cx, int64_t stage) {
+    const ParallelSpec& p = cx.par;
+    const ClusterSpec& c = cx.s.cluster;
+    const StageParams sp = stage_params(cx.counts, p.pp, stage);
+    const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
+    const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
+    const DeviceMesh& mesh = cx.mesh;
+    StepEndComm out;
+
+    const auto add_replicate = [&](double bytes, int64_t ranks, DimLinks links) {
+        if (bytes <= 0) return;  // e.g. the expert part of a dense model
+        const Link link = link_for(c, links);
+        out.replicate_s += collective_time(Collective::all_reduce, bytes, ranks, link);
+        out.replicate_bytes += bytes_sent_per_rank(Collective::all_reduce, bytes, ranks);
+    };
+    const DimLinks rep_links = mesh.summary(MeshDim::dp_replicate).links;
+    if (p.zero == 0 || cx.shard_ranks == 1) {
+        // Nothing sharded: every replica all-reduces its full gradients (CP ranks join the reduction).
+        const DimLinks links = worse(rep_links, cx.shard_links);
+        add_replicate(dense * per.grads, cx.shard_ranks * p.dp_replicate, links);
+        add_replicate(expert * per.grads, cx.expert_shard_ranks * p.dp_replicate, links);
+        out.reduce_s = out.replicate_s;
+        return out;
+    }
+    const Link shard_link = link_for(c, cx.shard_links);
+    if (p.zero <= 2) {
+        const auto rs = [&](double params, int64_t ranks) {
+            if (params <= 0) return;
+            out.reduce_s += collective_time(Collective::reduce_scatter, params * per.grads, ranks, shard_link);
+            out.gather_s += collective_time(Collective::all_gather, params * per.weights, ranks, shard_link);
+            out.shard_bytes += bytes_sent_per_rank(Collective::reduce_scatter, params * (per.grads + per.weights), ranks);
+        };
+        rs(dense, cx.shard_ranks);
+        rs(expert, cx.expert_shard_ranks);
+        out.shard_s = out.reduce_s + out.gather_s;
+    }
+    if (p.dp_replicate > 1) {
+        // HSDP: the replicas all-reduce the gradient shard each rank owns.
+        add_replicate(dense * per.grads / as_double(cx.shard_ranks), p.dp_replicate, rep_links);
+        add_replicate(expert * per.grads / as_double(cx.expert_shard_ranks), p.dp_replicate, rep_links);
+        out.reduce_s += out.replicate_s;
+    }
+    return out;
+}
+
+Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
+    const ParallelSpec& p = mesh.effective();
+    const GpuSpec& gpu = s.cluster.gpu;
+    Context cx{s, counts, mesh, p};
+    cx.rate = gpu.peak_tflops * 1e12 * gpu.matmul_efficiency;
+    cx.hbm = gpu.hbm_gbps * 1e9;
+    cx.act_bytes = activation_dtype_bytes(s.training.precision);
+    cx.shard_ranks = p.dp_shard * p.cp;
+    cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
+    cx.shard_links = worse(mesh.summary(MeshDim::dp_shard).links, mesh.summary(MeshDim::cp).links);
+    return cx;
+}
+
+// Every stage's work, what its ops leave exposed, and the PipelineSpec those costs make.
+// Stages with equal loads share one pricing.
+struct PlannedPipeline {
+    std::vector<StageComm> priced;        // one per distinct stage load
+    std::vector<Exposed> priced_exposed;  // what each of those leaves exposed
+    std::vector<uint32_t> price_of;       // per stage: its index in priced
+    PipelineSpec spec;
+    [[nodiscard]] const StageComm& stage(std::size_t st) const { return priced[price_of[st]]; }
+    [[nodiscard]] const Exposed& exposed(std::size_t st) const { return priced_exposed[price_of[st]]; }
+};
+
+PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
+    const Scenario& s = cx.s;
+    const ParallelSpec& p = cx.par;
+    const bool arch = s.model.has_architecture();
+    PlannedPipeline plan;
+    PipelineSpec& spec = plan.spec;
+    spec.schedule = s.training.schedule;
+    spec.stages = static_cast<int>(p.pp);
+    spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));
+    spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
+    const auto stages = static_cast<std::size_t>(p.pp);
+    plan.price_of.reserve(stages);
+    spec.costs.reserve(stages);
+    StageLoad previous;
+    StageLayers before;
+    for (int64_t st = 0; st < p.pp; ++st) {
+        const StageLayers here = stage_layers(cx.counts.layers, p.pp, st);
+        const bool repeats = same_blocks_as_previous(cx, st, here, before);
+        before = here;
+        // Most stages hold the same blocks as their neighbour: price them once.
+        const auto same_as_previous = [&] {
+            plan.price_of.push_back(plan.price_of.back());
+            spec.costs.push_back(spec.costs.back());
+        };
+        if (repeats) {
+            same_as_previous();
+            continue;
+        }
+        const StageLoad load = stage_load(cx, st);
+        if (st > 0 && load.same_cost(previous)) {
+            same_as_previous();
+            continue;
+        }
+        previous = load;
+        plan.price_of.push_back(static_cast<uint32_t>(plan.priced.size()));
+        plan.priced.push_back(arch ? stage_comm(cx, load) : StageComm{});
+        add_fsdp_comm(cx, load.params, plan.priced.back());
+        const StageWork& w = plan.priced.back().work;
+        plan.priced_exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
+        // A count-only model has no FLOPs: unit costs keep the schedule's shape (and its in-flight
+        // counts for memory) without inventing times.
+        const double f = arch ? w.forward_s + plan.priced_exposed.back().forward() : 1.0;
+        const double b = arch ? w.backward_s + plan.priced_exposed.back().backward() : 2.0;
+        spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{f, b / 2, b / 2} : StageCost{f, b, 0});
+    }
+    if (p.pp > 1 && arch) {
+        const double msg = as_double(s.training.micro_batch) * as_double(s.model.seq_len) / as_double(p.cp) *
+                           as_double(s.model.hidden) * cx.act_bytes / as_double(p.tp);
+        spec.p2p_time = collective_time(Collective::p2p, msg, 2, link_for(s.cluster, cx.mesh.summary(MeshDim::pp).links));
+    }
+    return plan;
+}
+
+std::string dim_collective(MeshDim d, const ParallelSpec& p) {
+    switch (d) {
+        case MeshDim::tp: return p.sequence_parallel ? "all-gather + reduce-scatter" : "all-reduce";
+        case MeshDim::cp: return "ring exchange of K,V (all-gather + reduce-scatter)";
+        case MeshDim::dp_shard:
+            return p.zero >= 3 ? "all-gather (fwd, bwd) + reduce-scatter per micro-batch"
+                               : "reduce-scatter + all-gather";
+        case MeshDim::dp_replicate: return "all-reduce";
+        case MeshDim::pp: return "point-to-point";
+    }
+    return "";
+}
+
+// What build_report reads from a simulation. A spec the simulator rejects (a schedule the layout does
+// not allow) is simulated as 1F1B, and the notes say so. The memo's compiled programs time the spec.
+PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo& memo) {
+    PipelineMemo::Simulated out;
+    if (std::string e = pipeline_spec_error(spec); !e.empty()) {
+        out.notes.push_back("pipeline: " + e + "; simulated as 1f1b instead");
+        spec.schedule = Schedule::one_f_one_b;
+        spec.virtual_stages = 1;
+        for (StageCost& c : spec.costs) c = StageCost{c.f, c.b + c.w, 0};
+    }
+    if (!pipeline_spec_error(spec).empty()) return out;  // not even 1F1B runs it (too many ops): no times
+    const PipelineProgram& program = memo.program(spec);
+    if (!program.ok()) return out;  // only a wrong schedule order stalls
+    PipelineProgram::Timing timing = program.time(spec);
+    out.makespan = timing.makespan;
+    out.bubble_fraction = timing.bubble_fraction;
+    out.busy = std::move(timing.busy);
+    out.peak_activation_microbatches = program.peak_activation_microbatches();
+    return out;
+}
+
+PipelineMemo::Simulated simulated(const PipelineSpec& spec, PipelineMemo& memo) {
+    return memo.get(spec, [&memo](const PipelineSpec& sp) { return simulate_slim(sp, memo); });
+}
+
+}  // namespace
+
+std::vector<double> PipelineMemo::key_of(const PipelineSpec& spec) {
+    std::vector<double> key = {static_cast<double>(spec.schedule), static_cast<double>(spec.stages),
+                               static_cast<double>(spec.microbatches), static_cast<double>(spec.virtual_stages),
+                               spec.p2p_time};
+    key.reserve(key.size() + 3 * spec.costs.size());
+    for (const StageCost& c : spec.costs) {
+        key.push_back(c.f);
+        key.push_back(c.b);
+        key.push_back(c.w);
+    }
+    return key;
+}
+
+const PipelineProgram& PipelineMemo::program(const PipelineSpec& spec) {
+    const PipelineProgram::Shape shape = PipelineProgram::shape_of(spec);
+    if (const auto it = programs_.find(shape); it != programs_.end()) return it->second;
+    if (program_ops_ >= kMaxProgramOps) {  // bound the memory, keep it simple
+        programs_.clear();
+        program_ops_ = 0;
+    }
+    PipelineProgram compiled = PipelineProgram::compile(spec);
+    program_ops_ += compiled.op_count();
+    return programs_.emplace(shape, std::move(compiled)).first->second;
+}
+
+StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
+    const ModelSpec& m = s.model;
+    if (!m.has_architecture()) return {};
+    const double tokens = as_double(s.training.global_batch) * as_double(m.seq_len);
+    const double attention = 12.0 * as_double(m.layers) * as_double(m.hidden) * as_double(m.seq_len) * tokens;
+    StepFlops f;
+    f.model = 6.0 * counts.active_per_token * tokens + attention;
+    f.hardware = f.model;
+    if (s.training.recompute == Recompute::full) {
+        double blocks = 0;
+        for (int64_t i = 0; i < m.layers; ++i) blocks += active_block_params(counts, m, i);
+        f.hardware += 2.0 * blocks * tokens + attention / 3.0;
+    } else if (s.training.recompute == Recompute::selective) {
+        f.hardware += attention / 3.0;
+    }
+    return f;
+}
+
+int64_t microbatches_per_step(const Scenario& s, int64_t effective_dp_replicate) noexcept {
+    const int64_t per = s.training.micro_batch * s.parallel.dp_shard * effective_dp_replicate;
+    if (per <= 0 || s.training.global_batch % per != 0) return 0;
+    return s.training.global_batch / per;
+}
+
+PipelineSpec scenario_pipeline_spec(const Scenario& s) {
+    return scenario_pipeline_spec(s, count_params(s.model), DeviceMesh::build(s.cluster, s.parallel));
+}
+
+PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
+    const int64_t m = microbatches_per_step(s, mesh.effective().dp_replicate);
+    return plan_pipeline(make_context(s, counts, mesh), std::max<int64_t>(1, m)).spec;
+}
+
+StepEndTimes step_end_times(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, int64_t stage) {
+    const StepEndComm end = step_end_comm(make_context(s, counts, mesh), stage);
+    return StepEndTimes{end.reduce_s, end.gather_s};
+}
+
+Report build_report(const Scenario& s) {
+    return build_report(s, count_params(s.model), DeviceMesh::build(s.cluster, s.parallel));
+}
+
+Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
+    return build_report(s, counts, mesh, nullptr);
+}
+
+Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, PipelineMemo* shared) {
+    // Without a caller's memo, one of its own: the two simulations below (with and without p2p time)
+    // share one compiled schedule.
+    PipelineMemo own;
+    PipelineMemo& memo = shared ? *shared : own;
+    Report r;
+    const ParallelSpec& p = mesh.effective();
+    const GpuSpec& gpu = s.cluster.gpu;
+    const bool arch = s.model.has_architecture();
+
+    const Context cx = make_context(s, counts, mesh);
+
+    r.world_size = mesh.world_size();
+    r.leftover_dp_replicate = mesh.leftover_factor();
+    r.params_total = counts.total;
+    r.params_active = counts.active_per_token;
+    r.gpu_memory_bytes = gpu_memory_bytes(s.cluster);
+    if (mesh.leftover_factor() > 1) {
+        std::ostringstream os;
+        os << "tp*cp*pp*dp_shard*dp_replicate = " << s.parallel.product() << " leaves GPUs over: dp_replicate grows from "
+           << s.parallel.dp_replicate << " to " << p.dp_replicate;
+        r.notes.push_back(os.str());
+    }
+    if (mesh.is_hsdp()) r.notes.push_back("HSDP: dp_shard groups inside nodes, dp_replicate across nodes");
+    if (p.tp > 1 && mesh.summary(MeshDim::tp).links != DimLinks::intra)
+        r.notes.push_back("tp groups span nodes: every block's collectives cross the inter-node link");
+
+    int64_t m = microbatches_per_step(s, p.dp_replicate);
+    if (m == 0) {
+        r.notes.push_back("training.global_batch does not split into whole micro-batches: using 1");
+        m = 1;
+    }
+    r.microbatches = m;
+
+    // Per-stage work, the exposed part of each op, and the schedule.
+    const PlannedPipeline plan = plan_pipeline(cx, m);
+    const PipelineSpec& spec = plan.spec;
+    const PipelineMemo::Simulated timeline = simulated(spec, memo);
+    r.notes.insert(r.notes.end(), timeline.notes.begin(), timeline.notes.end());
+    std::vector<double> inflight = timeline.peak_activation_microbatches;
+
+    // Memory: every stage, the most loaded one reported.
+    r.stages = memory_per_stage(s, counts, inflight);
+    const StageMemory& heaviest = most_loaded(r.stages);
+    r.most_loaded_stage = heaviest.stage;
+    r.memory = heaviest.bytes;
+    r.fits = r.memory.total() <= r.gpu_memory_bytes;
+    if (!r.fits) r.notes.push_back("does not fit: the most loaded GPU needs " + format_bytes(r.memory.total()) +
+                                   " of " + format_bytes(r.gpu_memory_bytes));
+
+    // The busiest stage governs time.
+    std::size_t busiest = 0;
+    for (std::size_t i = 1; i < timeline.busy.size(); ++i)
+        if (timeline.busy[i] > timeline.busy[busiest]) busiest = i;
+    const StepEndComm end = step_end_comm(cx, static_cast<int64_t>(busiest));
+    const StageComm& sc = plan.stage(busiest);
+    const Exposed& ex = plan.exposed(busiest);
+    const double mb = as_double(m);
+
+    // Step-end data-parallel rule: hidden under the last micro-batch's backward.
+    const double reduce_exposed = std::max(0.0, end.reduce_s - sc.work.backward_s);
+    const double step_end_exposed = StepEndTimes{end.reduce_s, end.gather_s}.exposed(sc.work.backward_s);
+
+    // The dims table (per GPU of the busiest stage, per step).
+    const auto dim_entry = [&](MeshDim d, double bytes, double time, double exposed_s) {
+        DimCost dc;
+        dc.name = std::string(to_string(d));
+        dc.size = mesh.size(d);
+        dc.groups = mesh.group_count(d);
+        dc.link = std::string(to_string(mesh.summary(d).links));
+        dc.collective = dim_collective(d, p);
+        dc.bytes_per_step = bytes;
+        dc.time_s = time;
+        dc.exposed_s = exposed_s;
+        return dc;
+    };
+    double pp_exposed = 0;
+    if (p.pp > 1 && arch) {
+        PipelineSpec no_p2p = spec;
+        no_p2p.p2p_time = 0;
+        pp_exposed = std::max(0.0, timeline.makespan - simulated(no_p2p, memo).makespan);
+    }
+    const double pp_msg_bytes = spec.p2p_time > 0 ? as_double(s.training.micro_batch) * as_double(s.model.seq_len) /
+                                                        as_double(p.cp) * as_double(s.model.hidden) * cx.act_bytes /
+                                                        as_double(p.tp)
+                                                  : 0.0;
+    for (MeshDim d : p.order) {
+        switch (d) {
+            case MeshDim::tp:
+                r.dims.push_back(dim_entry(d, mb * sc.tp_bytes, mb * (sc.work.tp_forward_s + sc.work.tp_backward_s),
+                                           mb * (ex.tp_f + ex.tp_b)));
+                break;
+            case MeshDim::cp:
+                r.dims.push_back(dim_entry(d, mb * sc.cp_bytes, mb * (sc.work.cp_forward_s + sc.work.cp_backward_s),
+                                           mb * (ex.cp_f + ex.cp_b)));
+                break;
+            case MeshDim::dp_shard: {
+                const double fsdp_time = mb * (sc.work.fsdp_forward_s + sc.work.fsdp_backward_s);
+                const double end_exposed = end.shard_s > 0 ? end.gather_s + std::max(0.0, reduce_exposed - end.replicate_s) : 0;
+                r.dims.push_back(dim_entry(d, mb * sc.fsdp_bytes + end.shard_bytes, fsdp_time + end.shard_s,
+                                           mb * (ex.fsdp_f + ex.fsdp_b) + end_exposed));
+                break;
+            }
+            case MeshDim::dp_replicate:
+                r.dims.push_back(dim_entry(d, end.replicate_bytes, end.replicate_s,
+                                           std::min(end.replicate_s, reduce_exposed)));
+                break;
+            case MeshDim::pp:
+                // A middle stage sends each micro-batch's activation forward and its gradient back.
+                r.dims.push_back(dim_entry(d, 2.0 * mb * pp_msg_bytes, 2.0 * mb * spec.p2p_time, pp_exposed));
+                break;
+        }
+    }
+    if (p.ep > 1) {
+        DimCost dc;
+        dc.name = "ep";
+        dc.size = p.ep;
+        dc.groups = mesh.ep_group_count();
+        dc.link = std::string(to_string(mesh.ep_summary().links));
+        dc.collective = "all-to-all (dispatch + combine)";
+        dc.bytes_per_step = mb * sc.ep_bytes;
+        dc.time_s = mb * (sc.work.ep_forward_s + sc.work.ep_backward_s);
+        dc.exposed_s = mb * (ex.ep_f + ex.ep_b);
+        r.dims.push_back(dc);
+    }
+
+    if (!arch) {
+        r.notes.push_back("model given as a parameter count only: activations, FLOPs and times need the "
+                          "architecture and are null");
+        return r;
+    }
+
+    const StepFlops flops = step_flops(s, counts);
+    r.model_flops_per_step = flops.model;
+    r.hardware_flops_per_step = flops.hardware;
+    r.notes.push_back("attention FLOPs count the full s x s scores (not halved for causal masking), as "
+                      "Megatron-LM's published formula does");
+
+    const double compute = mb * (sc.work.forward_s + sc.work.backward_s);
+    const double per_mb_exposed = mb * (ex.forward() + ex.backward());
+    const double step = timeline.makespan + step_end_exposed;
+    const double exposed_comm = per_mb_exposed + pp_exposed + step_end_exposed;
+    r.time.compute = compute;
+    r.time.exposed_comm = exposed_comm;
+    r.time.bubble = std::max(0.0, step - compute - exposed_comm);
+    r.time.step = step;
+    r.bubble_fraction = timeline.bubble_fraction;
+
+    const double world = as_double(r.world_size);
+    const double tokens = as_double(s.training.global_batch) * as_double(s.model.seq_len);
+    r.throughput.tokens_per_s = tokens / step;
+    r.throughput.model_tflops_per_gpu = flops.model / (step * world) / 1e12;
+    r.throughput.hardware_tflops_per_gpu = flops.hardware / (step * world) / 1e12;
+    r.throughput.mfu = flops.model / (step * world * gpu.peak_tflops * 1e12);
+    return r;
+}
+
+ReportResult report_from_json(std::string_view scenario_json) {
+    ReportResult out;
+    ScenarioLoad load = parse_scenario(scenario_json);
+    if (!load.ok()) {
+        out.error = load.error;
+        return out;
+    }
+    out.report = build_report(*load.scenario);
+    return out;
+}
+
+MemoryFix suggest_memory_fix(const Scenario& s) {
+    MemoryFix fix;
+    const Report base = build_report(s);
+    fix.needed = !base.fits;
+    fix.scenario = s;
+    fix.total_bytes = base.memory.total();
+    if (!fix.needed) return fix;
+
+    std::vector<std::pair<std::string, Scenario>> candidates;
+    const ParallelSpec& p = s.parallel;
+    for (int z = p.zero + 1; z <= 3; ++z) {
+        Scenario c = s;
+        c.parallel.zero = z;
+        // Sharding needs a shard group: turn plain replicas into shards when there are none.
+        if (c.parallel.dp_shard == 1 && c.parallel.dp_replicate > 1) {
+            c.parallel.dp_shard = c.parallel.dp_replicate;
+            c.parallel.dp_replicate = 1;
+        }
+        candidates.emplace_back("zero " + std::to_string(p.zero) + " -> " + std::to_string(z), c);
+    }
+    for (Recompute rc : {Recompute::selective, Recompute::full}) {
+        if (static_cast<int>(rc) <= static_cast<int>(s.training.recompute)) continue;
+        Scenario c = s;
+        c.training.recompute = rc;
+        candidates.emplace_back("recompute " + std::string(to_string(s.training.recompute)) + " -> " +
+                                    std::string(to_string(rc)),
+                                c);
+    }
+    // Twice the TP or PP, paid for by halving a data-parallel dim so the world stays the same.
+    const auto doubled = [&](int64_t ParallelSpec::*dim, const char* name) {
+        Scenario c = s;
+        if (c.parallel.dp_replicate % 2 == 0) c.parallel.dp_replicate /= 2;
+        else if (c.parallel.dp_shard % 2 == 0) c.parallel.dp_shard /= 2;
+        else return;
+        c.parallel.*dim *= 2;
+        candidates.emplace_back(std::string(name) + " " + std::to_string(s.parallel.*dim) + " -> " +
+                                    std::to_string(c.parallel.*dim),
+                                c);
+    };
+    doubled(&ParallelSpec::tp, "tp");
+    doubled(&ParallelSpec::pp, "pp");
+
+    double best = 0;
+    for (auto& [change, c] : candidates) {
+        if (!validate_scenario(c).empty()) continue;
+        const Report r = build_report(c);
+        if (!r.fits) continue;
+        // With an architecture the fastest fitting change wins; a count-only model has no step time,
+        // so the first fitting candidate in the order above (the least invasive) does.
+        const double score = r.time.step.value_or(0);
+        if (!fix.found || score < best) {
+            fix.found = true;
+            best = score;
+            fix.change = change;
+            fix.scenario = c;
+            fix.total_bytes = r.memory.total();
+        }
+    }
+    return fix;
+}
+
+}  // namespace shardscope

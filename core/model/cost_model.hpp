@@ -1,0 +1,160 @@
+#pragma once
+// The cost model: FLOPs, compute time, communication per mesh dim, the pipeline bubble and the step
+// time of one scenario, assembled into a Report (DESIGN.md, "The report").
+//
+// FLOP accounting (chosen once, here):
+// - model_per_step = 6 * active params * tokens + 12 * layers * hidden * seq * tokens. The attention
+//   term is NOT halved for causal masking: Megatron-LM's published formula (Narayanan et al. 2021,
+//   eq. 3) counts the full s x s score matrix, and the validation suite compares against it.
+// - hardware_per_step adds recomputation's extra forward: full recompute re-runs every block's forward
+//   (2 * block params * tokens + 4 * hidden * seq * tokens per layer), selective recompute re-runs the
+//   attention core (4 * hidden * seq * tokens per layer). The output layer is never recomputed.
+// - Compute time runs the busiest pipeline stage's matmul FLOPs at peak_tflops * matmul_efficiency
+//   (GpuSpec, default 0.75), plus the memory-bound element-wise work (norms, softmax, dropout, GeLU):
+//   Korthikanti's stored-activation bytes streamed through HBM once per forward, twice per backward and
+//   once more for a full recompute.
+//
+// Overlap rules, stated in ONE place (apply_overlap_rules in cost_model.cpp follows them):
+// - Data parallel (DDP all-reduce, ZeRO-1/2 reduce-scatter, HSDP's replica all-reduce): gradients are
+//   final only after a stage's last micro-batch, so they hide under that micro-batch's backward, up to
+//   its compute time; the rest is exposed. ZeRO-1/2's all-gather of the updated parameters is exposed.
+// - FSDP (ZeRO-3): each micro-batch's all-gather hides under its forward, the backward all-gather and
+//   reduce-scatter under its backward, each up to that compute time.
+// - TP: exposed, unless parallel.tp_comm_overlap (then hidden up to the matmul time it runs beside).
+// - CP: the ring exchange of K and V hides under the attention core it feeds; the excess is exposed.
+// - EP: all-to-all dispatch and combine are exposed.
+// - PP: point-to-point activations are the simulator's p2p_time between stages: they lengthen the
+//   critical path at stage boundaries, and the bubble is read off the simulated schedule.
+// Exposed per-micro-batch communication is added to the stage's forward / backward op costs before
+// simulating, so the pipeline magnifies it exactly as it would compute.
+
+#include "core/mesh/mesh.hpp"
+#include "core/model/params.hpp"
+#include "core/pipeline/pipeline.hpp"
+#include "core/pipeline/pipeline_program.hpp"
+#include "core/model/report.hpp"
+#include "core/scenario/scenario.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope {
+
+struct StepFlops {
+    double model = 0;
+    double hardware = 0;
+};
+
+// FLOPs of one whole training step, all GPUs together (see the accounting above).
+[[nodiscard]] StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept;
+
+// Micro-batches per pipeline per step: global_batch / (micro_batch * dp_shard * dp_replicate), with
+// dp_replicate including the leftover replicas. 0 when it is not a whole number.
+[[nodiscard]] int64_t microbatches_per_step(const Scenario& s, int64_t effective_dp_replicate) noexcept;
+
+// One micro-batch's work on one GPU of a pipeline stage, split as the pipeline needs it.
+struct StageWork {
+    double forward_flops = 0;    // matmul FLOPs of the forward on one GPU
+    double backward_flops = 0;   // 2x the forward, plus the recomputed forward
+    double forward_s = 0;        // compute time (matmuls + memory-bound element-wise work)
+    double backward_s = 0;
+    double tp_forward_s = 0;     // TP collectives of the forward (before overlap)
+    double tp_backward_s = 0;
+    double cp_forward_s = 0;     // CP ring exchange (before overlap)
+    double cp_backward_s = 0;
+    double attention_forward_s = 0;  // the attention core's compute, which hides the CP exchange
+    double ep_forward_s = 0;     // EP all-to-all dispatch + combine
+    double ep_backward_s = 0;
+    double fsdp_forward_s = 0;   // ZeRO-3 all-gather
+    double fsdp_backward_s = 0;  // ZeRO-3 all-gather + reduce-scatter
+};
+
+// The pipeline build_report simulates: per-stage F / B (/ W) costs with the exposed per-micro-batch
+// communication folded in, micro-batches per step, and p2p_time over the pp dim's link. Count-only
+// models get unit costs (F = 1, B = 2). For the timeline panel's "from scenario".
+[[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s);
+// The same with the model's counts and the scenario's mesh already built (count_params(s.model),
+// DeviceMesh::build(s.cluster, s.parallel)): the planner scores thousands of layouts of one model and
+// shares them. The numbers are identical to the one-argument forms, which call these.
+[[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
+
+// The data-parallel collectives at the end of a step for the GPUs of pipeline stage `stage`: the
+// gradient reduction (hidden under the last micro-batch's backward, up to its compute) and ZeRO-1/2's
+// all-gather of the updated weights (exposed). They depend on the layout and ZeRO stage only, not on the
+// micro-batch, recompute or schedule, which lets the planner bound a step before simulating it.
+struct StepEndTimes {
+    double reduce_s = 0;
+    double gather_s = 0;
+    // What the step adds after the pipeline drains when the stage's backward compute is `backward_s`.
+    [[nodiscard]] double exposed(double backward_s) const noexcept {
+        return (reduce_s - backward_s > 0.0 ? reduce_s - backward_s : 0.0) + gather_s;
+    }
+};
+[[nodiscard]] StepEndTimes step_end_times(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                          int64_t stage);
+
+// The whole report for a scenario that passed validate_scenario.
+[[nodiscard]] Report build_report(const Scenario& s);
+[[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
+
+// Simulated pipelines remembered by their spec, for a caller that costs many scenarios whose stages do
+// the same work (the planner: ZeRO 0-2 and the split between dp_shard and dp_replicate leave every
+// micro-batch's ops unchanged). An identical spec simulates identically, so a report built with a memo
+// equals one built without. Keeps only what build_report reads (no events). One per thread.
+class PipelineMemo {
+public:
+    struct Simulated {
+        double makespan = 0;
+        double bubble_fraction = 0;
+        std::vector<double> busy;
+        std::vector<double> peak_activation_microbatches;
+        std::vector<std::string> notes;  // what simulating added to the report's notes
+    };
+    // The simulation of `spec` (run on a miss through `simulate`).
+    template <typename Simulate>
+    const Simulated& get(const PipelineSpec& spec, Simulate&& simulate) {
+        std::vector<double> key = key_of(spec);
+        const auto it = entries_.find(key);
+        if (it != entries_.end()) {
+            ++hits_;
+            return it->second;
+        }
+        if (entries_.size() >= kMaxEntries) entries_.clear();  // bound the memory, keep it simple
+        return entries_.emplace(std::move(key), simulate(spec)).first->second;
+    }
+    [[nodiscard]] long long hits() const noexcept { return hits_; }
+    [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+    // The compiled op order for `spec`'s shape (compiled on first use): specs of one shape that differ
+    // in costs are timed without walking the schedule again. `spec` must pass pipeline_spec_error.
+    const PipelineProgram& program(const PipelineSpec& spec);
+
+private:
+    static constexpr std::size_t kMaxEntries = 1 << 16;
+    static constexpr std::size_t kMaxProgramOps = std::size_t{1} << 24;  // about 0.6 GB of compiled ops
+    static std::vector<double> key_of(const PipelineSpec& spec);
+    std::map<std::vector<double>, Simulated> entries_;
+    std::map<PipelineProgram::Shape, PipelineProgram> programs_;
+    std::size_t program_ops_ = 0;
+    long long hits_ = 0;
+};
+[[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                  PipelineMemo* memo);
+
+// Parse + validate + build: the report, or the loader's error (what `shardscope report` prints).
+struct ReportResult {
+    std::optional<Report> report;
+    std::string error;
+    [[nodiscard]] bool ok() const noexcept { return report.has_value(); }
+};
+[[nodiscard]] ReportResult report_from_json(std::string_view scenario_json);
+
+// The cheapest single change that makes a scenario that does not fit, fit (the Memory panel's hint).
+// Candidates: a higher ZeRO stage, selective then full recompute, twice the TP or PP (taken from the
+// data-parallel dims so the world stays the same); among those that fit and validate, the one with the
+// shortest step time (for a count-only model, which has none, the first that fits in that order).
+[[nodiscard]] MemoryFix suggest_memory_fix(const Scenario& s);
+
+}  // namespace shardscope

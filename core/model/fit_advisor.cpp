@@ -1,0 +1,215 @@
+#include "core/model/fit_advisor.hpp"
+
+#include "core/model/cost_model.hpp"
+#include "core/model/memory.hpp"
+#include "core/model/params.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace shardscope {
+
+namespace {
+
+// The knobs in the order of what they cost (see the header); a candidate picks one option per knob.
+enum Knob { kZero, kMicroBatch, kRecompute, kTp, kPp, kKnobCount };
+constexpr const char* kKnobNames[kKnobCount] = {"zero", "micro_batch", "recompute", "tp", "pp"};
+
+// Option 0 of every knob is "leave it as it is".
+struct KnobOptions {
+    std::vector<int> zero;
+    std::vector<int64_t> micro_batch;
+    std::vector<Recompute> recompute;
+    std::vector<int64_t> tp_factor;  // multiplies tp, taken from the data-parallel dims
+    std::vector<int64_t> pp_factor;
+};
+
+int64_t data_parallel(const ParallelSpec& p) { return p.dp_shard * p.dp_replicate; }
+
+// Divides the data-parallel dims by `factor` (a power of two), dp_replicate first; false when they
+// do not have it.
+bool take_from_data_parallel(ParallelSpec& p, int64_t factor) {
+    for (; factor > 1; factor /= 2) {
+        if (p.dp_replicate % 2 == 0) p.dp_replicate /= 2;
+        else if (p.dp_shard % 2 == 0) p.dp_shard /= 2;
+        else return false;
+    }
+    return true;
+}
+
+// Powers of two (1 first) that the data-parallel dims can give and that keep dim * factor <= limit.
+std::vector<int64_t> doublings(int64_t dim, int64_t dp, int64_t limit) {
+    std::vector<int64_t> out{1};
+    for (int64_t f = 2; dp % f == 0 && dim * f <= limit; f *= 2) out.push_back(f);
+    return out;
+}
+
+KnobOptions options_for(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    KnobOptions o;
+    o.zero.push_back(p.zero);
+    // ZeRO needs somebody to shard with: a data-parallel or CP group.
+    if (data_parallel(p) * p.cp > 1)
+        for (int z = p.zero + 1; z <= 3; ++z) o.zero.push_back(z);
+    o.micro_batch.push_back(s.training.micro_batch);
+    for (int64_t b = s.training.micro_batch; b > 1;) {
+        b = b % 2 == 0 ? b / 2 : 1;
+        o.micro_batch.push_back(b);
+    }
+    o.recompute.push_back(s.training.recompute);
+    for (Recompute r : {Recompute::selective, Recompute::full})
+        if (static_cast<int>(r) > static_cast<int>(s.training.recompute)) o.recompute.push_back(r);
+    const bool arch = s.model.has_architecture();
+    const int64_t dp = data_parallel(p);
+    // A count-only model has no heads or layers to bound TP and PP; 64 is past any published TP.
+    o.tp_factor = doublings(p.tp, dp, arch ? s.model.heads : 64);
+    o.pp_factor = doublings(p.pp, dp, arch ? s.model.layers : 1024);
+    return o;
+}
+
+struct Candidate {
+    Scenario scenario;
+    std::vector<KnobChange> changes;
+};
+
+// Builds the candidate for one option index per knob; false when the dims cannot pay for it.
+bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[kKnobCount], Candidate& out) {
+    Scenario c = s;
+    std::vector<KnobChange> changes;
+    c.training.micro_batch = o.micro_batch[static_cast<size_t>(pick[kMicroBatch])];
+    c.training.recompute = o.recompute[static_cast<size_t>(pick[kRecompute])];
+    const int64_t tp_f = o.tp_factor[static_cast<size_t>(pick[kTp])];
+    const int64_t pp_f = o.pp_factor[static_cast<size_t>(pick[kPp])];
+    if (!take_from_data_parallel(c.parallel, tp_f * pp_f)) return false;
+    c.parallel.tp *= tp_f;
+    c.parallel.pp *= pp_f;
+    // ZeRO last: it may turn the replicas the other knobs left into shards.
+    if (pick[kZero] != 0) c = with_zero_stage(c, o.zero[static_cast<size_t>(pick[kZero])]);
+    else if (c.parallel.zero == 0 && c.parallel.dp_shard > 1) return false;
+
+    if (pick[kZero] != 0) changes.push_back({kKnobNames[kZero], std::to_string(s.parallel.zero), std::to_string(c.parallel.zero)});
+    if (pick[kMicroBatch] != 0)
+        changes.push_back({kKnobNames[kMicroBatch], std::to_string(s.training.micro_batch),
+                           std::to_string(c.training.micro_batch)});
+    if (pick[kRecompute] != 0)
+        changes.push_back({kKnobNames[kRecompute], std::string(to_string(s.training.recompute)),
+                           std::string(to_string(c.training.recompute))});
+    if (pick[kTp] != 0) changes.push_back({kKnobNames[kTp], std::to_string(s.parallel.tp), std::to_string(c.parallel.tp)});
+    if (pick[kPp] != 0) changes.push_back({kKnobNames[kPp], std::to_string(s.parallel.pp), std::to_string(c.parallel.pp)});
+    out.scenario = std::move(c);
+    out.changes = std::move(changes);
+    return true;
+}
+
+// Every candidate, grouped by how many knobs it turns: result[k] holds the k-knob candidates.
+std::vector<std::vector<Candidate>> candidates_by_knob_count(const Scenario& s) {
+    const KnobOptions o = options_for(s);
+    const int sizes[kKnobCount] = {static_cast<int>(o.zero.size()), static_cast<int>(o.micro_batch.size()),
+                                   static_cast<int>(o.recompute.size()), static_cast<int>(o.tp_factor.size()),
+                                   static_cast<int>(o.pp_factor.size())};
+    std::vector<std::vector<Candidate>> levels(kKnobCount + 1);
+    int pick[kKnobCount] = {};
+    // Odometer over every knob's options, the first knob turning fastest: within a level, candidates
+    // come in knob order (cheap knobs and small steps first).
+    while (true) {
+        int turned = 0;
+        for (int k = 0; k < kKnobCount; ++k) turned += pick[k] != 0 ? 1 : 0;
+        Candidate c;
+        if (turned > 0 && make_candidate(s, o, pick, c)) {
+            levels[static_cast<size_t>(turned)].push_back(std::move(c));
+        }
+        int k = 0;
+        while (k < kKnobCount && ++pick[k] == sizes[k]) pick[k++] = 0;
+        if (k == kKnobCount) break;
+    }
+    return levels;
+}
+
+// A floor under a candidate's most loaded GPU without simulating its pipeline (the slow part of
+// build_report): every stage holds at least one micro-batch's activations at its peak (1/v of one
+// under interleaving), and nothing else in a stage's memory depends on the schedule's in-flight count.
+double memory_floor(const Scenario& c, const ParamCounts& counts) {
+    const double inflight = 1.0 / static_cast<double>(std::max<int64_t>(1, c.training.virtual_stages));
+    double floor = 0;
+    for (int64_t st = 0; st < c.parallel.pp; ++st)
+        floor = std::max(floor, stage_memory(c, counts, st, inflight).bytes.total());
+    return floor;
+}
+
+}  // namespace
+
+std::string FitAdvice::summary() const {
+    std::string out;
+    for (const KnobChange& c : changes) out += (out.empty() ? "" : ", ") + c.text();
+    return out;
+}
+
+Scenario with_zero_stage(const Scenario& s, int zero) {
+    Scenario c = s;
+    ParallelSpec& p = c.parallel;
+    p.zero = zero;
+    if (zero == 0 && p.dp_shard > 1) {
+        // Nothing sharded: every data-parallel rank is a plain replica (DDP).
+        p.dp_replicate *= p.dp_shard;
+        p.dp_shard = 1;
+    } else if (zero > 0 && p.dp_shard == 1 && p.dp_replicate > 1) {
+        // Sharding needs a shard group: the replicas become shards.
+        p.dp_shard = p.dp_replicate;
+        p.dp_replicate = 1;
+    }
+    return c;
+}
+
+FitAdvice advise_fit(const Scenario& s) {
+    FitAdvice advice;
+    const Report base = build_report(s);
+    advice.needed = !base.fits;
+    advice.scenario = s;
+    advice.total_bytes = base.memory.total();
+    advice.memory = base.memory;
+    advice.capacity_bytes = base.gpu_memory_bytes;
+    advice.step_s = base.time.step;
+    advice.closest_bytes = base.memory.total();
+    if (!advice.needed) return advice;
+
+    const ParamCounts counts = count_params(s.model);
+
+    const auto levels = candidates_by_knob_count(s);
+    for (const auto& level : levels) {
+        const Candidate* best = nullptr;
+        Report best_report;
+        for (const Candidate& c : level) {
+            if (!validate_scenario(c.scenario).empty()) continue;
+            // The floor screens out what cannot fit without simulating its pipeline, and bounds what
+            // the lightest candidate needs when nothing fits.
+            const double floor = memory_floor(c.scenario, counts);
+            ++advice.candidates_screened;
+            if (floor < advice.closest_bytes) {
+                advice.closest_bytes = floor;
+                advice.closest_changes = c.changes;
+            }
+            if (floor > advice.capacity_bytes) continue;
+            Report r = build_report(c.scenario);
+            ++advice.candidates_costed;
+            if (!r.fits) continue;
+            // Fastest wins; without a step time (count-only model) the first in knob order does.
+            const bool better = !best || (r.time.step && best_report.time.step && *r.time.step < *best_report.time.step);
+            if (better) {
+                best = &c;
+                best_report = std::move(r);
+            }
+        }
+        if (best) {
+            advice.found = true;
+            advice.changes = best->changes;
+            advice.scenario = best->scenario;
+            advice.total_bytes = best_report.memory.total();
+            advice.memory = best_report.memory;
+            advice.step_s = best_report.time.step;
+            return advice;
+        }
+    }
+    return advice;
+}
+
+}  // namespace shardscope

@@ -1,0 +1,135 @@
+#pragma once
+// Memory per GPU (DESIGN.md, "The report"): model state (weights, gradients, optimizer) under TP, PP,
+// EP and ZeRO 0-3 with the three precisions, activations after Korthikanti et al. 2022 ("Reducing
+// Activation Recomputation in Large Transformer Models", Table 2), and the rest as `other`.
+//
+// Choices made here, once:
+// - ZeRO shards over the dp_shard x cp ranks: CP ranks hold identical weights, so they shard them too
+//   (torchtitan's "dp_shard_cp" mesh). With cp = 1 this is exactly DESIGN.md's dp_shard group.
+// - Routed experts are split over ep and then over tp (expert tensor parallel = tp); each local expert
+//   is ZeRO-sharded again over the remaining dp_shard*cp/ep ranks.
+// - Norm gains and biases are divided by tp with the rest (they are < 0.1% of any preset).
+// - Activation bytes follow Korthikanti's per-layer formulas for a standard transformer block
+//   (16-bit activations, 1-byte dropout masks); CP divides the sequence. GQA, SwiGLU and MoE blocks
+//   store somewhat different tensors: the formula is the published one, not a per-architecture count.
+// - `other` = FSDP's gathered layer (the current and the prefetched block, unsharded), the logits of
+//   the loss on the last stage (fp32, Korthikanti's 4sbv/t), and communication buffers (TP's gathered
+//   activation and a gradient bucket of one block for the data-parallel reduction).
+
+#include "core/model/params.hpp"
+#include "core/scenario/scenario.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// Bytes each parameter costs in weights, gradients and optimizer state (Adam).
+struct StateBytesPerParam {
+    double weights = 0;
+    double grads = 0;
+    double optimizer = 0;
+    [[nodiscard]] double total() const noexcept { return weights + grads + optimizer; }
+};
+
+// mixed-bf16 2 + 2 + 12 (fp32 master, m, v); fp32 4 + 4 + 8; megatron-bf16 2 + 4 (fp32 grads) + 12.
+[[nodiscard]] StateBytesPerParam state_bytes_per_param(Precision p) noexcept;
+
+struct ModelStateBytes {
+    double params = 0;
+    double grads = 0;
+    double optimizer = 0;
+    [[nodiscard]] double total() const noexcept { return params + grads + optimizer; }
+    ModelStateBytes& operator+=(const ModelStateBytes& o) noexcept {
+        params += o.params;
+        grads += o.grads;
+        optimizer += o.optimizer;
+        return *this;
+    }
+};
+
+// Model state of `params` parameters (already divided by TP/PP/EP) on one GPU of a ZeRO group of
+// `shard_ranks`: stage 1 shards the optimizer state, 2 also the gradients, 3 also the weights.
+[[nodiscard]] ModelStateBytes model_state_bytes(double params, Precision precision, int zero,
+                                                int64_t shard_ranks) noexcept;
+
+// One transformer block's activations, the shape Korthikanti's formulas read.
+struct ActivationShape {
+    int64_t seq_len = 0;     // s, the full sequence (CP divides it here)
+    int64_t micro_batch = 1; // b
+    int64_t hidden = 0;      // h
+    int64_t heads = 0;       // a
+    int64_t tp = 1;          // t
+    int64_t cp = 1;
+    bool sequence_parallel = false;
+    Recompute recompute = Recompute::none;
+};
+
+// Bytes one block keeps for its backward, per micro-batch (Korthikanti et al. 2022, Table 2), s = seq/cp:
+//   none, TP only:         sbh (10 + 24/t + 5as/(ht))
+//   none, TP + SP:         sbh (34/t + 5as/(ht))
+//   selective, TP only:    sbh (10 + 24/t)
+//   selective, TP + SP:    sbh (34/t)
+//   full:                  2sbh (the block's input only; 2sbh/t when SP keeps it sharded)
+// With t = 1 the first line is the unparallelised sbh(34 + 5as/h).
+[[nodiscard]] double activation_bytes_per_layer(const ActivationShape& shape) noexcept;
+
+[[nodiscard]] ActivationShape activation_shape(const Scenario& s) noexcept;
+
+struct MemoryBreakdown {
+    double params = 0;
+    double grads = 0;
+    double optimizer = 0;
+    std::optional<double> activations;  // null for a parameter-count-only model
+    double other = 0;
+    [[nodiscard]] double total() const noexcept {
+        return params + grads + optimizer + activations.value_or(0) + other;
+    }
+};
+
+// One pipeline stage's GPUs (every GPU of a stage holds the same amount).
+struct StageMemory {
+    int64_t stage = 0;
+    int64_t layers = 0;
+    double inflight_microbatches = 0;  // micro-batches of the whole stage's activations held at the peak
+    MemoryBreakdown bytes;
+};
+
+// Memory of one GPU of pipeline stage `stage`. `inflight_microbatches` is the peak number of
+// micro-batches whose activations the stage holds (read off the pipeline simulator).
+[[nodiscard]] StageMemory stage_memory(const Scenario& s, const ParamCounts& counts, int64_t stage,
+                                       double inflight_microbatches);
+
+// What stage_memory reads from the model's counts: the stage's parameters and its largest block as one
+// GPU holds it. Depends only on pp, tp and ep, so a caller that prices many scenarios of one layout
+// (the planner: every ZeRO stage, micro-batch and recompute) computes it once per stage.
+struct StageShape {
+    StageParams params;
+    double largest_block = 0;
+};
+[[nodiscard]] StageShape stage_shape(const ParamCounts& counts, const ParallelSpec& p, int64_t stage);
+// stage_memory with the shape already computed (stage_shape(counts, s.parallel, stage)): the same numbers.
+[[nodiscard]] StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage,
+                                       double inflight_microbatches);
+
+// Every stage, with the in-flight counts of the schedule (one entry per stage).
+[[nodiscard]] std::vector<StageMemory> memory_per_stage(const Scenario& s, const ParamCounts& counts,
+                                                        const std::vector<double>& inflight_per_stage);
+
+// The stage whose GPUs need the most memory (the most loaded GPU of DESIGN.md's report).
+[[nodiscard]] const StageMemory& most_loaded(const std::vector<StageMemory>& stages);
+
+[[nodiscard]] double gpu_memory_bytes(const ClusterSpec& c) noexcept;
+
+// The cheapest single change that makes a scenario that does not fit, fit: the Memory panel's hint.
+struct MemoryFix {
+    bool needed = false;       // false: the scenario already fits
+    bool found = false;        // a fitting change exists among the candidates
+    std::string change;        // e.g. "zero 1 -> 3"
+    Scenario scenario;         // the changed scenario
+    double total_bytes = 0;    // its most loaded GPU
+};
+
+}  // namespace shardscope

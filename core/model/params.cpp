@@ -1,0 +1,130 @@
+#include "core/model/params.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+namespace {
+
+double ffn_matrices(Ffn ffn) noexcept { return ffn == Ffn::gelu ? 2.0 : 3.0; }
+
+double attention_params(const ModelSpec& m) noexcept {
+    const double h = static_cast<double>(m.hidden);
+    const double head_dim = h / static_cast<double>(m.heads);
+    const double kv_width = static_cast<double>(m.kv_heads) * head_dim;
+    return 2.0 * h * h + 2.0 * h * kv_width;  // q and o, then k and v
+}
+
+// Position of a stage in the order that loses a layer first: 0, pp-1, 1, pp-2, ...
+int64_t trim_rank(int64_t pp, int64_t stage) noexcept {
+    const int64_t from_end = pp - 1 - stage;
+    return stage <= from_end ? 2 * stage : 2 * from_end + 1;
+}
+
+int64_t layers_on_stage(int64_t layers, int64_t pp, int64_t stage) noexcept {
+    const int64_t base = layers / pp;
+    const int64_t short_stages = pp - layers % pp;  // stages holding `base`; the rest hold base + 1
+    return base + (trim_rank(pp, stage) < short_stages ? 0 : 1);
+}
+
+}  // namespace
+
+ParamCounts count_params(const ModelSpec& m) noexcept {
+    ParamCounts c;
+    if (!m.has_architecture()) {
+        c.total = m.params.value_or(0.0);
+        c.active_per_token = c.total;
+        return c;
+    }
+    c.from_architecture = true;
+    const double h = static_cast<double>(m.hidden);
+    c.layers = m.layers;
+    c.moe_layers = m.is_moe() ? m.layers - m.dense_layers : 0;
+    c.dense_layers = m.layers - c.moe_layers;
+
+    c.embedding = static_cast<double>(m.vocab) * h;
+    c.output = c.embedding;
+    c.final_norm = h;
+    c.attention_per_layer = attention_params(m);
+    c.norms_per_layer = 2.0 * h;
+    c.dense_ffn_per_layer = ffn_matrices(m.ffn) * h * static_cast<double>(m.ffn_hidden);
+    if (m.is_moe()) {
+        c.expert_ffn = ffn_matrices(m.ffn) * h * static_cast<double>(m.expert_ffn_hidden);
+        c.routed_experts_per_layer = static_cast<double>(m.experts) * c.expert_ffn;
+        c.shared_experts_per_layer = static_cast<double>(m.shared_experts) * c.expert_ffn;
+        c.router_per_layer = h * static_cast<double>(m.experts);
+    }
+
+    const double outside_blocks = c.embedding + c.output + c.final_norm;
+    const double dense_blocks = static_cast<double>(c.dense_layers) * c.dense_layer();
+    const double moe_blocks = static_cast<double>(c.moe_layers) * c.moe_layer();
+    c.total = outside_blocks + dense_blocks + moe_blocks;
+
+    const double moe_block_active = c.attention_per_layer + c.norms_per_layer + c.router_per_layer +
+                                    c.shared_experts_per_layer +
+                                    static_cast<double>(m.top_k) * c.expert_ffn;
+    c.active_per_token = outside_blocks + dense_blocks + static_cast<double>(c.moe_layers) * moe_block_active;
+    return c;
+}
+
+double layer_params(const ParamCounts& c, int64_t layer) noexcept {
+    if (layer < 0 || layer >= c.layers) return 0;
+    return c.is_moe_layer(layer) ? c.moe_layer() : c.dense_layer();
+}
+
+double layer_routed_expert_params(const ParamCounts& c, int64_t layer) noexcept {
+    if (layer < 0 || layer >= c.layers) return 0;
+    return c.is_moe_layer(layer) ? c.routed_experts_per_layer : 0;
+}
+
+StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept {
+    if (pp < 1 || stage < 0 || stage >= pp) return {};
+    StageLayers s;
+    // The sum of layers_on_stage over the stages before `stage`, in closed form (the planner asks for
+    // every stage of thousands of layouts): each holds `base`, plus one for each that trim_rank ranks at
+    // or past short_stages. Front half (rank 2*before): before >= ceil(short/2). Back half (rank
+    // 2*(pp-1-before)+1): before <= pp-1-floor(short/2). The test compares it with the plain sum.
+    const int64_t base = layers / pp;
+    const int64_t short_stages = pp - layers % pp;
+    const int64_t front_last = (pp - 1) / 2;  // the last stage whose trim_rank is 2*stage
+    int64_t longer = 0;
+    const int64_t front_hi = std::min(stage - 1, front_last);
+    const int64_t front_lo = (short_stages + 1) / 2;
+    if (front_hi >= front_lo) longer += front_hi - front_lo + 1;
+    const int64_t back_hi = std::min(stage - 1, pp - 1 - short_stages / 2);
+    if (back_hi > front_last) longer += back_hi - front_last;
+    s.first = stage * base + longer;
+    s.count = layers_on_stage(layers, pp, stage);
+    return s;
+}
+
+BlockKinds block_kinds(const ParamCounts& c, StageLayers layers) noexcept {
+    const int64_t first = std::max<int64_t>(0, layers.first);
+    const int64_t end = std::min(c.layers, layers.first + layers.count);
+    if (end <= first) return {};
+    const int64_t moe_from = c.moe_layers > 0 ? std::max(first, c.dense_layers) : end;
+    BlockKinds k;
+    k.moe = std::max<int64_t>(0, end - moe_from);
+    k.dense = end - first - k.moe;
+    return k;
+}
+
+StageParams stage_params(const ParamCounts& c, int64_t pp, int64_t stage) noexcept {
+    StageParams s;
+    if (pp < 1 || stage < 0 || stage >= pp) return s;
+    if (!c.from_architecture) {
+        s.blocks_non_expert = c.total / static_cast<double>(pp);
+        return s;
+    }
+    s.layers = stage_layers(c.layers, pp, stage);
+    // Every dense block is alike, and so is every MoE block: counted by kind, not summed block by block.
+    const BlockKinds kinds = block_kinds(c, s.layers);
+    const auto dense = static_cast<double>(kinds.dense);
+    const auto moe = static_cast<double>(kinds.moe);
+    s.routed_experts = moe * c.routed_experts_per_layer;
+    s.blocks_non_expert = dense * c.dense_layer() + moe * (c.moe_layer() - c.routed_experts_per_layer);
+    if (stage == 0) s.embedding = c.embedding;
+    if (stage == pp - 1) s.output = c.output + c.final_norm;
+    return s;
+}
+
+}  // namespace shardscope

@@ -1,0 +1,103 @@
+#pragma once
+// Parameter count of a model from its architecture (DESIGN.md, "The scenario": embeddings, attention
+// with GQA, gelu or swiglu FFN, MoE experts, norms), and how pipeline stages split it.
+//
+// Conventions, chosen once here:
+// - Weight matrices only: biases are left out (Llama, Mixtral and DeepSeek-V3 have none; GPT-3's add
+//   about 0.1%). Norms count one gain vector of `hidden` each (RMSNorm; LayerNorm's bias is left out).
+// - The output layer (LM head) is untied from the input embedding: vocab*hidden each. No positional
+//   table (rotary embeddings have no weights; GPT-3's learned 2048 x 12288 table is 0.01%).
+// - head_dim = hidden / heads. GQA: q and o are hidden x hidden, k and v hidden x (kv_heads * head_dim).
+// - FFN: gelu has 2 matrices (up, down), swiglu 3 (gate, up, down), each hidden x ffn_hidden.
+// - MoE layers (all layers after the first `dense_layers` when experts > 0) replace the dense FFN by
+//   `experts` routed experts and `shared_experts` always-on experts, each an FFN of expert_ffn_hidden,
+//   plus a router of hidden x experts.
+
+#include "core/scenario/scenario.hpp"
+
+#include <cstdint>
+
+namespace shardscope {
+
+// Counts are doubles: exact up to 2^53 (9e15), far above any model, and a bare `params` is a double.
+struct ParamCounts {
+    // False for a model given only as `params`: then total == params, active == params and every
+    // breakdown field is zero (there is no architecture to break down).
+    bool from_architecture = false;
+
+    int64_t layers = 0;             // transformer blocks
+    int64_t dense_layers = 0;       // blocks with a dense FFN (all of them for a dense model)
+    int64_t moe_layers = 0;         // blocks with routed experts
+
+    double embedding = 0;           // vocab * hidden
+    double output = 0;              // LM head, vocab * hidden (untied)
+    double final_norm = 0;          // hidden
+
+    // Per transformer block.
+    double attention_per_layer = 0;     // q, k, v, o
+    double norms_per_layer = 0;         // two norms of hidden
+    double dense_ffn_per_layer = 0;     // in a dense block
+    double expert_ffn = 0;              // one expert's FFN (routed or shared)
+    double routed_experts_per_layer = 0;  // experts * expert_ffn, in an MoE block
+    double shared_experts_per_layer = 0;  // shared_experts * expert_ffn, in an MoE block
+    double router_per_layer = 0;          // hidden * experts, in an MoE block
+
+    double total = 0;
+    // Parameters one token passes through: MoE blocks count only top_k routed experts plus the shared
+    // ones (and the router). Embedding and output are included, as DeepSeek and Mistral count them.
+    double active_per_token = 0;
+
+    [[nodiscard]] double dense_layer() const noexcept {
+        return attention_per_layer + norms_per_layer + dense_ffn_per_layer;
+    }
+    [[nodiscard]] double moe_layer() const noexcept {
+        return attention_per_layer + norms_per_layer + routed_experts_per_layer + shared_experts_per_layer +
+               router_per_layer;
+    }
+    [[nodiscard]] bool is_moe_layer(int64_t layer) const noexcept {
+        return moe_layers > 0 && layer >= dense_layers;
+    }
+};
+
+[[nodiscard]] ParamCounts count_params(const ModelSpec& model) noexcept;
+
+// Parameters of transformer block `layer` (0-based); 0 outside [0, layers).
+[[nodiscard]] double layer_params(const ParamCounts& counts, int64_t layer) noexcept;
+// The routed-expert part of block `layer` (what expert parallelism splits); 0 for a dense block.
+[[nodiscard]] double layer_routed_expert_params(const ParamCounts& counts, int64_t layer) noexcept;
+
+// Whole layers per pipeline stage, as evenly as possible. When layers % pp != 0 the stages that get
+// one layer fewer are taken from the ends inward (stage 0, stage pp-1, stage 1, stage pp-2, ...),
+// because the first stage also holds the embedding and the last the output layer and the loss. This
+// is Llama 3's choice: 126 layers on 16 stages puts 7 layers on the first and last, 8 elsewhere.
+struct StageLayers {
+    int64_t first = 0;   // index of the stage's first block
+    int64_t count = 0;   // blocks on the stage
+};
+// Requires 1 <= pp <= layers and 0 <= stage < pp (validate_scenario enforces pp <= layers).
+[[nodiscard]] StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept;
+
+// How many of a stage's blocks are dense and how many MoE (dense blocks come first in the model).
+struct BlockKinds {
+    int64_t dense = 0;
+    int64_t moe = 0;
+};
+[[nodiscard]] BlockKinds block_kinds(const ParamCounts& counts, StageLayers layers) noexcept;
+
+// What one pipeline stage holds, before TP / EP / ZeRO divide it.
+struct StageParams {
+    StageLayers layers;
+    double embedding = 0;        // first stage only
+    double output = 0;           // last stage only: LM head + final norm
+    double blocks_non_expert = 0;  // attention, norms, dense FFN, shared experts, routers of its blocks
+    double routed_experts = 0;     // routed experts of its blocks (split by EP)
+
+    [[nodiscard]] double total() const noexcept {
+        return embedding + output + blocks_non_expert + routed_experts;
+    }
+};
+// For a model given only as `params`, the stage gets total / pp as blocks_non_expert (no architecture
+// says otherwise).
+[[nodiscard]] StageParams stage_params(const ParamCounts& counts, int64_t pp, int64_t stage) noexcept;
+
+}  // namespace shardscope

@@ -1,0 +1,131 @@
+#include "core/model/report.hpp"
+
+#include "core/scenario/units.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace shardscope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::string printf_string(const char* format, double value, const char* unit) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, value, unit);
+    return buf;
+}
+
+std::string or_na(const std::optional<double>& v, std::string (*format)(double)) {
+    return v ? format(*v) : std::string("n/a");
+}
+
+std::string format_number(double v) { return printf_string("%.4g%s", v, ""); }
+std::string format_tflops(double v) { return printf_string("%.1f%s", v, " TFLOP/s"); }
+
+}  // namespace
+
+std::string report_to_json(const Report& r) {
+    Json j;
+    j["schema"] = "shardscope.report/1";
+    j["world_size"] = r.world_size;
+    j["leftover_dp_replicate"] = r.leftover_dp_replicate;
+    j["params_total"] = r.params_total;
+    Json dims = Json::array();
+    for (const DimCost& d : r.dims) {
+        Json dj;
+        dj["name"] = d.name;
+        dj["size"] = d.size;
+        dj["groups"] = d.groups;
+        dj["link"] = d.link;
+        dj["collective"] = d.collective;
+        dj["bytes_per_step"] = d.bytes_per_step;
+        dj["time_s"] = d.time_s;
+        dims.push_back(std::move(dj));
+    }
+    j["mesh"] = Json{{"dims", std::move(dims)}};
+    Json mem;
+    mem["params"] = r.memory.params;
+    mem["grads"] = r.memory.grads;
+    mem["optimizer"] = r.memory.optimizer;
+    mem["activations"] = optional_number(r.memory.activations);
+    mem["other"] = r.memory.other;
+    mem["total"] = r.memory.total();
+    j["memory_bytes"] = std::move(mem);
+    j["fits"] = r.fits;
+    j["flops"] = Json{{"model_per_step", optional_number(r.model_flops_per_step)},
+                      {"hardware_per_step", optional_number(r.hardware_flops_per_step)}};
+    j["time_s"] = Json{{"compute", optional_number(r.time.compute)},
+                       {"exposed_comm", optional_number(r.time.exposed_comm)},
+                       {"bubble", optional_number(r.time.bubble)},
+                       {"step", optional_number(r.time.step)}};
+    j["pipeline"] = Json{{"microbatches", r.microbatches}, {"bubble_fraction", optional_number(r.bubble_fraction)}};
+    j["throughput"] = Json{{"tokens_per_s", optional_number(r.throughput.tokens_per_s)},
+                           {"model_tflops_per_gpu", optional_number(r.throughput.model_tflops_per_gpu)},
+                           {"hardware_tflops_per_gpu", optional_number(r.throughput.hardware_tflops_per_gpu)},
+                           {"mfu", optional_number(r.throughput.mfu)}};
+    j["notes"] = r.notes;
+    return j.dump(2) + "\n";
+}
+
+std::string report_to_text(const Report& r) {
+    std::ostringstream os;
+    os << "World: " << r.world_size << " GPUs";
+    if (r.leftover_dp_replicate > 1) os << " (leftover GPUs multiply dp_replicate by " << r.leftover_dp_replicate << ")";
+    os << "\nParameters: " << format_count(r.params_total);
+    if (r.params_active > 0 && r.params_active != r.params_total)
+        os << " total, " << format_count(r.params_active) << " active per token";
+    os << "\n\nMemory per GPU (most loaded: pipeline stage " << r.most_loaded_stage << ")\n";
+    os << "  params      " << format_bytes(r.memory.params) << "\n";
+    os << "  grads       " << format_bytes(r.memory.grads) << "\n";
+    os << "  optimizer   " << format_bytes(r.memory.optimizer) << "\n";
+    os << "  activations " << (r.memory.activations ? format_bytes(*r.memory.activations) : std::string("n/a")) << "\n";
+    os << "  other       " << format_bytes(r.memory.other) << "\n";
+    os << "  total       " << format_bytes(r.memory.total()) << " of " << format_bytes(r.gpu_memory_bytes)
+       << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
+    if (r.stages.size() > 1) {
+        os << "  per stage:";
+        for (const StageMemory& s : r.stages) {
+            if (r.stages.size() > 6 && s.stage > 1 && s.stage + 2 < static_cast<int64_t>(r.stages.size())) {
+                if (s.stage == 2) os << " ...";
+                continue;
+            }
+            os << " [" << s.stage << "] " << format_bytes(s.bytes.total());
+        }
+        os << "\n";
+    }
+    os << "\nCommunication per step (per GPU)\n";
+    for (const DimCost& d : r.dims) {
+        os << "  " << d.name << " x" << d.size << " (" << d.groups << " groups, " << d.link << "): ";
+        if (d.bytes_per_step <= 0) {
+            os << "nothing\n";
+            continue;
+        }
+        os << d.collective << ", " << format_bytes(d.bytes_per_step) << ", " << format_seconds(d.time_s)
+           << " (exposed " << format_seconds(d.exposed_s) << ")\n";
+    }
+    os << "\nStep\n";
+    os << "  compute       " << or_na(r.time.compute, format_seconds) << "\n";
+    os << "  exposed comm  " << or_na(r.time.exposed_comm, format_seconds) << "\n";
+    os << "  bubble        " << or_na(r.time.bubble, format_seconds) << "\n";
+    os << "  step          " << or_na(r.time.step, format_seconds) << "\n";
+    os << "  micro-batches " << r.microbatches << ", bubble fraction " << or_na(r.bubble_fraction, format_percent)
+       << "\n";
+    os << "\nThroughput\n";
+    os << "  tokens/s         " << or_na(r.throughput.tokens_per_s, format_number) << "\n";
+    os << "  model TFLOP/s    " << or_na(r.throughput.model_tflops_per_gpu, format_tflops) << " per GPU\n";
+    os << "  hardware TFLOP/s " << or_na(r.throughput.hardware_tflops_per_gpu, format_tflops) << " per GPU\n";
+    os << "  MFU              " << or_na(r.throughput.mfu, format_percent) << "\n";
+    if (!r.notes.empty()) {
+        os << "\nNotes\n";
+        for (const std::string& n : r.notes) os << "  - " << n << "\n";
+    }
+    return os.str();
+}
+
+}  // namespace shardscope

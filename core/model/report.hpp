@@ -1,0 +1,74 @@
+#pragma once
+// The report (DESIGN.md, "The report"): the cost of one scenario as a plain value, its JSON text (the
+// field names of DESIGN.md exactly) and a human-readable text. cost_model.hpp fills it in.
+//
+// Units: sizes in bytes, times in seconds, per GPU unless the name says otherwise; the GPU reported is
+// the most loaded one. A value that cannot be computed (FLOP-based figures for a model given only as a
+// parameter count) is empty here and null in JSON, with a note saying why.
+
+#include "core/scenario/units.hpp"
+#include "core/model/memory.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// One mesh dim's communication (DESIGN.md `mesh.dims[]`).
+struct DimCost {
+    std::string name;            // tp, cp, dp_shard, dp_replicate, pp, ep
+    int64_t size = 1;            // ranks per group
+    int64_t groups = 0;          // groups of this dim across the world
+    std::string link = "none";   // intra, inter, mixed, none (a dim of size 1)
+    std::string collective;      // e.g. "all-reduce", "reduce-scatter + all-gather"
+    double bytes_per_step = 0;   // bytes one GPU sends in this dim per step
+    double time_s = 0;           // alpha-beta time of those collectives per step, before any overlap
+    double exposed_s = 0;        // the part left on the critical path (not in DESIGN.md's JSON)
+};
+
+struct ReportTimes {
+    std::optional<double> compute;       // the busiest stage's own compute over the step
+    std::optional<double> exposed_comm;  // communication on that stage's critical path
+    std::optional<double> bubble;        // the rest of the step: pipeline idle time
+    std::optional<double> step;
+};
+
+struct ReportThroughput {
+    std::optional<double> tokens_per_s;
+    std::optional<double> model_tflops_per_gpu;
+    std::optional<double> hardware_tflops_per_gpu;
+    std::optional<double> mfu;
+};
+
+struct Report {
+    int64_t world_size = 0;
+    int64_t leftover_dp_replicate = 1;   // the factor leftover GPUs multiply dp_replicate by
+    double params_total = 0;
+    double params_active = 0;            // per token (MoE: top_k experts); not in DESIGN.md's JSON
+    std::vector<DimCost> dims;
+    MemoryBreakdown memory;              // the most loaded GPU
+    bool fits = false;
+    std::optional<double> model_flops_per_step;
+    std::optional<double> hardware_flops_per_step;
+    ReportTimes time;
+    int64_t microbatches = 0;
+    std::optional<double> bubble_fraction;
+    ReportThroughput throughput;
+    std::vector<std::string> notes;
+
+    // For the Memory panel (not in DESIGN.md's JSON): every stage, and which one is the most loaded.
+    std::vector<StageMemory> stages;
+    int64_t most_loaded_stage = 0;
+    double gpu_memory_bytes = 0;
+};
+
+// DESIGN.md's report JSON, two-space indent, trailing newline.
+[[nodiscard]] std::string report_to_json(const Report& r);
+// A plain-text summary for the terminal.
+[[nodiscard]] std::string report_to_text(const Report& r);
+
+// Text figures use core/scenario/units.hpp (format_bytes, format_seconds, ...), shared with the panels.
+
+}  // namespace shardscope

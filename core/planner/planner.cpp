@@ -1,0 +1,974 @@
+#include "core/planner/planner.hpp"
+
+#include "core/model/cost_model.hpp"
+#include "core/model/memory.hpp"
+#include "core/mesh/mesh.hpp"
+#include "core/model/params.hpp"
+#include "core/pipeline/pipeline.hpp"
+#include "core/scenario/units.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+namespace shardscope {
+namespace {
+
+// ---- Enumeration ------------------------------------------------------------------------------------
+
+std::vector<int64_t> divisors(int64_t n) {
+    std::vector<int64_t> small, large;
+    for (int64_t d = 1; d * d <= n; ++d) {
+        if (n % d != 0) continue;
+        small.push_back(d);
+        if (d != n / d) large.push_back(n / d);
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
+}
+
+// Mesh orders to try. Two orders that list the dims of size > 1 in the same sequence place every rank
+// identically (a dim of size 1 has stride but no extent), so only one of them is kept.
+std::vector<std::vector<MeshDim>> orders_for(const ParallelSpec& p, bool all_orders) {
+    std::vector<MeshDim> order(kAllMeshDims.begin(), kAllMeshDims.end());
+    if (!all_orders) return {order};
+    std::vector<std::vector<MeshDim>> out;
+    std::vector<std::vector<MeshDim>> seen;
+    do {
+        std::vector<MeshDim> placed;
+        for (MeshDim d : order)
+            if (p.factor(d) > 1) placed.push_back(d);
+        if (std::find(seen.begin(), seen.end(), placed) != seen.end()) continue;
+        seen.push_back(placed);
+        out.push_back(order);
+    } while (std::next_permutation(order.begin(), order.end()));
+    return out;
+}
+
+std::vector<int> zero_stages(const ParallelSpec& p, const PlanFilters& f) {
+    std::vector<int> out;
+    const int64_t shard_ranks = p.dp_shard * p.cp;
+    if (p.dp_shard == 1) out.push_back(0);  // zero 0 with dp_shard > 1 is a validation error
+    if (shard_ranks > 1)
+        for (int z = 1; z <= 3; ++z) out.push_back(z);
+    if (f.zero_at_most_1) out.erase(std::remove_if(out.begin(), out.end(), [](int z) { return z > 1; }), out.end());
+    return out;
+}
+
+struct ScheduleChoice {
+    Schedule schedule = Schedule::one_f_one_b;
+    int64_t virtual_stages = 1;
+};
+
+// The schedules validate_training accepts for pp stages and m micro-batches per pipeline, into `out`.
+void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
+    out.clear();
+    // One stage runs its ops back to back whatever the schedule; a count-only model has no times to
+    // choose a schedule by. Both keep 1f1b alone.
+    if (pp == 1 || !model.has_architecture()) {
+        out.push_back({Schedule::one_f_one_b, 1});
+        return;
+    }
+    out.insert(out.end(), {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1}, {Schedule::zb_h2, 1}});
+    if (m % pp == 0)
+        for (int64_t v = 2; pp * v <= model.layers; ++v) out.push_back({Schedule::interleaved_1f1b, v});
+    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
+}
+
+std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, int64_t m) {
+    std::vector<ScheduleChoice> out;
+    schedules_for(model, pp, m, out);
+    return out;
+}
+
+// How many schedules schedules_for lists, without listing them.
+std::size_t schedule_count(const ModelSpec& model, int64_t pp, int64_t m) {
+    if (pp == 1 || !model.has_architecture()) return 1;
+    std::size_t n = 4;
+    if (m % pp == 0 && model.layers / pp >= 2) n += static_cast<std::size_t>(model.layers / pp - 1);
+    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) ++n;
+    return n;
+}
+
+// Calls visit(parallel, zero stages) for every layout that passes the filters, and counts layouts.
+template <typename Visit>
+void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats& stats, Visit&& visit) {
+    const ModelSpec& m = base.model;
+    const int64_t world = base.cluster.gpu_count();
+    const bool arch = m.has_architecture();
+    const int64_t gb = base.training.global_batch;
+    for (int64_t tp : divisors(world)) {
+        if (arch && (m.heads % tp != 0 || m.kv_heads % tp != 0)) continue;
+        for (int64_t cp : divisors(world / tp)) {
+            if (m.seq_len > 0 && m.seq_len % cp != 0) continue;
+            for (int64_t pp : divisors(world / tp / cp)) {
+                if (arch && pp > m.layers) continue;
+                if (options.filters.no_pp && pp > 1) continue;
+                const int64_t dp = world / tp / cp / pp;
+                if (gb % dp != 0) continue;  // no micro-batch size splits the batch over dp replicas
+                for (int64_t dp_shard : divisors(dp)) {
+                    const std::vector<int64_t> eps =
+                        m.is_moe() ? divisors(m.experts) : std::vector<int64_t>{1};
+                    for (int64_t ep : eps) {
+                        if ((dp_shard * cp) % ep != 0) continue;
+                        ParallelSpec p = base.parallel;
+                        p.tp = tp;
+                        p.cp = cp;
+                        p.pp = pp;
+                        p.dp_shard = dp_shard;
+                        p.dp_replicate = dp / dp_shard;
+                        p.ep = ep;
+                        for (const std::vector<MeshDim>& order : orders_for(p, options.all_orders)) {
+                            p.order = order;
+                            ++stats.layouts;
+                            const std::vector<int> zeros = zero_stages(p, options.filters);
+                            if (!zeros.empty()) visit(p, zeros);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+Scenario with_knobs(const Scenario& base, const ParallelSpec& p, int64_t micro_batch, Recompute rc,
+                    ScheduleChoice sc) {
+    Scenario s = base;
+    s.parallel = p;
+    s.training.micro_batch = micro_batch;
+    s.training.recompute = rc;
+    s.training.schedule = sc.schedule;
+    s.training.virtual_stages = sc.virtual_stages;
+    return s;
+}
+
+bool tp_within_node(const DeviceMesh& mesh) {
+    const DimLinks links = mesh.summary(MeshDim::tp).links;
+    return links == DimLinks::none || links == DimLinks::intra;
+}
+
+constexpr std::array<Recompute, 3> kRecomputes = {Recompute::none, Recompute::selective, Recompute::full};
+
+// ---- Floors -----------------------------------------------------------------------------------------
+
+// Per stage: memory without activations, and the activations of one micro-batch through the stage.
+struct StageMemoryParts {
+    double base = 0;          // model state + other (one parameter copy)
+    double extra_copy = 0;    // what DualPipe's second copy of weights and gradients adds
+    double one_inflight = 0;  // activations of one micro-batch
+};
+
+// Two stages whose memory and step-end collectives are the same: the same blocks and parameters, and
+// neither is the last stage (which also holds the loss's logits).
+bool same_footprint(const StageShape& a, const StageShape& b) noexcept {
+    const StageParams& p = a.params;
+    const StageParams& q = b.params;
+    return p.layers.count == q.layers.count && p.embedding == q.embedding && p.output == q.output &&
+           p.blocks_non_expert == q.blocks_non_expert && p.routed_experts == q.routed_experts &&
+           a.largest_block == b.largest_block;
+}
+
+// The first stage of every run of identical stages: most stages of a deep pipeline repeat their
+// neighbour, and a run is priced once.
+std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
+    std::vector<int64_t> out;
+    const auto last = static_cast<int64_t>(shapes.size()) - 1;
+    for (int64_t st = 0; st <= last; ++st) {
+        const bool repeats = st > 0 && st != last &&
+                             same_footprint(shapes[static_cast<std::size_t>(st)], shapes[static_cast<std::size_t>(st - 1)]);
+        if (!repeats) out.push_back(st);
+    }
+    return out;
+}
+
+// One run of identical stages, by its first stage.
+struct MemoryRun {
+    int64_t first_stage = 0;
+    StageMemoryParts parts;
+    double state = 0;  // weights, gradients and optimizer state alone (no micro-batch changes them)
+};
+
+// `s` has the layout's knobs, its schedule left at 1f1b (one parameter copy); `shapes` is stage_shape
+// of every stage (they do not depend on zero, micro-batch or recompute, so the caller computes them
+// once per layout), `starts` their run_starts.
+void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
+                 std::vector<MemoryRun>& out) {
+    out.clear();
+    for (const int64_t st : starts) {
+        // Activations are the only part that scales with the micro-batches in flight.
+        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0).bytes;
+        MemoryRun run;
+        run.first_stage = st;
+        run.parts.one_inflight = one.activations.value_or(0);
+        run.parts.base = one.params + one.grads + one.optimizer + one.other;
+        run.parts.extra_copy = one.params + one.grads;
+        run.state = one.params + one.grads + one.optimizer;
+        out.push_back(run);
+    }
+}
+
+// The micro-batches whose activations stage `stage` holds at its peak in build_report: the simulator's
+// peak, which its closed form gives exactly (a core test sweeps the two against each other). Where the
+// simulator will not run the schedule (too many ops), build_report simulates 1F1B instead, and where
+// not even that runs it counts one micro-batch.
+double inflight_peak(ScheduleChoice sc, int64_t pp, int64_t microbatches, int64_t stage) {
+    const auto p = static_cast<int>(pp);
+    const auto m = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));  // as cost_model's plan_pipeline
+    const auto too_many = [&](int64_t v) { return 3LL * m * p * v > kMaxPipelineOps; };
+    if (too_many(sc.schedule == Schedule::interleaved_1f1b ? sc.virtual_stages : 1)) {
+        if (too_many(1)) return 1.0;
+        return closed_form_peak_inflight(Schedule::one_f_one_b, p, m, 1, static_cast<int>(stage));
+    }
+    const int v = static_cast<int>(sc.virtual_stages);
+    const int peak = closed_form_peak_inflight(sc.schedule, p, m, v, static_cast<int>(stage));
+    return static_cast<double>(peak) / (sc.schedule == Schedule::interleaved_1f1b ? v : 1);
+}
+
+// A floor on build_report's memory: each stage holds its schedule's peak of activations. No schedule's
+// peak grows with the stage index (the same core test checks it), so a run's first stage is its
+// fullest.
+double memory_floor(const std::vector<MemoryRun>& runs, int64_t pp, ScheduleChoice sc, int64_t microbatches) {
+    const double copies_extra = parameter_copies(sc.schedule) > 1 ? 1.0 : 0.0;
+    double worst = 0;
+    for (const MemoryRun& run : runs) {
+        const StageMemoryParts& p = run.parts;
+        const double inflight = inflight_peak(sc, pp, microbatches, run.first_stage);
+        worst = std::max(worst, p.base + copies_extra * p.extra_copy + inflight * p.one_inflight);
+    }
+    // Summed in another order than MemoryBreakdown::total(): stay a hair below so rounding never prunes
+    // a candidate that fits to the last byte.
+    return worst * (1.0 - 1e-12);
+}
+
+// The most memory any stage needs before a single activation (base, or only model state): a floor
+// under every schedule's memory_floor, so when it overflows the GPU nothing of the group fits.
+double least_memory(const std::vector<MemoryRun>& runs, bool state_only) {
+    double most = 0;
+    for (const MemoryRun& run : runs) most = std::max(most, state_only ? run.state : run.parts.base);
+    return most * (1.0 - 1e-12);
+}
+
+bool has_whole_backward(Schedule s) noexcept {
+    return s == Schedule::gpipe || s == Schedule::one_f_one_b || s == Schedule::interleaved_1f1b;
+}
+
+bool same_cost(const StageCost& a, const StageCost& b) noexcept { return a.f == b.f && a.b == b.b && a.w == b.w; }
+
+// What the makespan floors of a group's schedules read from its pipeline spec, gathered once: the last
+// stage of every run of equal costs, with the unsplit work of the stages before it. Within a run the
+// busy time is the same and the lead and trail only grow, so the run's last stage bounds it.
+struct RunEnd {
+    double busy = 0;             // m (F + B + W)
+    double forward_before = 0;   // sum of F over the stages before
+    double backward_before = 0;  // sum of B + W over the stages before
+    double hops = 0;             // p2p time from stage 0
+};
+
+std::vector<RunEnd> run_ends(const PipelineSpec& spec) {
+    std::vector<RunEnd> out;
+    const double m = static_cast<double>(spec.microbatches);
+    double forward_before = 0, backward_before = 0;
+    for (std::size_t s = 0; s < spec.costs.size(); ++s) {
+        const StageCost& c = spec.costs[s];
+        if (s + 1 == spec.costs.size() || !same_cost(c, spec.costs[s + 1]))
+            out.push_back({m * c.total(), forward_before, backward_before, static_cast<double>(s) * spec.p2p_time});
+        forward_before += c.f;
+        backward_before += c.b + c.w;
+    }
+    return out;
+}
+
+// A floor on the simulated makespan (see planner.hpp): stage s can start no earlier than the first
+// chunk's forwards on stages 0..s-1 (plus a hop each), is busy m(F+B+W), and with a whole backward its
+// last op is followed by that backward on stages s-1..0. The spec's costs are the unsplit F and B (+ W)
+// of each stage. DualPipe feeds both ends at once: device d runs m/2 micro-batches through its own
+// layers (path position d of direction 0) and m/2 through stage p-1-d's (position p-1-d of direction
+// 1), and starts once the first micro-batch of either direction reaches it.
+double makespan_floor(const PipelineSpec& spec, const std::vector<RunEnd>& ends, ScheduleChoice sc) {
+    double best = 0;
+    if (sc.schedule == Schedule::dualpipe) {
+        const std::size_t p = spec.costs.size();
+        const double m = static_cast<double>(spec.microbatches);
+        std::vector<double> forward_before(p + 1, 0.0);  // sum of F over positions < k
+        for (std::size_t k = 0; k < p; ++k) forward_before[k + 1] = forward_before[k] + spec.costs[k].f;
+        for (std::size_t d = 0; d < p; ++d) {
+            const std::size_t mirror = p - 1 - d;
+            const double lead = std::min(forward_before[d] + static_cast<double>(d) * spec.p2p_time,
+                                         forward_before[mirror] + static_cast<double>(mirror) * spec.p2p_time);
+            best = std::max(best, lead + m / 2.0 * (spec.costs[d].total() + spec.costs[mirror].total()));
+        }
+    } else {
+        const double v = static_cast<double>(sc.virtual_stages);
+        const bool tail = has_whole_backward(sc.schedule);
+        for (const RunEnd& e : ends) {
+            const double lead = e.forward_before / v + e.hops;
+            const double trail = tail ? e.backward_before / v + e.hops : 0.0;
+            best = std::max(best, lead + e.busy + trail);
+        }
+    }
+    // Summation order differs from the simulator's: leave room for rounding so the floor stays below.
+    return best * (1.0 - 1e-9);
+}
+
+// step_end_times of the first stage of every run of identical stages (the rest of a run repeat it).
+std::vector<StepEndTimes> step_end_times_of_runs(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
+                                                 const std::vector<int64_t>& starts) {
+    std::vector<StepEndTimes> out;
+    out.reserve(starts.size());
+    for (const int64_t st : starts) out.push_back(step_end_times(s, counts, mesh, st));
+    return out;
+}
+
+// A floor on what the step adds after the pipeline drains: build_report charges the busiest stage's
+// step-end collectives beyond its last backward's compute. Whichever stage is busiest, the charge is at
+// least the least over all stages, and each stage's backward op (compute plus exposed communication)
+// hides at least as much as its compute alone would. A run's stages share their collectives, and the
+// longest backward in the run hides the most.
+double step_end_floor(const std::vector<StepEndTimes>& ends, const std::vector<int64_t>& starts,
+                      const PipelineSpec& spec) {
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t r = 0; r < starts.size(); ++r) {
+        const auto first = static_cast<std::size_t>(starts[r]);
+        const std::size_t end = r + 1 < starts.size() ? static_cast<std::size_t>(starts[r + 1]) : spec.costs.size();
+        double longest = 0;
+        for (std::size_t st = first; st < end; ++st) longest = std::max(longest, spec.costs[st].full_backward());
+        least = std::min(least, ends[r].exposed(longest));
+    }
+    return ends.empty() ? 0.0 : least * (1.0 - 1e-9);
+}
+
+// A group's pipeline spec with the run ends its makespan floors read.
+struct FlooredSpec {
+    FlooredSpec() = default;
+    explicit FlooredSpec(PipelineSpec s) : spec(std::move(s)), run_ends(shardscope::run_ends(spec)) {}
+    PipelineSpec spec;
+    std::vector<RunEnd> run_ends;
+};
+
+// ---- Ranking ----------------------------------------------------------------------------------------
+
+std::array<int64_t, 16> layout_key(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    std::array<int64_t, 16> k{p.tp, p.cp, p.pp, p.dp_shard, p.dp_replicate, p.ep, p.zero, t.micro_batch,
+                              static_cast<int64_t>(t.recompute), static_cast<int64_t>(t.schedule),
+                              t.virtual_stages, 0, 0, 0, 0, 0};
+    for (std::size_t i = 0; i < p.order.size() && i < 5; ++i) k[11 + i] = static_cast<int64_t>(p.order[i]);
+    return k;
+}
+
+PlanEntry entry_from(const Scenario& s, const Report& r) {
+    PlanEntry e;
+    e.scenario = s;
+    e.step_s = r.time.step.value_or(0);
+    e.mfu = r.throughput.mfu.value_or(0);
+    e.tokens_per_s = r.throughput.tokens_per_s.value_or(0);
+    e.memory_bytes = r.memory.total();
+    e.headroom_bytes = r.gpu_memory_bytes - e.memory_bytes;
+    e.compute_s = r.time.compute.value_or(0);
+    e.exposed_comm_s = r.time.exposed_comm.value_or(0);
+    e.bubble_s = r.time.bubble.value_or(0);
+    return e;
+}
+
+bool same_factors(const ParallelSpec& p, const ParallelSpec& q) noexcept {
+    return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
+           p.dp_replicate == q.dp_replicate && p.ep == q.ep;
+}
+
+bool same_mesh(const Scenario& a, const Scenario& b) {
+    return same_factors(a.parallel, b.parallel) && a.parallel.order == b.parallel.order;
+}
+
+// The best k entries, best first; with one_per_mesh, the best entry of each of the best k meshes.
+class TopK {
+public:
+    TopK(std::size_t k, PlanObjective objective, bool one_per_mesh)
+        : k_(std::max<std::size_t>(1, k)), objective_(objective), one_per_mesh_(one_per_mesh) {}
+    void offer(PlanEntry e) {
+        if (full() && !ranks_before(e, entries_.back(), objective_)) return;
+        if (one_per_mesh_) {
+            const auto same = std::find_if(entries_.begin(), entries_.end(),
+                                           [&](const PlanEntry& x) { return same_mesh(x.scenario, e.scenario); });
+            if (same != entries_.end()) {
+                if (!ranks_before(e, *same, objective_)) return;
+                entries_.erase(same);
+            }
+        }
+        const auto at = std::upper_bound(entries_.begin(), entries_.end(), e, [&](const PlanEntry& a, const PlanEntry& b) {
+            return ranks_before(a, b, objective_);
+        });
+        entries_.insert(at, std::move(e));
+        if (entries_.size() > k_) entries_.pop_back();
+    }
+    [[nodiscard]] bool full() const noexcept { return entries_.size() >= k_; }
+    [[nodiscard]] const PlanEntry& worst() const { return entries_.back(); }
+    [[nodiscard]] std::vector<PlanEntry> take() { return std::move(entries_); }
+
+private:
+    std::size_t k_;
+    PlanObjective objective_;
+    bool one_per_mesh_ = false;
+    std::vector<PlanEntry> entries_;
+};
+
+// ---- The search -------------------------------------------------------------------------------------
+
+// A group: one layout with one ZeRO stage, micro-batch and recompute mode. Pass 1 floors every
+// schedule of every group and keeps only the group's lowest floor; pass 2 expands a group into its
+// candidates (every schedule that may fit, lowest floor first) only when that floor comes up.
+struct Group {
+    uint32_t layout = 0;        // index into the layouts (ParallelSpec with zero set)
+    int64_t micro_batch = 1;
+    Recompute recompute = Recompute::none;
+    double floor = 0;           // the lowest floor of its candidates
+};
+
+struct Candidate {
+    double floor = 0;           // the objective's floor: makespan or memory
+    ScheduleChoice schedule;
+};
+
+// Pass 2's heap: a group not yet expanded (candidate < 0), or an expanded group's next candidate.
+struct HeapEntry {
+    double floor = 0;
+    uint32_t group = 0;
+    int32_t candidate = -1;     // index into the group's expanded candidates
+};
+
+bool by_floor_desc(const HeapEntry& a, const HeapEntry& b) { return a.floor > b.floor; }  // min-heap
+bool lower_floor(const Candidate& a, const Candidate& b) { return a.floor < b.floor; }
+
+// What every group of one set of factors shares, whatever the mesh order: its stages' shapes, which
+// fix every memory floor.
+struct LayoutShape {
+    std::vector<StageShape> shapes;  // stage_shape per stage (zero, micro-batch and recompute change none)
+    std::vector<int64_t> starts;     // run_starts(shapes)
+};
+
+// What the groups of one mesh order share: the pipeline specs and step-end collectives (they depend on
+// the links the order gives each dim), which several groups would otherwise build again.
+struct OrderCache {
+    // By (micro_batch, recompute), for ZeRO 0-2, which build the same spec: below stage 3 ZeRO adds no
+    // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
+    std::map<std::pair<int64_t, int>, FlooredSpec> specs;
+    std::map<int, std::vector<StepEndTimes>> ends;  // by ZeRO stage (it changes what the step ends with)
+};
+
+// Floors candidates: the memory floor of every schedule, and the objective's floor of those that may fit.
+class Floors {
+public:
+    Floors(const Scenario& base, const ParamCounts& counts, const PlanOptions& options, bool by_memory)
+        : base_(base), counts_(counts), options_(options), by_memory_(by_memory),
+          arch_(base.model.has_architecture()), gpu_bytes_(gpu_memory_bytes(base.cluster)), work_(base) {}
+
+    [[nodiscard]] double gpu_bytes() const noexcept { return gpu_bytes_; }
+    [[nodiscard]] const Scenario& base() const noexcept { return base_; }
+    [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
+
+    // The factors' stage shapes, or nothing when pruning is off (no floors are computed then).
+    [[nodiscard]] LayoutShape layout_shape(const ParallelSpec& p) const {
+        LayoutShape shape;
+        if (!options_.prune) return shape;
+        shape.shapes.reserve(static_cast<std::size_t>(p.pp));
+        for (int64_t st = 0; st < p.pp; ++st) shape.shapes.push_back(stage_shape(counts_, p, st));
+        shape.starts = run_starts(shape.shapes);
+        return shape;
+    }
+
+    // True when the model state alone of layout `p` (zero set) overflows a GPU: nothing with it fits.
+    [[nodiscard]] bool state_overflows(const ParallelSpec& p, int64_t micro_batch, const LayoutShape& shape) {
+        if (!options_.prune) return false;
+        set_knobs(p, micro_batch, Recompute::none);
+        memory_runs(work_, shape.shapes, shape.starts, memory_);
+        return least_memory(memory_, true) > gpu_bytes_;
+    }
+
+    // The group's candidates that pass the memory floor, with their floors (the memory floor when
+    // ranking by memory or for a count-only model), into `out`; returns how many schedules the memory
+    // floor pruned. `mesh()` gives the layout's mesh with this ZeRO stage, which the caller builds on
+    // first use (never, when nothing of the group fits).
+    template <typename MeshOf>
+    int64_t floor_group(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
+                        OrderCache& cache, MeshOf&& mesh, std::vector<Candidate>& out) {
+        const int64_t pruned = floor_memory(p, micro_batch, rc, shape, out);
+        if (needs_time_floors(out)) floor_time(p, micro_batch, rc, shape, cache, mesh(), out);
+        return pruned;
+    }
+
+    // The memory half of floor_group: it depends on the factors, not on the mesh order.
+    int64_t floor_memory(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
+                         std::vector<Candidate>& out) {
+        out.clear();
+        set_knobs(p, micro_batch, rc);
+        const int64_t microbatches = base_.training.global_batch / (p.dp_shard * p.dp_replicate * micro_batch);
+        if (p.pp != schedules_pp_ || microbatches != schedules_m_) {
+            schedules_for(base_.model, p.pp, microbatches, schedules_);
+            schedules_pp_ = p.pp;
+            schedules_m_ = microbatches;
+        }
+        const auto count = static_cast<int64_t>(schedules_.size());
+        if (!options_.prune) {
+            for (const ScheduleChoice sc : schedules_) out.push_back({0.0, sc});
+            return 0;
+        }
+        memory_runs(work_, shape.shapes, shape.starts, memory_);
+        if (least_memory(memory_, false) > gpu_bytes_) return count;
+        for (const ScheduleChoice sc : schedules_) {
+            const double mem = memory_floor(memory_, p.pp, sc, microbatches);
+            if (mem <= gpu_bytes_) out.push_back({mem, sc});
+        }
+        return count - static_cast<int64_t>(out.size());
+    }
+
+    // Whether floor_memory's candidates go on to step-time floors (not when ranking by memory, not for
+    // a count-only model, not when pruning is off or nothing may fit).
+    [[nodiscard]] bool needs_time_floors(const std::vector<Candidate>& found) const noexcept {
+        return options_.prune && !found.empty() && !by_memory_ && arch_;
+    }
+
+    // The time half: replaces each candidate's memory floor with its step-time floor on mesh `m`, the
+    // layout `p` (order and zero set) builds.
+    void floor_time(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
+                    OrderCache& cache, const DeviceMesh& m, std::vector<Candidate>& out) {
+        set_knobs(p, micro_batch, rc);
+        const FlooredSpec* spec = nullptr;
+        FlooredSpec fresh;
+        if (p.zero < 3) {
+            const std::pair<int64_t, int> key{micro_batch, static_cast<int>(rc)};
+            auto it = cache.specs.find(key);
+            if (it == cache.specs.end())
+                it = cache.specs.emplace(key, FlooredSpec(scenario_pipeline_spec(work_, counts_, m))).first;
+            spec = &it->second;
+        } else {
+            fresh = FlooredSpec(scenario_pipeline_spec(work_, counts_, m));
+            spec = &fresh;
+        }
+        std::vector<StepEndTimes>& ends = cache.ends[p.zero];
+        if (ends.empty()) ends = step_end_times_of_runs(work_, counts_, m, shape.starts);
+        const double end_floor = step_end_floor(ends, shape.starts, spec->spec);
+        for (Candidate& c : out) c.floor = makespan_floor(spec->spec, spec->run_ends, c.schedule) + end_floor;
+    }
+
+private:
+    void set_knobs(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
+        work_.parallel = p;
+        work_.training.micro_batch = micro_batch;
+        work_.training.recompute = rc;
+    }
+
+    const Scenario& base_;
+    const ParamCounts& counts_;
+    const PlanOptions& options_;
+    bool by_memory_, arch_;
+    double gpu_bytes_;
+    Scenario work_;  // the knobs being floored: one scenario rewritten in place, never copied
+    std::vector<MemoryRun> memory_;
+    std::vector<ScheduleChoice> schedules_;  // schedules_for(pp, m) of the last group floored
+    int64_t schedules_pp_ = 0, schedules_m_ = 0;
+};
+
+// One set of factors of pass 1, with the mesh orders and ZeRO stages to try.
+struct LayoutJob {
+    ParallelSpec parallel;
+    std::vector<std::vector<MeshDim>> orders;
+    std::vector<int> zeros;
+};
+
+// What one thread of pass 1 finds: groups index its own layouts.
+struct Pass1 {
+    std::vector<ParallelSpec> layouts;  // with zero set
+    std::vector<Group> groups;
+    int64_t candidates = 0;
+    int64_t pruned_memory = 0;
+    int64_t to_cost = 0;                 // candidates past the memory floor
+    std::vector<Candidate> scratch;
+};
+
+// Floors every group of one set of factors, in each of its mesh orders, into `out`. The memory floors
+// do not depend on the order, so they are taken once for all of them.
+void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
+    const Scenario& base = floors.base();
+    const PlanOptions& options = floors.options();
+    // Each order with its mesh (zero places no ranks: one mesh serves every stage), built on first use:
+    // a layout whose every candidate fails the memory floor (most of them, for a large model) never
+    // pays for counting its groups' links. Pass 2 builds it again for the few groups it expands.
+    struct Order {
+        ParallelSpec parallel;
+        std::optional<DeviceMesh> mesh;
+        OrderCache* cache = nullptr;          // shared by the orders whose dims get the same links
+        std::optional<DeviceMesh> zero_mesh;  // `mesh` with the ZeRO stage being floored
+        std::optional<uint32_t> layout;       // its index in out.layouts for that ZeRO stage
+    };
+    // Specs and step-end collectives read the mesh only through each dim's links: orders that give
+    // every dim the same links share them.
+    std::map<std::array<DimLinks, 6>, OrderCache> caches;
+    const auto cache_of = [&](const DeviceMesh& m) -> OrderCache& {
+        std::array<DimLinks, 6> links{};
+        for (std::size_t i = 0; i < kAllMeshDims.size(); ++i) links[i] = m.summary(kAllMeshDims[i]).links;
+        links[5] = m.ep_summary().links;
+        return caches[links];
+    };
+    std::vector<Order> orders;
+    for (const std::vector<MeshDim>& order : job.orders) {
+        Order o;
+        o.parallel = job.parallel;
+        o.parallel.order = order;
+        if (options.filters.tp_within_node) {
+            o.mesh = DeviceMesh::build(base.cluster, o.parallel);
+            if (!tp_within_node(*o.mesh)) continue;
+        }
+        orders.push_back(std::move(o));
+    }
+    if (orders.empty()) return;
+    const auto n_orders = static_cast<int64_t>(orders.size());
+    ParallelSpec p = job.parallel;
+    const LayoutShape shape = floors.layout_shape(p);
+    const int64_t dp = p.dp_shard * p.dp_replicate;
+    const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
+    std::vector<Candidate> found_memory;
+    for (int z : job.zeros) {
+        p.zero = z;
+        if (floors.state_overflows(p, micro_batches.front(), shape)) {
+            for (int64_t mb : micro_batches) {
+                const int64_t m = base.training.global_batch / (dp * mb);
+                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p.pp, m));
+                out.candidates += n * n_orders;
+                out.pruned_memory += n * n_orders;
+            }
+            continue;
+        }
+        for (Order& o : orders) {
+            o.parallel.zero = z;
+            o.zero_mesh.reset();
+            o.layout.reset();
+        }
+        for (int64_t mb : micro_batches)
+            for (Recompute rc : kRecomputes) {
+                const int64_t pruned = floors.floor_memory(p, mb, rc, shape, found_memory);
+                out.candidates += (pruned + static_cast<int64_t>(found_memory.size())) * n_orders;
+                out.pruned_memory += pruned * n_orders;
+                if (found_memory.empty()) continue;
+                for (Order& o : orders) {
+                    std::vector<Candidate>& found = out.scratch;
+                    found = found_memory;
+                    if (floors.needs_time_floors(found)) {
+                        if (!o.mesh) o.mesh = DeviceMesh::build(base.cluster, o.parallel);
+                        if (!o.cache) o.cache = &cache_of(*o.mesh);
+                        if (!o.zero_mesh) o.zero_mesh = o.mesh->with_zero(z);
+                        floors.floor_time(o.parallel, mb, rc, shape, *o.cache, *o.zero_mesh, found);
+                    }
+                    if (!o.layout) {
+                        out.layouts.push_back(o.parallel);
+                        o.layout = static_cast<uint32_t>(out.layouts.size() - 1);
+                    }
+                    out.to_cost += static_cast<int64_t>(found.size());
+                    const double lowest = std::min_element(found.begin(), found.end(), lower_floor)->floor;
+                    out.groups.push_back(Group{*o.layout, mb, rc, lowest});
+                }
+            }
+    }
+}
+
+std::size_t thread_count(int asked) {
+    if (asked > 0) return static_cast<std::size_t>(asked);
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+std::string_view to_string(PlanObjective o) noexcept {
+    switch (o) {
+        case PlanObjective::step: return "step";
+        case PlanObjective::mfu: return "mfu";
+        case PlanObjective::memory: return "memory";
+    }
+    return "step";
+}
+
+std::optional<PlanObjective> plan_objective_from_string(std::string_view s) noexcept {
+    if (s == "step") return PlanObjective::step;
+    if (s == "mfu") return PlanObjective::mfu;
+    if (s == "memory") return PlanObjective::memory;
+    return std::nullopt;
+}
+
+bool ranks_before(const PlanEntry& a, const PlanEntry& b, PlanObjective objective) noexcept {
+    if (objective == PlanObjective::memory) {
+        if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+        if (a.step_s != b.step_s) return a.step_s < b.step_s;
+    } else {
+        // MFU = model FLOPs / (step * world * peak) with the FLOPs fixed by the model: highest MFU is
+        // shortest step, so both objectives share this order.
+        if (a.step_s != b.step_s) return a.step_s < b.step_s;
+        if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+    }
+    return layout_key(a.scenario) < layout_key(b.scenario);
+}
+
+std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptions& options) {
+    std::vector<Scenario> out;
+    PlanStats stats;
+    for_each_layout(base, options, stats, [&](ParallelSpec p, const std::vector<int>& zeros) {
+        if (options.filters.tp_within_node && !tp_within_node(DeviceMesh::build(base.cluster, p))) return;
+        const int64_t dp = p.dp_shard * p.dp_replicate;
+        for (int z : zeros) {
+            p.zero = z;
+            for (int64_t mb : divisors(base.training.global_batch / dp)) {
+                const int64_t m = base.training.global_batch / (dp * mb);
+                for (Recompute rc : kRecomputes)
+                    for (ScheduleChoice sc : schedules_for(base.model, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
+            }
+        }
+    });
+    return out;
+}
+
+PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanProgress* progress) {
+    const auto started = std::chrono::steady_clock::now();
+    PlanResult result;
+    const auto stop_clock = [&] {
+        result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    const bool arch = base.model.has_architecture();
+    result.objective = arch ? options.objective : PlanObjective::memory;
+    if (!arch && options.objective != PlanObjective::memory)
+        result.notes.push_back("model given as a parameter count only: no step time, ranked by memory");
+    const bool by_memory = result.objective == PlanObjective::memory;
+    const ParamCounts counts = count_params(base.model);
+    Floors floors(base, counts, options, by_memory);  // pass 2's, to expand groups
+    const double gpu_bytes = floors.gpu_bytes();
+    PlanStats& stats = result.stats;
+    const auto cancelled = [&] { return progress && progress->cancel.load(std::memory_order_relaxed); };
+
+    // Pass 1: every group's lowest floor; groups with nothing that may fit go no further. The layouts
+    // are dealt round-robin to the threads (deep and shallow pipelines alternate, which spreads the
+    // work) and their findings appended in thread order.
+    std::vector<LayoutJob> jobs;
+    for_each_layout(base, options, stats, [&](const ParallelSpec& p, const std::vector<int>& zeros) {
+        // for_each_layout lists a set of factors' orders one after another: they make one job.
+        if (!jobs.empty() && same_factors(jobs.back().parallel, p)) {
+            jobs.back().orders.push_back(p.order);
+            return;
+        }
+        jobs.push_back({p, {p.order}, zeros});
+    });
+    const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
+    std::vector<Pass1> parts(threads);
+    const auto run_share = [&](std::size_t t) {
+        Floors floors(base, counts, options, by_memory);
+        for (std::size_t j = t; j < jobs.size() && !cancelled(); j += threads) floor_layout(jobs[j], floors, parts[t]);
+    };
+    if (threads == 1) {
+        run_share(0);
+    } else {
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(run_share, t);
+        for (std::thread& w : workers) w.join();
+    }
+    std::vector<ParallelSpec> layouts;  // with zero set
+    std::vector<Group> groups;
+    int64_t to_cost = 0;
+    for (Pass1& part : parts) {
+        const auto layout_offset = static_cast<uint32_t>(layouts.size());
+        for (Group g : part.groups) {
+            g.layout += layout_offset;
+            groups.push_back(g);
+        }
+        std::move(part.layouts.begin(), part.layouts.end(), std::back_inserter(layouts));
+        stats.candidates += part.candidates;
+        stats.pruned_memory += part.pruned_memory;
+        to_cost += part.to_cost;
+        part = Pass1{};  // its groups are copied: give the memory back before pass 2
+    }
+    if (progress) progress->to_cost = to_cost;
+    if (cancelled()) {
+        result.cancelled = true;
+        stop_clock();
+        return result;
+    }
+
+    // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
+    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh);
+    PipelineMemo memo;  // ZeRO 0-2 and the dp_shard / dp_replicate split share their simulations
+    std::vector<HeapEntry> heap;
+    heap.reserve(groups.size());
+    for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({groups[g].floor, g, -1});
+    std::make_heap(heap.begin(), heap.end(), by_floor_desc);
+    std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
+    std::map<uint32_t, DeviceMesh> meshes;                // by layout, for the groups expanded
+    const auto mesh_of = [&](uint32_t layout) -> const DeviceMesh& {
+        auto it = meshes.find(layout);
+        if (it == meshes.end()) it = meshes.emplace(layout, DeviceMesh::build(base.cluster, layouts[layout])).first;
+        return it->second;
+    };
+    while (!heap.empty()) {
+        const HeapEntry next = heap.front();
+        if (options.prune && top.full()) {
+            const double kth = by_memory ? top.worst().memory_bytes : top.worst().step_s;
+            if (next.floor > kth) break;
+        }
+        std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
+        heap.pop_back();
+        if (cancelled()) {
+            result.cancelled = true;
+            break;
+        }
+        const Group& g = groups[next.group];
+        const ParallelSpec& p = layouts[g.layout];
+        if (next.candidate < 0) {
+            // Floor the group again, the same way, this time keeping every candidate.
+            const LayoutShape shape = floors.layout_shape(p);
+            OrderCache cache;
+            std::vector<Candidate>& list = expanded[next.group];
+            floors.floor_group(p, g.micro_batch, g.recompute, shape, cache,
+                               [&]() -> const DeviceMesh& { return mesh_of(g.layout); }, list);
+            std::sort(list.begin(), list.end(), lower_floor);
+            heap.push_back({list.front().floor, next.group, 0});
+            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+            continue;
+        }
+        const std::vector<Candidate>& list = expanded[next.group];
+        const auto at = static_cast<std::size_t>(next.candidate);
+        if (at + 1 < list.size()) {
+            heap.push_back({list[at + 1].floor, next.group, next.candidate + 1});
+            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        }
+        const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
+        const Report r = build_report(s, counts, mesh_of(g.layout), &memo);
+        ++stats.costed;
+        if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
+        if (!r.fits) continue;
+        ++stats.fitting;
+        PlanEntry e = entry_from(s, r);
+        if (options.keep_costed) result.costed.push_back(e);
+        top.offer(std::move(e));
+    }
+    stats.pruned_time = to_cost - stats.costed;
+    result.ranked = top.take();
+    if (result.ranked.empty() && !result.cancelled)
+        result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");
+    stop_clock();
+    return result;
+}
+
+// ---- Text -------------------------------------------------------------------------------------------
+
+namespace {
+
+std::string schedule_text(const TrainingSpec& t) {
+    std::string s(to_string(t.schedule));
+    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
+    return s;
+}
+
+std::string order_text(const std::vector<MeshDim>& order) {
+    std::string s;
+    for (MeshDim d : order) s += (s.empty() ? "" : ",") + std::string(to_string(d));
+    return s;
+}
+
+bool default_order(const std::vector<MeshDim>& order) {
+    return std::equal(order.begin(), order.end(), kAllMeshDims.begin(), kAllMeshDims.end());
+}
+
+}  // namespace
+
+std::string describe_layout(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    std::ostringstream os;
+    os << "tp " << p.tp;
+    const std::pair<const char*, int64_t> dims[] = {{"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard},
+                                                    {"dp_replicate", p.dp_replicate}, {"ep", p.ep}};
+    for (const auto& [name, v] : dims)
+        if (v > 1) os << ", " << name << " " << v;
+    os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
+       << ", recompute " << to_string(s.training.recompute);
+    if (!default_order(p.order)) os << ", order " << order_text(p.order);
+    return os.str();
+}
+
+std::string layout_changes(const Scenario& a, const Scenario& b) {
+    std::vector<std::string> parts;
+    const auto num = [&](const char* name, int64_t x, int64_t y) {
+        if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
+    };
+    const ParallelSpec& p = a.parallel;
+    const ParallelSpec& q = b.parallel;
+    num("tp", p.tp, q.tp);
+    num("cp", p.cp, q.cp);
+    num("pp", p.pp, q.pp);
+    num("dp_shard", p.dp_shard, q.dp_shard);
+    num("dp_replicate", p.dp_replicate, q.dp_replicate);
+    num("ep", p.ep, q.ep);
+    num("zero", p.zero, q.zero);
+    num("mb", a.training.micro_batch, b.training.micro_batch);
+    if (schedule_text(a.training) != schedule_text(b.training))
+        parts.push_back("schedule " + schedule_text(a.training) + " -> " + schedule_text(b.training));
+    if (a.training.recompute != b.training.recompute)
+        parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
+                        std::string(to_string(b.training.recompute)));
+    if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
+    std::string out;
+    for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, PlanObjective objective) {
+    std::ostringstream os;
+    const std::string changes = layout_changes(winner.scenario, loser.scenario);
+    const double dt = loser.step_s - winner.step_s;
+    const double dm = loser.memory_bytes - winner.memory_bytes;
+    if (objective == PlanObjective::memory && dm > 0) {
+        os << "needs " << format_bytes(dm) << " more per GPU";
+    } else if (objective != PlanObjective::memory && dt > 0) {
+        // The step is compute + exposed communication + bubble: the parts that changed, largest first.
+        std::pair<const char*, double> parts[] = {{"compute", loser.compute_s - winner.compute_s},
+                                                 {"exposed comm", loser.exposed_comm_s - winner.exposed_comm_s},
+                                                 {"bubble", loser.bubble_s - winner.bubble_s}};
+        std::sort(std::begin(parts), std::end(parts),
+                  [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
+        os << format_seconds(dt) << " slower per step (+" << format_percent(dt / winner.step_s) << "):";
+        const char* sep = " ";
+        for (const auto& [name, delta] : parts) {
+            if (std::abs(delta) < 1e-3 * dt) continue;  // a part that barely moved says nothing
+            os << sep << name << (delta > 0 ? " +" : " -") << format_seconds(std::abs(delta));
+            sep = ", ";
+        }
+    } else if (dm > 0) {
+        os << "same " << (objective == PlanObjective::memory ? "memory" : "step time") << ", "
+           << format_bytes(dm) << " less headroom";
+    } else {
+        os << "ties on step time and memory; ranked by the fixed knob order";
+    }
+    if (!changes.empty()) os << " [" << changes << "]";
+    return os.str();
+}
+
+std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries) {
+    std::vector<std::size_t> idx(entries.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+        if (entries[a].step_s != entries[b].step_s) return entries[a].step_s < entries[b].step_s;
+        return entries[a].memory_bytes < entries[b].memory_bytes;
+    });
+    std::vector<std::size_t> front;
+    double least_memory = 0;
+    for (std::size_t i : idx) {
+        // Sorted by step: an entry is on the front when it needs less memory than every faster one.
+        if (front.empty() || entries[i].memory_bytes < least_memory) {
+            front.push_back(i);
+            least_memory = entries[i].memory_bytes;
+        }
+    }
+    return front;
+}
+
+}  // namespace shardscope

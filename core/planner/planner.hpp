@@ -1,0 +1,142 @@
+#pragma once
+// The planner: every valid layout of the scenario's model on its cluster, scored by the cost
+// model (build_report, the very numbers `shardscope report` prints), ranked.
+//
+// What is searched, and what is held fixed (choices made once, here):
+// - tp, cp, pp, dp_shard, dp_replicate whose product is the GPU count. Layouts that leave GPUs over are
+//   not listed separately: the leftover GPUs become dp_replicate (DESIGN.md), which is the same mesh as
+//   the layout that names that dp_replicate outright.
+// - ep: every divisor of experts that divides dp_shard*cp (1 for a dense model).
+// - zero 0-3 where it means something: 0 only with dp_shard = 1 (the validation rule), and 1-3 only
+//   when the ZeRO group dp_shard*cp has more than one rank (over one rank they shard nothing and cost
+//   exactly what zero 0 costs, so they would only repeat rows).
+// - micro_batch: every size that splits global_batch into whole micro-batches.
+// - recompute: none, selective, full.
+// - schedule: every one the validation rules accept for the layout; virtual_stages 2 .. layers/pp for
+//   interleaved-1f1b. With pp = 1 only 1f1b: one stage runs the same ops whatever the schedule says.
+// - order: tp innermost, then cp, dp_shard, dp_replicate, pp (the default order) unless all_orders,
+//   which tries every order that differs in the dims of size > 1 (dims of size 1 place no ranks).
+// - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap.
+//
+// Ranking: by step time (MFU ranks the same way: model FLOPs per step do not depend on the layout), or
+// by memory per GPU; ties go to the layout with more memory headroom (less memory), then to the
+// faster one, then to a fixed order of the knobs so the ranking is deterministic.
+//
+// Pruning, only where it is provably safe (a test compares it with brute force):
+// - memory: per stage, model state + `other` + the activations of the micro-batches the schedule
+//   holds at its peak (the simulator's peak, which the schedule's closed form gives exactly) is a floor
+//   on what build_report reports; a candidate whose floor exceeds the GPU's memory never fits and is
+//   never costed.
+// - time: a device runs one op at a time, so the step is at least the busiest stage's work, plus, on
+//   stage s, the forwards of stages 0..s-1 before its first op and (schedules with a whole backward)
+//   their backwards after its last one (DualPipe: the forwards of whichever direction reaches it
+//   first); then the step-end data-parallel collectives that the last backward cannot hide, at least
+//   the least of any stage. Candidates are costed in the order of that floor; the search stops once
+//   the floor exceeds the k-th best step found.
+// - Stages that repeat their neighbour (same blocks, neither first nor last) are priced once per run.
+
+#include "core/model/report.hpp"
+#include "core/scenario/scenario.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+enum class PlanObjective { step, mfu, memory };
+
+[[nodiscard]] std::string_view to_string(PlanObjective o) noexcept;
+[[nodiscard]] std::optional<PlanObjective> plan_objective_from_string(std::string_view s) noexcept;
+
+// Restrictions the user asks for; the search honours them, so the top k is the top k among them.
+struct PlanFilters {
+    bool tp_within_node = false;  // every TP group inside one node
+    bool no_pp = false;           // pp = 1
+    bool zero_at_most_1 = false;  // zero 0 or 1
+};
+
+struct PlanOptions {
+    PlanObjective objective = PlanObjective::step;
+    int top_k = 10;
+    bool all_orders = false;
+    bool prune = true;            // false: cost every candidate (brute force, for tests)
+    PlanFilters filters;
+    // Keep only the best candidate of each mesh (tp, cp, pp, dp_shard, dp_replicate, ep, order) in the
+    // ranking: the top k distinct meshes, each with its best ZeRO stage, micro-batch, recompute and
+    // schedule. Pruning stays safe: a candidate can neither enter nor replace its mesh's entry unless it
+    // beats the k-th entry.
+    bool one_per_mesh = false;
+    // Also return every fitting candidate the search costed (the panel's scatter), not only the top k.
+    bool keep_costed = false;
+    // Threads for the first pass (flooring every layout); 0: one per hardware thread. The ranking is
+    // the same for any count.
+    int threads = 0;
+};
+
+// Shared with a thread that runs the search: how far it got, and a way to stop it early.
+struct PlanProgress {
+    std::atomic<int64_t> costed{0};   // candidates put through build_report so far
+    std::atomic<int64_t> to_cost{0};  // candidates that passed the memory floor (an upper bound on costed)
+    std::atomic<bool> cancel{false};
+};
+
+// One ranked layout.
+struct PlanEntry {
+    Scenario scenario;            // the whole scenario with this layout: ready for AppState::try_apply
+    double step_s = 0;
+    double mfu = 0;
+    double tokens_per_s = 0;
+    double memory_bytes = 0;      // the most loaded GPU
+    double headroom_bytes = 0;    // GPU memory - memory_bytes
+    double compute_s = 0;
+    double exposed_comm_s = 0;
+    double bubble_s = 0;
+};
+
+struct PlanStats {
+    int64_t layouts = 0;          // (tp, cp, pp, dp_shard, dp_replicate, ep, order) tuples
+    int64_t candidates = 0;       // complete candidates enumerated (every knob set)
+    int64_t pruned_memory = 0;    // never costed: their memory floor exceeds the GPU
+    int64_t pruned_time = 0;      // never costed: their step-time floor cannot beat the k-th best
+    int64_t costed = 0;           // put through build_report
+    int64_t fitting = 0;          // of those, the ones that fit
+    double seconds = 0;           // wall time of the whole search
+    // Candidates enumerated per second of the search (0 before it ran).
+    [[nodiscard]] double candidates_per_second() const noexcept { return seconds > 0 ? candidates / seconds : 0.0; }
+};
+
+struct PlanResult {
+    std::vector<PlanEntry> ranked;     // best first, at most top_k
+    std::vector<PlanEntry> costed;     // keep_costed: every fitting candidate costed, in no order
+    PlanStats stats;
+    PlanObjective objective = PlanObjective::step;  // what was ranked by (memory for a count-only model)
+    bool cancelled = false;
+    std::vector<std::string> notes;
+};
+
+// Runs the search for `base` (which must pass validate_scenario). `progress` may be null.
+[[nodiscard]] PlanResult plan_layouts(const Scenario& base, const PlanOptions& options,
+                                      PlanProgress* progress = nullptr);
+
+// Every candidate the search would consider (after filters, before any pruning). For tests and small
+// clusters: it is a complete list of scenarios.
+[[nodiscard]] std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptions& options);
+
+// True when `a` ranks before `b` under `objective` (the ordering above).
+[[nodiscard]] bool ranks_before(const PlanEntry& a, const PlanEntry& b, PlanObjective objective) noexcept;
+
+// "tp 8, pp 4, dp_shard 2, zero 1, mb 1, 1f1b, recompute none": the knobs of a layout, short.
+[[nodiscard]] std::string describe_layout(const Scenario& s);
+// The knobs where `b` differs from `a`, e.g. "pp 4 -> 8, zero 1 -> 3" ("" when none do).
+[[nodiscard]] std::string layout_changes(const Scenario& a, const Scenario& b);
+// Why `loser` ranks below `winner`: the objective's gap and the time part (compute, exposed
+// communication, bubble) or memory that makes most of it, with the knobs that differ.
+[[nodiscard]] std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, PlanObjective objective);
+
+// The entries no other entry beats on both step time and memory (lower is better for both), sorted by
+// step time: the Pareto front of the scatter. Indices into `entries`.
+[[nodiscard]] std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries);
+
+}  // namespace shardscope

@@ -1,0 +1,164 @@
+#pragma once
+// A strict reader for the app's data files (lessons, glossary, cheat sheet): every field is read by
+// name, unknown keys are an error (a typo must not pass silently) and every error names the file, the
+// field path and the rule, e.g. `lessons/dp.json: steps[2].check.tolerance: must be a number`.
+// The scenario and preset loaders read through it too (core/scenario/scenario_json.hpp), so every file the app
+// takes follows one set of rules. Header-only: a handful of small inline functions.
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace shardscope::json_read {
+
+using Json = nlohmann::ordered_json;
+
+// Thrown inside a loader only; each loader turns it into its own error string.
+struct FieldError {
+    std::string message;
+};
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& rule) {
+    throw FieldError{(path.empty() ? std::string("(document)") : path) + ": " + rule};
+}
+
+[[nodiscard]] inline std::string join_path(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+}
+
+[[nodiscard]] inline std::string index_path(const std::string& parent, size_t index) {
+    return parent + "[" + std::to_string(index) + "]";
+}
+
+// Parses text or fails with "(document): not valid JSON: ...".
+[[nodiscard]] inline Json parse_document(const std::string& text) {
+    try {
+        return Json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        fail("", std::string("not valid JSON: ") + e.what());
+    }
+}
+
+class ObjectReader {
+public:
+    ObjectReader(const Json& j, std::string path) : json_(j), path_(std::move(path)) {
+        if (!json_.is_object()) fail(path_, "must be an object");
+    }
+
+    [[nodiscard]] bool has(const std::string& key) const { return json_.contains(key); }
+    [[nodiscard]] std::string path(const std::string& key) const { return join_path(path_, key); }
+
+    const Json& required(const std::string& key) {
+        seen_.insert(key);
+        if (!json_.contains(key)) fail(path(key), "is required");
+        return json_.at(key);
+    }
+    // nullptr when absent (the key still counts as read).
+    const Json* optional(const std::string& key) {
+        seen_.insert(key);
+        return json_.contains(key) ? &json_.at(key) : nullptr;
+    }
+
+    std::string string_field(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const Json& v = required(key);
+        if (!v.is_string()) fail(path(key), "must be a string");
+        return v.get<std::string>();
+    }
+    std::string text_field(const std::string& key) {  // a string that must say something
+        std::string s = string_field(key);
+        if (s.find_first_not_of(" \t\n") == std::string::npos) fail(path(key), "must not be empty");
+        return s;
+    }
+    std::string string_or(const std::string& key, std::string fallback) {
+        return has(key) ? string_field(key) : (seen_.insert(key), std::move(fallback));
+    }
+
+    double number_field(const std::string& key, std::optional<double> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const Json& v = required(key);
+        if (!v.is_number()) fail(path(key), "must be a number");
+        const double d = v.get<double>();
+        if (!std::isfinite(d)) fail(path(key), "must be finite");
+        return d;
+    }
+
+    int64_t int_field(const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const Json& v = required(key);
+        if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
+        if (v.is_number_float()) {
+            const double d = v.get<double>();
+            if (std::floor(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+        }
+        fail(path(key), "must be a whole number");
+    }
+
+    bool bool_field(const std::string& key, std::optional<bool> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const Json& v = required(key);
+        if (!v.is_boolean()) fail(path(key), "must be true or false");
+        return v.get<bool>();
+    }
+
+    template <typename Enum>
+    Enum enum_field(const std::string& key, std::optional<Enum> (*parse)(std::string_view) noexcept,
+                    const char* allowed, std::optional<Enum> fallback = std::nullopt) {
+        if (!has(key) && fallback) return (seen_.insert(key), *fallback);
+        const std::string s = string_field(key);
+        if (auto e = parse(s)) return *e;
+        fail(path(key), "\"" + s + "\" is not one of " + allowed);
+    }
+    std::optional<double> optional_number(const std::string& key) {
+        if (!has(key)) return (seen_.insert(key), std::nullopt);
+        return number_field(key);
+    }
+
+    // A list of non-empty strings; absent = empty list.
+    std::vector<std::string> string_list(const std::string& key) {
+        std::vector<std::string> out;
+        const Json* v = optional(key);
+        if (!v) return out;
+        if (!v->is_array()) fail(path(key), "must be a list of strings");
+        for (size_t i = 0; i < v->size(); ++i) {
+            const Json& item = (*v)[i];
+            if (!item.is_string() || item.get<std::string>().empty())
+                fail(index_path(path(key), i), "must be a non-empty string");
+            out.push_back(item.get<std::string>());
+        }
+        return out;
+    }
+
+    // The list under key (absent = empty unless required).
+    const Json& array_field(const std::string& key) {
+        const Json& v = required(key);
+        if (!v.is_array()) fail(path(key), "must be a list");
+        return v;
+    }
+
+    // The document's "schema" field must name exactly this format and version.
+    void expect_schema(std::string_view expected) {
+        const std::string got = string_field("schema");
+        if (got != expected)
+            fail(path("schema"), "must be \"" + std::string(expected) + "\", got \"" + got + "\"");
+    }
+
+    void reject_unknown() const {
+        for (auto it = json_.begin(); it != json_.end(); ++it)
+            if (!seen_.count(it.key())) fail(path(it.key()), "unknown field");
+    }
+
+private:
+    const Json& json_;
+    std::string path_;
+    std::set<std::string> seen_;
+};
+
+}  // namespace shardscope::json_read

@@ -1,0 +1,63 @@
+#include "core/scenario/presets.hpp"
+
+#include "core/scenario/scenario_json.hpp"
+
+namespace shardscope {
+namespace {
+
+using detail::FieldError;
+using detail::Json;
+using detail::ObjectReader;
+
+constexpr std::string_view kModelSchema = "shardscope.model-preset/1";
+constexpr std::string_view kClusterSchema = "shardscope.cluster-preset/1";
+
+// Parses the text, checks schema and source, and lets `read` take the payload object; the field rules
+// only (the caller runs the cross-field rules after). Returns the error message, empty on success.
+template <typename Read>
+std::string read_preset(std::string_view text, std::string_view schema, std::string& source, Read&& read) {
+    Json doc;
+    try {
+        doc = Json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        return std::string("(document): not valid JSON: ") + e.what();
+    }
+    try {
+        ObjectReader r(doc, "");
+        r.expect_schema(schema);
+        source = r.string_field("source");
+        // A preset exists to be trusted: every figure must say where it comes from.
+        if (source.find_first_not_of(" \t\n") == std::string::npos) detail::fail("source", "must not be empty");
+        read(r);
+        r.reject_unknown();
+        return {};
+    } catch (const FieldError& e) {
+        return e.message;
+    }
+}
+
+}  // namespace
+
+ModelPresetLoad parse_model_preset(std::string_view json_text) {
+    ModelPresetLoad out;
+    ModelPreset preset;
+    out.error = read_preset(json_text, kModelSchema, preset.source, [&](ObjectReader& r) {
+        preset.model = detail::read_model(r.required("model"));
+    });
+    if (out.error.empty()) out.error = validate_model(preset.model);
+    if (out.error.empty()) out.preset = std::move(preset);
+    return out;
+}
+
+ClusterPresetLoad parse_cluster_preset(std::string_view json_text) {
+    ClusterPresetLoad out;
+    ClusterPreset preset;
+    out.error = read_preset(json_text, kClusterSchema, preset.source, [&](ObjectReader& r) {
+        preset.cluster = detail::read_cluster(r.required("cluster"));
+    });
+    if (out.error.empty()) out.error = validate_cluster(preset.cluster);
+    if (out.error.empty()) out.preset = std::move(preset);
+    return out;
+}
+
+}  // namespace shardscope

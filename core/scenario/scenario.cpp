@@ -1,0 +1,594 @@
+#include "core/scenario/scenario.hpp"
+#include "core/scenario/scenario_json.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <tuple>
+
+namespace shardscope {
+namespace detail {
+
+ModelSpec read_model(const Json& j) {
+    ObjectReader r(j, "model");
+    ModelSpec m;
+    m.name = r.string_field("name", std::string("custom"));
+    if (r.has("params") && !r.required("params").is_null()) {
+        m.params = r.number_field("params");
+    } else if (r.has("params")) {
+        r.required("params");
+    }
+    // A bare parameter count may stand in for the architecture; then the architecture fields are optional.
+    const std::optional<int64_t> arch_default =
+        m.params ? std::optional<int64_t>(0) : std::nullopt;
+    m.layers = r.int_field("layers", arch_default);
+    m.hidden = r.int_field("hidden", arch_default);
+    m.ffn_hidden = r.int_field("ffn_hidden", arch_default);
+    m.heads = r.int_field("heads", arch_default);
+    m.kv_heads = r.int_field("kv_heads", m.params ? std::optional<int64_t>(0) : std::nullopt);
+    m.vocab = r.int_field("vocab", arch_default);
+    m.seq_len = r.int_field("seq_len", arch_default);
+    m.ffn = r.enum_field<Ffn>("ffn", &ffn_from_string, "gelu, swiglu", Ffn::swiglu);
+    m.experts = r.int_field("experts", 0);
+    m.top_k = r.int_field("top_k", 0);
+    m.expert_ffn_hidden = r.int_field("expert_ffn_hidden", 0);
+    m.shared_experts = r.int_field("shared_experts", 0);
+    m.dense_layers = r.int_field("dense_layers", 0);
+    r.reject_unknown();
+    return m;
+}
+
+static LinkSpec read_link(const Json& j, const std::string& path) {
+    ObjectReader r(j, path);
+    LinkSpec l;
+    l.bandwidth_gbps = r.number_field("bandwidth_gbps");
+    l.latency_us = r.number_field("latency_us");
+    r.reject_unknown();
+    return l;
+}
+
+static GpuSpec read_gpu(const Json& j) {
+    ObjectReader r(j, "cluster.gpu");
+    GpuSpec g;
+    g.name = r.string_field("name", std::string("GPU"));
+    g.memory_gb = r.number_field("memory_gb");
+    g.peak_tflops = r.number_field("peak_tflops");
+    g.hbm_gbps = r.number_field("hbm_gbps", GpuSpec{}.hbm_gbps);
+    g.matmul_efficiency = r.number_field("matmul_efficiency", GpuSpec{}.matmul_efficiency);
+    r.reject_unknown();
+    return g;
+}
+
+ClusterSpec read_cluster(const Json& j) {
+    ObjectReader r(j, "cluster");
+    ClusterSpec c;
+    c.name = r.string_field("name", std::string("cluster"));
+    c.nodes = r.int_field("nodes");
+    c.gpus_per_node = r.int_field("gpus_per_node");
+    c.gpu = read_gpu(r.required("gpu"));
+    c.intra_node = read_link(r.required("intra_node"), "cluster.intra_node");
+    c.inter_node = read_link(r.required("inter_node"), "cluster.inter_node");
+    r.reject_unknown();
+    return c;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+constexpr std::string_view kSchema = "shardscope.scenario/1";
+
+std::vector<MeshDim> read_order(const Json& j) {
+    const std::string path = "parallel.order";
+    if (!j.is_array()) fail(path, "must be a list of the dims tp, cp, dp_shard, dp_replicate, pp");
+    std::vector<MeshDim> order;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string item_path = path + "[" + std::to_string(i) + "]";
+        if (!j[i].is_string()) fail(item_path, "must be a string");
+        const auto d = mesh_dim_from_string(j[i].get<std::string>());
+        if (!d) fail(item_path, "\"" + j[i].get<std::string>() + "\" is not one of tp, cp, dp_shard, dp_replicate, pp");
+        for (MeshDim seen : order)
+            if (seen == *d) fail(item_path, "\"" + std::string(to_string(*d)) + "\" is listed twice");
+        order.push_back(*d);
+    }
+    if (order.size() != kAllMeshDims.size())
+        fail(path, "must list each of tp, cp, dp_shard, dp_replicate, pp exactly once");
+    return order;
+}
+
+ParallelSpec read_parallel(const Json& j) {
+    ObjectReader r(j, "parallel");
+    ParallelSpec p;
+    p.tp = r.int_field("tp", 1);
+    p.cp = r.int_field("cp", 1);
+    p.pp = r.int_field("pp", 1);
+    p.dp_shard = r.int_field("dp_shard", 1);
+    p.dp_replicate = r.int_field("dp_replicate", 1);
+    p.ep = r.int_field("ep", 1);
+    // Range-checked before the narrowing cast so 4294967296 cannot wrap around to a valid 0.
+    const int64_t zero = r.int_field("zero", 0);
+    if (zero < 0 || zero > 3) fail(r.path("zero"), std::to_string(zero) + " must be 0, 1, 2 or 3");
+    p.zero = static_cast<int>(zero);
+    p.sequence_parallel = r.bool_field("sequence_parallel", false);
+    p.tp_comm_overlap = r.bool_field("tp_comm_overlap", false);
+    if (r.has("order")) p.order = read_order(r.required("order"));
+    r.reject_unknown();
+    return p;
+}
+
+TrainingSpec read_training(const Json& j) {
+    ObjectReader r(j, "training");
+    TrainingSpec t;
+    t.global_batch = r.int_field("global_batch");
+    t.micro_batch = r.int_field("micro_batch", 1);
+    t.schedule = r.enum_field<Schedule>("schedule", &schedule_from_string,
+                                        "gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, dualpipe",
+                                        Schedule::one_f_one_b);
+    t.virtual_stages = r.int_field("virtual_stages", 1);
+    t.recompute = r.enum_field<Recompute>("recompute", &recompute_from_string, "none, selective, full",
+                                          Recompute::none);
+    t.precision = r.enum_field<Precision>("precision", &precision_from_string,
+                                          "mixed-bf16, fp32, megatron-bf16", Precision::mixed_bf16);
+    r.reject_unknown();
+    return t;
+}
+
+Scenario read_scenario(const Json& doc) {
+    ObjectReader r(doc, "");
+    r.expect_schema(kSchema);
+    Scenario s;
+    s.model = read_model(r.required("model"));
+    s.cluster = read_cluster(r.required("cluster"));
+    s.parallel = read_parallel(r.required("parallel"));
+    s.training = read_training(r.required("training"));
+    r.reject_unknown();
+    return s;
+}
+
+Json model_to_json(const ModelSpec& m) {
+    Json j;
+    j["name"] = m.name;
+    j["layers"] = m.layers;
+    j["hidden"] = m.hidden;
+    j["ffn_hidden"] = m.ffn_hidden;
+    j["heads"] = m.heads;
+    j["kv_heads"] = m.kv_heads;
+    j["vocab"] = m.vocab;
+    j["seq_len"] = m.seq_len;
+    j["ffn"] = to_string(m.ffn);
+    j["experts"] = m.experts;
+    j["top_k"] = m.top_k;
+    j["expert_ffn_hidden"] = m.expert_ffn_hidden;
+    j["shared_experts"] = m.shared_experts;
+    j["dense_layers"] = m.dense_layers;
+    j["params"] = m.params ? Json(*m.params) : Json(nullptr);
+    return j;
+}
+
+Json link_to_json(const LinkSpec& l) {
+    Json j;
+    j["bandwidth_gbps"] = l.bandwidth_gbps;
+    j["latency_us"] = l.latency_us;
+    return j;
+}
+
+Json cluster_to_json(const ClusterSpec& c) {
+    Json j;
+    j["name"] = c.name;
+    j["nodes"] = c.nodes;
+    j["gpus_per_node"] = c.gpus_per_node;
+    Json g;
+    g["name"] = c.gpu.name;
+    g["memory_gb"] = c.gpu.memory_gb;
+    g["peak_tflops"] = c.gpu.peak_tflops;
+    g["hbm_gbps"] = c.gpu.hbm_gbps;
+    g["matmul_efficiency"] = c.gpu.matmul_efficiency;
+    j["gpu"] = g;
+    j["intra_node"] = link_to_json(c.intra_node);
+    j["inter_node"] = link_to_json(c.inter_node);
+    return j;
+}
+
+Json parallel_to_json(const ParallelSpec& p) {
+    Json j;
+    j["tp"] = p.tp;
+    j["cp"] = p.cp;
+    j["pp"] = p.pp;
+    j["dp_shard"] = p.dp_shard;
+    j["dp_replicate"] = p.dp_replicate;
+    j["ep"] = p.ep;
+    j["zero"] = p.zero;
+    j["sequence_parallel"] = p.sequence_parallel;
+    j["tp_comm_overlap"] = p.tp_comm_overlap;
+    Json order = Json::array();
+    for (MeshDim d : p.order) order.push_back(to_string(d));
+    j["order"] = order;
+    return j;
+}
+
+Json training_to_json(const TrainingSpec& t) {
+    Json j;
+    j["global_batch"] = t.global_batch;
+    j["micro_batch"] = t.micro_batch;
+    j["schedule"] = to_string(t.schedule);
+    j["virtual_stages"] = t.virtual_stages;
+    j["recompute"] = to_string(t.recompute);
+    j["precision"] = to_string(t.precision);
+    return j;
+}
+
+}  // namespace
+
+int64_t ParallelSpec::factor(MeshDim d) const noexcept {
+    switch (d) {
+        case MeshDim::tp: return tp;
+        case MeshDim::cp: return cp;
+        case MeshDim::dp_shard: return dp_shard;
+        case MeshDim::dp_replicate: return dp_replicate;
+        case MeshDim::pp: return pp;
+    }
+    return 1;
+}
+
+ScenarioLoad parse_scenario(std::string_view json_text) {
+    ScenarioLoad out;
+    Json doc;
+    try {
+        doc = Json::parse(json_text.begin(), json_text.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        out.error = std::string("(document): not valid JSON: ") + e.what();
+        return out;
+    }
+    try {
+        Scenario s = read_scenario(doc);
+        if (std::string rule = validate_scenario(s); !rule.empty()) {
+            out.error = rule;
+            return out;
+        }
+        out.scenario = std::move(s);
+    } catch (const FieldError& e) {
+        out.error = e.message;
+    }
+    return out;
+}
+
+std::string scenario_to_json(const Scenario& s) {
+    Json j;
+    j["schema"] = kSchema;
+    j["model"] = model_to_json(s.model);
+    j["cluster"] = cluster_to_json(s.cluster);
+    j["parallel"] = parallel_to_json(s.parallel);
+    j["training"] = training_to_json(s.training);
+    return j.dump(2) + "\n";
+}
+
+bool operator==(const Scenario& a, const Scenario& b) { return scenario_to_json(a) == scenario_to_json(b); }
+
+namespace {
+
+// Each check returns the first broken rule as "path: rule", or an empty string.
+std::string num(int64_t v) { return std::to_string(v); }
+std::string num(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+std::string count_in_range(const std::string& path, int64_t v, int64_t min, int64_t max) {
+    if (v < min) return path + ": " + num(v) + (min == 1 ? " must be a positive integer" : " must be at least " + num(min));
+    if (v > max) return path + ": " + num(v) + " exceeds the limit of " + num(max);
+    return {};
+}
+
+std::string positive_number(const std::string& path, double v, double max) {
+    if (!std::isfinite(v) || v <= 0) return path + ": " + num(v) + " must be positive";
+    if (v > max) return path + ": " + num(v) + " exceeds the limit of " + num(max);
+    return {};
+}
+
+std::string validate_count_only_model(const ModelSpec& m) {
+    if (auto e = positive_number("model.params", *m.params, kMaxParams); !e.empty()) return e;
+    // A bare count stands in for the architecture; both at once would leave it unclear which to use.
+    if (m.layers != 0 || m.hidden != 0)
+        return "model.params: a bare parameter count replaces the architecture; set layers and hidden to 0 "
+               "or params to null";
+    if (m.experts != 0) return "model.experts: a model given only as params has no experts; set it to 0";
+    return count_in_range("model.seq_len", m.seq_len, 0, kMaxSeqLen);
+}
+
+std::string validate_experts(const ModelSpec& m) {
+    if (auto e = count_in_range("model.experts", m.experts, 0, kMaxExperts); !e.empty()) return e;
+    if (m.experts == 0) {
+        const std::pair<const char*, int64_t> moe_only[] = {{"model.top_k", m.top_k},
+                                                           {"model.expert_ffn_hidden", m.expert_ffn_hidden},
+                                                           {"model.shared_experts", m.shared_experts},
+                                                           {"model.dense_layers", m.dense_layers}};
+        for (const auto& [path, v] : moe_only)
+            if (v != 0) return std::string(path) + ": " + num(v) + " must be 0 for a dense model (experts is 0)";
+        return {};
+    }
+    if (m.top_k < 1 || m.top_k > m.experts)
+        return "model.top_k: " + num(m.top_k) + " must be between 1 and experts (" + num(m.experts) + ")";
+    if (auto e = count_in_range("model.expert_ffn_hidden", m.expert_ffn_hidden, 1, kMaxFfnHidden); !e.empty())
+        return e;
+    if (auto e = count_in_range("model.shared_experts", m.shared_experts, 0, kMaxExperts); !e.empty()) return e;
+    if (m.dense_layers < 0 || m.dense_layers >= m.layers)
+        return "model.dense_layers: " + num(m.dense_layers) + " must be between 0 and layers - 1 (" +
+               num(m.layers - 1) + ")";
+    return {};
+}
+
+}  // namespace
+
+std::string validate_model(const ModelSpec& m) {
+    if (m.params) return validate_count_only_model(m);
+    const std::tuple<const char*, int64_t, int64_t> sizes[] = {
+        {"model.layers", m.layers, kMaxLayers},  {"model.hidden", m.hidden, kMaxHidden},
+        {"model.heads", m.heads, kMaxHidden},    {"model.kv_heads", m.kv_heads, kMaxHidden},
+        {"model.vocab", m.vocab, kMaxVocab},     {"model.seq_len", m.seq_len, kMaxSeqLen}};
+    for (const auto& [path, v, max] : sizes)
+        if (auto e = count_in_range(path, v, 1, max); !e.empty()) return e;
+    // ffn_hidden sizes the dense FFN; an MoE model whose every layer is MoE never uses it.
+    const bool has_dense_ffn = m.experts == 0 || m.dense_layers > 0;
+    if (auto e = count_in_range("model.ffn_hidden", m.ffn_hidden, has_dense_ffn ? 1 : 0, kMaxFfnHidden); !e.empty())
+        return e;
+    if (m.hidden % m.heads != 0)
+        return "model.hidden: " + num(m.hidden) + " is not divisible by heads (" + num(m.heads) + ")";
+    // kv_heads need not divide heads: a parameter-equivalent stand-in (DeepSeek-V3's MLA as 96 KV
+    // heads) is allowed, but more KV heads than query heads is not attention.
+    if (m.kv_heads > m.heads)
+        return "model.kv_heads: " + num(m.kv_heads) + " exceeds heads (" + num(m.heads) + ")";
+    return validate_experts(m);
+}
+
+namespace {
+
+std::string validate_link(const std::string& path, const LinkSpec& l) {
+    if (auto e = positive_number(path + ".bandwidth_gbps", l.bandwidth_gbps, kMaxBandwidthGbps); !e.empty()) return e;
+    if (!std::isfinite(l.latency_us) || l.latency_us < 0)
+        return path + ".latency_us: " + num(l.latency_us) + " must be zero or positive";
+    if (l.latency_us > kMaxLatencyUs)
+        return path + ".latency_us: " + num(l.latency_us) + " exceeds the limit of " + num(kMaxLatencyUs);
+    return {};
+}
+
+}  // namespace
+
+std::string validate_cluster(const ClusterSpec& c) {
+    if (auto e = count_in_range("cluster.nodes", c.nodes, 1, kMaxGpus); !e.empty()) return e;
+    if (auto e = count_in_range("cluster.gpus_per_node", c.gpus_per_node, 1, kMaxGpus); !e.empty()) return e;
+    if (c.nodes * c.gpus_per_node > kMaxGpus)  // both <= 2^20: the product fits
+        return "cluster.nodes: " + num(c.nodes) + " nodes x " + num(c.gpus_per_node) + " GPUs = " +
+               num(c.nodes * c.gpus_per_node) + " GPUs exceeds the limit of " + num(kMaxGpus);
+    const GpuSpec& g = c.gpu;
+    if (auto e = positive_number("cluster.gpu.memory_gb", g.memory_gb, kMaxMemoryGb); !e.empty()) return e;
+    if (auto e = positive_number("cluster.gpu.peak_tflops", g.peak_tflops, kMaxPeakTflops); !e.empty()) return e;
+    if (auto e = positive_number("cluster.gpu.hbm_gbps", g.hbm_gbps, kMaxBandwidthGbps); !e.empty()) return e;
+    if (!(g.matmul_efficiency > 0 && g.matmul_efficiency <= 1))
+        return "cluster.gpu.matmul_efficiency: " + num(g.matmul_efficiency) + " must be in (0, 1]";
+    if (auto e = validate_link("cluster.intra_node", c.intra_node); !e.empty()) return e;
+    return validate_link("cluster.inter_node", c.inter_node);
+}
+
+namespace {
+
+std::string validate_order(const std::vector<MeshDim>& order) {
+    bool seen[kAllMeshDims.size()] = {};
+    for (MeshDim d : order) {
+        const auto i = static_cast<size_t>(d);
+        if (i >= kAllMeshDims.size() || seen[i]) break;
+        seen[i] = true;
+    }
+    for (bool b : seen)
+        if (!b || order.size() != kAllMeshDims.size())
+            return "parallel.order: must list each of tp, cp, dp_shard, dp_replicate, pp exactly once";
+    return {};
+}
+
+// tp*cp*pp*dp_shard*dp_replicate, or 0 when it exceeds the GPU count (five factors of up to 2^20 each
+// would overflow int64, so the product stops growing once it is too big to divide anything).
+int64_t mesh_product(const ParallelSpec& p, int64_t gpus) {
+    int64_t product = 1;
+    for (MeshDim d : kAllMeshDims) {
+        product *= p.factor(d);
+        if (product > gpus) return 0;
+    }
+    return product;
+}
+
+std::string validate_parallel(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    const ModelSpec& m = s.model;
+    const std::pair<const char*, int64_t> factors[] = {{"parallel.tp", p.tp}, {"parallel.cp", p.cp},
+                                                      {"parallel.pp", p.pp}, {"parallel.dp_shard", p.dp_shard},
+                                                      {"parallel.dp_replicate", p.dp_replicate}, {"parallel.ep", p.ep}};
+    for (const auto& [path, v] : factors)
+        if (auto e = count_in_range(path, v, 1, kMaxGpus); !e.empty()) return e;
+    if (p.zero < 0 || p.zero > 3) return "parallel.zero: " + num(int64_t{p.zero}) + " must be 0, 1, 2 or 3";
+    if (p.zero == 0 && p.dp_shard > 1)
+        return "parallel.zero: 0 shards nothing, but dp_shard is " + num(p.dp_shard) +
+               "; use zero 1-3 or dp_shard 1";
+    if (auto e = validate_order(p.order); !e.empty()) return e;
+
+    const int64_t gpus = s.cluster.gpu_count();
+    const int64_t product = mesh_product(p, gpus);
+    if (product == 0 || gpus % product != 0) {
+        std::ostringstream os;
+        os << "parallel: tp*cp*pp*dp_shard*dp_replicate = " << p.tp << "*" << p.cp << "*" << p.pp << "*"
+           << p.dp_shard << "*" << p.dp_replicate << " does not divide the " << gpus << " GPUs of the cluster";
+        return os.str();
+    }
+    if (m.has_architecture()) {
+        if (m.heads % p.tp != 0) return "parallel.tp: " + num(p.tp) + " does not divide heads (" + num(m.heads) + ")";
+        if (m.kv_heads % p.tp != 0)
+            return "parallel.tp: " + num(p.tp) + " does not divide kv_heads (" + num(m.kv_heads) + ")";
+        // Stages take whole layers (unevenly when they must), so only more stages than layers is wrong.
+        if (p.pp > m.layers)
+            return "parallel.pp: " + num(p.pp) + " exceeds layers (" + num(m.layers) + "); every stage needs a whole layer";
+    }
+    if (m.seq_len > 0 && m.seq_len % p.cp != 0)
+        return "parallel.cp: " + num(p.cp) + " does not divide seq_len (" + num(m.seq_len) + ")";
+    if (p.ep > 1) {
+        if (!m.is_moe()) return "parallel.ep: " + num(p.ep) + " needs an MoE model (model.experts is 0)";
+        if (m.experts % p.ep != 0)
+            return "parallel.ep: " + num(p.ep) + " does not divide experts (" + num(m.experts) + ")";
+        if ((p.dp_shard * p.cp) % p.ep != 0)
+            return "parallel.ep: " + num(p.ep) + " does not divide dp_shard*cp (" + num(p.dp_shard * p.cp) + ")";
+    }
+    return {};
+}
+
+std::string validate_training(const Scenario& s) {
+    const TrainingSpec& t = s.training;
+    const ParallelSpec& p = s.parallel;
+    if (auto e = count_in_range("training.global_batch", t.global_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
+    if (auto e = count_in_range("training.micro_batch", t.micro_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
+    if (auto e = count_in_range("training.virtual_stages", t.virtual_stages, 1, kMaxLayers); !e.empty()) return e;
+
+    // Leftover GPUs are extra replicas, and each replica needs its own micro-batches.
+    const int64_t dp_replicate = p.dp_replicate * (s.cluster.gpu_count() / p.product());
+    const int64_t per_microbatch_step = t.micro_batch * p.dp_shard * dp_replicate;
+    if (t.global_batch % per_microbatch_step != 0) {
+        std::string leftover = dp_replicate != p.dp_replicate ? ", with leftover replicas" : "";
+        return "training.global_batch: " + num(t.global_batch) + " does not split into whole micro-batches of " +
+               "micro_batch (" + num(t.micro_batch) + ") x dp_shard (" + num(p.dp_shard) + ") x dp_replicate (" +
+               num(dp_replicate) + leftover + ") = " + num(per_microbatch_step) + " sequences";
+    }
+    const int64_t m = t.global_batch / per_microbatch_step;
+
+    if (t.schedule != Schedule::interleaved_1f1b && t.virtual_stages != 1)
+        return "training.virtual_stages: " + num(t.virtual_stages) + " needs schedule interleaved-1f1b (schedule is " +
+               std::string(to_string(t.schedule)) + ")";
+    if (t.schedule == Schedule::interleaved_1f1b) {
+        if (p.pp < 2) return "training.schedule: interleaved-1f1b needs pp > 1 (pp is " + num(p.pp) + ")";
+        if (t.virtual_stages < 2)
+            return "training.virtual_stages: " + num(t.virtual_stages) + " must be at least 2 for interleaved-1f1b";
+        if (s.model.has_architecture() && p.pp * t.virtual_stages > s.model.layers)
+            return "training.virtual_stages: pp (" + num(p.pp) + ") x virtual_stages (" + num(t.virtual_stages) +
+                   ") = " + num(p.pp * t.virtual_stages) + " model chunks exceeds layers (" +
+                   num(s.model.layers) + "); every chunk needs a whole layer";
+        // Megatron-LM's interleaved schedule (Narayanan et al. 2021) runs micro-batches in groups of pp.
+        if (m % p.pp != 0)
+            return "training.global_batch: interleaved-1f1b needs the micro-batches per pipeline (" + num(m) +
+                   ") to be a multiple of pp (" + num(p.pp) + ")";
+    }
+    if (t.schedule == Schedule::dualpipe) {
+        // DeepSeek-V3 report, section 3.2.1, and its reference code: pp even, micro-batches even, >= 2 pp.
+        if (p.pp % 2 != 0) return "training.schedule: dualpipe needs an even pp (pp is " + num(p.pp) + ")";
+        if (m % 2 != 0 || m < 2 * p.pp)
+            return "training.global_batch: dualpipe needs an even number of micro-batches per pipeline, at least "
+                   "2 x pp (" + num(2 * p.pp) + "); it is " + num(m);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string validate_scenario(const Scenario& s) {
+    // Order matters: later rules divide by factors that earlier rules proved positive.
+    if (auto e = validate_model(s.model); !e.empty()) return e;
+    if (auto e = validate_cluster(s.cluster); !e.empty()) return e;
+    if (auto e = validate_parallel(s); !e.empty()) return e;
+    return validate_training(s);
+}
+
+Scenario default_scenario() {
+    Scenario s;
+    s.model.name = "Llama 3 8B";
+    s.model.layers = 32;
+    s.model.hidden = 4096;
+    s.model.ffn_hidden = 14336;
+    s.model.heads = 32;
+    s.model.kv_heads = 8;
+    s.model.vocab = 128256;
+    s.model.seq_len = 8192;
+    s.model.ffn = Ffn::swiglu;
+    s.cluster.name = "DGX H100, 8 per node";
+    s.cluster.nodes = 8;
+    s.cluster.gpus_per_node = 8;
+    s.cluster.gpu = GpuSpec{"H100 SXM", 80, 989, 3350, 0.75};
+    s.cluster.intra_node = LinkSpec{450, 2};
+    s.cluster.inter_node = LinkSpec{50, 5};
+    s.parallel.tp = 2;
+    s.parallel.pp = 2;
+    s.parallel.dp_shard = 8;
+    s.parallel.dp_replicate = 2;
+    s.parallel.zero = 3;
+    s.parallel.sequence_parallel = true;
+    s.training.global_batch = 256;
+    s.training.micro_batch = 1;
+    // Flash-attention-era training never stores the s x s score matrix: Korthikanti et al. call that
+    // selective recompute, and without it 8K-token sequences do not fit.
+    s.training.recompute = Recompute::selective;
+    return s;
+}
+
+std::string_view to_string(Ffn v) noexcept { return v == Ffn::gelu ? "gelu" : "swiglu"; }
+
+std::string_view to_string(Schedule v) noexcept {
+    switch (v) {
+        case Schedule::gpipe: return "gpipe";
+        case Schedule::one_f_one_b: return "1f1b";
+        case Schedule::interleaved_1f1b: return "interleaved-1f1b";
+        case Schedule::zb_h1: return "zb-h1";
+        case Schedule::zb_h2: return "zb-h2";
+        case Schedule::dualpipe: return "dualpipe";
+    }
+    return "1f1b";
+}
+
+std::string_view to_string(Recompute v) noexcept {
+    switch (v) {
+        case Recompute::none: return "none";
+        case Recompute::selective: return "selective";
+        case Recompute::full: return "full";
+    }
+    return "none";
+}
+
+std::string_view to_string(Precision v) noexcept {
+    switch (v) {
+        case Precision::mixed_bf16: return "mixed-bf16";
+        case Precision::fp32: return "fp32";
+        case Precision::megatron_bf16: return "megatron-bf16";
+    }
+    return "mixed-bf16";
+}
+
+std::string_view to_string(MeshDim v) noexcept {
+    switch (v) {
+        case MeshDim::tp: return "tp";
+        case MeshDim::cp: return "cp";
+        case MeshDim::dp_shard: return "dp_shard";
+        case MeshDim::dp_replicate: return "dp_replicate";
+        case MeshDim::pp: return "pp";
+    }
+    return "tp";
+}
+
+namespace {
+template <typename Enum, size_t N>
+std::optional<Enum> lookup(std::string_view s, const std::array<Enum, N>& all) noexcept {
+    for (Enum e : all)
+        if (to_string(e) == s) return e;
+    return std::nullopt;
+}
+}  // namespace
+
+std::optional<Ffn> ffn_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{Ffn::gelu, Ffn::swiglu});
+}
+std::optional<Schedule> schedule_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
+                                Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe});
+}
+std::optional<Recompute> recompute_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{Recompute::none, Recompute::selective, Recompute::full});
+}
+std::optional<Precision> precision_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16});
+}
+std::optional<MeshDim> mesh_dim_from_string(std::string_view s) noexcept { return lookup(s, kAllMeshDims); }
+
+}  // namespace shardscope

@@ -1,0 +1,31 @@
+#include "core/scenario/scenario_history.hpp"
+
+namespace shardscope {
+
+ScenarioHistory::ScenarioHistory(Scenario initial, size_t capacity)
+    : states_{std::move(initial)}, capacity_(capacity < 2 ? 2 : capacity) {}
+
+void ScenarioHistory::commit(const Scenario& s) {
+    if (s == current()) return;
+    states_.resize(index_ + 1);
+    states_.push_back(s);
+    if (states_.size() > capacity_) states_.erase(states_.begin());
+    index_ = states_.size() - 1;
+}
+
+void ScenarioHistory::reset(const Scenario& s) {
+    states_.assign(1, s);
+    index_ = 0;
+}
+
+const Scenario& ScenarioHistory::undo() noexcept {
+    if (can_undo()) --index_;
+    return current();
+}
+
+const Scenario& ScenarioHistory::redo() noexcept {
+    if (can_redo()) ++index_;
+    return current();
+}
+
+}  // namespace shardscope

@@ -1,0 +1,579 @@
+#include "core/teaching/lesson.hpp"
+
+#include "core/model/cost_model.hpp"
+#include "core/scenario/json_reader.hpp"
+#include "core/model/memory.hpp"
+#include "core/scenario/units.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <functional>
+#include <set>
+
+namespace shardscope {
+
+using json_read::fail;
+using json_read::FieldError;
+using json_read::index_path;
+using json_read::Json;
+using json_read::ObjectReader;
+
+// ---- Body text --------------------------------------------------------------------------------------
+
+std::vector<BodySpan> split_glossary_links(std::string_view body) {
+    std::vector<BodySpan> spans;
+    std::string plain;
+    size_t i = 0;
+    while (i < body.size()) {
+        const size_t open = body.find("[[", i);
+        const size_t close = open == std::string_view::npos ? open : body.find("]]", open + 2);
+        if (open == std::string_view::npos || close == std::string_view::npos) {
+            plain.append(body.substr(i));
+            break;
+        }
+        plain.append(body.substr(i, open - i));
+        if (!plain.empty()) spans.push_back({std::move(plain), ""});
+        plain.clear();
+        const std::string_view inside = body.substr(open + 2, close - open - 2);
+        const size_t bar = inside.find('|');
+        BodySpan link;
+        link.term = std::string(inside.substr(0, bar));
+        link.text = std::string(bar == std::string_view::npos ? inside : inside.substr(bar + 1));
+        spans.push_back(std::move(link));
+        i = close + 2;
+    }
+    if (!plain.empty()) spans.push_back({std::move(plain), ""});
+    return spans;
+}
+
+std::vector<std::string> glossary_links(std::string_view body) {
+    std::vector<std::string> terms;
+    for (const BodySpan& s : split_glossary_links(body))
+        if (s.is_link()) terms.push_back(s.term);
+    return terms;
+}
+
+// ---- Scenario merge ---------------------------------------------------------------------------------
+
+ScenarioLoad merge_scenario(const Scenario& base, std::string_view partial_json) {
+    Json merged = Json::parse(scenario_to_json(base));
+    Json patch;
+    try {
+        patch = Json::parse(partial_json.begin(), partial_json.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        ScenarioLoad out;
+        out.error = std::string("(document): not valid JSON: ") + e.what();
+        return out;
+    }
+    if (!patch.is_object()) {
+        ScenarioLoad out;
+        out.error = "(document): must be an object";
+        return out;
+    }
+    merged.merge_patch(patch);
+    return parse_scenario(merged.dump());
+}
+
+namespace {
+std::string leaf_text(const Json& j) {
+    if (j.is_string()) return j.get<std::string>();
+    if (!j.is_array()) return j.dump();
+    std::string list;
+    for (const Json& item : j) list += (list.empty() ? "" : ", ") + leaf_text(item);
+    return list;
+}
+
+void describe_leaves(const Json& j, const Json& before, const std::string& path, std::vector<std::string>& out) {
+    if (before == j) return;
+    if (j.is_object() && path == "model" && j.contains("name") && j.contains("layers")) {
+        out.push_back("model = " + leaf_text(j.at("name")));
+        return;
+    }
+    if (!j.is_object()) {
+        out.push_back(path + " = " + leaf_text(j));
+        return;
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const Json none;
+        const Json& was = before.is_object() && before.contains(it.key()) ? before.at(it.key()) : none;
+        describe_leaves(*it, was, path.empty() ? it.key() : path + "." + it.key(), out);
+    }
+}
+}  // namespace
+
+std::vector<std::string> describe_scenario_changes(const Scenario& before, std::string_view changes_json) {
+    std::vector<std::string> out;
+    if (changes_json.empty()) return out;
+    const Json j = Json::parse(changes_json.begin(), changes_json.end(), nullptr, false);
+    if (!j.is_discarded()) describe_leaves(j, Json::parse(scenario_to_json(before)), "", out);
+    return out;
+}
+
+// ---- Quantities -------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr double kGb = 1e9;  // decimal GB, like cluster.gpu.memory_gb
+
+using Getter = std::function<QuantityValue(const Scenario&, const Report&, const DeviceMesh&)>;
+
+struct Quantity {
+    QuantityInfo info;
+    Getter get;
+};
+
+QuantityValue value_of(double v) { return QuantityValue{v, ""}; }
+QuantityValue value_of(const std::optional<double>& v, const char* why_missing) {
+    if (v) return value_of(*v);
+    return QuantityValue{std::nullopt, why_missing};
+}
+
+constexpr const char* kNoArchitecture = "needs the model's architecture (a bare parameter count has no FLOPs or activations)";
+
+const DimCost* find_dim(const Report& r, std::string_view name) {
+    for (const DimCost& d : r.dims)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
+void add_report_quantities(std::vector<Quantity>& q) {
+    q.push_back({{"report.world_size", "GPUs", "GPUs in the mesh"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(double(r.world_size)); }});
+    q.push_back({{"report.params_total", "", "parameters in the model"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.params_total); }});
+    q.push_back({{"report.params_total_b", "billion", "parameters in the model, in billions"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.params_total / 1e9); }});
+    q.push_back({{"report.params_active_b", "billion", "parameters one token passes through, in billions"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.params_active / 1e9); }});
+    using Field = double MemoryBreakdown::*;
+    const std::pair<const char*, Field> fields[] = {{"params", &MemoryBreakdown::params},
+                                                    {"grads", &MemoryBreakdown::grads},
+                                                    {"optimizer", &MemoryBreakdown::optimizer},
+                                                    {"other", &MemoryBreakdown::other}};
+    for (const auto& [name, field] : fields) {
+        const Field f = field;
+        q.push_back({{std::string("report.memory.") + name + "_gb", "GB", std::string(name) + " on the most loaded GPU"},
+                     [f](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.*f / kGb); }});
+    }
+    q.push_back({{"report.memory.activations_gb", "GB", "activations on the most loaded GPU"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) {
+                     if (!r.memory.activations) return QuantityValue{std::nullopt, kNoArchitecture};
+                     return value_of(*r.memory.activations / kGb);
+                 }});
+    q.push_back({{"report.memory.model_state_gb", "GB", "weights + gradients + optimizer on the most loaded GPU"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) {
+                     return value_of((r.memory.params + r.memory.grads + r.memory.optimizer) / kGb);
+                 }});
+    q.push_back({{"report.memory.total_gb", "GB", "memory of the most loaded GPU"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.total() / kGb); }});
+    q.push_back({{"report.gpu_memory_gb", "GB", "memory one GPU has"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.gpu_memory_bytes / kGb); }});
+    q.push_back({{"report.fits", "", "1 when the most loaded GPU fits in its memory, else 0"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.fits ? 1.0 : 0.0); }});
+    q.push_back({{"report.microbatches", "", "micro-batches per pipeline per step"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(double(r.microbatches)); }});
+    q.push_back({{"report.bubble_fraction", "", "idle fraction of the step read off the simulated schedule"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.bubble_fraction, kNoArchitecture); }});
+    q.push_back({{"report.time.compute_s", "s", "compute time of the busiest stage per step"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.time.compute, kNoArchitecture); }});
+    q.push_back({{"report.time.exposed_comm_s", "s", "communication on the critical path per step"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.time.exposed_comm, kNoArchitecture); }});
+    q.push_back({{"report.time.bubble_s", "s", "pipeline idle time per step"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.time.bubble, kNoArchitecture); }});
+    q.push_back({{"report.time.step_s", "s", "time of one training step"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.time.step, kNoArchitecture); }});
+    q.push_back({{"report.mfu", "", "model FLOPs utilisation (0..1)"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.throughput.mfu, kNoArchitecture); }});
+    q.push_back({{"report.tokens_per_s", "tokens/s", "training throughput of the whole cluster"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.throughput.tokens_per_s, kNoArchitecture); }});
+}
+
+void add_dim_quantities(std::vector<Quantity>& q) {
+    for (const char* dim : {"tp", "cp", "dp_shard", "dp_replicate", "pp", "ep"}) {
+        const std::string d = dim;
+        const std::string prefix = "report.dims." + d + ".";
+        const auto with_dim = [d](std::function<double(const DimCost&)> f) -> Getter {
+            return [d, f](const Scenario&, const Report& r, const DeviceMesh&) {
+                if (const DimCost* c = find_dim(r, d)) return value_of(f(*c));
+                return QuantityValue{std::nullopt, "the report has no " + d + " dim for this scenario"};
+            };
+        };
+        q.push_back({{prefix + "size", "ranks", d + ": ranks per group"}, with_dim([](const DimCost& c) { return double(c.size); })});
+        q.push_back({{prefix + "groups", "groups", d + ": groups across the world"}, with_dim([](const DimCost& c) { return double(c.groups); })});
+        q.push_back({{prefix + "bytes_per_step_gb", "GB", d + ": GB one GPU sends per step"},
+                     with_dim([](const DimCost& c) { return c.bytes_per_step / kGb; })});
+        q.push_back({{prefix + "time_s", "s", d + ": communication time per step before overlap"},
+                     with_dim([](const DimCost& c) { return c.time_s; })});
+        q.push_back({{prefix + "exposed_s", "s", d + ": communication left on the critical path per step"},
+                     with_dim([](const DimCost& c) { return c.exposed_s; })});
+        q.push_back({{prefix + "inter", "", d + ": 1 when some of its groups span nodes, else 0"},
+                     with_dim([](const DimCost& c) { return c.link == "inter" || c.link == "mixed" ? 1.0 : 0.0; })});
+    }
+}
+
+void add_mesh_quantities(std::vector<Quantity>& q) {
+    q.push_back({{"mesh.world_size", "GPUs", "GPUs in the mesh"},
+                 [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.world_size())); }});
+    q.push_back({{"mesh.nodes", "nodes", "nodes in the mesh"},
+                 [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.node_count())); }});
+    q.push_back({{"mesh.extra_replicas", "", "data-parallel replicas added by leftover GPUs"},
+                 [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.extra_replicas())); }});
+    q.push_back({{"mesh.hsdp", "", "1 when the layout is HSDP (shards in a node, replicas across)"},
+                 [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(m.is_hsdp() ? 1.0 : 0.0); }});
+    q.push_back({{"mesh.groups.ep", "groups", "expert-parallel groups"},
+                 [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.ep_group_count())); }});
+    q.push_back({{"mesh.inter_groups.ep", "groups", "expert-parallel groups that span nodes"},
+                 [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.ep_summary().inter_groups)); }});
+    for (MeshDim dim : kAllMeshDims) {
+        const std::string d(to_string(dim));
+        q.push_back({{"mesh.groups." + d, "groups", d + ": number of groups"},
+                     [dim](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.group_count(dim))); }});
+        q.push_back({{"mesh.size." + d, "ranks", d + ": ranks per group (after leftover replicas)"},
+                     [dim](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.size(dim))); }});
+        q.push_back({{"mesh.stride." + d, "ranks", d + ": rank distance between neighbours in a group"},
+                     [dim](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.stride(dim))); }});
+        q.push_back({{"mesh.intra_groups." + d, "groups", d + ": groups inside one node"},
+                     [dim](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.summary(dim).intra_groups)); }});
+        q.push_back({{"mesh.inter_groups." + d, "groups", d + ": groups spanning nodes"},
+                     [dim](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.summary(dim).inter_groups)); }});
+    }
+}
+
+void add_scenario_quantities(std::vector<Quantity>& q) {
+    q.push_back({{"memory.state_bytes_per_param", "bytes", "bytes of weights + gradients + Adam state per parameter"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(state_bytes_per_param(s.training.precision).total());
+                 }});
+    q.push_back({{"model.heads_per_tp_rank", "heads", "attention heads each tensor-parallel GPU computes"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(double(s.model.heads) / double(s.parallel.tp));
+                 }});
+    q.push_back({{"model.layers_per_stage", "layers", "transformer blocks per pipeline stage (an even split)"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(double(s.model.layers) / double(s.parallel.pp));
+                 }});
+    q.push_back({{"model.experts_per_ep_rank", "experts", "routed experts each expert-parallel GPU holds"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     if (!s.model.is_moe()) return QuantityValue{std::nullopt, "the model has no experts"};
+                     return value_of(double(s.model.experts) / double(s.parallel.ep));
+                 }});
+    q.push_back({{"model.tokens_per_cp_rank", "tokens", "tokens of each sequence one context-parallel GPU holds"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(double(s.model.seq_len) / double(s.parallel.cp));
+                 }});
+    q.push_back({{"training.tokens_per_step", "tokens", "tokens in one global batch"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(double(s.training.global_batch) * double(s.model.seq_len));
+                 }});
+    q.push_back({{"scenario.gpu_count", "GPUs", "GPUs the cluster has"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) { return value_of(double(s.cluster.gpu_count())); }});
+    q.push_back({{"scenario.link_ratio", "x", "intra-node bandwidth over inter-node bandwidth"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(s.cluster.intra_node.bandwidth_gbps / s.cluster.inter_node.bandwidth_gbps);
+                 }});
+}
+
+const std::vector<Quantity>& quantity_table() {
+    static const std::vector<Quantity> table = [] {
+        std::vector<Quantity> q;
+        add_report_quantities(q);
+        add_dim_quantities(q);
+        add_mesh_quantities(q);
+        add_scenario_quantities(q);
+        return q;
+    }();
+    return table;
+}
+
+const Quantity* find_quantity_entry(std::string_view name) {
+    for (const Quantity& q : quantity_table())
+        if (q.info.name == name) return &q;
+    return nullptr;
+}
+
+}  // namespace
+
+const std::vector<QuantityInfo>& lesson_quantities() {
+    static const std::vector<QuantityInfo> infos = [] {
+        std::vector<QuantityInfo> out;
+        for (const Quantity& q : quantity_table()) out.push_back(q.info);
+        return out;
+    }();
+    return infos;
+}
+
+const QuantityInfo* find_quantity(std::string_view name) {
+    const Quantity* q = find_quantity_entry(name);
+    return q ? &q->info : nullptr;
+}
+
+namespace {
+std::string three_digits(double v) {
+    char buf[64];
+    const double a = std::fabs(v);
+    std::snprintf(buf, sizeof buf, a >= 100 || a == std::floor(a) ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
+    return buf;
+}
+bool ends_with(std::string_view s, std::string_view tail) {
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+}  // namespace
+
+std::string format_quantity(std::string_view name, double value) {
+    const QuantityInfo* info = find_quantity(name);
+    const std::string unit = info ? info->unit : "";
+    if (name == "report.fits" || name == "mesh.hsdp" || ends_with(name, ".inter")) return value != 0 ? "yes" : "no";
+    if (name == "report.bubble_fraction" || name == "report.mfu") return three_digits(value) + " (" + format_percent(value) + ")";
+    if (unit == "GB") return three_digits(value) + " GB (" + format_bytes(value * kGb) + ")";
+    if (unit == "s") return format_seconds(value);
+    if (unit == "billion") return three_digits(value) + " billion";
+    if (name == "report.params_total") return format_count(value);
+    if (unit == "tokens/s") return format_count(value) + " tokens/s";
+    return three_digits(value) + (unit.empty() ? "" : " " + unit);
+}
+
+QuantityValue evaluate_quantity(std::string_view name, const Scenario& s, const Report& r, const DeviceMesh& mesh) {
+    const Quantity* q = find_quantity_entry(name);
+    if (!q) return QuantityValue{std::nullopt, "\"" + std::string(name) + "\" is not a known quantity"};
+    return q->get(s, r, mesh);
+}
+
+// ---- Checks -----------------------------------------------------------------------------------------
+
+CheckAnswer answer_check(const LessonCheck& check, const Scenario& s, const Report& r, const DeviceMesh& mesh) {
+    CheckAnswer a;
+    if (check.kind == CheckKind::number || check.rule == ChoiceRule::range) {
+        const QuantityValue v = evaluate_quantity(check.quantity, s, r, mesh);
+        if (!v.value) {
+            a.error = check.quantity + ": " + v.error;
+            return a;
+        }
+        a.value = *v.value;
+        if (check.kind == CheckKind::number) return a;
+        int matches = 0;
+        for (size_t i = 0; i < check.options.size(); ++i) {
+            const ChoiceOption& o = check.options[i];
+            if ((!o.min || a.value >= *o.min) && (!o.max || a.value < *o.max)) {
+                ++matches;
+                a.correct_option = static_cast<int>(i);
+            }
+        }
+        if (matches != 1) {
+            a.error = check.quantity + " = " + std::to_string(a.value) + " falls in " + std::to_string(matches) +
+                      " options' ranges; it must fall in exactly one";
+            a.correct_option = -1;
+        }
+        return a;
+    }
+    for (const ChoiceOption& o : check.options) {
+        const QuantityValue v = evaluate_quantity(o.quantity, s, r, mesh);
+        if (!v.value) {
+            a.error = o.quantity + ": " + v.error;
+            return a;
+        }
+        a.option_values.push_back(*v.value);
+    }
+    const auto& vals = a.option_values;
+    const auto best = check.rule == ChoiceRule::largest ? std::max_element(vals.begin(), vals.end())
+                                                        : std::min_element(vals.begin(), vals.end());
+    a.correct_option = static_cast<int>(best - vals.begin());
+    if (std::count(vals.begin(), vals.end(), *best) > 1) {
+        a.error = "two options tie for the " + std::string(check.rule == ChoiceRule::largest ? "largest" : "smallest") +
+                  " value; the question has no single answer";
+        a.correct_option = -1;
+    }
+    return a;
+}
+
+CheckAnswer answer_check(const LessonCheck& check, const Scenario& s) {
+    const Report report = build_report(s);
+    const DeviceMesh mesh = DeviceMesh::build(s.cluster, s.parallel);
+    return answer_check(check, s, report, mesh);
+}
+
+bool number_answer_is_right(const LessonCheck& check, double computed, double typed) noexcept {
+    if (!std::isfinite(typed)) return false;
+    const double allowed = std::max(check.tolerance * std::fabs(computed), check.absolute_tolerance);
+    return std::fabs(typed - computed) <= allowed;
+}
+
+std::vector<std::string> verify_lesson_checks(const Lesson& lesson) {
+    std::vector<std::string> errors;
+    for (size_t k = 0; k < lesson.steps.size(); ++k) {
+        const LessonStep& step = lesson.steps[k];
+        if (!step.check) continue;
+        const CheckAnswer a = answer_check(*step.check, step.scenario);
+        if (!a.ok()) errors.push_back(lesson.file + ": " + index_path("steps", k) + ".check: " + a.error);
+    }
+    return errors;
+}
+
+// ---- Loader -----------------------------------------------------------------------------------------
+
+namespace {
+
+void require_quantity(const std::string& name, const std::string& path) {
+    if (!find_quantity(name)) fail(path, "\"" + name + "\" is not a known quantity (see lesson_quantities())");
+}
+
+ChoiceOption read_option(const Json& j, const std::string& path, ChoiceRule rule) {
+    ObjectReader r(j, path);
+    ChoiceOption o;
+    o.text = r.text_field("text");
+    if (rule == ChoiceRule::range) {
+        o.min = r.optional_number("min");
+        o.max = r.optional_number("max");
+        if (!o.min && !o.max) fail(path, "a range option needs \"min\", \"max\" or both");
+        if (o.min && o.max && *o.min >= *o.max) fail(r.path("max"), "must be above min");
+    } else {
+        o.quantity = r.string_field("quantity");
+        require_quantity(o.quantity, r.path("quantity"));
+    }
+    r.reject_unknown();
+    return o;
+}
+
+LessonCheck read_check(const Json& j, const std::string& path) {
+    ObjectReader r(j, path);
+    LessonCheck c;
+    const std::string kind = r.string_field("kind");
+    if (kind == "number") c.kind = CheckKind::number;
+    else if (kind == "choice") c.kind = CheckKind::choice;
+    else fail(r.path("kind"), "\"" + kind + "\" is not one of number, choice");
+    c.question = r.text_field("question");
+    c.explain = r.string_or("explain", "");
+    if (c.kind == CheckKind::number) {
+        c.quantity = r.string_field("quantity");
+        require_quantity(c.quantity, r.path("quantity"));
+        c.tolerance = r.optional_number("tolerance").value_or(0.05);
+        if (c.tolerance < 0 || c.tolerance >= 1) fail(r.path("tolerance"), "must be a fraction in [0, 1)");
+        c.absolute_tolerance = r.optional_number("absolute_tolerance").value_or(0.0);
+        if (c.absolute_tolerance < 0) fail(r.path("absolute_tolerance"), "must not be negative");
+        r.reject_unknown();
+        return c;
+    }
+    const std::string pick = r.string_or("pick", "range");
+    if (pick == "range") c.rule = ChoiceRule::range;
+    else if (pick == "largest") c.rule = ChoiceRule::largest;
+    else if (pick == "smallest") c.rule = ChoiceRule::smallest;
+    else fail(r.path("pick"), "\"" + pick + "\" is not one of range, largest, smallest");
+    if (c.rule == ChoiceRule::range) {
+        c.quantity = r.string_field("quantity");
+        require_quantity(c.quantity, r.path("quantity"));
+    }
+    const Json& options = r.array_field("options");
+    if (options.size() < 2) fail(r.path("options"), "a choice needs at least two options");
+    for (size_t i = 0; i < options.size(); ++i)
+        c.options.push_back(read_option(options[i], index_path(r.path("options"), i), c.rule));
+    r.reject_unknown();
+    return c;
+}
+
+void check_action(const std::string& action, const std::string& path) {
+    const auto dot = action.find('.');
+    const auto eq = action.find('=');
+    if (dot == std::string::npos || eq == std::string::npos || dot == 0 || eq < dot + 2)
+        fail(path, "\"" + action + "\" must be written PANEL.ACTION=VALUE, e.g. mesh.dim=dp_shard");
+}
+
+void check_links(const std::string& body, const std::string& path) {
+    for (size_t open = body.find("[["); open != std::string::npos; open = body.find("[[", open + 2)) {
+        const size_t close = body.find("]]", open + 2);
+        if (close == std::string::npos) break;
+        const std::string inside = body.substr(open + 2, close - open - 2);
+        const size_t bar = inside.find('|');
+        const bool empty_part = inside.empty() || bar == 0 || (bar != std::string::npos && bar + 1 == inside.size());
+        if (empty_part) fail(path, "a glossary link [[term|text]] has an empty part");
+    }
+}
+
+LessonStep read_step(const Json& j, const std::string& path, const Scenario& previous) {
+    ObjectReader r(j, path);
+    LessonStep step;
+    step.title = r.text_field("title");
+    step.body = r.text_field("body");
+    check_links(step.body, r.path("body"));
+    step.scenario = previous;
+    if (const Json* changes = r.optional("scenario")) {
+        if (!changes->is_object()) fail(r.path("scenario"), "must be an object (a partial scenario)");
+        step.scenario_changes = changes->dump();
+        const ScenarioLoad merged = merge_scenario(previous, step.scenario_changes);
+        if (!merged.ok()) {
+            const bool whole = merged.error.rfind("(document)", 0) == 0;
+            throw FieldError{r.path("scenario") + (whole ? merged.error.substr(10) : "." + merged.error)};
+        }
+        step.scenario = *merged.scenario;
+    }
+    step.panels = r.string_list("panels");
+    step.highlight = r.string_or("highlight", "");
+    step.actions = r.string_list("actions");
+    for (size_t i = 0; i < step.actions.size(); ++i) check_action(step.actions[i], index_path(r.path("actions"), i));
+    if (const Json* check = r.optional("check")) step.check = read_check(*check, r.path("check"));
+    r.reject_unknown();
+    return step;
+}
+
+Lesson read_lesson(const Json& doc) {
+    ObjectReader r(doc, "");
+    r.expect_schema(kLessonSchema);
+    Lesson lesson;
+    lesson.id = r.text_field("id");
+    if (lesson.id.find_first_of(" \t\n/") != std::string::npos) fail("id", "must not contain spaces or slashes");
+    lesson.title = r.text_field("title");
+    lesson.summary = r.text_field("summary");
+    const Json& steps = r.array_field("steps");
+    if (steps.size() < kMinLessonSteps || steps.size() > kMaxLessonSteps)
+        fail("steps", "has " + std::to_string(steps.size()) + " steps; a lesson has " + std::to_string(kMinLessonSteps) +
+                          " to " + std::to_string(kMaxLessonSteps));
+    Scenario current = default_scenario();
+    for (size_t k = 0; k < steps.size(); ++k) {
+        lesson.steps.push_back(read_step(steps[k], index_path("steps", k), current));
+        current = lesson.steps.back().scenario;
+        // A step that names no panels keeps the previous step's panels and outline, so jumping
+        // straight to it shows what going step by step would.
+        LessonStep& step = lesson.steps.back();
+        if (k > 0 && step.panels.empty() && step.highlight.empty()) {
+            step.panels = lesson.steps[k - 1].panels;
+            step.highlight = lesson.steps[k - 1].highlight;
+        }
+    }
+    r.reject_unknown();
+    return lesson;
+}
+
+}  // namespace
+
+LessonLoad parse_lesson(std::string_view json_text, const std::string& file) {
+    LessonLoad out;
+    try {
+        const Json doc = json_read::parse_document(std::string(json_text));
+        Lesson lesson = read_lesson(doc);
+        lesson.file = file;
+        out.lesson = std::move(lesson);
+    } catch (const FieldError& e) {
+        out.error = file + ": " + e.message;
+    }
+    return out;
+}
+
+LessonSet load_lessons(std::vector<std::pair<std::string, std::string>> files_and_texts) {
+    std::sort(files_and_texts.begin(), files_and_texts.end());
+    LessonSet set;
+    std::set<std::string> ids;
+    for (const auto& [file, text] : files_and_texts) {
+        LessonLoad load = parse_lesson(text, file);
+        if (!load.ok()) {
+            set.errors.push_back(load.error);
+            continue;
+        }
+        if (!ids.insert(load.lesson->id).second) {
+            set.errors.push_back(file + ": id: \"" + load.lesson->id + "\" is already used by another lesson");
+            continue;
+        }
+        set.lessons.push_back(std::move(*load.lesson));
+    }
+    return set;
+}
+
+}  // namespace shardscope

@@ -1,0 +1,623 @@
+#include "widgets/measure/measure_panel.hpp"
+
+#include "core/collectives/collective_figures.hpp"
+#include "core/scenario/units.hpp"
+#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/plot.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+namespace shardscope::ui {
+
+namespace {
+
+constexpr double kCopyBytes = 1024.0 * 1024 * 1024;  // 1 GiB: far past every cache, well inside HBM
+const ImVec4 kWarning(1.0f, 0.72f, 0.35f, 1.0f);
+const ImVec4 kError(1.0f, 0.45f, 0.4f, 1.0f);
+const ImVec4 kGood(0.55f, 0.85f, 0.55f, 1.0f);
+
+TextFileWriter& file_writer() {
+    static TextFileWriter writer;  // function-local: safe to set from another file's static initializer
+    return writer;
+}
+
+[[nodiscard]] bool parse_int(const std::string& text, int lo, int hi, int& out) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v < lo || v > hi) return false;
+    out = static_cast<int>(v);
+    return true;
+}
+
+[[nodiscard]] std::string op_list() {
+    std::string s;
+    for (Collective c : measurable_ops()) s += (s.empty() ? "" : ", ") + std::string(measure_op_name(c));
+    return s;
+}
+
+// Places the next control on this line when it fits, else on the next one (narrow windows).
+void flow(float next_width) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float spacing = ImGui::GetStyle().ItemSpacing.x * 2.0f;
+    if (ImGui::GetItemRectMax().x + spacing + next_width < right) ImGui::SameLine(0, spacing);
+}
+
+[[nodiscard]] float labelled(float widget, const char* label) {
+    return widget + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
+void copy_text(char* dst, std::size_t size, const std::string& text) { std::snprintf(dst, size, "%s", text.c_str()); }
+
+// Powers of ten around [lo, hi], so a log axis starts and ends on a labelled tick.
+[[nodiscard]] std::pair<double, double> decade_range(double lo, double hi) {
+    lo = std::max(lo, 1e-9);
+    hi = std::max(hi, lo * 10);
+    return {std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi)))};
+}
+
+void heading(const char* text) {
+    ImGui::Spacing();
+    ImGui::TextUnformatted(text);
+    ImGui::Separator();
+}
+
+}  // namespace
+
+void set_measure_file_writer(TextFileWriter writer) { file_writer() = std::move(writer); }
+
+// One background job: a sweep or the single-GPU figures. The worker writes under the mutex; the UI
+// reads under it once a frame. Destroying a job cancels it and waits for the worker.
+struct MeasurePanel::Job {
+    std::mutex mutex;
+    std::vector<TimingRow> rows;
+    std::size_t done = 0, total = 0;
+    std::optional<MeasureResult> sweep;
+    std::optional<SingleGpuResult> single;
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> finished{false};
+    std::thread thread;
+
+    ~Job() {
+        cancel = true;
+        if (thread.joinable()) thread.join();
+    }
+};
+
+MeasurePanel::MeasurePanel(Placement placement, bool open) : Panel("measure", "Measure (CUDA)", placement, open) {}
+
+MeasurePanel::~MeasurePanel() = default;  // ~Job cancels and joins
+
+// --- Backend and jobs ----------------------------------------------------------------------------
+
+void MeasurePanel::probe_backend() {
+    if (running()) return;  // the worker holds the measurer; ask again when it is done
+    std::unique_ptr<Measurer> m = make_measurer();
+    measurer_ = std::shared_ptr<Measurer>(std::move(m));
+    status_ = measurer_ ? measurer_->status() : BackendStatus{false, 0, {}, no_backend_message()};
+    probed_ = true;
+}
+
+bool MeasurePanel::running() const noexcept { return job_ && !job_->finished; }
+
+std::string MeasurePanel::start(const AppState& state) {
+    if (!probed_) probe_backend();
+    if (running()) return "a measurement is already running";
+    if (!measurer_) return no_backend_message();
+    if (!status_.ready) return status_.message;
+    if (std::string e = validate_sweep(spec_); !e.empty()) return e;
+    const bool one_gpu = status_.devices < 2 || spec_.gpus == 1;
+    const std::vector<GemmShape> shapes = model_gemm_shapes(state.scenario());
+
+    job_.reset();
+    last_sweep_.reset();
+    last_single_.reset();
+    last_error_.clear();
+    notice_.clear();
+    calibration_stale_ = true;
+    job_spec_ = spec_;
+    job_ = std::make_unique<Job>();
+    Job* job = job_.get();
+    job->thread = std::thread([job, measurer = measurer_, spec = spec_, one_gpu, shapes] {
+        const MeasureProgress progress = [job](std::size_t done, std::size_t total, const TimingRow* row) {
+            const std::lock_guard<std::mutex> lock(job->mutex);
+            if (row) job->rows.push_back(*row);
+            job->done = done;
+            job->total = total;
+            return !job->cancel.load();
+        };
+        if (one_gpu) {
+            SingleGpuResult r = measurer->measure_single_gpu(shapes, kCopyBytes, spec.iters, spec.warmup, progress);
+            const std::lock_guard<std::mutex> lock(job->mutex);
+            job->single = std::move(r);
+        } else {
+            MeasureResult r = measurer->measure(spec, progress);
+            const std::lock_guard<std::mutex> lock(job->mutex);
+            job->sweep = std::move(r);
+        }
+        job->finished = true;
+    });
+    return "";
+}
+
+void MeasurePanel::cancel() {
+    if (job_) job_->cancel = true;
+}
+
+void MeasurePanel::wait() {
+    if (job_ && job_->thread.joinable()) job_->thread.join();
+    collect_finished_job();
+}
+
+void MeasurePanel::collect_finished_job() {
+    if (!job_ || !job_->finished) return;
+    if (job_->thread.joinable()) job_->thread.join();
+    {
+        const std::lock_guard<std::mutex> lock(job_->mutex);
+        last_done_ = job_->done;
+        last_total_ = job_->total;
+        last_sweep_ = std::move(job_->sweep);
+        last_single_ = std::move(job_->single);
+    }
+    last_error_.clear();
+    if (last_sweep_ && !last_sweep_->error.empty()) last_error_ = last_sweep_->error;
+    if (last_sweep_ && last_sweep_->cancelled)
+        last_error_ = "cancelled after " + std::to_string(last_sweep_->rows.size()) + " of " +
+                      std::to_string(last_total_) + " sizes";
+    if (last_single_ && !last_single_->error.empty()) last_error_ = last_single_->error;
+    job_.reset();
+    calibration_stale_ = true;
+}
+
+void MeasurePanel::recalibrate(const AppState& state) {
+    if (!calibration_stale_ && calibrated_version_ == state.version()) return;
+    calibration_stale_ = false;
+    calibrated_version_ = state.version();
+    std::vector<MeasureResult> sweeps;
+    if (last_sweep_ && !last_sweep_->rows.empty()) sweeps.push_back(*last_sweep_);
+    const SingleGpuResult* single = last_single_ ? &*last_single_ : nullptr;
+    calibration_ = calibrate(sweeps, single);
+    const bool something = (calibration_.intra && calibration_.intra->ok) || calibration_.hbm_bytes_per_s ||
+                           calibration_.best_gemm_flops_per_s;
+    if (!something) {
+        calibrated_.reset();
+        cluster_json_.clear();
+        return;
+    }
+    calibrated_ = calibrated_cluster(state.scenario().cluster, calibration_);
+    cluster_json_ = cluster_preset_json(*calibrated_, calibration_source(sweeps, single));
+}
+
+// --- Actions -------------------------------------------------------------------------------------
+
+std::string MeasurePanel::act(AppState& state, const std::string& action, const std::string& value) {
+    collect_finished_job();
+    if (action == "op") {
+        const auto op = measure_op_from_string(value);
+        if (!op) return "op: \"" + value + "\" is not one of " + op_list();
+        spec_.op = *op;
+        return "";
+    }
+    if (action == "min" || action == "max") {
+        const auto bytes = parse_byte_size(value);
+        if (!bytes) return action + ": \"" + value + "\" is not a size (e.g. 8, 64KiB, 128MiB)";
+        SweepSpec next = spec_;
+        (action == "min" ? next.min_bytes : next.max_bytes) = *bytes;
+        if (std::string e = validate_sweep(next); !e.empty()) return e;
+        spec_ = next;
+        copy_text(action == "min" ? min_text_ : max_text_, sizeof min_text_, value);
+        return "";
+    }
+    if (action == "factor") {
+        char* end = nullptr;
+        const double f = std::strtod(value.c_str(), &end);
+        SweepSpec next = spec_;
+        next.factor = f;
+        if (value.empty() || *end != '\0') return "factor: \"" + value + "\" is not a number";
+        if (std::string e = validate_sweep(next); !e.empty()) return e;
+        spec_ = next;
+        return "";
+    }
+    if (action == "iters" || action == "warmup" || action == "gpus") {
+        int v = 0;
+        const int lo = action == "iters" ? 1 : 0;
+        if (!parse_int(value, lo, 100000, v))
+            return action + ": \"" + value + "\" must be a whole number from " + std::to_string(lo) + " to 100000";
+        (action == "iters" ? spec_.iters : action == "warmup" ? spec_.warmup : spec_.gpus) = v;
+        return "";
+    }
+    if (action == "check") {
+        if (value != "0" && value != "1") return "check: 1 or 0";
+        spec_.check = value == "1";
+        return "";
+    }
+    if (action == "run") return start(state);
+    if (action == "cancel") {
+        cancel();
+        return "";
+    }
+    if (action == "refresh") {
+        probe_backend();
+        return "";
+    }
+    if (action == "save" || action == "apply") {
+        recalibrate(state);
+        if (!calibrated_) return "nothing measured yet to calibrate the cluster with";
+        if (action == "apply") {
+            Scenario next = state.scenario();
+            next.cluster = *calibrated_;
+            if (std::string e = state.try_apply(next); !e.empty()) return e;
+            notice_ = "The scenario now uses the measured figures.";
+            return "";
+        }
+        if (value.empty()) return "save: give a path";
+        if (!file_writer()) return "save: this build cannot write files from the panel";
+        if (std::string e = file_writer()(value, cluster_json_); !e.empty()) return "save: " + e;
+        copy_text(path_text_, sizeof path_text_, value);
+        notice_ = "Saved " + value + " (load it as a cluster preset).";
+        return "";
+    }
+    return "panel measure has no action \"" + action +
+           "\" (op, min, max, factor, iters, warmup, gpus, check, run, cancel, save, apply, refresh)";
+}
+
+// --- Records -------------------------------------------------------------------------------------
+
+MeasureChartRecord MeasurePanel::make_chart(const AppState& state) const {
+    MeasureChartRecord c;
+    const std::vector<TimingRow>& rows = records_.rows;
+    const bool measured = last_sweep_ || running();
+    c.op = last_sweep_ ? last_sweep_->op : running() ? job_spec_.op : spec_.op;
+    // The GPUs a sweep would use here, else one node of the scenario's cluster.
+    const int local = spec_.gpus > 0 ? std::min(spec_.gpus, status_.devices) : status_.devices;
+    c.ranks = last_sweep_ && last_sweep_->ranks >= 2 ? last_sweep_->ranks
+              : local >= 2                            ? local
+                                                      : static_cast<int>(std::max<int64_t>(2, state.scenario().cluster.gpus_per_node));
+    const SweepSpec& sizes_of = measured ? job_spec_ : spec_;
+    if (last_sweep_ && !rows.empty() && !running()) {
+        for (const TimingRow& r : rows) c.bytes.push_back(r.bytes);
+    } else {
+        for (const SweepSize& s : sweep_sizes(sizes_of, c.ranks)) c.bytes.push_back(s.bytes);
+    }
+    c.predicted_s = predicted_times(c.op, c.ranks, c.bytes, Link::from(state.scenario().cluster.intra_node));
+    for (const TimingRow& r : rows) c.measured_s.push_back(r.time_s);
+    if (calibration_.intra && calibration_.intra->ok && !rows.empty())
+        for (double b : c.bytes) c.fitted_s.push_back(fitted_time(*calibration_.intra, c.op, b, c.ranks));
+    c.caption = std::string(measure_op_name(c.op)) + " on " + std::to_string(c.ranks) + " GPUs";
+    return c;
+}
+
+void MeasurePanel::rebuild_records(const AppState& state) {
+    records_.backend_built = measurer_ != nullptr;
+    records_.backend = measurer_ ? measurer_->name() : "";
+    records_.ready = status_.ready;
+    records_.devices = status_.devices;
+    records_.status = status_.message;
+    records_.running = running();
+    records_.error = last_error_;
+    if (job_) {
+        const std::lock_guard<std::mutex> lock(job_->mutex);
+        records_.rows = job_->rows;
+        records_.done = job_->done;
+        records_.total = job_->total;
+    } else {
+        records_.rows = last_sweep_ ? last_sweep_->rows : std::vector<TimingRow>{};
+        records_.done = last_done_;
+        records_.total = last_total_;
+    }
+    if (!running()) recalibrate(state);
+    records_.fit = calibration_.intra;
+    records_.single_gpu = last_single_;
+    records_.cluster_json = cluster_json_;
+    records_.chart = make_chart(state);
+    records_.command_line = sweep_command_line(spec_, false);
+    // nccl-tests drives one GPU per process unless told -g: name the GPUs the chart is about.
+    SweepSpec nccl_tests = spec_;
+    if (nccl_tests.gpus == 0) nccl_tests.gpus = records_.chart.ranks;
+    records_.nccl_tests_command_line = sweep_command_line(nccl_tests, true);
+}
+
+void MeasurePanel::refresh(const AppState& state) {
+    if (!probed_) probe_backend();
+    collect_finished_job();
+    rebuild_records(state);
+}
+
+// --- Drawing -------------------------------------------------------------------------------------
+
+void MeasurePanel::draw(AppState& state) {
+    refresh(state);
+    draw_status();
+    draw_controls(state);
+    draw_progress();
+    ImGui::Separator();
+
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const bool wide = avail.x >= 900.0f;  // chart beside the read-outs; narrower windows stack them
+    const float side_w = wide ? std::clamp(avail.x * 0.38f, 380.0f, 560.0f) : avail.x;
+    const float chart_h = wide ? std::max(avail.y, 240.0f) : std::clamp(avail.y * 0.55f, 240.0f, 420.0f);
+    ImGui::BeginChild("##measure_chart_area", ImVec2(wide ? avail.x - side_w - spacing : avail.x, chart_h), false);
+    draw_chart();
+    ImGui::EndChild();
+    if (wide) ImGui::SameLine(0, spacing);
+    ImGui::BeginChild("##measure_side", ImVec2(side_w, wide ? avail.y : 0), false);
+    draw_fit(state);
+    draw_single_gpu();
+    draw_rows_table();
+    ImGui::EndChild();
+}
+
+void MeasurePanel::draw_status() {
+    const MeasureRecords& r = records_;
+    ImGui::PushTextWrapPos(0.0f);
+    if (!r.backend_built) {
+        ImGui::TextColored(kWarning, "No GPU backend in this build");
+        ImGui::TextUnformatted(r.status.c_str());
+    } else if (!r.ready) {
+        ImGui::TextColored(kWarning, "GPU backend \"%s\" is built in, but there is no GPU to measure on",
+                           r.backend.c_str());
+        ImGui::TextUnformatted(r.status.c_str());
+    } else {
+        ImGui::TextColored(kGood, "%s:", r.backend.c_str());
+        ImGui::SameLine();
+        ImGui::TextUnformatted(r.status.c_str());
+    }
+    ImGui::PopTextWrapPos();
+    if (r.backend_built && ImGui::SmallButton("Check again")) probe_backend();
+    if (r.backend_built) note_last_item("measure/refresh");
+}
+
+void MeasurePanel::draw_controls(AppState& state) {
+    const bool busy = running();
+    ImGui::BeginDisabled(busy);
+    ImGui::SetNextItemWidth(150);
+    if (ImGui::BeginCombo("op", std::string(measure_op_name(spec_.op)).c_str())) {
+        for (Collective c : measurable_ops())
+            if (ImGui::Selectable(std::string(measure_op_name(c)).c_str(), c == spec_.op)) spec_.op = c;
+        ImGui::EndCombo();
+    }
+    note_last_item("measure/op");
+    const auto size_field = [&](const char* label, char* text, std::size_t size, double& target) {
+        flow(labelled(90, label));
+        ImGui::SetNextItemWidth(90);
+        if (ImGui::InputText(label, text, size)) {
+            if (const auto bytes = parse_byte_size(text)) target = *bytes;
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("nccl-tests' %s: a size such as 8, 64KiB, 1GiB",
+                                                      label[0] == 'm' && label[1] == 'i' ? "-b" : "-e");
+    };
+    size_field("min (-b)", min_text_, sizeof min_text_, spec_.min_bytes);
+    size_field("max (-e)", max_text_, sizeof max_text_, spec_.max_bytes);
+    flow(labelled(70, "factor (-f)"));
+    ImGui::SetNextItemWidth(70);
+    ImGui::InputDouble("factor (-f)", &spec_.factor, 0, 0, "%g");
+    const auto int_field = [&](const char* label, int& v, int lo) {
+        flow(labelled(90, label));
+        ImGui::SetNextItemWidth(90);
+        if (ImGui::InputInt(label, &v)) v = std::max(v, lo);
+    };
+    int_field("iters (-n)", spec_.iters, 1);
+    int_field("warmup (-w)", spec_.warmup, 0);
+    int_field("GPUs (-g, 0 = all)", spec_.gpus, 0);
+    flow(labelled(20, "check"));
+    ImGui::Checkbox("check", &spec_.check);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Verify every result against the closed form (rank-dependent data)");
+    ImGui::EndDisabled();
+
+    const std::string invalid = validate_sweep(spec_);
+    const bool one_gpu = status_.ready && (status_.devices < 2 || spec_.gpus == 1);
+    const char* run_label = one_gpu ? "Measure one GPU (HBM, GEMM)" : "Run sweep";
+    flow(ImGui::CalcTextSize(run_label).x + 20);
+    ImGui::BeginDisabled(busy || !status_.ready || !invalid.empty());
+    if (ImGui::Button(run_label)) {
+        if (std::string e = start(state); !e.empty()) last_error_ = e;
+    }
+    note_last_item("measure/run");
+    ImGui::EndDisabled();
+    if (busy) {
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) cancel();
+        note_last_item("measure/cancel");
+    }
+    if (!invalid.empty()) ImGui::TextColored(kError, "%s", invalid.c_str());
+}
+
+void MeasurePanel::draw_progress() {
+    const MeasureRecords& r = records_;
+    if (r.running) {
+        const float fraction = r.total ? static_cast<float>(r.done) / static_cast<float>(r.total) : 0.0f;
+        const std::string label = r.total ? std::to_string(r.done) + " / " + std::to_string(r.total) + " measured"
+                                          : std::string("starting...");
+        ImGui::ProgressBar(fraction, ImVec2(-1, 0), label.c_str());
+        note_last_item("measure/progress");
+    } else if (!r.error.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(kError, "%s", r.error.c_str());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void MeasurePanel::draw_chart() {
+    const MeasureChartRecord& c = records_.chart;
+    ImGui::Text("Time of one %s against message size: the model and this machine", c.caption.c_str());
+    if (c.bytes.empty()) {
+        ImGui::TextDisabled("No sizes between min and max.");
+        return;
+    }
+    const ImU32 predicted_colour = plot::categorical_colour(0), measured_colour = plot::categorical_colour(1),
+                fitted_colour = plot::categorical_colour(4);
+    std::vector<plot::LegendEntry> legend{{"predicted (scenario's intra-node link)", predicted_colour}};
+    legend.push_back({c.measured_s.empty() ? "measured (none yet)" : "measured", measured_colour});
+    if (!c.fitted_s.empty()) legend.push_back({"fitted alpha-beta", fitted_colour});
+    plot::legend(legend);
+
+    double lo = 1e300, hi = 0;
+    for (const auto* v : {&c.predicted_s, &c.measured_s, &c.fitted_s})
+        for (double t : *v)
+            if (t > 0) {
+                lo = std::min(lo, t);
+                hi = std::max(hi, t);
+            }
+    const auto [y_min, y_max] = decade_range(lo, hi);
+    // x is log2(bytes) on a linear axis, so ticks land on KiB, MiB, GiB: log-log all the same.
+    std::vector<double> x;
+    for (double b : c.bytes) x.push_back(std::log2(b));
+    const double x_lo = x.front(), x_hi = std::max(x.back(), x.front() + 1);
+    plot::Axis x_axis("message size (S, nccl-tests' size)", x_lo, x_hi, plot::Scale::linear,
+                      [](double v) { return format_bytes(std::exp2(v)); });
+    plot::Axis y_axis("time", y_min, y_max, plot::Scale::log10, [](double v) { return format_seconds(v); });
+    plot::Chart chart("##measure_chart", ImVec2(-1, -1), x_axis, y_axis);
+    const ImVec2 frame_min = ImGui::GetItemRectMin(), frame_max = ImGui::GetItemRectMax();
+    note_last_item("measure/chart");
+    chart.line(plot::Series(legend[0].name, predicted_colour, x, c.predicted_s));
+    if (!c.fitted_s.empty()) chart.line(plot::Series("fitted", fitted_colour, x, c.fitted_s, false, true));
+    if (!c.measured_s.empty()) {
+        const std::vector<double> mx(x.begin(), x.begin() + static_cast<long>(std::min(x.size(), c.measured_s.size())));
+        chart.line(plot::Series("measured", measured_colour, mx, c.measured_s, true));
+    } else {
+        const char* text = records_.ready ? "Nothing measured yet: press Run sweep"
+                                          : "Nothing measured: no GPU here (see above)";
+        const ImVec2 size = ImGui::CalcTextSize(text);
+        ImGui::GetWindowDrawList()->AddText(
+            ImVec2((frame_min.x + frame_max.x - size.x) * 0.5f, frame_min.y + (frame_max.y - frame_min.y) * 0.3f),
+            ImGui::GetColorU32(ImGuiCol_TextDisabled), text);
+    }
+    chart.end();
+}
+
+void MeasurePanel::draw_fit(AppState& state) {
+    const ClusterSpec& cluster = state.scenario().cluster;
+    heading("Calibration");
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("Least squares on t = steps x alpha + bytes_factor x S / B (relative error), the form "
+                        "the cost model prices every collective with.");
+    ImGui::PopTextWrapPos();
+    const std::optional<LinkFit>& fit = records_.fit;
+    const SingleGpuResult* single = records_.single_gpu ? &*records_.single_gpu : nullptr;
+    if (ImGui::BeginTable("##measure_fit", 3, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn("figure");
+        ImGui::TableSetupColumn("scenario");
+        ImGui::TableSetupColumn("measured");
+        ImGui::TableHeadersRow();
+        const auto row = [](const char* name, const std::string& model, const std::string& measured) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(name);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(model.c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(measured.c_str());
+        };
+        const bool fitted = fit && fit->ok;
+        row("intra-node alpha", format_seconds(cluster.intra_node.latency_us * 1e-6),
+            fitted ? format_seconds(fit->alpha_s) : "-");
+        row("intra-node B (busbw)", format_bandwidth(cluster.intra_node.bandwidth_gbps * 1e9),
+            fitted ? format_bandwidth(fit->bandwidth_bytes_per_s) : "-");
+        row("fit error (rms)", "", fitted ? format_percent(fit->rms_relative_error) : "-");
+        row("HBM", format_bandwidth(cluster.gpu.hbm_gbps * 1e9),
+            single && single->copy_bytes_per_s > 0 ? format_bandwidth(single->copy_bytes_per_s) : "-");
+        row("matmul efficiency", format_percent(cluster.gpu.matmul_efficiency),
+            calibrated_ && calibration_.best_gemm_flops_per_s ? format_percent(calibrated_->gpu.matmul_efficiency)
+                                                               : "-");
+        ImGui::EndTable();
+    }
+    if (fit && !fit->note.empty()) ImGui::TextColored(fit->ok ? kWarning : kError, "%s", fit->note.c_str());
+
+    ImGui::BeginDisabled(cluster_json_.empty() || running());
+    ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x -
+                                                 ImGui::CalcTextSize("Save cluster JSON").x - 24));
+    ImGui::InputText("##measure_path", path_text_, sizeof path_text_);
+    ImGui::SameLine();
+    if (ImGui::Button("Save cluster JSON")) {
+        const std::string e = act(state, "save", path_text_);
+        if (!e.empty()) notice_ = e;
+    }
+    note_last_item("measure/save");
+    if (ImGui::Button("Use measured figures in the scenario")) {
+        const std::string e = act(state, "apply", "1");
+        if (!e.empty()) notice_ = e;
+    }
+    note_last_item("measure/apply");
+    ImGui::EndDisabled();
+    if (cluster_json_.empty()) ImGui::TextDisabled("Nothing to save until something was measured.");
+    if (!notice_.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(notice_.c_str());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void MeasurePanel::draw_single_gpu() const {
+    if (!records_.single_gpu) return;
+    const SingleGpuResult& g = *records_.single_gpu;
+    heading("One GPU");
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("A collective needs two or more GPUs; one GPU still tells the compute side of the model.");
+    if (g.copy_time_s > 0)
+        ImGui::Text("HBM: %s (device-to-device copy of %s, read + write)", format_bandwidth(g.copy_bytes_per_s).c_str(),
+                    format_bytes(g.copy_bytes).c_str());
+    ImGui::PopTextWrapPos();
+    if (!g.gemms.empty() && ImGui::BeginTable("##measure_gemm", 3, ImGuiTableFlags_BordersInnerH)) {
+        ImGui::TableSetupColumn("bf16 GEMM");
+        ImGui::TableSetupColumn("m x n x k");
+        ImGui::TableSetupColumn("rate");
+        ImGui::TableHeadersRow();
+        for (const GemmTiming& t : g.gemms) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(t.shape.name.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld x %lld x %lld", static_cast<long long>(t.shape.m), static_cast<long long>(t.shape.n),
+                        static_cast<long long>(t.shape.k));
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(format_flops_rate(t.flops_per_s).c_str());
+        }
+        ImGui::EndTable();
+    }
+    for (const std::string& note : g.notes) ImGui::TextDisabled("%s", note.c_str());
+}
+
+void MeasurePanel::draw_rows_table() const {
+    heading("Sweep (nccl-tests' columns)");
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("The same sweep from a shell, and its nccl-tests counterpart:");
+    ImGui::TextUnformatted(records_.command_line.c_str());
+    ImGui::TextUnformatted(records_.nccl_tests_command_line.c_str());
+    ImGui::PopTextWrapPos();
+    if (records_.rows.empty()) {
+        ImGui::TextDisabled("No rows yet.");
+        return;
+    }
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
+    if (!ImGui::BeginTable("##measure_rows", 5, flags, ImVec2(0, std::max(120.0f, ImGui::GetContentRegionAvail().y))))
+        return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* name : {"size", "time", "algbw", "busbw", "#wrong"}) ImGui::TableSetupColumn(name);
+    ImGui::TableHeadersRow();
+    for (const TimingRow& r : records_.rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_bytes(r.bytes).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_seconds(r.time_s).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_bandwidth(r.algbw).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_bandwidth(r.busbw).c_str());
+        ImGui::TableNextColumn();
+        if (!r.wrong) ImGui::TextDisabled("N/A");
+        else if (*r.wrong == 0) ImGui::TextColored(kGood, "0");
+        else ImGui::TextColored(kError, "%lld", static_cast<long long>(*r.wrong));
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace shardscope::ui

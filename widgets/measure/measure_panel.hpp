@@ -1,0 +1,126 @@
+#pragma once
+// Measure panel: times real collectives on the local GPUs through whichever backend this
+// build registered with core (core/measure/measure.hpp: make_measurer), and calibrates the model with them.
+// Shows the backend's status (or what is missing and how to get it), sweep controls, a progress bar
+// and a cancel button while the sweep runs on a background thread, predicted (core's alpha-beta time
+// on the scenario's intra-node link) against measured on one log-log chart, the fitted alpha and B
+// (core/measure/calibration.hpp), and offers the calibrated cluster as a preset file or as the scenario's.
+//
+// Widgets do no file I/O: "Save" hands the text to a writer the app installs (set_measure_file_writer).
+//
+// Actions (act(), `--action measure.NAME=VALUE`, lesson steps):
+//   op = all_reduce | all_gather | reduce_scatter | broadcast | all_to_all
+//   min, max = a size ("8", "128MiB")    factor = > 1    iters = >= 1    warmup = >= 0
+//   gpus = 0 (all) or a count           check = 1 | 0
+//   run = 1 (start a sweep; with one GPU: the HBM copy and GEMMs)    cancel = 1
+//   save = PATH (write the calibrated cluster preset)    apply = 1 (make it the scenario's cluster)
+//   refresh = 1 (ask the backends again)
+
+#include "core/measure/calibration.hpp"
+#include "core/measure/measure.hpp"
+#include "widgets/shell/panel.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+// Writes text to a file for the panel; returns "" or the reason. Installed by the app at start.
+using TextFileWriter = std::function<std::string(const std::string& path, const std::string& text)>;
+void set_measure_file_writer(TextFileWriter writer);
+
+// What the chart shows, every figure from core; kept so tests can read it.
+struct MeasureChartRecord {
+    Collective op = Collective::all_reduce;
+    int ranks = 0;                    // of the sweep measured, or of the prediction when none
+    std::vector<double> bytes;        // x: the sweep's sizes
+    std::vector<double> predicted_s;  // core's alpha-beta time on the scenario's intra-node link
+    std::vector<double> measured_s;   // empty until a sweep ran
+    std::vector<double> fitted_s;     // empty until a fit succeeded
+    std::string caption;              // e.g. "all_reduce on 8 GPUs"
+};
+
+// The panel's state after the last draw, for tests and lessons.
+struct MeasureRecords {
+    bool backend_built = false;       // a backend is registered
+    bool ready = false;               // and it found something to measure on
+    int devices = 0;
+    std::string backend;              // its name, "" when none
+    std::string status;               // what the backend found, or what is missing and how to get it
+    bool running = false;
+    std::size_t done = 0, total = 0;  // progress of the running (or last) job
+    std::string error;                // the last job's failure
+    MeasureChartRecord chart;
+    std::optional<LinkFit> fit;
+    std::vector<TimingRow> rows;      // measured so far
+    std::optional<SingleGpuResult> single_gpu;
+    std::string cluster_json;         // the calibrated cluster preset, when there is something to calibrate
+    std::string command_line;         // the controls' sweep as `shardscope measure ...`
+    std::string nccl_tests_command_line;  // and as nccl-tests' binary with the same flags
+};
+
+class MeasurePanel final : public Panel {
+public:
+    MeasurePanel(Placement placement, bool open);
+    ~MeasurePanel() override;  // cancels a running job and waits for it
+
+    void draw(AppState& state) override;
+    std::string act(AppState& state, const std::string& action, const std::string& value) override;
+
+    // Builds records() without drawing (tests, screenshots).
+    void refresh(const AppState& state);
+    [[nodiscard]] const MeasureRecords& records() const noexcept { return records_; }
+    [[nodiscard]] const SweepSpec& spec() const noexcept { return spec_; }
+    [[nodiscard]] bool running() const noexcept;
+    // Blocks until the running job (if any) ends: for tests and the command line, never the UI.
+    void wait();
+
+private:
+    struct Job;
+
+    // Backend and jobs.
+    void probe_backend();
+    std::string start(const AppState& state);
+    void cancel();
+    void collect_finished_job();
+    void recalibrate(const AppState& state);
+
+    // Records.
+    void rebuild_records(const AppState& state);
+    [[nodiscard]] MeasureChartRecord make_chart(const AppState& state) const;
+
+    // Drawing.
+    void draw_status();
+    void draw_controls(AppState& state);
+    void draw_progress();
+    void draw_chart();
+    void draw_fit(AppState& state);
+    void draw_rows_table() const;
+    void draw_single_gpu() const;
+
+    std::shared_ptr<Measurer> measurer_;
+    bool probed_ = false;
+    BackendStatus status_;
+    SweepSpec spec_;
+    std::unique_ptr<Job> job_;
+    std::optional<MeasureResult> last_sweep_;
+    std::optional<SingleGpuResult> last_single_;
+    std::string last_error_;
+    std::size_t last_done_ = 0, last_total_ = 0;
+    unsigned long calibrated_version_ = 0;  // scenario version the calibration was built for
+    bool calibration_stale_ = true;
+    Calibration calibration_;
+    std::optional<ClusterSpec> calibrated_;  // the scenario's cluster with the measured figures
+    std::string cluster_json_;
+    SweepSpec job_spec_;                     // of the running or last sweep: the chart's sizes
+    std::string notice_;                     // result of the last save / apply
+    char min_text_[32] = "8";
+    char max_text_[32] = "128MiB";
+    char path_text_[256] = "calibrated-cluster.json";
+    MeasureRecords records_;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,416 @@
+#include "widgets/memory/memory_panel.hpp"
+
+#include "core/scenario/units.hpp"
+#include "widgets/kit/glossary_terms.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/item_rects.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace shardscope::ui {
+
+namespace {
+
+constexpr ImU32 kRed = IM_COL32(240, 80, 80, 255);
+constexpr ImU32 kGreen = IM_COL32(110, 200, 120, 255);
+constexpr ImU32 kCapacityLine = IM_COL32(255, 205, 70, 255);
+constexpr float kWideLayout = 1000.0f;  // below this width the sections stack in one column
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const char* const kZeroLabels[] = {"0  (DDP: nothing sharded)", "1  (optimizer state)", "2  (+ gradients)",
+                                   "3  (+ weights: FSDP)"};
+constexpr Recompute kRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
+constexpr Precision kPrecisions[] = {Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16};
+
+void section_title(const char* text) {
+    ImGui::Spacing();
+    ImGui::TextUnformatted(text);
+    ImGui::Separator();
+}
+
+template <typename Enum, size_t N>
+int index_of(const Enum (&values)[N], Enum v) {
+    for (size_t i = 0; i < N; ++i)
+        if (values[i] == v) return static_cast<int>(i);
+    return 0;
+}
+
+struct Rect {
+    ImVec2 min, max;
+    [[nodiscard]] bool overlaps(const Rect& o) const {
+        return min.x < o.max.x && o.min.x < max.x && min.y < o.max.y && o.min.y < max.y;
+    }
+};
+
+// The GPU's memory line label, on the line when there is room: above it at its right end, else below
+// it, else at the left end; the first place that covers no bar and no total. The legend names the
+// line in any case.
+void draw_capacity_label(ImVec2 line_start, ImVec2 line_end, float plot_top, float plot_bottom, const std::string& label,
+                         const std::vector<Rect>& taken) {
+    constexpr float kMargin = 8.0f;
+    const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    const float right = line_end.x - size.x - 6.0f, left = line_start.x + 6.0f;
+    const float above = line_end.y - size.y - 3.0f, below = line_end.y + 3.0f;
+    const ImVec2 places[] = {{right, above}, {right, below}, {left, above}, {left, below}};
+    for (const ImVec2& p : places) {
+        const Rect r{ImVec2(p.x - kMargin, p.y - kMargin), ImVec2(p.x + size.x + kMargin, p.y + size.y + kMargin)};
+        const bool inside = p.y >= plot_top && p.y + size.y <= plot_bottom;
+        if (!inside || std::any_of(taken.begin(), taken.end(), [&](const Rect& t) { return t.overlaps(r); })) continue;
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->AddRectFilled(ImVec2(p.x - 3.0f, p.y - 1.0f), ImVec2(p.x + size.x + 3.0f, p.y + size.y + 1.0f),
+                            ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 3.0f);
+        draw->AddText(p, kCapacityLine, label.c_str());
+        return;
+    }
+}
+
+// The memory parts' legend, then the GPU's memory line.
+void memory_legend(const std::string& capacity_label) {
+    std::vector<plot::LegendEntry> entries;
+    for (int i = 0; i < 5; ++i) entries.push_back({kMemoryPartNames[i], memory_part_colour(i)});
+    // The right edge of the column (a table cell in the wide layout), taken before the legend moves on.
+    const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+    plot::legend(entries);
+    const float h = ImGui::GetTextLineHeight();
+    // On the same line when it fits there, else on its own.
+    const float needed = 14.0f + h * 1.4f + 4.0f + ImGui::CalcTextSize(capacity_label.c_str()).x;
+    if (ImGui::GetItemRectMax().x + needed <= right_edge) ImGui::SameLine(0, 14.0f);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + h * 0.5f), ImVec2(p.x + h * 1.4f, p.y + h * 0.5f), kCapacityLine, 2.0f);
+    ImGui::Dummy(ImVec2(h * 1.4f, h));
+    ImGui::SameLine(0, 4.0f);
+    ImGui::TextUnformatted(capacity_label.c_str());
+}
+
+}  // namespace
+
+MemoryPanel::MemoryPanel(Placement placement, bool open) : Panel("memory", "Memory and cost", placement, open) {}
+
+const MemoryView& MemoryPanel::view(const AppState& state) {
+    if (!has_view_ || view_.version != state.version()) {
+        view_ = build_memory_view(state);
+        has_view_ = true;
+    }
+    return view_;
+}
+
+void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
+    control_error_ = state.try_apply(candidate);
+}
+
+std::string MemoryPanel::act(AppState& state, const std::string& action, const std::string& value) {
+    Scenario c = state.scenario();
+    if (action == "zero") {
+        char* end = nullptr;
+        const long z = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || z < 0 || z > 3) return "zero: \"" + value + "\" is not 0, 1, 2 or 3";
+        c = with_zero_stage(c, static_cast<int>(z));
+    } else if (action == "recompute") {
+        const auto r = recompute_from_string(value);
+        if (!r) return "recompute: \"" + value + "\" is not none, selective or full";
+        c.training.recompute = *r;
+    } else if (action == "precision") {
+        const auto p = precision_from_string(value);
+        if (!p) return "precision: \"" + value + "\" is not mixed-bf16, fp32 or megatron-bf16";
+        c.training.precision = *p;
+    } else if (action == "micro_batch") {
+        char* end = nullptr;
+        const long long b = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || b < 1) return "micro_batch: \"" + value + "\" is not a positive integer";
+        c.training.micro_batch = b;
+    } else if (action == "apply_fix") {
+        const MemoryView& v = view(state);
+        if (!v.advice.found) return v.fits ? "apply_fix: the scenario already fits" : "apply_fix: " + v.advice_line;
+        c = v.advice.scenario;
+    } else {
+        return Panel::act(state, action, value);
+    }
+    apply(state, c);
+    return control_error_;
+}
+
+void MemoryPanel::draw(AppState& state) {
+    const MemoryView& v = view(state);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", v.setup_line.c_str());
+    ImGui::PopStyleColor();
+    const float width = ImGui::GetContentRegionAvail().x;
+    if (width < kWideLayout) {
+        draw_memory_section(state, 260.0f);
+        draw_controls(state);
+        draw_step_section();
+        draw_figures();
+        draw_notes();
+        return;
+    }
+    // Wide: memory on the left; what changes it and what the step costs on the right.
+    if (!ImGui::BeginTable("##memory_layout", 2, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp))
+        return;
+    ImGui::TableSetupColumn("memory", ImGuiTableColumnFlags_WidthStretch, 1.15f);
+    ImGui::TableSetupColumn("cost", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    // The chart takes what the fix, legend and table leave of the column.
+    const float rows = 11.0f + static_cast<float>(view_.advice.needed ? 2 : 0);
+    draw_memory_section(state, std::max(280.0f, ImGui::GetContentRegionAvail().y - rows * ImGui::GetFrameHeightWithSpacing()));
+    ImGui::TableSetColumnIndex(1);
+    draw_controls(state);
+    draw_step_section();
+    draw_figures();
+    draw_notes();
+    ImGui::EndTable();
+}
+
+void MemoryPanel::draw_memory_section(AppState& state, float chart_height) {
+    section_title("Memory per GPU");
+    draw_fit(state);
+    draw_memory_chart(chart_height);
+    memory_legend(view_.capacity_label);
+    draw_memory_table();
+}
+
+// The axis runs in whole binary units (GiB, or TiB past one) so its ticks land on round numbers;
+// the records keep bytes, only the painting is scaled. With a fix on offer, a faded last bar shows the
+// most loaded GPU after it.
+void MemoryPanel::draw_memory_chart(float height) {
+    const MemoryView& v = view_;
+    std::vector<const MemoryBarRecord*> bars;
+    for (const MemoryBarRecord& b : v.bars) bars.push_back(&b);
+    const MemoryBarRecord* preview = v.fix_preview ? &*v.fix_preview : nullptr;
+    if (preview) bars.push_back(preview);
+    double top = v.capacity_bytes;
+    for (const MemoryBarRecord* b : bars) top = std::max(top, b->total_bytes);
+    const double unit = top >= 1024.0 * kGiB ? 1024.0 * kGiB : top >= kGiB ? kGiB : 1024.0 * 1024.0;
+    const double axis_top = top / unit * 1.12;  // head room for the totals printed above the bars
+    const auto bytes = [unit](double u) { return format_bytes(u * unit); };
+    const auto no_label = [](double) { return std::string(); };
+    const double n = static_cast<double>(bars.size());
+    plot::Chart chart("##memory_chart", ImVec2(-1.0f, height), plot::Axis("", -0.5, n - 0.5, plot::Scale::linear, no_label),
+                      plot::Axis("", 0, axis_top, plot::Scale::linear, bytes));
+    std::vector<plot::BarStack> stacks;
+    for (const MemoryBarRecord* b : bars) {
+        stacks.push_back(b->stack);
+        for (plot::Segment& seg : stacks.back().segments) {
+            seg.value /= unit;
+            if (b == preview) seg.colour = (seg.colour & 0x00FFFFFFu) | (150u << IM_COL32_A_SHIFT);
+        }
+    }
+    chart.stacked_bars(stacks);
+    chart.horizontal_line(v.capacity_bytes / unit, kCapacityLine, "");
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    if (v.fix_preview)  // the after-fix bar is not a stage: a thin rule sets it apart
+        chart.vertical_line(static_cast<double>(v.bars.size()) - 0.5, ImGui::GetColorU32(ImGuiCol_TextDisabled), "");
+    // Each bar's total above it, red when it does not fit. What is drawn is kept so that the
+    // capacity label can find a free place.
+    std::vector<Rect> taken;
+    const float x_left = chart.to_screen(-0.5, 0).x, x_right = chart.to_screen(n - 0.5, 0).x;
+    const float half = std::min((x_right - x_left) / static_cast<float>(bars.size()) * 0.32f, 60.0f) + 2.0f;
+    const float slot = (x_right - x_left) / static_cast<float>(bars.size());
+    for (size_t i = 0; i < bars.size(); ++i) {
+        const MemoryBarRecord& b = *bars[i];
+        const ImVec2 at = chart.to_screen(static_cast<double>(i), b.total_bytes / unit);
+        const ImVec2 bottom = chart.to_screen(static_cast<double>(i), 0);
+        // Neighbouring totals must not run into each other: the share goes first when room is short.
+        const std::string& text = ImGui::CalcTextSize(b.total_text.c_str()).x + 6.0f <= slot ? b.total_text : b.total_short;
+        const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+        const ImVec2 text_at(at.x - size.x * 0.5f, std::max(at.y - size.y - 4.0f, chart.to_screen(0, axis_top).y));
+        draw->AddText(text_at, b.fits ? kGreen : kRed, text.c_str());
+        taken.push_back(Rect{text_at, ImVec2(text_at.x + size.x, text_at.y + size.y)});
+        taken.push_back(Rect{ImVec2(at.x - half, at.y - 2.0f), ImVec2(at.x + half, bottom.y)});
+    }
+    draw_capacity_label(chart.to_screen(-0.5, v.capacity_bytes / unit), chart.to_screen(n - 0.5, v.capacity_bytes / unit),
+                        chart.to_screen(0, axis_top).y, chart.to_screen(0, 0).y, v.capacity_label, taken);
+    chart.end();
+    note_last_item("memory/chart");
+}
+
+void MemoryPanel::draw_memory_table() {
+    const MemoryView& v = view_;
+    std::vector<const MemoryBarRecord*> bars;
+    for (const MemoryBarRecord& b : v.bars) bars.push_back(&b);
+    const MemoryBarRecord* preview = v.fix_preview ? &*v.fix_preview : nullptr;
+    if (preview) bars.push_back(preview);
+    const int columns = 1 + static_cast<int>(bars.size());
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
+    if (!ImGui::BeginTable("##memory_table", columns, flags)) return;
+    ImGui::TableSetupColumn("part");
+    for (const MemoryBarRecord* b : bars) {
+        std::string heading = b->stack.label;
+        // The stage's role is printed under its bar; the narrow column keeps "stage N".
+        if (const auto cut = heading.find('\n'); cut != std::string::npos) heading.resize(cut);
+        if (b->most_loaded && v.bars.size() > 1 && b != preview) heading += " *";
+        ImGui::TableSetupColumn(heading.c_str());
+    }
+    ImGui::TableHeadersRow();
+    for (int part = 0; part < 5; ++part) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(memory_part_colour(part)), "%s", kMemoryPartNames[part]);
+        for (size_t i = 0; i < bars.size(); ++i) {
+            ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+            if (part == 3 && !bars[i]->activations_known) ImGui::TextDisabled("n/a (no architecture)");
+            else ImGui::TextUnformatted(format_bytes(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
+        }
+    }
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("total");
+    for (size_t i = 0; i < bars.size(); ++i) {
+        ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+        const MemoryBarRecord& b = *bars[i];
+        const bool room = ImGui::CalcTextSize(b.total_text.c_str()).x <= ImGui::GetContentRegionAvail().x;
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(b.fits ? kGreen : kRed), "%s",
+                           room ? b.total_text.c_str() : b.total_short.c_str());
+    }
+    ImGui::EndTable();
+    if (v.bars.size() > 1) ImGui::TextDisabled("* the most loaded GPU, the one the report describes");
+}
+
+void MemoryPanel::draw_fit(AppState& state) {
+    const MemoryView& v = view_;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(v.fits ? kGreen : kRed), "%s", v.fit_line.c_str());
+    if (v.fits) {
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::TextUnformatted(v.advice_line.c_str());
+    ImGui::PopTextWrapPos();
+    if (!v.advice.found) return;
+    const std::string label = "Apply: " + v.advice.summary() + "###apply_fix";
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.20f, 0.45f, 0.25f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.25f, 0.55f, 0.30f, 1.0f));
+    const bool clicked = ImGui::Button(label.c_str());
+    ImGui::PopStyleColor(2);
+    note_last_item("memory/apply_fix");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Applies core's fix to the scenario (Ctrl+Z undoes it).");
+    if (clicked) apply(state, v.advice.scenario);
+}
+
+void MemoryPanel::draw_controls(AppState& state) {
+    section_title("What moves memory");
+    const Scenario& s = state.scenario();
+    const float field = std::min(240.0f, ImGui::GetContentRegionAvail().x * 0.45f);
+
+    int zero = s.parallel.zero;
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("ZeRO stage", &zero, kZeroLabels, 4)) apply(state, with_zero_stage(s, zero));
+    note_last_item("memory/zero");
+    glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
+
+    int recompute = index_of(kRecomputes, s.training.recompute);
+    const char* recompute_labels[] = {"none", "selective (attention core)", "full (whole block)"};
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("Recompute", &recompute, recompute_labels, 3)) {
+        Scenario c = s;
+        c.training.recompute = kRecomputes[recompute];
+        apply(state, c);
+    }
+    note_last_item("memory/recompute");
+    glossary_tooltip_for_last_item(terms::kRecompute);
+
+    int precision = index_of(kPrecisions, s.training.precision);
+    const char* precision_labels[] = {"mixed-bf16 (2+2+12 B)", "fp32 (4+4+8 B)", "megatron-bf16 (2+4+12 B)"};
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("Precision", &precision, precision_labels, 3)) {
+        Scenario c = s;
+        c.training.precision = kPrecisions[precision];
+        apply(state, c);
+    }
+    note_last_item("memory/precision");
+    glossary_tooltip_for_last_item(terms::kPrecision);
+
+    int micro_batch = static_cast<int>(s.training.micro_batch);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputInt("Micro-batch (sequences)", &micro_batch, 1, 1, ImGuiInputTextFlags_EnterReturnsTrue)) {
+        Scenario c = s;
+        c.training.micro_batch = std::max(1, micro_batch);
+        apply(state, c);
+    }
+    note_last_item("memory/micro_batch");
+    if (!control_error_.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kRed), "Not applied: %s", control_error_.c_str());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+void MemoryPanel::draw_step_section() {
+    section_title(view_.step_title.c_str());
+    if (view_.step.empty()) {
+        ImGui::TextDisabled("No step time: the model is given as a parameter count only.");
+        return;
+    }
+    draw_step_bar();
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##step_table", 3, flags)) return;
+    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("time per step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("share of step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const StepSegmentRecord& seg : view_.step) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(seg.colour), "%s", seg.name.c_str());
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(seg.time_text.c_str());
+        ImGui::TableSetColumnIndex(2);
+        ImGui::TextUnformatted(seg.share_text.c_str());
+    }
+    ImGui::EndTable();
+}
+
+// One horizontal bar, its segments as wide as their share of the step; a name inside when it fits.
+void MemoryPanel::draw_step_bar() {
+    const float height = ImGui::GetTextLineHeight() * 2.0f;
+    const float width = std::max(60.0f, ImGui::GetContentRegionAvail().x);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##step_bar", ImVec2(width, height));
+    note_last_item("memory/step_bar");
+    const bool hovered = ImGui::IsItemHovered();
+    const float mouse_x = ImGui::GetIO().MousePos.x;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    float x = origin.x;
+    for (const StepSegmentRecord& seg : view_.step) {
+        const float w = static_cast<float>(seg.fraction) * width;
+        const ImVec2 a(x, origin.y), b(x + w, origin.y + height);
+        draw->AddRectFilled(a, b, seg.colour);
+        const std::string text = seg.name + " " + seg.share_text;
+        const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+        if (size.x + 8.0f < w)
+            draw->AddText(ImVec2(x + 4.0f, origin.y + (height - size.y) * 0.5f), IM_COL32(20, 20, 24, 255), text.c_str());
+        if (hovered && mouse_x >= a.x && mouse_x < b.x)
+            ImGui::SetTooltip("%s\n%s per step (%s)", seg.name.c_str(), seg.time_text.c_str(), seg.share_text.c_str());
+        x += w;
+    }
+    draw->AddRect(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_Border));
+}
+
+void MemoryPanel::draw_figures() {
+    section_title("Throughput");
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##figures", 2, flags)) return;
+    for (const FigureRecord& f : view_.figures) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextDisabled("%s", f.label.c_str());
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(f.value.c_str());
+    }
+    ImGui::EndTable();
+}
+
+void MemoryPanel::draw_notes() {
+    if (view_.notes.empty()) return;
+    section_title("Notes");
+    // BulletText does not wrap in 1.86: a bullet, then wrapped text beside it.
+    for (const std::string& note : view_.notes) {
+        ImGui::Bullet();
+        ImGui::TextWrapped("%s", note.c_str());
+    }
+}
+
+}  // namespace shardscope::ui

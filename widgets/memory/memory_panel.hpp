@@ -1,0 +1,47 @@
+#pragma once
+// Memory and cost: per GPU kind (first / middle / last pipeline stage) a stacked bar of
+// weights, gradients, optimizer state, activations and other against the GPU's memory, red when it
+// does not fit, with core's cheapest fix and a button to apply it; quick controls for what moves
+// memory (ZeRO stage, recompute, precision, micro-batch); the step time cut into compute, each dim's
+// exposed communication and the bubble; throughput and MFU; the report's notes.
+//
+// Two passes: build_memory_view (memory_view.hpp) turns the report into records once per scenario
+// version; draw() only paints them.
+
+#include "widgets/memory/memory_view.hpp"
+#include "widgets/shell/panel.hpp"
+
+namespace shardscope::ui {
+
+class MemoryPanel final : public Panel {
+public:
+    MemoryPanel(Placement placement, bool open);
+
+    void draw(AppState& state) override;
+    // zero=0..3, recompute=none|selective|full, precision=mixed-bf16|fp32|megatron-bf16,
+    // micro_batch=N, apply_fix=1 (core's suggested fix, when there is one).
+    std::string act(AppState& state, const std::string& action, const std::string& value) override;
+
+    // The records for the current scenario (rebuilt when its version changed).
+    const MemoryView& view(const AppState& state);
+    // Why the last control edit was refused ("" when it was applied).
+    [[nodiscard]] const std::string& control_error() const noexcept { return control_error_; }
+
+private:
+    void draw_memory_section(AppState& state, float chart_height);
+    void draw_memory_chart(float height);
+    void draw_memory_table();
+    void draw_fit(AppState& state);
+    void draw_controls(AppState& state);
+    void draw_step_section();
+    void draw_step_bar();
+    void draw_figures();
+    void draw_notes();
+    void apply(AppState& state, const Scenario& candidate);
+
+    MemoryView view_;
+    bool has_view_ = false;
+    std::string control_error_;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,150 @@
+#include "widgets/memory/memory_view.hpp"
+
+#include "core/scenario/units.hpp"
+
+#include <sstream>
+
+namespace shardscope::ui {
+
+namespace {
+
+// Red is kept for "does not fit", so no memory part is red.
+constexpr int kPartPalette[] = {0 /* blue */, 1 /* orange */, 6 /* purple */, 4 /* green */, 9 /* grey */};
+
+std::string setup_line(const Scenario& s, const Report& r) {
+    const ParallelSpec& p = s.parallel;
+    std::ostringstream os;
+    os << s.model.name << " on " << r.world_size << " x " << s.cluster.gpu.name << "  |  tp " << p.tp;
+    if (p.cp > 1) os << ", cp " << p.cp;
+    os << ", pp " << p.pp << ", dp_shard " << p.dp_shard << ", dp_replicate " << p.dp_replicate;
+    if (p.ep > 1) os << ", ep " << p.ep;
+    os << "  |  ZeRO " << p.zero << ", recompute " << to_string(s.training.recompute) << ", "
+       << to_string(s.training.precision) << ", micro-batch " << s.training.micro_batch;
+    return os.str();
+}
+
+// Past 10x the GPU a percentage stops reading well: "37.9x" instead of "3794.1%".
+std::string share_of_gpu(double fraction) {
+    return fraction < 10 ? format_percent(fraction) : format_count(fraction) + "x";
+}
+
+std::string bar_label(const MemoryBar& b) {
+    if (b.role == "every GPU") return "every GPU";
+    return "stage " + std::to_string(b.stage) + "\n" + b.role;
+}
+
+MemoryBarRecord bar_record(const MemoryBar& b) {
+    MemoryBarRecord rec;
+    rec.stage = b.stage;
+    rec.most_loaded = b.most_loaded;
+    rec.fits = b.fits;
+    rec.total_bytes = b.total_bytes;
+    rec.activations_known = b.bytes.activations.has_value();
+    rec.total_short = format_bytes(b.total_bytes);
+    rec.total_text = rec.total_short + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
+    rec.stack.label = bar_label(b);
+    rec.stack.highlight = !b.fits;
+    const double values[] = {b.bytes.params, b.bytes.grads, b.bytes.optimizer, b.bytes.activations.value_or(0),
+                             b.bytes.other};
+    for (int i = 0; i < 5; ++i)
+        rec.stack.segments.push_back(plot::Segment{kMemoryPartNames[i], values[i], memory_part_colour(i)});
+    return rec;
+}
+
+std::string fit_line(const Report& r) {
+    const std::string where =
+        r.stages.size() > 1 ? " on the most loaded GPU (stage " + std::to_string(r.most_loaded_stage) + ")" : " per GPU";
+    if (r.fits) return "Fits: " + format_bytes(r.memory.total()) + " of " + format_bytes(r.gpu_memory_bytes) + where + ".";
+    return "Does not fit: " + format_bytes(r.memory.total()) + " needed of " + format_bytes(r.gpu_memory_bytes) + where + ".";
+}
+
+std::string changes_text(const std::vector<KnobChange>& changes) {
+    std::string out;
+    for (const KnobChange& c : changes) out += (out.empty() ? "" : ", ") + c.text();
+    return out;
+}
+
+std::string advice_line(const FitAdvice& a) {
+    if (!a.needed) return {};
+    const std::string searched = " (" + std::to_string(a.candidates_screened) + " layouts screened, " +
+                                 std::to_string(a.candidates_costed) + " re-costed)";
+    if (a.found) {
+        std::string line = "Cheapest fix: " + a.summary() + ". Then " + format_bytes(a.total_bytes) + " of " +
+                           format_bytes(a.capacity_bytes);
+        if (a.step_s) line += ", step " + format_seconds(*a.step_s);
+        return line + searched + ".";
+    }
+    std::string line = "No mix of ZeRO stage, micro-batch, recompute, TP and PP fits on these GPUs" + searched + ".";
+    if (!a.closest_changes.empty())
+        line += " Even the lightest (" + changes_text(a.closest_changes) + ") needs at least " +
+                format_bytes(a.closest_bytes) + " per GPU.";
+    return line + " It takes more GPUs, or GPUs with more memory.";
+}
+
+std::vector<FigureRecord> figures(const Report& r) {
+    std::vector<FigureRecord> out;
+    const auto add = [&](const char* label, const std::optional<double>& v, std::string (*fmt)(double), const char* suffix) {
+        out.push_back(FigureRecord{label, v ? fmt(*v) + suffix : "n/a (no architecture)"});
+    };
+    add("Step time", r.time.step, format_seconds, "");
+    out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches)});
+    // The simulated schedule's idle share, before communication lengthens the step (the step bar's
+    // bubble is a share of the whole step).
+    add("Pipeline bubble (schedule)", r.bubble_fraction, format_percent, "");
+    add("Tokens per second", r.throughput.tokens_per_s, format_count, " tokens/s");
+    // Report keeps TFLOP/s; format_flops_rate takes FLOP/s.
+    const auto flops = [](const std::optional<double>& tflops) {
+        return tflops ? std::optional<double>(*tflops * 1e12) : std::nullopt;
+    };
+    add("Model TFLOP/s per GPU", flops(r.throughput.model_tflops_per_gpu), format_flops_rate, "");
+    add("Hardware TFLOP/s per GPU", flops(r.throughput.hardware_tflops_per_gpu), format_flops_rate, "");
+    add("MFU", r.throughput.mfu, format_percent, "");
+    return out;
+}
+
+}  // namespace
+
+ImU32 memory_part_colour(int part) { return plot::categorical_colour(kPartPalette[part % 5]); }
+
+ImU32 step_part_colour(const StepPart& part) {
+    switch (part.kind) {
+        case StepPartKind::compute: return plot::categorical_colour(4);              // green: useful work
+        case StepPartKind::bubble: return IM_COL32(120, 120, 128, 255);               // grey: idle
+        case StepPartKind::communication: break;
+    }
+    // One colour per dim, the same in every panel that colours dims.
+    static const std::pair<const char*, int> kDimColours[] = {{"tp", 1},           {"cp", 5}, {"dp_shard", 0},
+                                                              {"dp_replicate", 10}, {"pp", 7}, {"ep", 8}};
+    for (const auto& [dim, colour] : kDimColours)
+        if (part.dim == dim) return plot::categorical_colour(colour);
+    return plot::categorical_colour(2);
+}
+
+MemoryView build_memory_view(const AppState& state) {
+    const Report& r = state.report();
+    const Scenario& s = state.scenario();
+    MemoryView v;
+    v.version = state.version();
+    v.setup_line = setup_line(s, r);
+    for (const MemoryBar& b : memory_bars(r)) v.bars.push_back(bar_record(b));
+    v.capacity_bytes = r.gpu_memory_bytes;
+    v.capacity_label = s.cluster.gpu.name + ": " + format_bytes(r.gpu_memory_bytes);
+    v.fits = r.fits;
+    v.fit_line = fit_line(r);
+    // Re-costing candidates takes a while: only when there is something to fix.
+    if (!r.fits) v.advice = advise_fit(s);
+    if (v.advice.found) {
+        v.fix_preview = bar_record(memory_bar(v.advice.memory, v.advice.capacity_bytes, "after fix"));
+        v.fix_preview->stack.label = "after fix";
+    }
+    v.advice_line = advice_line(v.advice);
+    for (const StepPart& p : step_parts(r))
+        v.step.push_back(StepSegmentRecord{p.name, p.seconds, p.fraction, step_part_colour(p), format_seconds(p.seconds),
+                                           format_percent(p.fraction)});
+    v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
+    v.figures = figures(r);
+    v.notes = r.notes;
+    return v;
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,70 @@
+#pragma once
+// The Memory and cost panel's draw records: what it paints, built once per scenario version from
+// core's Report (memory_bars, step_parts) and core's fit advice. Plain data, so the headless tests
+// assert on it instead of on pixels. Every figure here is core's; this file only picks colours and
+// formats with core/scenario/units.hpp.
+
+#include "core/model/cost_breakdown.hpp"
+#include "core/model/fit_advisor.hpp"
+#include "widgets/shell/app_state.hpp"
+#include "widgets/kit/plot.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+// The five memory parts, bottom to top of a bar.
+inline constexpr const char* kMemoryPartNames[] = {"weights", "gradients", "optimizer", "activations", "other"};
+
+struct MemoryBarRecord {
+    plot::BarStack stack;    // label, one segment per part (bytes), highlight = does not fit
+    int64_t stage = 0;
+    bool most_loaded = false;
+    bool fits = false;
+    double total_bytes = 0;
+    bool activations_known = true;  // false for a count-only model (its segment is 0, shown "n/a")
+    std::string total_text;  // "181 GiB (243.5%)": the share is of the GPU's memory
+    std::string total_short; // "181 GiB": above a bar too narrow for the share
+};
+
+struct StepSegmentRecord {
+    std::string name;        // "compute", "tp comm", "bubble"
+    double seconds = 0;
+    double fraction = 0;     // of the step
+    ImU32 colour = 0;
+    std::string time_text;   // "4.06 s"
+    std::string share_text;  // "91.0%"
+};
+
+struct FigureRecord {
+    std::string label;
+    std::string value;
+};
+
+struct MemoryView {
+    unsigned long version = 0;
+    std::string setup_line;              // model, GPUs and layout in one line
+    std::vector<MemoryBarRecord> bars;
+    double capacity_bytes = 0;
+    std::string capacity_label;          // "H100 SXM: 74.5 GiB"
+    bool fits = false;
+    std::string fit_line;                // the verdict for the most loaded GPU
+    FitAdvice advice;                    // core's fix (needed/found say whether there is one)
+    std::optional<MemoryBarRecord> fix_preview;  // the most loaded GPU once the fix is applied
+    std::string advice_line;             // what the fix does, or why there is none
+    std::vector<StepSegmentRecord> step;
+    std::string step_title;              // "Where a 4.46 s step goes"
+    std::vector<FigureRecord> figures;   // step time, tokens/s, TFLOP/s, MFU...
+    std::vector<std::string> notes;
+};
+
+// Records for the current scenario; runs core's fit advice when the scenario does not fit.
+[[nodiscard]] MemoryView build_memory_view(const AppState& state);
+
+// Colours shared by the chart and its legend, and by the step bar.
+[[nodiscard]] ImU32 memory_part_colour(int part);
+[[nodiscard]] ImU32 step_part_colour(const StepPart& part);
+
+}  // namespace shardscope::ui

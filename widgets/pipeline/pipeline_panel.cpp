@@ -1,0 +1,693 @@
+#include "widgets/pipeline/pipeline_panel.hpp"
+
+#include "core/model/pipeline_scenario.hpp"
+#include "core/scenario/units.hpp"
+#include "widgets/kit/glossary_terms.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/item_rects.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace shardscope::ui {
+
+namespace {
+
+constexpr Schedule kSchedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
+                                   Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe};
+constexpr int kMaxStagesControl = 512;
+constexpr int kMaxMicrobatchesControl = 1 << 16;  // the simulator's own limit
+constexpr int kMaxVirtualControl = 16;
+constexpr float kStageTableWidth = 330.0f;
+constexpr float kGroupSpacing = 16.0f;
+
+bool same_costs(const std::vector<StageCost>& a, const std::vector<StageCost>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].f != b[i].f || a[i].b != b[i].b || a[i].w != b[i].w) return false;
+    return true;
+}
+
+bool same_geometry(const TimelineGeometry& a, const TimelineGeometry& b) {
+    return a.x0 == b.x0 && a.x1 == b.x1 && a.label_x0 == b.label_x0 && a.y0 == b.y0 && a.row_height == b.row_height &&
+           a.row_gap == b.row_gap && a.lane_header == b.lane_header && a.lane_gap == b.lane_gap &&
+           a.char_width == b.char_width && a.arrows == b.arrows && a.max_arrows == b.max_arrows;
+}
+
+bool same_spec(const PipelineSpec& a, const PipelineSpec& b) {
+    return a.schedule == b.schedule && a.stages == b.stages && a.microbatches == b.microbatches &&
+           a.virtual_stages == b.virtual_stages && a.p2p_time == b.p2p_time && same_costs(a.costs, b.costs);
+}
+
+std::optional<Schedule> parse_schedule(const std::string& v) {
+    if (v == "interleaved") return Schedule::interleaved_1f1b;
+    return schedule_from_string(v);
+}
+
+// Whole number in [lo, hi], or an error naming the action.
+std::string parse_int(const std::string& action, const std::string& value, int lo, int hi, int& out) {
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v < lo || v > hi)
+        return action + ": expected a whole number " + std::to_string(lo) + ".." + std::to_string(hi) + ", got \"" +
+               value + "\"";
+    out = static_cast<int>(v);
+    return {};
+}
+
+std::string parse_double(const std::string& action, const std::string& value, double lo, double& out) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !std::isfinite(v) || v < lo)
+        return action + ": expected a number >= " + std::to_string(lo) + ", got \"" + value + "\"";
+    out = v;
+    return {};
+}
+
+// The core's closed form reads one stage's cost; with unequal stages the first is as good as any and
+// the read-out says the figure assumes equal stages.
+StageCost first_stage_cost(const PipelineSpec& spec) {
+    return spec.costs.empty() ? StageCost{} : spec.costs.front();
+}
+
+bool stages_equal(const PipelineSpec& spec) {
+    for (const StageCost& c : spec.costs)
+        if (c.f != spec.costs.front().f || c.b != spec.costs.front().b || c.w != spec.costs.front().w) return false;
+    return true;
+}
+
+// Controls run left to right and wrap when the next group would not fit, so a narrow tile keeps
+// every control reachable. Call before a group (label + widget) with the group's width.
+void flow(float next_width) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + kGroupSpacing + next_width <= right) ImGui::SameLine(0, kGroupSpacing);
+}
+
+float labelled_width(const char* label, float item_width) {
+    return ImGui::CalcTextSize(label).x + ImGui::GetStyle().ItemSpacing.x + item_width;
+}
+
+float button_width(const char* label) {
+    return ImGui::CalcTextSize(label).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+}
+
+float checkbox_width(const char* label) {
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
+}  // namespace
+
+const char* schedule_display_name(Schedule s) noexcept {
+    switch (s) {
+        case Schedule::gpipe: return "GPipe";
+        case Schedule::one_f_one_b: return "1F1B";
+        case Schedule::interleaved_1f1b: return "Interleaved 1F1B";
+        case Schedule::zb_h1: return "ZB-H1";
+        case Schedule::zb_h2: return "ZB-H2";
+        case Schedule::dualpipe: return "DualPipe";
+    }
+    return "";
+}
+
+const char* closed_form_text(Schedule s) noexcept {
+    switch (s) {
+        case Schedule::gpipe:
+        case Schedule::one_f_one_b: return "(p-1)/(m+p-1)";
+        case Schedule::interleaved_1f1b: return "(p-1)(F+B+W)/v per step";
+        case Schedule::zb_h1: return "(p-1)(F+B-W), at least (p-1)F";
+        case Schedule::zb_h2: return "(p-1)(F+B-2W), at least (p-1)F";
+        case Schedule::dualpipe: return "(p/2-1)(F&B+B-3W)";
+    }
+    return "";
+}
+
+PipelinePanel::PipelinePanel(Placement placement, bool open)
+    : Panel("pipeline", "Pipeline timeline", placement, open) {}
+
+std::vector<StageCost> PipelinePanel::stage_costs() const {
+    const PipelineControls& c = controls_;
+    if (!c.scenario_costs.empty() && static_cast<int>(c.scenario_costs.size()) == c.stages) return c.scenario_costs;
+    const StageCost base{c.f_ms * 1e-3, c.b_ms * 1e-3, c.w_ms * 1e-3};
+    if (c.first_stage_extra == 0 && c.last_stage_extra == 0) return {base};
+    std::vector<StageCost> costs(static_cast<std::size_t>(std::max(1, c.stages)), base);
+    const auto scaled = [](StageCost s, double extra) {
+        const double k = 1.0 + extra;
+        return StageCost{s.f * k, s.b * k, s.w * k};
+    };
+    costs.front() = scaled(costs.front(), c.first_stage_extra);
+    // With one stage the same GPU carries both ends.
+    costs.back() = scaled(costs.back(), c.last_stage_extra);
+    return costs;
+}
+
+PipelineSpec PipelinePanel::spec_for(Schedule schedule) const {
+    PipelineSpec spec;
+    spec.schedule = schedule;
+    spec.stages = controls_.stages;
+    spec.microbatches = controls_.microbatches;
+    spec.virtual_stages = schedule == Schedule::interleaved_1f1b ? controls_.virtual_stages : 1;
+    spec.costs = stage_costs();
+    spec.p2p_time = controls_.p2p_ms * 1e-3;
+    return spec;
+}
+
+void PipelinePanel::update_simulation(const AppState& state) {
+    const bool scenario_changed = scenario_version_ != state.version();
+    scenario_version_ = state.version();
+    // While the costs come from the scenario, the timeline follows it (an edit, undo, a lesson step).
+    if (scenario_changed && !controls_.scenario_costs.empty()) take_from_scenario(state.scenario());
+    bool any_resimulated = false;
+    for (int lane = 0; lane < lane_count(); ++lane) {
+        Lane& l = lanes_[lane];
+        const PipelineSpec wanted = spec_for(lane == 0 ? controls_.schedule : controls_.compare_schedule);
+        const bool resimulate = !l.simulated || !same_spec(wanted, l.spec);
+        if (resimulate) {
+            const auto t0 = std::chrono::steady_clock::now();
+            l.spec = wanted;
+            l.timeline = simulate_pipeline(l.spec);
+            l.simulated = true;
+            simulation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            any_resimulated = true;
+            ++generation_;
+        }
+        // Activation bytes read the scenario's model cut into this timeline's stages.
+        if (resimulate || scenario_changed) l.activation_bytes = activation_bytes_per_stage(state.scenario(), l.timeline);
+    }
+    // A new timeline has a new length: show all of it.
+    if (any_resimulated) view_.reset();
+}
+
+double PipelinePanel::full_span() const {
+    double span = 0;
+    for (int lane = 0; lane < lane_count(); ++lane)
+        if (lanes_[lane].timeline.ok()) span = std::max(span, lanes_[lane].timeline.makespan);
+    return span > 0 ? span : 1e-3;
+}
+
+TimeWindow PipelinePanel::time_window() const {
+    if (view_) return *view_;
+    // A little air after the last op so the final block does not touch the edge.
+    return TimeWindow{0, full_span() * 1.01};
+}
+
+void PipelinePanel::set_time_window(TimeWindow w) {
+    const double full = full_span() * 1.01;
+    // Never zoom below a millionth of the run: doubles keep their precision and blocks stay finite.
+    const double span = std::clamp(w.span(), full * 1e-6, full);
+    const double t0 = std::clamp(w.t0, 0.0, full - span);
+    view_ = TimeWindow{t0, t0 + span};
+}
+
+void PipelinePanel::take_from_scenario(const Scenario& s) {
+    const PipelineSpec spec = pipeline_spec_for(s);
+    PipelineControls& c = controls_;
+    c.schedule = spec.schedule;
+    c.stages = spec.stages;
+    c.microbatches = spec.microbatches;
+    if (spec.schedule == Schedule::interleaved_1f1b) c.virtual_stages = spec.virtual_stages;
+    c.p2p_ms = spec.p2p_time * 1e3;
+    // Costs in split form, so a comparison with a zero-bubble schedule has a W to move: for schedules
+    // that run B and W as one op only their sum matters, and the cost model halves it the same way.
+    std::vector<StageCost> costs = spec.costs;
+    if (costs.size() == 1) costs.assign(static_cast<std::size_t>(spec.stages), costs.front());
+    for (StageCost& cost : costs)
+        if (cost.w == 0) cost = StageCost{cost.f, cost.b / 2, cost.b / 2};
+    c.scenario_costs = costs;
+    // The number fields show a typical middle stage and the ends as extra fractions of it.
+    const StageCost& base = costs[costs.size() > 2 ? 1 : 0];
+    c.f_ms = base.f * 1e3;
+    c.b_ms = base.b * 1e3;
+    c.w_ms = base.w * 1e3;
+    c.first_stage_extra = costs.front().total() / base.total() - 1.0;
+    c.last_stage_extra = costs.back().total() / base.total() - 1.0;
+}
+
+std::string PipelinePanel::act(AppState& state, const std::string& action, const std::string& value) {
+    PipelineControls& c = controls_;
+    std::string error;
+    if (action == "schedule" || action == "compare") {
+        if (action == "compare" && (value == "none" || value == "off")) {
+            c.compare = false;
+            return {};
+        }
+        const std::optional<Schedule> s = parse_schedule(value);
+        if (!s) return action + ": unknown schedule \"" + value + "\" (gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, dualpipe)";
+        if (action == "schedule") {
+            c.schedule = *s;
+        } else {
+            c.compare = true;
+            c.compare_schedule = *s;
+        }
+    } else if (action == "stages") {
+        error = parse_int(action, value, 1, kMaxStagesControl, c.stages);
+        if (error.empty()) c.scenario_costs.clear();
+    } else if (action == "microbatches") {
+        error = parse_int(action, value, 1, kMaxMicrobatchesControl, c.microbatches);
+    } else if (action == "virtual") {
+        error = parse_int(action, value, 1, kMaxVirtualControl, c.virtual_stages);
+        // Asking for chunks means the interleaved schedule.
+        if (error.empty() && c.virtual_stages > 1) c.schedule = Schedule::interleaved_1f1b;
+    } else if (action == "f" || action == "b" || action == "w" || action == "p2p") {
+        double& field = action == "f" ? c.f_ms : action == "b" ? c.b_ms : action == "w" ? c.w_ms : c.p2p_ms;
+        error = parse_double(action, value, 0, field);
+        if (error.empty() && action != "p2p") c.scenario_costs.clear();
+    } else if (action == "first_extra" || action == "last_extra") {
+        double percent = 0;
+        error = parse_double(action, value, 0, percent);
+        if (error.empty()) (action == "first_extra" ? c.first_stage_extra : c.last_stage_extra) = percent / 100.0;
+        if (error.empty()) c.scenario_costs.clear();
+    } else if (action == "target") {
+        double percent = 0;
+        error = parse_double(action, value, 0, percent);
+        if (error.empty()) c.bubble_target = percent / 100.0;
+    } else if (action == "arrows") {
+        c.arrows = value == "on" || value == "1" || value == "true";
+    } else if (action == "from_scenario") {
+        take_from_scenario(state.scenario());
+    } else if (action == "zoom") {
+        update_simulation(state);
+        if (value == "fit") {
+            fit_time_window();
+            return {};
+        }
+        const auto comma = value.find(',');
+        double a = 0, b = 0;
+        if (comma == std::string::npos || !parse_double(action, value.substr(0, comma), 0, a).empty() ||
+            !parse_double(action, value.substr(comma + 1), 0, b).empty() || b <= a || b > 1)
+            return "zoom: expected A,B with 0 <= A < B <= 1 (fractions of the longest makespan), or fit";
+        const double full = full_span() * 1.01;
+        set_time_window(TimeWindow{a * full, b * full});
+        return {};
+    } else {
+        return Panel::act(state, action, value);
+    }
+    if (error.empty()) update_simulation(state);
+    return error;
+}
+
+// ---- Drawing ------------------------------------------------------------------------------------
+
+void PipelinePanel::draw(AppState& state) {
+    draw_controls(state);
+    update_simulation(state);
+    draw_readout();
+    ImGui::Separator();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    // The legend wraps in a narrow tile: reserve what it took last frame.
+    const float legend_h = std::max(legend_height_, ImGui::GetFrameHeightWithSpacing());
+    const float body_h = std::max(120.0f, avail.y - legend_h);
+    const float wanted_table_w = lane_count() == 2 ? kStageTableWidth + 190.0f : kStageTableWidth;
+    const float table_w = avail.x > 1100.0f ? wanted_table_w : 0.0f;
+    draw_canvas(avail.x - table_w - (table_w > 0 ? ImGui::GetStyle().ItemSpacing.x : 0.0f), body_h);
+    if (table_w > 0) {
+        ImGui::SameLine();
+        draw_stage_table(table_w, body_h);
+    }
+    draw_legend();
+}
+
+void PipelinePanel::draw_controls(AppState& state) {
+    PipelineControls& c = controls_;
+    const float combo_w = ImGui::CalcTextSize("Interleaved 1F1B").x + ImGui::GetFrameHeight() + 16.0f;
+    const auto schedule_combo = [&](const char* id, Schedule& s) {
+        ImGui::SetNextItemWidth(combo_w);
+        if (!ImGui::BeginCombo(id, schedule_display_name(s))) return;
+        for (Schedule option : kSchedules)
+            if (ImGui::Selectable(schedule_display_name(option), option == s)) s = option;
+        ImGui::EndCombo();
+    };
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Schedule");
+    ImGui::SameLine();
+    schedule_combo("##schedule", c.schedule);
+    note_last_item("pipeline/schedule");
+    glossary_tooltip_for_last_item(glossary_term(c.schedule));
+    flow(checkbox_width("Compare with") + ImGui::GetStyle().ItemSpacing.x + combo_w);
+    ImGui::Checkbox("Compare with", &c.compare);
+    note_last_item("pipeline/compare");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!c.compare);
+    schedule_combo("##compare", c.compare_schedule);
+    glossary_tooltip_for_last_item(glossary_term(c.compare_schedule));
+    ImGui::EndDisabled();
+
+    constexpr float kIntWidth = 95.0f;
+    const auto int_field = [&](const char* label, const char* id, int& v, int lo, int hi, const char* tip) {
+        flow(labelled_width(label, kIntWidth));
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(label);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(kIntWidth);
+        const bool changed = ImGui::InputInt(id, &v, 1, 8);
+        v = std::clamp(v, lo, hi);
+        return changed;
+    };
+    if (int_field("p", "##p", c.stages, 1, kMaxStagesControl, "Pipeline stages (devices)")) c.scenario_costs.clear();
+    int_field("m", "##m", c.microbatches, 1, kMaxMicrobatchesControl, "Micro-batches per step");
+    ImGui::BeginDisabled(c.schedule != Schedule::interleaved_1f1b &&
+                         !(c.compare && c.compare_schedule == Schedule::interleaved_1f1b));
+    int_field("v", "##v", c.virtual_stages, 1, kMaxVirtualControl, "Model chunks per device (interleaved 1F1B)");
+    ImGui::EndDisabled();
+
+    flow(button_width("From scenario") + ImGui::GetStyle().ItemSpacing.x + button_width("Fit"));
+    if (ImGui::Button("From scenario")) take_from_scenario(state.scenario());
+    note_last_item("pipeline/from_scenario");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Schedule, p, m, v, per-stage F/B/W and p2p time of the current scenario, from core's "
+                          "cost model (compute per micro-batch on one GPU of each stage)");
+    ImGui::SameLine();
+    if (ImGui::Button("Fit")) fit_time_window();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the whole step (or double-click the timeline)");
+    flow(checkbox_width("Send/recv arrows"));
+    ImGui::Checkbox("Send/recv arrows", &c.arrows);
+    draw_cost_controls();
+}
+
+void PipelinePanel::draw_cost_controls() {
+    PipelineControls& c = controls_;
+    bool costs_edited = false;
+    constexpr float kNumberWidth = 80.0f;
+    const auto ms_field = [&](const char* label, const char* id, double& v, const char* tip, bool first) {
+        if (!first) flow(labelled_width(label, kNumberWidth));
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(label);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(kNumberWidth);
+        const bool changed = ImGui::InputDouble(id, &v, 0, 0, "%.3f");
+        v = std::max(v, 0.0);
+        return changed;
+    };
+    costs_edited |= ms_field("F ms", "##f", c.f_ms, "Forward of one micro-batch on one stage", true);
+    costs_edited |= ms_field("B ms", "##b", c.b_ms, "Backward for the inputs (sent upstream)", false);
+    costs_edited |= ms_field("W ms", "##w", c.w_ms,
+                             "Backward for the weights (local). 1F1B and GPipe run B+W as one op", false);
+    const auto percent_field = [&](const char* label, const char* id, double& fraction, const char* tip) {
+        flow(labelled_width(label, kNumberWidth));
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(label);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(kNumberWidth);
+        double percent = fraction * 100.0;
+        const bool changed = ImGui::InputDouble(id, &percent, 0, 0, "%.0f%%");
+        if (changed) fraction = std::max(percent, 0.0) / 100.0;
+        return changed;
+    };
+    costs_edited |= percent_field("First stage +", "##first", c.first_stage_extra,
+                                  "Extra work on stage 0 (e.g. the embedding), as a share of a middle stage");
+    costs_edited |= percent_field("Last stage +", "##last", c.last_stage_extra,
+                                  "Extra work on the last stage (output layer and loss)");
+    ms_field("p2p ms", "##p2p", c.p2p_ms, "Time for one activation or gradient to reach the next stage", false);
+    if (costs_edited) c.scenario_costs.clear();
+    if (!c.scenario_costs.empty()) {
+        const char* note = "per-stage costs from the scenario";
+        flow(ImGui::CalcTextSize(note).x);
+        ImGui::TextColored(ImVec4(0.45f, 0.8f, 1.0f, 1.0f), "%s", note);
+    }
+}
+
+std::string PipelinePanel::lane_title(int lane) const {
+    const Lane& l = lanes_[lane];
+    std::string title = schedule_display_name(l.spec.schedule);
+    if (l.spec.schedule == Schedule::interleaved_1f1b) title += " (v = " + std::to_string(l.spec.virtual_stages) + ")";
+    if (!l.timeline.ok()) return title + ":";
+    return title + "   makespan " + format_seconds(l.timeline.makespan) + ", bubble " +
+           format_percent(l.timeline.bubble_fraction);
+}
+
+// One row of the read-out table: every figure comes from the simulated timeline or core's closed forms.
+void PipelinePanel::draw_lane_readout(int lane) {
+    const Lane& l = lanes_[lane];
+    const PipelineSpec& spec = l.spec;
+    const PipelineTimeline& t = l.timeline;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(schedule_display_name(spec.schedule));
+    if (parameter_copies(spec.schedule) > 1) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("x%d weights", parameter_copies(spec.schedule));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("DualPipe keeps two copies of the parameters (one per direction)");
+    }
+    ImGui::TableNextColumn();
+    if (!t.ok()) {
+        // The reason goes under the table (a long line here would widen the column).
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "rejected");
+        return;
+    }
+    ImGui::TextUnformatted(format_seconds(t.makespan).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_percent(t.bubble_fraction).c_str());
+
+    ImGui::TableNextColumn();
+    const double closed = closed_form_bubble_fraction(spec.schedule, spec.stages, spec.microbatches,
+                                                      spec.virtual_stages, first_stage_cost(spec));
+    const bool exact = stages_equal(spec) && spec.p2p_time == 0;
+    ImGui::Text("%s%s", format_percent(closed).c_str(), exact ? "" : "*");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", closed_form_text(spec.schedule));
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", exact ? "Closed form of the schedule's source, as a share of the step"
+                                      : "* The closed form assumes equal stages (stage 0's costs) and no p2p time;\n"
+                                        "the measured figure includes the imbalance and the communication");
+
+    ImGui::TableNextColumn();
+    const auto peak = std::max_element(t.peak_activation_microbatches.begin(), t.peak_activation_microbatches.end());
+    const std::size_t peak_stage = static_cast<std::size_t>(peak - t.peak_activation_microbatches.begin());
+    ImGui::Text("%.4g on stage %zu", *peak, peak_stage);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_bytes(l.activation_bytes[peak_stage]).c_str());
+    if (l.activation_bytes.empty() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("Needs the scenario's architecture and no more stages than it has layers");
+
+    ImGui::TableNextColumn();
+    const int needed = min_microbatches_for_bubble(spec, controls_.bubble_target);
+    if (needed > 0)
+        ImGui::Text("%d", needed);
+    else
+        ImGui::TextDisabled("none");
+}
+
+void PipelinePanel::draw_readout() {
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    if (ImGui::BeginTable("readout", 7, flags)) {
+        ImGui::TableSetupColumn("Schedule");
+        ImGui::TableSetupColumn("Makespan");
+        ImGui::TableSetupColumn("Bubble");
+        ImGui::TableSetupColumn("Closed form");
+        ImGui::TableSetupColumn("Peak in flight (micro-batches)");
+        ImGui::TableSetupColumn("Activations at peak");
+        const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
+        ImGui::TableSetupColumn(target.c_str(), ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableHeadersRow();
+        for (int lane = 0; lane < lane_count(); ++lane) draw_lane_readout(lane);
+        ImGui::EndTable();
+    }
+    for (int lane = 0; lane < lane_count(); ++lane)
+        if (!lanes_[lane].timeline.ok())
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s: %s", schedule_display_name(lanes_[lane].spec.schedule),
+                               lanes_[lane].timeline.error.c_str());
+    if (lane_count() == 2 && lanes_[0].timeline.ok() && lanes_[1].timeline.ok()) {
+        const double a = lanes_[0].timeline.makespan, b = lanes_[1].timeline.makespan;
+        ImGui::Text("%s takes %s %s than %s (%s of its step)", schedule_display_name(lanes_[1].spec.schedule),
+                    format_seconds(std::fabs(a - b)).c_str(), b <= a ? "less" : "more",
+                    schedule_display_name(lanes_[0].spec.schedule), format_percent(std::fabs(a - b) / a).c_str());
+        flow(labelled_width("Bubble target", 80.0f));
+    }
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("Bubble target");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(80.0f);
+    double percent = controls_.bubble_target * 100.0;
+    if (ImGui::InputDouble("##target", &percent, 0, 0, "%.1f%%")) controls_.bubble_target = std::clamp(percent, 0.01, 99.0) / 100.0;
+    const char* hint = "Timeline: wheel to zoom, drag to pan, double-click to fit, hover an op for its inputs";
+    flow(ImGui::CalcTextSize(hint).x);
+    ImGui::TextDisabled("%s", hint);
+}
+
+std::vector<TimelineLane> PipelinePanel::timeline_lanes() const {
+    std::vector<TimelineLane> out;
+    for (int lane = 0; lane < lane_count(); ++lane)
+        out.push_back(TimelineLane{lane_title(lane), &lanes_[lane].spec, &lanes_[lane].timeline});
+    return out;
+}
+
+void PipelinePanel::handle_zoom_and_pan(float x0, float x1, bool hovered, bool active) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const float width = std::max(1.0f, x1 - x0);
+    TimeWindow w = time_window();
+    if (hovered && io.MouseWheel != 0.0f) {
+        // Zoom about the time under the mouse so it stays put.
+        const double at = std::clamp(static_cast<double>((io.MousePos.x - x0) / width), 0.0, 1.0);
+        const double t_mouse = w.t0 + at * w.span();
+        const double span = w.span() * std::pow(0.8, static_cast<double>(io.MouseWheel));
+        set_time_window(TimeWindow{t_mouse - at * span, t_mouse - at * span + span});
+    } else if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) && io.MouseDelta.x != 0.0f) {
+        const double dt = -static_cast<double>(io.MouseDelta.x / width) * w.span();
+        set_time_window(TimeWindow{w.t0 + dt, w.t1 + dt});
+    }
+    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) fit_time_window();
+}
+
+void PipelinePanel::draw_canvas(float width, float height) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##timeline", ImVec2(std::max(width, 50.0f), height));
+    note_last_item("pipeline/timeline");
+    const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+
+    const std::vector<TimelineLane> lanes = timeline_lanes();
+    TimelineGeometry& g = geometry_;
+    const float text_h = ImGui::GetTextLineHeight();
+    g.label_x0 = origin.x + 4.0f;
+    g.x0 = origin.x + ImGui::CalcTextSize("S000 c00").x + 12.0f;
+    g.x1 = origin.x + width - 8.0f;
+    g.y0 = origin.y + 2.0f;
+    g.lane_header = text_h + 8.0f;
+    g.lane_gap = 10.0f;
+    g.char_width = ImGui::CalcTextSize("0").x * 0.8f;  // paint_timeline falls back to a 0.8x label font
+    g.arrows = controls_.arrows;
+    // Rows share what is left after titles and the time axis; thin rows lose their gaps first.
+    const float axis_h = text_h + 8.0f;
+    const int rows = std::max(1, total_rows(lanes));
+    const float lanes_n = static_cast<float>(lanes.size());
+    const float for_rows = height - axis_h - 4.0f - lanes_n * g.lane_header - (lanes_n - 1) * g.lane_gap;
+    const float pitch = std::clamp(for_rows / static_cast<float>(rows), 1.0f, 60.0f);
+    g.row_gap = pitch >= 10.0f ? 2.0f : pitch >= 5.0f ? 1.0f : 0.0f;
+    g.row_height = pitch - g.row_gap;
+
+    handle_zoom_and_pan(g.x0, g.x1, hovered, active);
+    const TimeWindow window = time_window();
+    RecordsInputs& in = records_inputs_;
+    if (in.window.t0 != window.t0 || in.window.t1 != window.t1 || !same_geometry(in.geometry, g) ||
+        in.generation != generation_ || in.lanes != lane_count()) {
+        records_ = build_timeline_records(lanes, window, g);
+        in = RecordsInputs{window, g, generation_, lane_count()};
+    }
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const TimelineBlock* hovered_block = hovered ? block_at(records_, mouse) : nullptr;
+    hovered_ = hovered_block ? std::optional<TimelineBlock>(*hovered_block) : std::nullopt;
+    draw->PushClipRect(origin, ImVec2(origin.x + width, origin.y + height), true);
+    paint_timeline(draw, records_, lanes, g, hovered_block);
+    draw->PopClipRect();
+
+    if (records_.arrows_capped)
+        draw->AddText(ImVec2(g.x1 - ImGui::CalcTextSize("zoom in to see send/recv arrows").x, origin.y + 2.0f),
+                      ImGui::GetColorU32(ImGuiCol_TextDisabled), "zoom in to see send/recv arrows");
+    if (hovered_block && !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+        const Lane& l = lanes_[hovered_block->lane];
+        const PipelineEvent& e = l.timeline.events[static_cast<std::size_t>(hovered_block->stage)][hovered_block->event];
+        if (hovered_block->merged > 1)
+            ImGui::SetTooltip("%d ops on stage %d from %s, too narrow to tell apart at this zoom:\nscroll to zoom in",
+                              hovered_block->merged, hovered_block->stage, format_seconds(e.start).c_str());
+        else
+            ImGui::SetTooltip("%s", describe_event(l.spec, e).c_str());
+    }
+}
+
+void PipelinePanel::draw_stage_table(float width, float height) {
+    const Lane& l = lanes_[0];
+    const bool cmp = lane_count() == 2 && lanes_[1].timeline.ok();
+    const int columns = cmp ? 7 : 5;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                  ImGuiTableFlags_SizingStretchProp;
+    // Per stage: idle share, peak (micro-batch, chunk) activations held as simulated and by the
+    // schedule's closed form, and the bytes they take (core's activation model).
+    if (!ImGui::BeginTable("stages", columns, flags, ImVec2(width, height))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("Stage", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Stage").x);
+    ImGui::TableSetupColumn("Idle");
+    ImGui::TableSetupColumn("Peak");
+    ImGui::TableSetupColumn("Formula");
+    ImGui::TableSetupColumn("Activations");
+    const std::string other = schedule_display_name(lanes_[1].spec.schedule);
+    if (cmp) {
+        ImGui::TableSetupColumn((other + " peak").c_str());
+        ImGui::TableSetupColumn((other + " act.").c_str());
+    }
+    ImGui::TableHeadersRow();
+    if (l.timeline.ok()) {
+        const PipelineSpec& spec = l.spec;
+        ImGuiListClipper clipper;
+        clipper.Begin(l.timeline.stages);
+        while (clipper.Step())
+            for (int s = clipper.DisplayStart; s < clipper.DisplayEnd; ++s) {
+                const auto i = static_cast<std::size_t>(s);
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", s);
+                ImGui::TableNextColumn();
+                const double idle = l.timeline.makespan - l.timeline.busy[i];
+                ImGui::TextUnformatted(format_percent(idle / l.timeline.makespan).c_str());
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", l.timeline.peak_inflight[i]);
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", closed_form_peak_inflight(spec.schedule, spec.stages, spec.microbatches,
+                                                            spec.virtual_stages, s));
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_bytes(l.activation_bytes[i]).c_str());
+                if (cmp) {
+                    const Lane& c = lanes_[1];
+                    ImGui::TableNextColumn();
+                    ImGui::Text("%d", c.timeline.peak_inflight[i]);
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(c.activation_bytes.empty() ? "n/a" : format_bytes(c.activation_bytes[i]).c_str());
+                }
+            }
+    }
+    ImGui::EndTable();
+}
+
+void PipelinePanel::draw_legend() {
+    const float top = ImGui::GetCursorScreenPos().y;
+    draw_legend_entries();
+    legend_height_ = ImGui::GetCursorScreenPos().y - top;
+}
+
+void PipelinePanel::draw_legend_entries() {
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const float box = ImGui::GetTextLineHeight() * 0.85f;
+    const auto swatch = [&](ImU32 colour, const char* name, bool hatched) {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const float dy = (ImGui::GetTextLineHeight() - box) * 0.5f;
+        const ImVec2 a(p.x, p.y + dy), b(p.x + box * 1.6f, p.y + dy + box);
+        draw->AddRectFilled(a, b, colour, 2.0f);
+        if (hatched)
+            for (float x = a.x - box; x < b.x; x += 5.0f) {
+                draw->PushClipRect(a, b, true);
+                draw->AddLine(ImVec2(x, b.y), ImVec2(x + box, a.y), IM_COL32(215, 95, 95, 200));
+                draw->PopClipRect();
+            }
+        ImGui::Dummy(ImVec2(box * 1.6f, box));
+        ImGui::SameLine(0, 5.0f);
+        ImGui::TextUnformatted(name);
+    };
+    const auto next = [&](const char* name) { flow(box * 1.6f + 5.0f + ImGui::CalcTextSize(name).x); };
+    ImGui::AlignTextToFramePadding();
+    swatch(block_colour(0, OpKind::forward), "F forward", false);
+    next("B backward (inputs; B+W in 1F1B)");
+    swatch(block_colour(0, OpKind::backward_input), "B backward (inputs; B+W in 1F1B)", false);
+    next("W backward (weights)");
+    swatch(block_colour(0, OpKind::backward_weight), "W backward (weights)", false);
+    next("bubble (idle)");
+    swatch(IM_COL32(150, 60, 60, 60), "bubble (idle)", true);
+    next("several ops under a pixel");
+    swatch(merged_block_colour(), "several ops under a pixel", false);
+    flow(ImGui::CalcTextSize("hue = micro-batch").x);
+    ImGui::TextDisabled("hue = micro-batch");
+    if (records_.events_visited > 0) {
+        char text[96];
+        std::snprintf(text, sizeof text, "%zu ops in view, %zu blocks drawn", records_.events_visited,
+                      records_.blocks.size());
+        flow(ImGui::CalcTextSize(text).x);
+        ImGui::TextDisabled("%s", text);
+    }
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,414 @@
+#include "widgets/planner/planner_panel.hpp"
+
+#include "core/scenario/units.hpp"
+#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/plot.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace shardscope::ui {
+
+// One search on a worker thread. The scenario is copied in; the result is read only after `done`.
+struct PlannerPanel::Search {
+    PlanProgress progress;
+    PlanResult result;
+    double gpu_memory_bytes = 0;
+    std::atomic<bool> done{false};
+    double seconds = 0;
+    std::thread worker;
+
+    Search(Scenario scenario, PlanOptions options) {
+        gpu_memory_bytes = scenario.cluster.gpu.memory_gb * 1e9;
+        worker = std::thread([this, s = std::move(scenario), o = options] {
+            const auto start = std::chrono::steady_clock::now();
+            result = plan_layouts(s, o, &progress);
+            seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            done.store(true, std::memory_order_release);
+        });
+    }
+    ~Search() {
+        progress.cancel = true;
+        if (worker.joinable()) worker.join();
+    }
+    Search(const Search&) = delete;
+    Search& operator=(const Search&) = delete;
+};
+
+namespace {
+
+// How long one frame waits for a search before showing progress instead (about a 60 Hz frame), and
+// how long the very first search may hold the first frame so the panel never opens empty.
+constexpr auto kFrameWait = std::chrono::milliseconds(12);
+constexpr auto kFirstWait = std::chrono::seconds(5);
+constexpr int kTopK = 24;  // rows in the table: distinct meshes, so the k-th is well off the best
+
+constexpr ImU32 kBest = IM_COL32(255, 205, 70, 255);
+constexpr ImU32 kFront = IM_COL32(90, 170, 255, 255);
+constexpr ImU32 kOther = IM_COL32(150, 150, 160, 110);
+constexpr ImU32 kSelected = IM_COL32(240, 90, 200, 255);
+constexpr ImU32 kCapacity = IM_COL32(240, 80, 80, 200);
+
+const char* const kObjectiveLabels[] = {"step time (fastest first)", "MFU (highest first)",
+                                        "memory per GPU (smallest first)"};
+constexpr PlanObjective kObjectives[] = {PlanObjective::step, PlanObjective::mfu, PlanObjective::memory};
+
+// Sortable columns, by their user id; the Apply buttons sit in one more column right after the rank so
+// that they stay in view however wide a mesh's text makes the table.
+enum Column { kRank, kMesh, kZero, kMicroBatch, kSchedule, kRecompute, kStep, kMfu, kMemory, kHeadroom, kColumns };
+constexpr int kApplyColumn = 1;
+// Where each sortable column is drawn (the Apply column shifts the rest right by one).
+constexpr int drawn_at(int column) { return column == kRank ? 0 : column + 1; }
+
+bool parse_flag(const std::string& v, bool& out) {
+    if (v == "1" || v == "true" || v == "on") return out = true, true;
+    if (v == "0" || v == "false" || v == "off") return out = false, true;
+    return false;
+}
+
+int parse_rank(const std::string& v) {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    return v.empty() || *end != '\0' ? 0 : static_cast<int>(n);
+}
+
+// The row's value in a column, for sorting (text columns compare their text).
+bool row_less(const PlannerRow& a, const PlannerRow& b, int column) {
+    switch (column) {
+        case kMesh:
+            return std::tie(a.tp, a.cp, a.pp, a.dp_shard, a.dp_replicate, a.ep) <
+                   std::tie(b.tp, b.cp, b.pp, b.dp_shard, b.dp_replicate, b.ep);
+        case kZero: return a.zero < b.zero;
+        case kMicroBatch: return a.micro_batch < b.micro_batch;
+        case kSchedule: return a.schedule < b.schedule;
+        case kRecompute: return a.recompute < b.recompute;
+        case kStep: return a.step_s < b.step_s;
+        case kMfu: return a.mfu < b.mfu;
+        case kMemory: return a.memory_bytes < b.memory_bytes;
+        case kHeadroom: return a.headroom_bytes < b.headroom_bytes;
+        default: return a.rank < b.rank;
+    }
+}
+
+}  // namespace
+
+PlannerPanel::PlannerPanel(Placement placement, bool open) : Panel("planner", "Planner", placement, open) {
+    options_.top_k = kTopK;
+    options_.keep_costed = true;
+    // Forty rows of one mesh with forty interleaving depths teach little: show distinct meshes.
+    options_.one_per_mesh = true;
+}
+
+PlannerPanel::~PlannerPanel() = default;
+
+bool PlannerPanel::searching() const noexcept { return search_ && !search_->done.load(std::memory_order_acquire); }
+
+void PlannerPanel::start_search(const Scenario& key_scenario) {
+    search_.reset();  // cancels and joins a search still running for an older scenario
+    search_ = std::make_unique<Search>(key_scenario, options_);
+}
+
+void PlannerPanel::take_result(bool block) {
+    if (!search_) return;
+    if (!search_->done.load(std::memory_order_acquire)) {
+        if (!block) return;
+        search_->worker.join();
+    }
+    if (search_->worker.joinable()) search_->worker.join();
+    ranked_ = search_->result.ranked;
+    view_ = build_planner_view(search_->result, search_->gpu_memory_bytes);
+    last_search_s_ = search_->seconds;
+    has_result_ = true;
+    search_.reset();
+    selected_rank_ = view_.rows.empty() ? 0 : 1;
+    resort();
+}
+
+void PlannerPanel::update(const AppState& state, bool block) {
+    if (state.version() != seen_version_) {
+        seen_version_ = state.version();
+        const Scenario key = planning_key(state.scenario());
+        if (!has_result_ && !search_) options_changed_ = true;
+        if (key != planned_key_) {
+            planned_key_ = key;
+            options_changed_ = true;
+        }
+    }
+    if (options_changed_) {
+        options_changed_ = false;
+        // Plan from the current scenario: its own knobs do not change the ranking (planning_key).
+        start_search(state.scenario());
+    }
+    if (!search_) return;
+    if (block) {
+        take_result(true);
+        return;
+    }
+    // Wait up to one frame (longer for the first result), then leave it running behind a progress bar.
+    const auto wait = has_result_ ? kFrameWait : kFirstWait;
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (!search_->done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    take_result(false);
+}
+
+std::string PlannerPanel::apply_rank(AppState& state, int rank) {
+    if (rank < 1 || rank > static_cast<int>(ranked_.size()))
+        return "apply: no row ranked " + std::to_string(rank) + " (" + std::to_string(ranked_.size()) + " rows)";
+    apply_error_ = state.try_apply(ranked_[static_cast<std::size_t>(rank - 1)].scenario);
+    if (apply_error_.empty()) selected_rank_ = rank;
+    return apply_error_;
+}
+
+void PlannerPanel::sort_by(int column, bool ascending) {
+    sort_column_ = std::clamp(column, 0, kColumns - 1);
+    sort_ascending_ = ascending;
+    resort();
+}
+
+void PlannerPanel::resort() {
+    row_order_.resize(view_.rows.size());
+    for (std::size_t i = 0; i < row_order_.size(); ++i) row_order_[i] = static_cast<int>(i);
+    std::stable_sort(row_order_.begin(), row_order_.end(), [&](int a, int b) {
+        const PlannerRow& ra = view_.rows[static_cast<std::size_t>(a)];
+        const PlannerRow& rb = view_.rows[static_cast<std::size_t>(b)];
+        return sort_ascending_ ? row_less(ra, rb, sort_column_) : row_less(rb, ra, sort_column_);
+    });
+}
+
+std::string PlannerPanel::act(AppState& state, const std::string& action, const std::string& value) {
+    const auto set_option = [&](bool& option) -> std::string {
+        bool v = false;
+        if (!parse_flag(value, v)) return action + ": \"" + value + "\" is not 0 or 1";
+        if (option != v) options_changed_ = true;
+        option = v;
+        update(state, true);
+        return "";
+    };
+    if (action == "objective") {
+        const auto o = plan_objective_from_string(value);
+        if (!o) return "objective: \"" + value + "\" is not step, mfu or memory";
+        if (options_.objective != *o) options_changed_ = true;
+        options_.objective = *o;
+        update(state, true);
+        return "";
+    }
+    if (action == "apply") {
+        update(state, true);
+        return apply_rank(state, parse_rank(value));
+    }
+    if (action == "select") {
+        update(state, true);
+        const int rank = parse_rank(value);
+        if (rank < 1 || rank > static_cast<int>(view_.rows.size())) return "select: no row ranked " + value;
+        selected_rank_ = rank;
+        return "";
+    }
+    if (action == "tp_in_node") return set_option(options_.filters.tp_within_node);
+    if (action == "no_pp") return set_option(options_.filters.no_pp);
+    if (action == "zero_max_1") return set_option(options_.filters.zero_at_most_1);
+    if (action == "all_orders") return set_option(options_.all_orders);
+    if (action == "per_mesh") return set_option(options_.one_per_mesh);
+    if (action == "wait") {
+        update(state, true);
+        return "";
+    }
+    return Panel::act(state, action, value);
+}
+
+// ---- Drawing ----------------------------------------------------------------------------------------
+
+void PlannerPanel::draw(AppState& state) {
+    update(state, false);
+    draw_controls();
+    draw_progress();
+    if (!has_result_) return;
+
+    const float explanation_h = ImGui::GetTextLineHeightWithSpacing() * 3.4f;
+    const float body_h = std::max(200.0f, ImGui::GetContentRegionAvail().y - explanation_h);
+    const float width = ImGui::GetContentRegionAvail().x;
+    if (width > 1100.0f) {
+        // Wide: the table on the left, the scatter on the right.
+        const float table_w = width * 0.665f;
+        ImGui::BeginChild("##planner_table_side", ImVec2(table_w, body_h), false);
+        draw_table(state, body_h);
+        ImGui::EndChild();
+        ImGui::SameLine();
+        ImGui::BeginChild("##planner_scatter_side", ImVec2(0, body_h), false);
+        draw_scatter(body_h);
+        ImGui::EndChild();
+    } else {
+        draw_table(state, body_h * 0.55f);
+        draw_scatter(body_h * 0.45f);
+    }
+    draw_explanation();
+}
+
+void PlannerPanel::draw_controls() {
+    int objective = static_cast<int>(std::find(std::begin(kObjectives), std::end(kObjectives), options_.objective) -
+                                      std::begin(kObjectives));
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize(kObjectiveLabels[2]).x + 40.0f);
+    if (ImGui::Combo("rank by", &objective, kObjectiveLabels, IM_ARRAYSIZE(kObjectiveLabels))) {
+        options_.objective = kObjectives[objective];
+        options_changed_ = true;  // re-planned on the next frame, behind the progress bar if slow
+    }
+    note_last_item("planner/objective");
+    const auto checkbox = [&](const char* label, const char* key, bool& option) {
+        ImGui::SameLine(0, 18.0f);
+        if (ImGui::Checkbox(label, &option)) options_changed_ = true;
+        note_last_item(key);
+    };
+    checkbox("best per mesh", "planner/per_mesh", options_.one_per_mesh);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("On: one row per mesh (tp, cp, pp, dp, ep), its best ZeRO, micro-batch,\n"
+                          "recompute and schedule. Off: every candidate, ranked.");
+    checkbox("TP inside a node only", "planner/tp_in_node", options_.filters.tp_within_node);
+    checkbox("no PP", "planner/no_pp", options_.filters.no_pp);
+    checkbox("ZeRO <= 1", "planner/zero_max_1", options_.filters.zero_at_most_1);
+    checkbox("every mesh order", "planner/all_orders", options_.all_orders);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Off: tp innermost, then cp, dp_shard, dp_replicate, pp.\nOn: every order (slower).");
+}
+
+void PlannerPanel::draw_progress() {
+    if (searching()) {
+        const double to_cost = static_cast<double>(search_->progress.to_cost.load());
+        const double costed = static_cast<double>(search_->progress.costed.load());
+        const float fraction = to_cost > 0 ? static_cast<float>(costed / to_cost) : 0.0f;
+        const std::string text = to_cost > 0 ? "costing layouts: " + format_count(costed) + " so far"
+                                             : "enumerating layouts...";
+        ImGui::ProgressBar(fraction, ImVec2(-1, 0), text.c_str());
+        return;
+    }
+    if (!has_result_) return;
+    ImGui::TextDisabled("%s, in %s.", view_.summary.c_str(), format_seconds(last_search_s_).c_str());
+    for (const std::string& note : view_.notes) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", note.c_str());
+}
+
+void PlannerPanel::draw_table(AppState& state, float height) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit |
+                                  ImGuiTableFlags_Resizable;
+    if (!ImGui::BeginTable("##planner_rows", kColumns + 1, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_DefaultSort, 0, kRank);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_NoSort, 0, kColumns);
+    ImGui::TableSetupColumn("mesh", 0, 0, kMesh);
+    ImGui::TableSetupColumn("ZeRO", 0, 0, kZero);
+    ImGui::TableSetupColumn("mb", 0, 0, kMicroBatch);
+    ImGui::TableSetupColumn("schedule", 0, 0, kSchedule);
+    ImGui::TableSetupColumn("recompute", 0, 0, kRecompute);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_PreferSortAscending, 0, kStep);
+    ImGui::TableSetupColumn("MFU", ImGuiTableColumnFlags_PreferSortDescending, 0, kMfu);
+    ImGui::TableSetupColumn("memory/GPU", 0, 0, kMemory);
+    ImGui::TableSetupColumn("headroom", ImGuiTableColumnFlags_PreferSortDescending, 0, kHeadroom);
+    ImGui::TableHeadersRow();
+    if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
+        if (specs->SpecsCount > 0)
+            sort_by(static_cast<int>(specs->Specs[0].ColumnUserID),
+                    specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
+        specs->SpecsDirty = false;
+    }
+    for (int i : row_order_) draw_row(state, view_.rows[static_cast<std::size_t>(i)]);
+    ImGui::EndTable();
+}
+
+void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
+    ImGui::PushID(row.rank);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(drawn_at(kRank));
+    const std::string rank = std::to_string(row.rank);
+    if (ImGui::Selectable(rank.c_str(), selected_rank_ == row.rank, ImGuiSelectableFlags_SpanAllColumns))
+        selected_rank_ = row.rank;
+    note_last_item("planner/row/" + rank);
+    ImGui::TableSetColumnIndex(kApplyColumn);
+    if (ImGui::SmallButton("Apply")) apply_rank(state, row.rank);
+    note_last_item("planner/apply/" + rank);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load this layout into the scenario (undo with Ctrl+Z)");
+    const auto cell = [](int column, const std::string& text) {
+        ImGui::TableSetColumnIndex(drawn_at(column));
+        ImGui::TextUnformatted(text.c_str());
+    };
+    cell(kMesh, row.mesh);
+    if (!row.tp_within_node && ImGui::IsItemHovered()) ImGui::SetTooltip("TP groups span nodes");
+    cell(kZero, std::to_string(row.zero));
+    cell(kMicroBatch, std::to_string(row.micro_batch));
+    cell(kSchedule, row.schedule);
+    cell(kRecompute, row.recompute);
+    cell(kStep, row.step_text);
+    cell(kMfu, row.mfu_text);
+    cell(kMemory, row.memory_text);
+    cell(kHeadroom, row.headroom_text);
+    ImGui::PopID();
+}
+
+void PlannerPanel::draw_scatter(float height) {
+    if (view_.points.empty()) {
+        ImGui::TextDisabled("No layout fits.");
+        return;
+    }
+    // Fit the axes to the points, and keep the GPU's capacity line in view with room for its label.
+    double lo = view_.points.front().step_s, hi = lo, mem_lo = view_.gpu_memory_bytes, mem_hi = mem_lo;
+    for (const PlannerPoint& p : view_.points) {
+        lo = std::min(lo, p.step_s);
+        hi = std::max(hi, p.step_s);
+        mem_lo = std::min(mem_lo, p.memory_bytes);
+        mem_hi = std::max(mem_hi, p.memory_bytes);
+    }
+    const double pad = std::max((hi - lo) * 0.08, hi * 0.01);
+    const double mem_pad = std::max((mem_hi - mem_lo) * 0.08, mem_hi * 0.02);
+    const double x_lo = std::max(0.0, mem_lo - mem_pad);
+    // A quarter of the width past the capacity line: room for its label.
+    const double x_hi = std::max(mem_hi + mem_pad, view_.gpu_memory_bytes + 0.25 * (view_.gpu_memory_bytes - x_lo));
+    // Step times spread over more than a decade (ranking by memory costs slow layouts too) read
+    // better on a log axis; a narrow spread keeps linear ticks.
+    const bool wide_spread = lo > 0 && hi / lo > 8.0;
+    const plot::Axis step_axis = wide_spread
+                                     ? plot::Axis("step time", lo / 1.3, hi * 1.3, plot::Scale::log10, format_seconds)
+                                     : plot::Axis("step time", std::max(0.0, lo - pad), hi + pad, plot::Scale::linear,
+                                                  format_seconds);
+    ImGui::TextUnformatted("Step time against memory per GPU, every layout costed");
+    plot::legend({{"#1", kBest}, {"Pareto front", kFront}, {"selected", kSelected}, {"other costed layouts", kOther}});
+    const float chart_h = std::max(120.0f, height - ImGui::GetCursorPosY() - 8.0f);
+    plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h),
+                      plot::Axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_bytes),
+                      step_axis);
+    chart.vertical_line(view_.gpu_memory_bytes, kCapacity, "GPU memory");
+    for (const PlannerPoint& p : view_.points)
+        if (!p.on_front && p.rank != 1 && p.rank != selected_rank_) chart.point(p.memory_bytes, p.step_s, kOther, 2.5f, p.label);
+    plot::Series front("Pareto front", kFront, {}, {}, true);
+    for (const PlannerPoint& p : view_.front) {
+        front.x.push_back(p.memory_bytes);
+        front.y.push_back(p.step_s);
+    }
+    chart.line(front);
+    for (const PlannerPoint& p : view_.front) chart.point(p.memory_bytes, p.step_s, kFront, 4.0f, p.label);
+    for (const PlannerPoint& p : view_.points) {
+        if (p.rank == selected_rank_ && p.rank != 1) chart.point(p.memory_bytes, p.step_s, kSelected, 6.0f, p.label);
+        if (p.rank == 1) chart.point(p.memory_bytes, p.step_s, kBest, 7.0f, p.label);
+    }
+    chart.end();
+}
+
+void PlannerPanel::draw_explanation() {
+    if (view_.rows.empty()) return;
+    ImGui::Separator();
+    const PlannerRow& best = view_.rows.front();
+    ImGui::Text("#1  %s:  step %s, MFU %s, %s per GPU", best.mesh.c_str(), best.step_text.c_str(),
+                best.mfu_text.c_str(), best.memory_text.c_str());
+    const int shown = selected_rank_ > 1 ? selected_rank_ : 2;
+    if (shown <= static_cast<int>(view_.rows.size())) {
+        const PlannerRow& row = view_.rows[static_cast<std::size_t>(shown - 1)];
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("#%d loses to #1: %s", shown, row.why_below_best.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (!apply_error_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f), "%s", apply_error_.c_str());
+}
+
+}  // namespace shardscope::ui

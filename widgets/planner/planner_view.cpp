@@ -1,0 +1,126 @@
+#include "widgets/planner/planner_view.hpp"
+
+#include "core/mesh/mesh.hpp"
+#include "core/scenario/units.hpp"
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+namespace {
+
+std::string mesh_text(const ParallelSpec& p) {
+    std::string out = "tp " + std::to_string(p.tp);
+    const std::pair<const char*, int64_t> dims[] = {{"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard},
+                                                    {"dp_rep", p.dp_replicate}, {"ep", p.ep}};
+    for (const auto& [name, v] : dims)
+        if (v > 1) out += " \xc2\xb7 " + std::string(name) + " " + std::to_string(v);
+    return out;
+}
+
+std::string schedule_text(const TrainingSpec& t) {
+    std::string s(to_string(t.schedule));
+    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
+    return s;
+}
+
+PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
+    PlannerRow r;
+    r.rank = rank;
+    const ParallelSpec& p = s.parallel;
+    r.mesh = mesh_text(p);
+    r.tp = p.tp;
+    r.cp = p.cp;
+    r.pp = p.pp;
+    r.dp_shard = p.dp_shard;
+    r.dp_replicate = p.dp_replicate;
+    r.ep = p.ep;
+    r.zero = p.zero;
+    r.micro_batch = s.training.micro_batch;
+    r.schedule = schedule_text(s.training);
+    r.recompute = std::string(to_string(s.training.recompute));
+    r.tp_within_node = p.tp <= 1 || DeviceMesh::build(s.cluster, p).summary(MeshDim::tp).links == DimLinks::intra;
+    r.step_s = e.step_s;
+    r.mfu = e.mfu;
+    r.memory_bytes = e.memory_bytes;
+    r.headroom_bytes = e.headroom_bytes;
+    r.step_text = format_seconds(e.step_s);
+    r.mfu_text = format_percent(e.mfu);
+    r.memory_text = format_bytes(e.memory_bytes);
+    r.headroom_text = format_bytes(e.headroom_bytes);
+    return r;
+}
+
+// The planner varies only these fields, so they tell two of its scenarios apart (cheaper than the
+// JSON comparison of Scenario's operator==, which matters for thousands of points).
+bool same_knobs(const Scenario& a, const Scenario& b) {
+    const ParallelSpec& p = a.parallel;
+    const ParallelSpec& q = b.parallel;
+    const TrainingSpec& t = a.training;
+    const TrainingSpec& u = b.training;
+    return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
+           p.dp_replicate == q.dp_replicate && p.ep == q.ep && p.zero == q.zero && p.order == q.order &&
+           t.micro_batch == u.micro_batch && t.recompute == u.recompute && t.schedule == u.schedule &&
+           t.virtual_stages == u.virtual_stages;
+}
+
+std::string point_label(const PlanEntry& e) {
+    return describe_layout(e.scenario) + "\nstep " + format_seconds(e.step_s) + ", MFU " + format_percent(e.mfu) +
+           ", " + format_bytes(e.memory_bytes) + " per GPU";
+}
+
+}  // namespace
+
+PlannerView build_planner_view(const PlanResult& result, double gpu_memory_bytes) {
+    PlannerView v;
+    v.objective = result.objective;
+    v.gpu_memory_bytes = gpu_memory_bytes;
+    v.notes = result.notes;
+    for (std::size_t i = 0; i < result.ranked.size(); ++i) {
+        const PlanEntry& e = result.ranked[i];
+        PlannerRow row = row_from(e, static_cast<int>(i) + 1, e.scenario);
+        if (i > 0) row.why_below_best = why_ranked_below(result.ranked.front(), e, result.objective);
+        v.rows.push_back(std::move(row));
+    }
+    if (v.rows.size() > 1) v.runner_up = "#2 vs #1: " + v.rows[1].why_below_best;
+
+    // The scatter: every costed layout, the ranked ones numbered, and the front.
+    const std::vector<PlanEntry>& costed = result.costed.empty() ? result.ranked : result.costed;
+    const std::vector<std::size_t> front = pareto_front(costed);
+    for (std::size_t i = 0; i < costed.size(); ++i) {
+        PlannerPoint p;
+        p.memory_bytes = costed[i].memory_bytes;
+        p.step_s = costed[i].step_s;
+        p.on_front = std::find(front.begin(), front.end(), i) != front.end();
+        for (std::size_t k = 0; k < result.ranked.size(); ++k)
+            if (same_knobs(result.ranked[k].scenario, costed[i].scenario)) p.rank = static_cast<int>(k) + 1;
+        p.label = point_label(costed[i]);
+        v.points.push_back(std::move(p));
+    }
+    for (std::size_t i : front) v.front.push_back(v.points[i]);
+
+    const PlanStats& st = result.stats;
+    v.summary = "costed " + format_count(static_cast<double>(st.costed)) + " of " +
+                format_count(static_cast<double>(st.candidates)) + " candidates (" +
+                format_count(static_cast<double>(st.layouts)) + " meshes); " +
+                format_count(static_cast<double>(st.pruned_memory)) + " cannot fit, " +
+                format_count(static_cast<double>(st.pruned_time)) + " cannot beat #" +
+                std::to_string(std::max<std::size_t>(1, result.ranked.size())) + "; " +
+                format_count(static_cast<double>(st.fitting)) + " costed layouts fit";
+    return v;
+}
+
+Scenario planning_key(const Scenario& s) {
+    Scenario k = s;
+    k.parallel.tp = k.parallel.cp = k.parallel.pp = k.parallel.dp_shard = k.parallel.ep = 1;
+    k.parallel.dp_replicate = 1;
+    k.parallel.zero = 0;
+    k.parallel.order = ParallelSpec{}.order;
+    k.training.micro_batch = 1;
+    k.training.recompute = Recompute::none;
+    k.training.schedule = Schedule::one_f_one_b;
+    k.training.virtual_stages = 1;
+    return k;
+}
+
+}  // namespace shardscope::ui

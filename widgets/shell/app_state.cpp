@@ -1,0 +1,80 @@
+#include "widgets/shell/app_state.hpp"
+
+#include "core/model/cost_model.hpp"
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr size_t kMaxRecentFiles = 8;
+}
+
+AppState::AppState(Scenario initial) : scenario_(initial), history_(std::move(initial)) {}
+
+void AppState::set(const Scenario& s) {
+    if (s == scenario_) return;
+    scenario_ = s;
+    ++version_;
+}
+
+std::string AppState::try_apply(const Scenario& candidate) {
+    std::string rule = validate_scenario(candidate);
+    if (!rule.empty()) return rule;
+    set(candidate);
+    pending_commit_ = true;
+    return {};
+}
+
+void AppState::replace(const Scenario& loaded) {
+    set(loaded);
+    history_.commit(loaded);
+    pending_commit_ = false;
+}
+
+void AppState::end_frame(bool any_widget_active) {
+    if (pending_commit_ && !any_widget_active) {
+        history_.commit(scenario_);
+        pending_commit_ = false;
+    }
+}
+
+void AppState::undo() {
+    end_frame(false);
+    set(history_.undo());
+}
+
+void AppState::redo() {
+    end_frame(false);
+    set(history_.redo());
+}
+
+const Report& AppState::report() const {
+    if (!report_ || report_version_ != version_) {
+        report_ = std::make_shared<const Report>(build_report(scenario_));
+        report_version_ = version_;
+    }
+    return *report_;
+}
+
+const DeviceMesh& AppState::mesh() const {
+    if (!mesh_ || mesh_version_ != version_) {
+        mesh_ = std::make_shared<const DeviceMesh>(DeviceMesh::build(scenario_.cluster, scenario_.parallel));
+        mesh_version_ = version_;
+    }
+    return *mesh_;
+}
+
+void AppState::remember_recent(const std::string& path) {
+    auto& r = ui.recent_files;
+    r.erase(std::remove(r.begin(), r.end(), path), r.end());
+    r.insert(r.begin(), path);
+    if (r.size() > kMaxRecentFiles) r.resize(kMaxRecentFiles);
+}
+
+void AppState::show_error(std::string title, std::string message) {
+    ui.error_title = std::move(title);
+    ui.error_message = std::move(message);
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,86 @@
+#pragma once
+// Everything a frame of UI reads and writes: the current scenario (a core value type), its undo
+// history, and UI state kept apart from it. Requests that need the window or the disk (open, save,
+// screenshot, quit) are raised here and carried out by the app, so widgets never do that I/O.
+
+#include "core/mesh/mesh.hpp"
+#include "core/model/report.hpp"
+#include "core/scenario/scenario.hpp"
+#include "core/scenario/scenario_history.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shardscope::ui {
+
+enum class FileDialogMode { none, open, save };
+
+struct Requests {
+    std::optional<std::string> open_path;   // load this scenario file
+    std::optional<std::string> save_path;   // save the current scenario here
+    bool screenshot = false;
+    bool quit = false;
+};
+
+struct UiState {
+    FileDialogMode file_dialog = FileDialogMode::none;
+    std::string file_dialog_dir;            // folder the browser shows
+    std::vector<std::string> recent_files;  // newest first
+    std::string current_file;               // "" until opened or saved
+    std::string error_title;                // a modal shows error_message while non-empty
+    std::string error_message;
+    std::string status;                     // one line at the bottom (e.g. where a screenshot went)
+    std::string requested_lesson;           // --lesson ID: the lesson panel opens it
+    int requested_step = 1;
+    bool show_about = false;
+    bool show_shortcuts = false;
+    std::vector<std::pair<std::string, std::string>> library_versions;  // filled by the app
+};
+
+class AppState {
+public:
+    explicit AppState(Scenario initial = default_scenario());
+
+    [[nodiscard]] const Scenario& scenario() const noexcept { return scenario_; }
+    // Bumped on every change of scenario(): panels cache what they derive from it by this number.
+    [[nodiscard]] unsigned long version() const noexcept { return version_; }
+    // Core's figures for the current scenario, computed once per change and shared by every panel.
+    [[nodiscard]] const Report& report() const;
+    [[nodiscard]] const DeviceMesh& mesh() const;
+
+    // Validates candidate and, when valid, makes it current; returns the rule it breaks otherwise
+    // (then nothing changes). The edit joins the undo history once no widget is being dragged.
+    std::string try_apply(const Scenario& candidate);
+    // Loading a file replaces the scenario in one undoable step (the text was validated by core).
+    void replace(const Scenario& loaded);
+    // Called once per frame after all widgets: commits a finished gesture to the history.
+    void end_frame(bool any_widget_active);
+    void undo();
+    void redo();
+    [[nodiscard]] bool can_undo() const noexcept { return history_.can_undo(); }
+    [[nodiscard]] bool can_redo() const noexcept { return history_.can_redo(); }
+    [[nodiscard]] const ScenarioHistory& history() const noexcept { return history_; }
+
+    UiState ui;
+    Requests requests;
+
+    void remember_recent(const std::string& path);
+    void show_error(std::string title, std::string message);
+
+private:
+    void set(const Scenario& s);
+
+    Scenario scenario_;
+    ScenarioHistory history_;
+    bool pending_commit_ = false;
+    unsigned long version_ = 1;
+    mutable std::shared_ptr<const Report> report_;
+    mutable unsigned long report_version_ = 0;
+    mutable std::shared_ptr<const DeviceMesh> mesh_;
+    mutable unsigned long mesh_version_ = 0;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,85 @@
+#include "widgets/shell/dialogs.hpp"
+
+#include <imgui.h>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr const char* kErrorPopup = "Could not use that file###error_modal";
+}
+
+void draw_error_modal(AppState& state) {
+    if (!state.ui.error_message.empty() && !ImGui::IsPopupOpen(kErrorPopup)) ImGui::OpenPopup(kErrorPopup);
+    ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
+    if (!ImGui::BeginPopupModal(kErrorPopup, nullptr)) return;
+    ImGui::TextUnformatted(state.ui.error_title.c_str());
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", state.ui.error_message.c_str());
+    ImGui::Spacing();
+    ImGui::TextDisabled("The current scenario is unchanged.");
+    if (ImGui::Button("OK", ImVec2(120, 0))) {
+        state.ui.error_message.clear();
+        state.ui.error_title.clear();
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+void draw_about_window(AppState& state) {
+    if (!state.ui.show_about) return;
+    ImGui::SetNextWindowSize(ImVec2(440, 0), ImGuiCond_Appearing);
+    if (ImGui::Begin("About Shardscope###about", &state.ui.show_about, ImGuiWindowFlags_NoCollapse)) {
+        ImGui::Text("Shardscope %s", SHARDSCOPE_VERSION);
+        ImGui::TextWrapped("See and price how LLM training is split across GPUs.");
+        ImGui::Separator();
+        if (ImGui::BeginTable("versions", 2, ImGuiTableFlags_BordersInnerH)) {
+            for (const auto& [library, version] : state.ui.library_versions) {
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(library.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(version.c_str());
+            }
+            ImGui::EndTable();
+        }
+    }
+    ImGui::End();
+}
+
+void draw_shortcuts_window(AppState& state) {
+    if (!state.ui.show_shortcuts) return;
+    static constexpr const char* kShortcuts[][2] = {
+        {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario as"},
+        {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z", "Redo"},
+        {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"}, {"Left / Right", "Previous / next lesson step"},
+        {"Drop a .json", "Open that scenario"},
+    };
+    if (ImGui::Begin("Keyboard shortcuts###shortcuts", &state.ui.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {
+        if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg)) {
+            for (const auto& row : kShortcuts) {
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(row[0]);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(row[1]);
+            }
+            ImGui::EndTable();
+        }
+    }
+    ImGui::End();
+}
+
+void draw_status_line(const AppState& state) {
+    if (state.ui.status.empty()) return;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float height = ImGui::GetFrameHeight();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - height));
+    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
+    if (ImGui::Begin("##status", nullptr, flags)) ImGui::TextUnformatted(state.ui.status.c_str());
+    ImGui::End();
+    ImGui::PopStyleVar();
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,109 @@
+#include "widgets/shell/file_browser.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace shardscope::ui {
+
+namespace {
+constexpr const char* kPopupName = "Scenario file###file_browser";
+
+bool is_json(const fs::path& p) {
+    std::string ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return ext == ".json";
+}
+}  // namespace
+
+void FileBrowser::list(const std::string& dir) {
+    listed_dir_ = dir;
+    entries_.clear();
+    list_error_.clear();
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const bool is_dir = it->is_directory(ec);
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name[0] == '.') continue;
+        if (is_dir || is_json(it->path())) entries_.push_back({name, is_dir});
+    }
+    if (ec) list_error_ = "cannot list " + dir + ": " + ec.message();
+    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+        return a.is_dir != b.is_dir ? a.is_dir : a.name < b.name;
+    });
+}
+
+void FileBrowser::choose(AppState& state, const std::string& path) {
+    if (state.ui.file_dialog == FileDialogMode::open) state.requests.open_path = path;
+    else state.requests.save_path = path;
+    state.ui.file_dialog = FileDialogMode::none;
+    ImGui::CloseCurrentPopup();
+}
+
+void FileBrowser::draw(AppState& state) {
+    const bool want_open = state.ui.file_dialog != FileDialogMode::none;
+    if (want_open && !was_open_) {
+        if (state.ui.file_dialog_dir.empty()) state.ui.file_dialog_dir = fs::current_path().string();
+        list(state.ui.file_dialog_dir);
+        ImGui::OpenPopup(kPopupName);
+    }
+    was_open_ = want_open;
+    ImGui::SetNextWindowSize(ImVec2(560, 420), ImGuiCond_FirstUseEver);
+    if (!ImGui::BeginPopupModal(kPopupName, nullptr)) return;
+
+    const bool saving = state.ui.file_dialog == FileDialogMode::save;
+    ImGui::TextUnformatted(saving ? "Save scenario as (*.json)" : "Open scenario (*.json)");
+    ImGui::TextDisabled("%s", listed_dir_.c_str());
+    if (ImGui::Button("Up")) {
+        state.ui.file_dialog_dir = fs::path(listed_dir_).parent_path().string();
+        list(state.ui.file_dialog_dir);
+    }
+    if (!list_error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", list_error_.c_str());
+
+    ImGui::BeginChild("entries", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * 2.2f), true);
+    std::string next_dir;
+    for (const Entry& e : entries_) {
+        const std::string label = (e.is_dir ? "[dir] " : "      ") + e.name;
+        if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick)) {
+            const std::string full = (fs::path(listed_dir_) / e.name).string();
+            if (e.is_dir) next_dir = full;
+            else if (saving) std::snprintf(name_, sizeof name_, "%s", e.name.c_str());
+            else if (ImGui::IsMouseDoubleClicked(0)) choose(state, full);
+            else std::snprintf(name_, sizeof name_, "%s", e.name.c_str());
+        }
+    }
+    if (!saving && !state.ui.recent_files.empty()) {
+        ImGui::Separator();
+        ImGui::TextDisabled("Recent");
+        for (const std::string& recent : state.ui.recent_files)
+            if (ImGui::Selectable(recent.c_str())) {
+                choose(state, recent);
+                break;
+            }
+    }
+    ImGui::EndChild();
+    if (!next_dir.empty()) {
+        state.ui.file_dialog_dir = next_dir;
+        list(next_dir);
+    }
+
+    ImGui::SetNextItemWidth(-220);
+    ImGui::InputText("##name", name_, sizeof name_);
+    ImGui::SameLine();
+    if (ImGui::Button(saving ? "Save" : "Open") && name_[0] != '\0') choose(state, (fs::path(listed_dir_) / name_).string());
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) {
+        state.ui.file_dialog = FileDialogMode::none;
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,32 @@
+#pragma once
+// A small in-app file browser (Debian has no file-dialog library): folders, a *.json filter and the
+// recent files. It only picks a path; the app reads or writes the file.
+
+#include "widgets/shell/app_state.hpp"
+
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+class FileBrowser {
+public:
+    // Draws the modal while state.ui.file_dialog is open; a chosen path becomes a request.
+    void draw(AppState& state);
+
+private:
+    struct Entry {
+        std::string name;
+        bool is_dir = false;
+    };
+    void list(const std::string& dir);
+    void choose(AppState& state, const std::string& path);
+
+    std::string listed_dir_;
+    std::vector<Entry> entries_;
+    std::string list_error_;
+    char name_[256] = "scenario.json";
+    bool was_open_ = false;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,67 @@
+#include "widgets/shell/main_menu.hpp"
+
+#include "widgets/shell/item_rects.hpp"
+
+#include <imgui.h>
+
+namespace shardscope::ui {
+
+namespace {
+
+void draw_file_menu(AppState& state) {
+    const bool open = ImGui::BeginMenu("File");
+    note_last_item("menu/File");
+    if (!open) return;
+    if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) state.ui.file_dialog = FileDialogMode::open;
+    if (ImGui::MenuItem("Save scenario as...", "Ctrl+S")) state.ui.file_dialog = FileDialogMode::save;
+    if (ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
+        for (const std::string& path : state.ui.recent_files)
+            if (ImGui::MenuItem(path.c_str())) state.requests.open_path = path;
+        ImGui::EndMenu();
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Export screenshot", "F12")) state.requests.screenshot = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.requests.quit = true;
+    ImGui::EndMenu();
+}
+
+void draw_edit_menu(AppState& state) {
+    if (!ImGui::BeginMenu("Edit")) return;
+    if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo())) state.undo();
+    if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, state.can_redo())) state.redo();
+    ImGui::EndMenu();
+}
+
+void draw_view_menu(PanelRegistry& registry) {
+    const bool open = ImGui::BeginMenu("View");
+    note_last_item("menu/View");
+    if (!open) return;
+    for (const auto& panel : registry.panels()) {
+        ImGui::MenuItem(panel->title().c_str(), nullptr, &panel->open);
+        note_last_item("menu/View/" + panel->id());
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Reset layout")) registry.reset_layout();
+    ImGui::EndMenu();
+}
+
+void draw_help_menu(AppState& state) {
+    if (!ImGui::BeginMenu("Help")) return;
+    ImGui::MenuItem("Keyboard shortcuts", nullptr, &state.ui.show_shortcuts);
+    ImGui::MenuItem("About Shardscope", nullptr, &state.ui.show_about);
+    ImGui::EndMenu();
+}
+
+}  // namespace
+
+void draw_main_menu(AppState& state, PanelRegistry& registry) {
+    if (!ImGui::BeginMainMenuBar()) return;
+    draw_file_menu(state);
+    draw_edit_menu(state);
+    draw_view_menu(registry);
+    draw_help_menu(state);
+    ImGui::EndMainMenuBar();
+}
+
+}  // namespace shardscope::ui

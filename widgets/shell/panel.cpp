@@ -1,0 +1,89 @@
+#include "widgets/shell/panel.hpp"
+
+#include <imgui.h>
+
+#include <cmath>
+
+namespace shardscope::ui {
+
+Panel& PanelRegistry::add(std::unique_ptr<Panel> panel) {
+    panels_.push_back(std::move(panel));
+    return *panels_.back();
+}
+
+Panel* PanelRegistry::find(const std::string& id) const {
+    for (const auto& p : panels_)
+        if (p->id() == id) return p.get();
+    return nullptr;
+}
+
+namespace {
+
+void place_window(const Placement& p, bool force) {
+    // Below the main menu bar, computed here: 1.86 updates the viewport's work area a frame late, which
+    // would put first-frame windows over the menu bar.
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float menu_height = ImGui::GetFrameHeight();
+    const ImVec2 origin(vp->Pos.x, vp->Pos.y + menu_height);
+    const ImVec2 size(vp->Size.x, vp->Size.y - menu_height);
+    const ImGuiCond cond = force ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    ImGui::SetNextWindowPos(ImVec2(origin.x + p.x * size.x, origin.y + p.y * size.y), cond);
+    ImGui::SetNextWindowSize(ImVec2(p.w * size.x, p.h * size.y), cond);
+}
+
+void outline_current_window(float seconds) {
+    // A slow pulse draws the eye without flashing.
+    const float pulse = 0.5f + 0.5f * std::sin(seconds * 4.0f);
+    const ImVec2 min = ImGui::GetWindowPos();
+    const ImVec2 max(min.x + ImGui::GetWindowWidth(), min.y + ImGui::GetWindowHeight());
+    const ImU32 colour = ImGui::GetColorU32(ImVec4(1.0f, 0.75f, 0.1f, 0.45f + 0.55f * pulse));
+    ImGui::GetForegroundDrawList()->AddRect(min, max, colour, 4.0f, 0, 2.0f + 2.0f * pulse);
+}
+
+}  // namespace
+
+std::string Panel::act(AppState&, const std::string& action, const std::string&) {
+    return "panel " + id_ + " has no action \"" + action + "\"";
+}
+
+std::vector<std::string> PanelRegistry::show_only(const std::vector<std::string>& ids) {
+    std::vector<std::string> unknown;
+    for (const std::string& id : ids)
+        if (!find(id)) unknown.push_back(id);
+    if (!unknown.empty() || ids.empty()) return unknown;
+    const float width = 1.0f / static_cast<float>(ids.size());
+    for (const auto& p : panels_) p->open = false;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        Panel* p = find(ids[i]);
+        p->open = true;
+        p->set_placement(Placement{width * static_cast<float>(i), 0.0f, width, 1.0f});
+    }
+    reset_layout_ = true;
+    return {};
+}
+
+std::string PanelRegistry::run_action(AppState& state, const std::string& spec) {
+    const auto dot = spec.find('.');
+    const auto eq = spec.find('=');
+    if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+        return "\"" + spec + "\": an action is written PANEL.ACTION=VALUE, e.g. mesh.dim=dp_shard";
+    const std::string id = spec.substr(0, dot);
+    Panel* p = find(id);
+    if (!p) return "\"" + id + "\" is not a panel id";
+    p->open = true;
+    return p->act(state, spec.substr(dot + 1, eq - dot - 1), spec.substr(eq + 1));
+}
+
+void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
+    for (const auto& panel : panels_) {
+        if (!panel->open) continue;
+        place_window(panel->placement(), reset_layout_);
+        const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
+        if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
+        if (visible) panel->draw(state);
+        ImGui::End();
+    }
+    reset_layout_ = false;
+}
+
+}  // namespace shardscope::ui

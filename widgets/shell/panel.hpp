@@ -1,0 +1,75 @@
+#pragma once
+// The panel framework: one class per panel (one file each), a registry that the View menu, the
+// default layout and lessons use. A panel only lays out figures that core computed.
+
+#include "widgets/shell/app_state.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+// Where a panel sits on first start, as fractions of the area below the menu bar (1.86 has no docking).
+struct Placement {
+    float x = 0, y = 0, w = 0.5f, h = 0.5f;
+};
+
+class Panel {
+public:
+    Panel(std::string id, std::string title, Placement placement, bool open_by_default)
+        : open(open_by_default), id_(std::move(id)), title_(std::move(title)), placement_(placement) {}
+    virtual ~Panel() = default;
+    Panel(const Panel&) = delete;
+    Panel& operator=(const Panel&) = delete;
+
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
+    [[nodiscard]] const std::string& title() const noexcept { return title_; }
+    [[nodiscard]] const Placement& placement() const noexcept { return placement_; }
+    void set_placement(Placement p) noexcept { placement_ = p; }
+    // The window's name: the title shown, and the id after "###" so imgui.ini keeps it by id.
+    [[nodiscard]] std::string window_name() const { return title_ + "###" + id_; }
+
+    // Draws the panel's contents inside its window (Begin/End are the registry's).
+    virtual void draw(AppState& state) = 0;
+    // A named action with a text value, from a lesson step or `--action ID.NAME=VALUE` (e.g. mesh
+    // "dim" = "dp_shard", collective "step" = "5"). Returns "" when done, else why not.
+    virtual std::string act(AppState& state, const std::string& action, const std::string& value);
+
+    bool open;
+
+private:
+    std::string id_;
+    std::string title_;
+    Placement placement_;
+};
+
+class PanelRegistry {
+public:
+    Panel& add(std::unique_ptr<Panel> panel);
+    [[nodiscard]] Panel* find(const std::string& id) const;
+    [[nodiscard]] const std::vector<std::unique_ptr<Panel>>& panels() const noexcept { return panels_; }
+
+    // Draws every open panel in its own window; a highlighted one gets a pulsing outline.
+    void draw_all(AppState& state, float seconds_since_start);
+    // Lessons point at a panel by id ("" for none).
+    void set_highlight(std::string id) { highlighted_ = std::move(id); }
+    [[nodiscard]] const std::string& highlighted() const noexcept { return highlighted_; }
+    // Next draw places every window at its default tile again (View > Reset layout).
+    void reset_layout() { reset_layout_ = true; }
+    // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
+    // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
+    std::vector<std::string> show_only(const std::vector<std::string>& ids);
+    // Runs "ID.NAME=VALUE" on panel ID; "" when done, else the reason (unknown panel, bad action).
+    std::string run_action(AppState& state, const std::string& spec);
+
+private:
+    std::vector<std::unique_ptr<Panel>> panels_;
+    std::string highlighted_;
+    bool reset_layout_ = false;
+};
+
+// Every panel of the app, in View-menu order, with the default tiling.
+void register_default_panels(PanelRegistry& registry);
+
+}  // namespace shardscope::ui

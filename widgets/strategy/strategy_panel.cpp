@@ -1,0 +1,375 @@
+#include "widgets/strategy/strategy_panel.hpp"
+
+#include "core/scenario/units.hpp"
+#include "widgets/kit/glossary_terms.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/plot.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace shardscope::ui {
+
+namespace {
+
+const ImVec4 kErrorColour{1.0f, 0.45f, 0.42f, 1.0f};
+
+std::optional<int64_t> parse_int(const std::string& v) {
+    int64_t out = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    if (ec != std::errc{} || end != v.data() + v.size()) return std::nullopt;
+    return out;
+}
+
+std::optional<bool> parse_switch(const std::string& v) {
+    if (v == "on" || v == "1" || v == "true" || v == "yes") return true;
+    if (v == "off" || v == "0" || v == "false" || v == "no") return false;
+    return std::nullopt;
+}
+
+// The scenario field a strategy's count edits, shown under its toggle.
+const char* factor_field(Strategy s) {
+    switch (s) {
+        case Strategy::dp: return "dp_replicate";
+        case Strategy::fsdp: return "dp_shard";
+        case Strategy::tp: return "tp";
+        case Strategy::pp: return "pp";
+        case Strategy::ep: return "ep";
+        case Strategy::sp_cp: return "cp";
+    }
+    return "";
+}
+
+void table_text(const std::string& s) { ImGui::TextUnformatted(s.c_str()); }
+
+}  // namespace
+
+// ---- state -------------------------------------------------------------------------------------
+
+void StrategyPanel::refresh(const AppState& state, float width) {
+    if (built_version_ != state.version()) {
+        const Scenario& s = state.scenario();
+        ownership_ = build_ownership(s);
+        held_.clear();
+        for (int64_t r = 0; r < ownership_.gpus && ownership_.unavailable.empty(); ++r)
+            held_.push_back(ownership_.held_bytes(r));
+        prices_ = price_strategies(s, state.report());
+        saved_vs_plain_ = memory_saved_vs_plain_dp(s, state.report());
+        built_width_ = -1;
+        built_version_ = state.version();
+        if (pinned_gpu_ && *pinned_gpu_ >= ownership_.gpus) pinned_gpu_.reset();
+    }
+    if (built_width_ != width) {
+        drawing_ = layout_strategy_drawing(ownership_, state.scenario(), width);
+        built_width_ = width;
+    }
+}
+
+std::string StrategyPanel::apply(AppState& state, const Scenario& candidate) {
+    error_ = state.try_apply(candidate);
+    error_version_ = state.version();
+    return error_;
+}
+
+std::string StrategyPanel::set_factor(AppState& state, Strategy s, int64_t factor) {
+    if (factor < 1) return "a GPU count must be at least 1";
+    const std::string rule = apply(state, with_strategy_factor(state.scenario(), s, factor));
+    if (rule.empty() && factor > 1) remembered_[static_cast<size_t>(s)] = factor;
+    return rule;
+}
+
+std::string StrategyPanel::act(AppState& state, const std::string& action, const std::string& value) {
+    if (action == "toggle") {
+        const auto s = strategy_from_key(value);
+        if (!s) return "toggle: unknown strategy '" + value + "' (dp, fsdp, tp, pp, ep, cp)";
+        const bool on = strategy_on(state.scenario().parallel, *s);
+        return set_factor(state, *s, on ? 1 : remembered_[static_cast<size_t>(*s)]);
+    }
+    if (action == "zero") {
+        const auto stage = parse_int(value);
+        if (!stage || *stage < 0 || *stage > 3) return "zero: expects 0, 1, 2 or 3";
+        if (*stage == 0) return set_factor(state, Strategy::fsdp, 1);
+        Scenario c = state.scenario();
+        c.parallel.zero = static_cast<int>(*stage);
+        if (c.parallel.dp_shard <= 1) c.parallel.dp_shard = remembered_[static_cast<size_t>(Strategy::fsdp)];
+        return apply(state, c);
+    }
+    if (action == "sp") {
+        const auto on = parse_switch(value);
+        if (!on) return "sp: expects on or off";
+        Scenario c = state.scenario();
+        c.parallel.sequence_parallel = *on;
+        return apply(state, c);
+    }
+    if (action == "gpu") {
+        if (value == "none" || value.empty()) {
+            pinned_gpu_.reset();
+            return "";
+        }
+        const auto rank = parse_int(value);
+        if (!rank || *rank < 0) return "gpu: expects a GPU number or none";
+        pinned_gpu_ = *rank;
+        return "";
+    }
+    if (action == "data") {
+        const auto on = parse_switch(value);
+        if (!on) return "data: expects on or off";
+        show_data_ = *on;
+        return "";
+    }
+    if (action == "reset") {
+        Scenario c = state.scenario();
+        for (Strategy s : kAllStrategies) c = with_strategy_factor(c, s, 1);
+        return apply(state, c);
+    }
+    if (const auto s = strategy_from_key(action)) {
+        const auto factor = parse_int(value);
+        if (!factor) return action + ": expects a GPU count";
+        return set_factor(state, *s, *factor);
+    }
+    return Panel::act(state, action, value);
+}
+
+// ---- drawing -----------------------------------------------------------------------------------
+
+void StrategyPanel::draw(AppState& state) {
+    draw_toggles(state);
+    draw_summary(state);
+    ImGui::Spacing();
+    // "Show as data" swaps the picture for the strategy table; the records stay current either way.
+    refresh(state, std::max(320.0f, ImGui::GetContentRegionAvail().x));
+    if (show_data_) draw_data_table(state);
+    else draw_canvas(state);
+    ImGui::Spacing();
+    draw_price(state);
+}
+
+void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
+    const ParallelSpec& p = state.scenario().parallel;
+    const std::string key = std::string(strategy_key(s));
+    ImGui::PushID(key.c_str());
+    bool on = strategy_on(p, s);
+    if (ImGui::Checkbox(std::string(strategy_label(s)).c_str(), &on)) act(state, "toggle", key);
+    note_last_item("strategy/toggle/" + key);
+    glossary_tooltip_for_last_item(glossary_term(s));
+
+    const int64_t factor = strategy_factor(p, s);
+    if (ImGui::SmallButton("-")) set_factor(state, s, std::max<int64_t>(1, factor / 2));
+    note_last_item("strategy/less/" + key);
+    ImGui::SameLine();
+    ImGui::Text("%lld GPU%s", static_cast<long long>(factor), factor == 1 ? "" : "s");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("+")) set_factor(state, s, factor * 2);
+    note_last_item("strategy/more/" + key);
+    // FSDP's third line is its ZeRO stage (the field, dp_shard, is in the count's tooltip).
+    ImGui::TextDisabled("%s", s == Strategy::fsdp ? "ZeRO" : factor_field(s));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("parallel.%s", factor_field(s));
+    if (s == Strategy::fsdp) {
+        for (int z = 1; z <= 3; ++z) {
+            ImGui::SameLine(0, z == 1 ? -1.0f : 2.0f);
+            const std::string label = std::to_string(z);
+            if (ImGui::RadioButton(label.c_str(), on && p.zero == z)) act(state, "zero", std::to_string(z));
+            glossary_tooltip_for_last_item(zero_stage_term(z));
+        }
+    }
+    if (s == Strategy::tp) {
+        ImGui::SameLine();
+        bool sp = p.sequence_parallel;
+        if (ImGui::Checkbox("SP", &sp)) act(state, "sp", sp ? "on" : "off");
+        glossary_tooltip_for_last_item(terms::kSequenceParallel);
+    }
+    ImGui::PopID();
+}
+
+void StrategyPanel::draw_toggles(AppState& state) {
+    const int columns = ImGui::GetContentRegionAvail().x > 900 ? 6 : 3;
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
+    if (ImGui::BeginTable("##strategy_toggles", columns, flags)) {
+        for (Strategy s : kAllStrategies) {
+            ImGui::TableNextColumn();
+            draw_toggle(state, s);
+        }
+        ImGui::EndTable();
+    }
+    if (ImGui::Button("Reset to one GPU")) act(state, "reset", "");
+    note_last_item("strategy/reset");
+    ImGui::SameLine();
+    ImGui::Checkbox("Show as data", &show_data_);
+    note_last_item("strategy/show_data");
+    if (!error_.empty() && error_version_ == state.version()) {
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
+        ImGui::TextWrapped("Not applied: %s", error_.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+void StrategyPanel::draw_summary(const AppState& state) {
+    const ParallelSpec& p = state.scenario().parallel;
+    std::string factors;
+    for (MeshDim d : kAllMeshDims) {
+        if (p.factor(d) <= 1) continue;
+        factors += (factors.empty() ? "" : " x ") + std::string(to_string(d)) + " " + std::to_string(p.factor(d));
+    }
+    if (p.ep > 1) factors += " (ep " + std::to_string(p.ep) + " inside dp_shard x cp)";
+    ImGui::Separator();
+    ImGui::Text("%lld GPU%s per copy of the layout%s%s", static_cast<long long>(p.product()), p.product() == 1 ? "" : "s",
+                factors.empty() ? "" : " = ", factors.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("  |  cluster: %lld GPUs, %s", static_cast<long long>(state.scenario().cluster.gpu_count()),
+                        state.scenario().cluster.name.c_str());
+}
+
+void StrategyPanel::draw_canvas(const AppState& state) {
+    const float width = std::max(320.0f, ImGui::GetContentRegionAvail().x);
+    refresh(state, width);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("strategy_canvas", ImVec2(width, std::max(1.0f, drawing_.height)));
+    note_last_item("strategy/canvas");
+    const bool hovered = ImGui::IsItemHovered();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const ImVec2 local(mouse.x - origin.x, mouse.y - origin.y);
+
+    std::optional<int64_t> focus = pinned_gpu_;
+    const PieceRect* hovered_piece = nullptr;
+    if (hovered) {
+        if (const GpuChip* chip = chip_at(drawing_, local)) {
+            focus = chip->rank;
+            if (ImGui::IsItemClicked()) pinned_gpu_ = pinned_gpu_ == chip->rank ? std::nullopt : std::optional(chip->rank);
+        } else if (const PieceRect* r = piece_at(drawing_, local)) {
+            hovered_piece = r;
+            const std::string text = describe_piece(ownership_, state.scenario(), ownership_.pieces[r->piece]);
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 34);
+            ImGui::TextUnformatted(text.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+    }
+    paint_strategy_drawing(drawing_, ownership_, ImGui::GetWindowDrawList(), origin, focus, hovered_piece);
+}
+
+void StrategyPanel::draw_price(const AppState& state) {
+    ImGui::Text("The price");
+    ImGui::SameLine();
+    ImGui::TextDisabled("communication per GPU on %s, from the cost model", state.scenario().cluster.name.c_str());
+    if (prices_.empty()) {
+        ImGui::TextDisabled("Nothing is split: one GPU does all the work and nothing is sent. Toggle a strategy above.");
+    } else {
+        const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+        if (ImGui::BeginTable("##strategy_price", 8, flags)) {
+            const char* headers[] = {"Strategy", "Collective", "When", "Link", "Sent / GPU / step", "Time / step",
+                                     "Exposed", "Memory saved / GPU"};
+            const float weights[] = {1.0f, 2.0f, 2.2f, 0.7f, 1.1f, 1.0f, 1.0f, 1.3f};
+            for (int i = 0; i < 8; ++i) ImGui::TableSetupColumn(headers[i], ImGuiTableColumnFlags_WidthStretch, weights[i]);
+            ImGui::TableHeadersRow();
+            for (const StrategyPrice& pr : prices_) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%s x%lld", std::string(strategy_label(pr.strategy)).c_str(), static_cast<long long>(pr.factor));
+                ImGui::TableNextColumn();
+                ImGui::TextWrapped("%s", pr.collective.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextWrapped("%s", pr.cadence.c_str());
+                ImGui::TableNextColumn();
+                table_text(pr.link);
+                ImGui::TableNextColumn();
+                table_text(format_bytes(pr.bytes_per_step));
+                ImGui::TableNextColumn();
+                table_text(format_seconds(pr.time_s));
+                ImGui::TableNextColumn();
+                table_text(format_seconds(pr.exposed_s));
+                ImGui::TableNextColumn();
+                if (pr.memory_saved) table_text(format_bytes(*pr.memory_saved));
+                else {
+                    ImGui::TextDisabled("n/a");
+                    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pr.saved_note.c_str());
+                }
+            }
+            ImGui::EndTable();
+        }
+    }
+    const Report& r = state.report();
+    ImGui::Text("Memory per GPU (most loaded): %s of %s", format_bytes(r.memory.total()).c_str(),
+                format_bytes(r.gpu_memory_bytes).c_str());
+    if (!r.fits) {
+        ImGui::SameLine();
+        ImGui::TextColored(kErrorColour, "does not fit");
+    }
+    if (saved_vs_plain_) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("  |  plain DP on the same GPUs would need %s (this layout saves %s)",
+                            format_bytes(r.memory.total() + *saved_vs_plain_).c_str(), format_bytes(*saved_vs_plain_).c_str());
+    }
+}
+
+void StrategyPanel::draw_data_table(const AppState& state) {
+    std::vector<Strategy> rows;
+    for (Strategy s : kAllStrategies)
+        if (strategy_on(state.scenario().parallel, s)) rows.push_back(s);
+    ImGui::Text("As data");
+    ImGui::SameLine();
+    ImGui::TextDisabled(rows.empty() ? "(nothing toggled on: all six)" : "(the strategies toggled on)");
+    if (rows.empty()) rows.assign(kAllStrategies.begin(), kAllStrategies.end());
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("##strategy_data", 5, flags)) {
+        ImGui::TableSetupColumn("Strategy", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+        ImGui::TableSetupColumn("Splits", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn("Communication", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn("Cost", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn("Reach for it when", ImGuiTableColumnFlags_WidthStretch, 1.8f);
+        ImGui::TableHeadersRow();
+        for (Strategy s : rows) {
+            const StrategyFacts& f = strategy_facts(s);
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            table_text(std::string(strategy_label(s)));
+            for (const char* cell : {f.splits, f.communication, f.cost, f.reach_for_it_when}) {
+                ImGui::TableNextColumn();
+                ImGui::TextWrapped("%s", cell);
+            }
+        }
+        ImGui::EndTable();
+    }
+    draw_held_table();
+}
+
+// The picture as data: every GPU of one copy, its coordinates and what it holds (core's sums).
+void StrategyPanel::draw_held_table() {
+    if (!ownership_.unavailable.empty()) return;
+    ImGui::Spacing();
+    ImGui::Text("What each GPU holds");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(one copy of the layout; sequences and tokens of one step)");
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
+                                  ImGuiTableFlags_ScrollY;
+    const float rows_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<int64_t>(ownership_.gpus, 16) + 1.5f);
+    if (!ImGui::BeginTable("##strategy_held", 7, flags, ImVec2(0, rows_h))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"GPU", "Coordinates", "Sequences", "Tokens", "Weights", "Gradients", "Optimizer state"})
+        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (int64_t r = 0; r < ownership_.gpus; ++r) {
+        const Ownership::Held& h = held_[static_cast<size_t>(r)];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::categorical_colour(static_cast<int>(r))), "GPU %lld",
+                           static_cast<long long>(r));
+        ImGui::TableNextColumn();
+        table_text(gpu_coords_text(ownership_, r));
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld-%lld", static_cast<long long>(h.seq_first), static_cast<long long>(h.seq_last - 1));
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld-%lld", static_cast<long long>(h.token_first), static_cast<long long>(h.token_last - 1));
+        for (double v : {h.weights, h.grads, h.optimizer}) {
+            ImGui::TableNextColumn();
+            table_text(format_bytes(v));
+        }
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace shardscope::ui

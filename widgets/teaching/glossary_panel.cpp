@@ -1,0 +1,207 @@
+#include "widgets/teaching/glossary_panel.hpp"
+
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/item_rects.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace shardscope::ui {
+
+namespace {
+const ImVec4 kTermColour(0.45f, 0.75f, 1.0f, 1.0f);
+const ImVec4 kGroupColour(1.0f, 0.75f, 0.10f, 1.0f);
+constexpr float kListShare = 0.28f;  // the term list's share of the panel width
+constexpr float kReadingWidthEm = 48.0f;  // definitions wrap at a comfortable line length
+
+// The first sentence of a definition: a one-line preview next to a cross-link.
+std::string first_sentence(const std::string& text) {
+    const size_t end = text.find(". ");
+    return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// Cuts text at a word boundary so it fits in `width` pixels, ending in "..." when cut.
+std::string fit_to_width(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::string cut = text;
+    while (!cut.empty() && ImGui::CalcTextSize((cut + "...").c_str()).x > width) {
+        const size_t space = cut.find_last_of(' ');
+        cut.resize(space == std::string::npos ? 0 : space);
+    }
+    return cut.empty() ? std::string() : cut + "...";
+}
+}  // namespace
+
+GlossaryPanel::GlossaryPanel(Placement placement) : Panel("glossary", "Glossary", placement, false) {}
+
+bool GlossaryPanel::select(const std::string& term) {
+    const Glossary* g = shared_glossary();
+    const GlossaryEntry* e = g ? g->find(term) : nullptr;
+    if (!e) return false;
+    selected_ = int(e - g->entries().data());
+    scroll_to_selected_ = true;
+    // A cross-link to a term the filter hides clears the filter, so the term shows in the list.
+    const std::vector<size_t> hits = g->search(search_.data());
+    if (std::find(hits.begin(), hits.end(), size_t(selected_)) == hits.end()) search_[0] = '\0';
+    if (!group_.empty() && e->group != group_) group_.clear();
+    return true;
+}
+
+void GlossaryPanel::set_search(const std::string& text) {
+    std::snprintf(search_.data(), search_.size(), "%s", text.c_str());
+}
+
+std::string GlossaryPanel::act(AppState& state, const std::string& action, const std::string& value) {
+    if (action == "term") return select(value) ? "" : "\"" + value + "\" is not in the glossary";
+    if (action == "search") return set_search(value), std::string();
+    if (action == "group") {
+        const Glossary* g = shared_glossary();
+        const auto groups = g ? g->groups() : std::vector<std::string>{};
+        if (!value.empty() && std::find(groups.begin(), groups.end(), value) == groups.end())
+            return "\"" + value + "\" is not a glossary group";
+        group_ = value;
+        return {};
+    }
+    return Panel::act(state, action, value);
+}
+
+GlossaryView GlossaryPanel::build_view() const {
+    GlossaryView v;
+    const Glossary* g = shared_glossary();
+    if (!g) return v;
+    v.total = g->size();
+    const std::vector<size_t> hits = g->search(search_.data());
+    for (const std::string& group : g->groups()) {
+        if (!group_.empty() && group != group_) continue;
+        GlossaryGroupRows rows{group, {}};
+        for (size_t i : hits)
+            if (g->entries()[i].group == group) rows.entries.push_back(i);
+        // Alphabetical inside a group, so a term is easy to find by eye.
+        std::sort(rows.entries.begin(), rows.entries.end(), [g](size_t a, size_t b) {
+            return normalise_term(g->entries()[a].term) < normalise_term(g->entries()[b].term);
+        });
+        v.matches += rows.entries.size();
+        if (!rows.entries.empty()) v.groups.push_back(std::move(rows));
+    }
+    v.selected = selected_;
+    if (v.selected < 0 && !v.groups.empty()) v.selected = int(v.groups.front().entries.front());
+    return v;
+}
+
+void GlossaryPanel::draw(AppState&) {
+    const Glossary* g = shared_glossary();
+    if (!g) {
+        ImGui::TextDisabled("The glossary (assets/glossary.json) was not loaded.");
+        return;
+    }
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    ImGui::InputTextWithHint("##search", "Search terms and definitions", search_.data(), search_.size());
+    note_last_item("glossary/search");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##group", group_.empty() ? "All groups" : group_.c_str())) {
+        if (ImGui::Selectable("All groups", group_.empty())) group_.clear();
+        for (const std::string& group : g->groups())
+            if (ImGui::Selectable(group.c_str(), group == group_)) group_ = group;
+        ImGui::EndCombo();
+    }
+    view_ = build_view();
+    ImGui::TextDisabled("%zu of %zu terms", view_.matches, view_.total);
+    ImGui::Separator();
+    draw_list(view_);
+    ImGui::SameLine();
+    draw_entry(view_);
+}
+
+void GlossaryPanel::draw_list(const GlossaryView& v) {
+    const Glossary& g = *shared_glossary();
+    ImGui::BeginChild("terms", ImVec2(ImGui::GetContentRegionAvail().x * kListShare, 0), true);
+    if (v.groups.empty()) ImGui::TextDisabled("Nothing matches.");
+    for (const GlossaryGroupRows& rows : v.groups) {
+        ImGui::TextColored(kGroupColour, "%s", rows.group.c_str());
+        ImGui::SameLine();
+        ImGui::TextDisabled("%zu", rows.entries.size());
+        for (size_t i : rows.entries) {
+            const GlossaryEntry& e = g.entries()[i];
+            ImGui::PushID(int(i));
+            ImGui::Indent();
+            if (ImGui::Selectable(e.term.c_str(), int(i) == v.selected)) selected_ = int(i);
+            note_last_item("glossary/term/" + e.term);
+            if (scroll_to_selected_ && int(i) == v.selected) ImGui::SetScrollHereY(0.3f);
+            ImGui::Unindent();
+            ImGui::PopID();
+        }
+        ImGui::Spacing();
+    }
+    scroll_to_selected_ = false;
+    ImGui::EndChild();
+}
+
+void GlossaryPanel::draw_links(const std::vector<std::string>& terms, const char* id) {
+    const Glossary& g = *shared_glossary();
+    ImGui::PushID(id);
+    for (size_t i = 0; i < terms.size(); ++i) {
+        const GlossaryEntry* target = g.find(terms[i]);
+        const std::string label = target ? target->term : terms[i];
+        ImGui::PushID(int(i));
+        if (ImGui::SmallButton(label.c_str())) select(label);
+        note_last_item(std::string("glossary/") + id + "/" + label);
+        glossary_tooltip_for_last_item(label);
+        if (target) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("%s", fit_to_width(first_sentence(target->definition), ImGui::GetContentRegionAvail().x).c_str());
+        }
+        ImGui::PopID();
+    }
+    ImGui::PopID();
+}
+
+void GlossaryPanel::draw_entry(const GlossaryView& v) {
+    const Glossary& g = *shared_glossary();
+    ImGui::BeginChild("entry", ImVec2(0, 0), false);
+    if (v.selected < 0) {
+        ImGui::TextDisabled("Pick a term on the left.");
+        ImGui::EndChild();
+        return;
+    }
+    const GlossaryEntry& e = g.entries()[size_t(v.selected)];
+    const float wrap = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * kReadingWidthEm);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+    ImGui::SetWindowFontScale(1.35f);
+    ImGui::TextColored(kTermColour, "%s", e.term.c_str());
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::TextColored(kGroupColour, "%s", e.group.c_str());
+    if (!e.aliases.empty()) {
+        std::string also = "Also: ";
+        for (size_t i = 0; i < e.aliases.size(); ++i) also += (i ? ", " : "") + e.aliases[i];
+        ImGui::SameLine();
+        ImGui::TextDisabled("   %s", also.c_str());
+    }
+    ImGui::Separator();
+    ImGui::Spacing();
+    ImGui::TextUnformatted(e.definition.c_str());
+    ImGui::PopTextWrapPos();
+    if (!e.see_also.empty()) {
+        ImGui::Spacing();
+        ImGui::Spacing();
+        ImGui::TextColored(kGroupColour, "See also");
+        draw_links(e.see_also, "see");
+    }
+    std::vector<std::string> back;
+    for (size_t i : g.referrers(size_t(v.selected))) back.push_back(g.entries()[i].term);
+    if (!back.empty()) {
+        ImGui::Spacing();
+        ImGui::TextColored(kGroupColour, "Linked from");
+        draw_links(back, "from");
+    }
+    if (const auto it = mentions_.find(e.term); it != mentions_.end()) {
+        ImGui::Spacing();
+        ImGui::TextColored(kGroupColour, "Explained in the lessons");
+        for (const std::string& title : it->second) ImGui::BulletText("%s", title.c_str());
+    }
+    ImGui::EndChild();
+}
+
+}  // namespace shardscope::ui

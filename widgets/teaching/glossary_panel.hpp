@@ -1,0 +1,60 @@
+#pragma once
+// The Glossary panel: every term in our own words, searchable, grouped, cross-linked. It reads
+// the glossary the app shared (widgets/kit/glossary_tooltip.hpp), the same one behind every hover link.
+//
+// Two passes: build_view() filters and groups the entries into GlossaryView (what tests read), draw()
+// paints the list and the selected term.
+
+#include "widgets/shell/panel.hpp"
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+struct GlossaryGroupRows {
+    std::string group;
+    std::vector<size_t> entries;   // indices into Glossary::entries()
+};
+
+struct GlossaryView {
+    std::vector<GlossaryGroupRows> groups;
+    size_t matches = 0;
+    size_t total = 0;
+    int selected = -1;             // entry index, -1 none
+};
+
+class GlossaryPanel final : public Panel {
+public:
+    explicit GlossaryPanel(Placement placement);
+
+    void draw(AppState& state) override;
+    // term=NAME (select it, by term or alias), search=TEXT, group=NAME ("" = all groups).
+    std::string act(AppState& state, const std::string& action, const std::string& value) override;
+
+    // Lesson titles per glossary term (the term as the glossary spells it): "used in" under a definition.
+    void set_lesson_mentions(std::map<std::string, std::vector<std::string>> mentions) { mentions_ = std::move(mentions); }
+    [[nodiscard]] const std::map<std::string, std::vector<std::string>>& lesson_mentions() const noexcept { return mentions_; }
+
+    // Selects a term (by term or alias); false when the glossary has no such term.
+    bool select(const std::string& term);
+    void set_search(const std::string& text);
+    [[nodiscard]] GlossaryView build_view() const;
+    [[nodiscard]] const GlossaryView& last_view() const noexcept { return view_; }
+
+private:
+    void draw_list(const GlossaryView& v);
+    void draw_entry(const GlossaryView& v);
+    void draw_links(const std::vector<std::string>& terms, const char* id);
+
+    std::array<char, 128> search_{};
+    std::string group_;            // "" = all groups
+    int selected_ = -1;
+    bool scroll_to_selected_ = false;
+    GlossaryView view_;
+    std::map<std::string, std::vector<std::string>> mentions_;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,426 @@
+#include "widgets/teaching/lesson_panel.hpp"
+
+#include "core/scenario/units.hpp"
+#include "widgets/shell/item_rects.hpp"
+#include "widgets/shell/keys.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::ui {
+
+namespace {
+
+const ImVec4 kRight(0.35f, 0.85f, 0.45f, 1.0f);
+const ImVec4 kWrong(1.0f, 0.45f, 0.40f, 1.0f);
+const ImVec4 kAccent(1.0f, 0.75f, 0.10f, 1.0f);  // the highlight outline's amber
+constexpr float kLessonColumn = 0.32f;            // the lesson panel's share of the width in a lesson
+
+// Where the panels of a step go: the lesson on the left, the others filling the rest (one: all of
+// it; two: stacked; more: a grid of two columns, an odd last one spanning the bottom row).
+std::vector<Placement> placements_beside_lesson(size_t count) {
+    std::vector<Placement> out;
+    const float x0 = kLessonColumn, w = 1.0f - kLessonColumn;
+    if (count <= 2) {
+        for (size_t i = 0; i < count; ++i)
+            out.push_back(Placement{x0, float(i) / float(count), w, 1.0f / float(count)});
+        return out;
+    }
+    // A grid of two columns; with an odd count the last panel takes the whole bottom row (timelines
+    // and tables like the width).
+    const size_t rows = (count + 1) / 2;
+    for (size_t i = 0; i < count; ++i) {
+        const bool alone = count % 2 == 1 && i + 1 == count;
+        out.push_back(Placement{x0 + (alone ? 0.0f : float(i % 2) * w / 2), float(i / 2) / float(rows), alone ? w : w / 2,
+                                1.0f / float(rows)});
+    }
+    return out;
+}
+
+std::string step_label(int step, size_t count) {
+    return "Step " + std::to_string(step + 1) + " of " + std::to_string(count);
+}
+
+}  // namespace
+
+LessonPanel::LessonPanel(PanelRegistry& registry, Placement placement)
+    : Panel("lesson", "Lesson", placement, false), registry_(registry) {}
+
+void LessonPanel::set_lessons(LessonSet lessons) {
+    lessons_ = std::move(lessons.lessons);
+    load_errors_ = std::move(lessons.errors);
+    reached_.assign(lessons_.size(), 0);
+    lesson_ = -1;
+    step_ = 0;
+    answer_.reset();
+    given_.reset();
+}
+
+const Lesson* LessonPanel::current_lesson() const {
+    return lesson_ >= 0 && lesson_ < int(lessons_.size()) ? &lessons_[size_t(lesson_)] : nullptr;
+}
+
+const LessonStep* LessonPanel::current_step() const {
+    const Lesson* l = current_lesson();
+    return l ? &l->steps[size_t(step_)] : nullptr;
+}
+
+std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int step) {
+    for (size_t i = 0; i < lessons_.size(); ++i) {
+        if (lessons_[i].id != id) continue;
+        const int count = int(lessons_[i].steps.size());
+        if (step < 1 || step > count)
+            return "lesson \"" + id + "\" has steps 1 to " + std::to_string(count) + ", not " + std::to_string(step);
+        lesson_ = int(i);
+        enter_step(state, step - 1, Entry::fresh);
+        return {};
+    }
+    std::string known;
+    for (const Lesson& l : lessons_) known += (known.empty() ? "" : ", ") + l.id;
+    return "\"" + id + "\" is not a lesson (lessons: " + known + ")";
+}
+
+void LessonPanel::next(AppState& state) {
+    const Lesson* l = current_lesson();
+    if (l && step_ + 1 < int(l->steps.size())) enter_step(state, step_ + 1, Entry::forward);
+}
+
+void LessonPanel::back(AppState& state) {
+    if (current_lesson() && step_ > 0) enter_step(state, step_ - 1, Entry::fresh);
+}
+
+void LessonPanel::close_lesson() {
+    lesson_ = -1;
+    step_ = 0;
+    answer_.reset();
+    given_.reset();
+    action_notes_.clear();
+    registry_.set_highlight("");
+}
+
+void LessonPanel::reset_to_step_scenario(AppState& state) {
+    if (const LessonStep* s = current_step()) state.try_apply(s->scenario);
+}
+
+void LessonPanel::enter_step(AppState& state, int step, Entry how) {
+    step_ = step;
+    reached_[size_t(lesson_)] = std::max(reached_[size_t(lesson_)], step + 1);
+    const LessonStep& s = lessons_[size_t(lesson_)].steps[size_t(step)];
+    action_notes_.clear();
+    // Going forward merges the step's changes into what the learner has (their own edits stay); going
+    // back or jumping in loads the step's own scenario, as a merge cannot be undone.
+    Scenario target = s.scenario;
+    if (how == Entry::forward) {
+        if (s.scenario_changes.empty()) target = state.scenario();
+        else if (ScenarioLoad merged = merge_scenario(state.scenario(), s.scenario_changes); merged.ok())
+            target = *merged.scenario;
+    }
+    if (std::string rule = state.try_apply(target); !rule.empty() && state.try_apply(s.scenario).empty())
+        action_notes_.push_back("Your edits clash with this step (" + rule + "); loaded the step's scenario.");
+    apply_panels(s);
+    for (const std::string& a : s.actions)
+        if (std::string why = registry_.run_action(state, a); !why.empty()) action_notes_.push_back(a + ": " + why);
+    compute_answer(s);
+}
+
+void LessonPanel::apply_panels(const LessonStep& step) {
+    registry_.set_highlight(step.highlight);
+    if (step.panels.empty()) return;
+    std::vector<std::string> ids{id()};
+    ids.insert(ids.end(), step.panels.begin(), step.panels.end());
+    if (!registry_.show_only(ids).empty()) return;  // unknown ids: the lesson test reports them
+    set_placement(Placement{0, 0, kLessonColumn, 1});
+    const std::vector<Placement> tiles = placements_beside_lesson(step.panels.size());
+    for (size_t i = 0; i < step.panels.size(); ++i) registry_.find(step.panels[i])->set_placement(tiles[i]);
+}
+
+void LessonPanel::compute_answer(const LessonStep& step) {
+    answer_.reset();
+    given_.reset();
+    typed_ = 0;
+    if (step.check) answer_ = answer_check(*step.check, step.scenario);
+}
+
+void LessonPanel::answer(double value) {
+    const LessonStep* s = current_step();
+    if (!s || !s->check || !answer_ || !answer_->ok()) return;
+    given_ = value;
+    if (s->check->kind == CheckKind::number) typed_ = value;  // an answer from act() shows in the box too
+}
+
+std::string LessonPanel::act(AppState& state, const std::string& action, const std::string& value) {
+    if (action == "open") return open_lesson(state, value, 1);
+    if (action == "close") return close_lesson(), std::string();
+    if (!current_lesson()) return "no lesson is open (lesson.open=ID first)";
+    if (action == "next") return next(state), std::string();
+    if (action == "back") return back(state), std::string();
+    if (action == "reset") return reset_to_step_scenario(state), std::string();
+    if (action == "step") {
+        char* end = nullptr;
+        const long k = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end) return "step: \"" + value + "\" is not a step number";
+        return open_lesson(state, current_lesson()->id, int(k));
+    }
+    if (action == "answer") {
+        const LessonStep* s = current_step();
+        if (!s->check) return "this step has no question";
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end) return "answer: \"" + value + "\" is not a number";
+        if (s->check->kind == CheckKind::choice) {
+            if (v < 1 || v > double(s->check->options.size()) || v != std::floor(v))
+                return "answer: pick an option from 1 to " + std::to_string(s->check->options.size());
+            answer(v - 1);
+        } else {
+            answer(v);
+        }
+        return {};
+    }
+    return Panel::act(state, action, value);
+}
+
+LessonView LessonPanel::build_view(const AppState& state) const {
+    LessonView v;
+    v.load_errors = load_errors_;
+    for (size_t i = 0; i < lessons_.size(); ++i)
+        v.list.push_back(LessonListRow{lessons_[i].id, lessons_[i].title, int(lessons_[i].steps.size()), reached_[i],
+                                       int(i) == lesson_});
+    const Lesson* l = current_lesson();
+    if (!l) return v;
+    const LessonStep& s = l->steps[size_t(step_)];
+    v.has_lesson = true;
+    v.lesson_title = l->title;
+    v.step_label = step_label(step_, l->steps.size());
+    v.step_title = s.title;
+    v.body = split_glossary_links(s.body);
+    v.panels = s.panels;
+    v.highlight = s.highlight;
+    v.action_notes = action_notes_;
+    v.changes = describe_scenario_changes(step_ > 0 ? l->steps[size_t(step_ - 1)].scenario : default_scenario(),
+                                          s.scenario_changes);
+    for (const LessonStep& st : l->steps) v.step_titles.push_back(st.title);
+    v.can_back = step_ > 0;
+    v.can_next = step_ + 1 < int(l->steps.size());
+    v.scenario_changed_by_user = state.scenario() != s.scenario;
+    if (!s.check) return v;
+    const LessonCheck& c = *s.check;
+    QuizView q;
+    q.question = c.question;
+    q.is_number = c.kind == CheckKind::number;
+    if (const QuantityInfo* info = find_quantity(c.quantity)) q.unit = info->unit;
+    for (const ChoiceOption& o : c.options) q.options.push_back(o.text);
+    if (answer_ && !answer_->ok()) q.error = "Core could not compute this answer: " + answer_->error;
+    if (given_ && answer_ && answer_->ok()) {
+        q.answered = true;
+        if (q.is_number) {
+            q.right = number_answer_is_right(c, answer_->value, *given_);
+            q.feedback = std::string(q.right ? "Right. " : "Not quite. ") + "Core computes " +
+                         format_quantity(c.quantity, answer_->value) + " for this step's scenario.";
+        } else {
+            q.right = int(*given_) == answer_->correct_option;
+            const ChoiceOption& right = c.options[size_t(answer_->correct_option)];
+            q.feedback = std::string(q.right ? "Right: " : "Not quite: the answer is ") + "\"" + right.text + "\"";
+            if (c.rule == ChoiceRule::range) q.feedback += " (core computes " + format_quantity(c.quantity, answer_->value) + ")";
+            else q.feedback += " (" + format_quantity(right.quantity, answer_->option_values[size_t(answer_->correct_option)]) + ")";
+            q.feedback += ".";
+        }
+        if (!c.explain.empty()) q.feedback += " " + c.explain;
+    }
+    v.quiz = q;
+    return v;
+}
+
+void LessonPanel::handle_keys(AppState& state) {
+    if (ImGui::GetIO().WantTextInput || !current_lesson()) return;
+    if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
+        !ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows))
+        return;
+    if (ImGui::IsKeyPressed(keys::kRight, false)) next(state);
+    if (ImGui::IsKeyPressed(keys::kLeft, false)) back(state);
+}
+
+void LessonPanel::draw(AppState& state) {
+    handle_keys(state);
+    view_ = build_view(state);
+    const bool in_lesson = view_.has_lesson;
+    ImGui::SetNextItemOpen(!in_lesson, in_lesson ? ImGuiCond_Once : ImGuiCond_Always);
+    if (!in_lesson || ImGui::CollapsingHeader("All lessons")) draw_list(state, view_);
+    if (in_lesson) draw_step(state, view_);
+}
+
+void LessonPanel::draw_list(AppState& state, const LessonView& v) {
+    if (!v.has_lesson) {
+        ImGui::TextDisabled("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
+        ImGui::Spacing();
+    }
+    for (const std::string& e : v.load_errors) ImGui::TextColored(kWrong, "Not loaded: %s", e.c_str());
+    if (v.list.empty()) ImGui::TextDisabled("No lessons loaded.");
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("lessons", 2, flags)) return;
+    ImGui::TableSetupColumn("Lesson", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Progress", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 7);
+    for (size_t i = 0; i < v.list.size(); ++i) {
+        const LessonListRow& row = v.list[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(int(i));
+        // The title is the click target; the summary sits under it, dimmed.
+        const std::string label = std::to_string(i + 1) + ".  " + row.title;
+        if (ImGui::Selectable(label.c_str(), row.current, ImGuiSelectableFlags_SpanAllColumns))
+            open_lesson(state, row.id, std::max(1, row.reached));
+        note_last_item("lesson/list/" + row.id);
+        ImGui::Indent(ImGui::GetFontSize() * 1.4f);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", lessons_[i].summary.c_str());
+        ImGui::PopStyleColor();
+        ImGui::Unindent(ImGui::GetFontSize() * 1.4f);
+        ImGui::TableNextColumn();
+        const float done = row.steps ? float(row.reached) / float(row.steps) : 0;
+        const std::string progress = row.reached == 0 ? std::to_string(row.steps) + " steps"
+                                                      : std::to_string(row.reached) + " of " + std::to_string(row.steps);
+        ImGui::ProgressBar(done, ImVec2(-1, ImGui::GetTextLineHeight()), progress.c_str());
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
+}
+
+void LessonPanel::draw_step(AppState& state, const LessonView& v) {
+    ImGui::Spacing();
+    ImGui::TextDisabled("%s", v.lesson_title.c_str());
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(v.step_label.c_str()).x +
+                    ImGui::GetCursorPosX() - ImGui::GetStyle().ItemSpacing.x);
+    ImGui::TextColored(kAccent, "%s", v.step_label.c_str());
+    const Lesson& l = *current_lesson();
+    ImGui::ProgressBar(float(step_ + 1) / float(l.steps.size()), ImVec2(-1, 4), "");
+    ImGui::Spacing();
+    ImGui::SetWindowFontScale(1.2f);
+    ImGui::TextWrapped("%s", v.step_title.c_str());
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::Separator();
+
+    // The body scrolls; the buttons stay at the bottom.
+    const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + ImGui::GetStyle().ItemSpacing.y;
+    ImGui::BeginChild("step-body", ImVec2(0, -footer), false);
+    const float width = ImGui::GetContentRegionAvail().x;
+    const std::string key = l.id + "/" + std::to_string(step_);
+    if (width != flow_width_ || key != flow_key_) {
+        flow_ = layout_text_flow(v.body, width, ImGui::GetTextLineHeightWithSpacing(),
+                                 [](const std::string& w) { return ImGui::CalcTextSize(w.c_str()).x; });
+        flow_width_ = width;
+        flow_key_ = key;
+    }
+    draw_text_flow(flow_);
+    note_last_item("lesson/body");  // the flow's rectangle: word positions are relative to its corner
+    if (!v.highlight.empty() || !v.panels.empty()) {
+        ImGui::Spacing();
+        const Panel* p = registry_.find(v.highlight);
+        if (p) ImGui::TextColored(kAccent, "Look at: %s (outlined)", p->title().c_str());
+    }
+    for (const std::string& note : v.action_notes) ImGui::TextDisabled("%s", note.c_str());
+    if (v.quiz) draw_quiz(*v.quiz);
+    draw_outline(state, v);
+    ImGui::EndChild();
+
+    ImGui::Separator();
+    if (v.scenario_changed_by_user) ImGui::TextDisabled("You changed the scenario since this step began.");
+    else ImGui::TextDisabled("Left / Right arrow keys step through.");
+    const float button_w = ImGui::GetFontSize() * 6;
+    ImGui::BeginDisabled(!v.can_back);
+    if (ImGui::Button("< Back", ImVec2(button_w, 0))) back(state);
+    note_last_item("lesson/back");
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!v.scenario_changed_by_user);
+    if (ImGui::Button("Reset to this step's scenario")) reset_to_step_scenario(state);
+    note_last_item("lesson/reset");
+    ImGui::EndDisabled();
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - button_w);
+    if (v.can_next) {
+        if (ImGui::Button("Next >", ImVec2(button_w, 0))) next(state);
+        note_last_item("lesson/next");
+    } else {
+        const bool finish = ImGui::Button("Finish", ImVec2(button_w, 0));
+        note_last_item("lesson/finish");
+        if (finish) close_lesson();  // back to the list, progress kept
+    }
+}
+
+void LessonPanel::draw_outline(AppState& state, const LessonView& v) {
+    ImGui::Spacing();
+    ImGui::Spacing();
+    if (!v.changes.empty()) {
+        ImGui::TextDisabled("This step set");
+        for (const std::string& c : v.changes) ImGui::BulletText("%s", c.c_str());
+        ImGui::Spacing();
+    }
+    ImGui::TextDisabled("Steps");
+    const int reached = reached_[size_t(lesson_)];
+    for (size_t i = 0; i < v.step_titles.size(); ++i) {
+        const bool current = int(i) == step_;
+        const std::string label = std::to_string(i + 1) + ".  " + v.step_titles[i];
+        ImGui::PushID(int(i));
+        if (!current && int(i) >= reached) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (ImGui::Selectable(label.c_str(), current) && !current) enter_step(state, int(i), Entry::fresh);
+        note_last_item("lesson/outline/" + std::to_string(i + 1));
+        if (!current && int(i) >= reached) ImGui::PopStyleColor();
+        ImGui::PopID();
+    }
+}
+
+void LessonPanel::draw_quiz(const QuizView& q) {
+    // A tinted box around the question: contents on channel 1, the box behind them on channel 0 once
+    // their size is known.
+    ImGui::Spacing();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float pad = ImGui::GetStyle().FramePadding.x * 2;
+    dl->ChannelsSplit(2);
+    dl->ChannelsSetCurrent(1);
+    ImGui::Indent(pad);
+    ImGui::BeginGroup();
+    ImGui::Dummy(ImVec2(0, pad * 0.5f));
+    ImGui::TextColored(kAccent, "Check yourself");
+    ImGui::PushTextWrapPos(ImGui::GetContentRegionMax().x - pad);
+    ImGui::TextUnformatted(q.question.c_str());
+    if (!q.error.empty()) ImGui::TextColored(kWrong, "%s", q.error.c_str());
+    if (q.is_number) {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+        ImGui::InputDouble("##answer", &typed_, 0, 0, "%.6g");
+        note_last_item("lesson/answer-box");
+        ImGui::SameLine();
+        if (!q.unit.empty()) {
+            ImGui::TextUnformatted(q.unit.c_str());
+            ImGui::SameLine();
+        }
+        if (ImGui::Button("Check")) answer(typed_);
+        note_last_item("lesson/check");
+    } else {
+        for (size_t i = 0; i < q.options.size(); ++i) {
+            const bool chosen = given_ && int(*given_) == int(i);
+            const bool right = q.answered && answer_ && answer_->correct_option == int(i);
+            const bool coloured = q.answered && (chosen || right);
+            if (coloured) ImGui::PushStyleColor(ImGuiCol_Text, right ? kRight : kWrong);
+            if (ImGui::RadioButton(q.options[i].c_str(), chosen)) answer(double(i));
+            note_last_item("lesson/option/" + std::to_string(i));
+            if (coloured) ImGui::PopStyleColor();
+        }
+    }
+    if (q.answered) {
+        ImGui::PushStyleColor(ImGuiCol_Text, q.right ? kRight : kWrong);
+        ImGui::TextUnformatted(q.feedback.c_str());
+        ImGui::PopStyleColor();
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::Dummy(ImVec2(0, pad * 0.5f));
+    ImGui::EndGroup();
+    ImGui::Unindent(pad);
+    dl->ChannelsSetCurrent(0);
+    const ImVec2 min(ImGui::GetItemRectMin().x - pad, ImGui::GetItemRectMin().y);
+    const ImVec2 max(ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x, ImGui::GetItemRectMax().y);
+    dl->AddRectFilled(min, max, ImGui::GetColorU32(ImVec4(0.16f, 0.18f, 0.24f, 1.0f)), 4.0f);
+    dl->AddRect(min, max, ImGui::GetColorU32(ImVec4(1.0f, 0.75f, 0.10f, 0.35f)), 4.0f);
+    dl->ChannelsMerge();
+}
+
+}  // namespace shardscope::ui

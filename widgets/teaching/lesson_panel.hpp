@@ -1,0 +1,115 @@
+#pragma once
+// The Lesson panel: the list of lessons with progress, one step at a time (Next / Back and
+// the Left / Right keys), the body with hoverable glossary links, the quiz with feedback, and "reset
+// to this step's scenario". Entering a step applies its scenario, opens its panels, highlights one and
+// runs its actions, all through the PanelRegistry the panel was made with.
+//
+// Drawing is two passes: build_view() turns the current lesson and step into LessonView (plain
+// records the tests read), then draw() paints it.
+
+#include "core/teaching/lesson.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/shell/panel.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+// What the panel shows this frame.
+struct LessonListRow {
+    std::string id;
+    std::string title;
+    int steps = 0;
+    int reached = 0;           // furthest step seen (0 = not started)
+    bool current = false;
+};
+
+struct QuizView {
+    std::string question;
+    bool is_number = true;
+    std::string unit;
+    std::vector<std::string> options;   // choice checks
+    bool answered = false;
+    bool right = false;
+    std::string feedback;               // after answering: what core computes and why
+    std::string error;                  // core could not compute the answer
+};
+
+struct LessonView {
+    std::vector<LessonListRow> list;
+    std::vector<std::string> load_errors;
+    bool has_lesson = false;
+    std::string lesson_title;
+    std::string step_label;             // "Step 3 of 9"
+    std::string step_title;
+    std::vector<BodySpan> body;
+    std::vector<std::string> panels;    // what the step opened
+    std::string highlight;
+    std::vector<std::string> action_notes;  // actions a panel could not run (e.g. not built yet)
+    std::vector<std::string> changes;       // what this step set in the scenario, in words
+    std::vector<std::string> step_titles;   // the lesson's outline
+    std::optional<QuizView> quiz;
+    bool can_back = false, can_next = false;
+    bool scenario_changed_by_user = false;  // the current scenario differs from the step's
+};
+
+class LessonPanel final : public Panel {
+public:
+    LessonPanel(PanelRegistry& registry, Placement placement);
+
+    void set_lessons(LessonSet lessons);
+    [[nodiscard]] const std::vector<Lesson>& lessons() const noexcept { return lessons_; }
+
+    void draw(AppState& state) override;
+    // open=ID (step 1), step=K (1-based), next, back, reset, close, answer=NUMBER or option (1-based).
+    std::string act(AppState& state, const std::string& action, const std::string& value) override;
+
+    // Opens lesson `id` at step `step` (1-based) with that step's own scenario. "" or why not.
+    std::string open_lesson(AppState& state, const std::string& id, int step);
+    void next(AppState& state);
+    void back(AppState& state);
+    void reset_to_step_scenario(AppState& state);
+    // Back to the list (the Finish button on the last step); progress is kept.
+    void close_lesson();
+    // Grades an answer: a number for number checks, an option index (0-based) for choices.
+    void answer(double value);
+
+    [[nodiscard]] const Lesson* current_lesson() const;
+    [[nodiscard]] const LessonStep* current_step() const;
+    [[nodiscard]] int step_index() const noexcept { return step_; }          // 0-based
+    [[nodiscard]] LessonView build_view(const AppState& state) const;
+    [[nodiscard]] const LessonView& last_view() const noexcept { return view_; }
+    [[nodiscard]] const std::vector<std::string>& action_notes() const noexcept { return action_notes_; }
+    // The body as last laid out (item rect "lesson/body" is where it was drawn).
+    [[nodiscard]] const TextFlowLayout& body_layout() const noexcept { return flow_; }
+
+private:
+    enum class Entry { fresh, forward };
+    void enter_step(AppState& state, int step, Entry how);
+    void apply_panels(const LessonStep& step);
+    void compute_answer(const LessonStep& step);
+    void handle_keys(AppState& state);
+    void draw_list(AppState& state, const LessonView& v);
+    void draw_step(AppState& state, const LessonView& v);
+    void draw_quiz(const QuizView& q);
+    void draw_outline(AppState& state, const LessonView& v);
+
+    PanelRegistry& registry_;
+    std::vector<Lesson> lessons_;
+    std::vector<std::string> load_errors_;
+    std::vector<int> reached_;          // per lesson, furthest step seen (1-based; 0 = not started)
+    int lesson_ = -1;
+    int step_ = 0;
+    std::vector<std::string> action_notes_;
+    std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
+    std::optional<double> given_;        // what the learner answered
+    double typed_ = 0;
+    TextFlowLayout flow_;
+    float flow_width_ = -1;
+    std::string flow_key_;
+    LessonView view_;
+};
+
+}  // namespace shardscope::ui

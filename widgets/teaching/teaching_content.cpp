@@ -1,0 +1,52 @@
+#include "widgets/teaching/teaching_content.hpp"
+
+#include "core/teaching/cheatsheet.hpp"
+#include "core/teaching/glossary.hpp"
+#include "core/teaching/lesson.hpp"
+#include "widgets/teaching/cheatsheet_panel.hpp"
+#include "widgets/teaching/glossary_panel.hpp"
+#include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/teaching/lesson_panel.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+namespace shardscope::ui {
+
+namespace {
+// Which lessons link to each term (by the glossary's spelling), each lesson once, in lesson order.
+std::map<std::string, std::vector<std::string>> lesson_mentions(const Glossary& glossary, const std::vector<Lesson>& lessons) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const Lesson& lesson : lessons)
+        for (const LessonStep& step : lesson.steps)
+            for (const std::string& term : glossary_links(step.body)) {
+                const GlossaryEntry* e = glossary.find(term);
+                if (!e) continue;
+                auto& titles = out[e->term];
+                if (std::find(titles.begin(), titles.end(), lesson.title) == titles.end()) titles.push_back(lesson.title);
+            }
+    return out;
+}
+}  // namespace
+
+std::vector<std::string> install_teaching_content(PanelRegistry& registry, const TeachingTexts& texts) {
+    std::vector<std::string> errors;
+    GlossaryLoad glossary = parse_glossary(texts.glossary_text, texts.glossary_file);
+    if (glossary.ok()) set_shared_glossary(std::make_shared<const Glossary>(std::move(*glossary.glossary)));
+    else errors.push_back(glossary.error);
+
+    LessonSet lessons = load_lessons(texts.lesson_files);
+    errors.insert(errors.end(), lessons.errors.begin(), lessons.errors.end());
+    if (auto* panel = dynamic_cast<GlossaryPanel*>(registry.find("glossary")); panel && shared_glossary())
+        panel->set_lesson_mentions(lesson_mentions(*shared_glossary(), lessons.lessons));
+    if (auto* panel = dynamic_cast<LessonPanel*>(registry.find("lesson"))) panel->set_lessons(std::move(lessons));
+
+    CheatSheetLoad sheet = parse_cheatsheet(texts.cheatsheet_text, texts.cheatsheet_file);
+    if (!sheet.ok()) errors.push_back(sheet.error);
+    if (auto* panel = dynamic_cast<CheatSheetPanel*>(registry.find("cheatsheet")))
+        panel->set_sheet(std::move(sheet.sheet), sheet.error);
+    return errors;
+}
+
+}  // namespace shardscope::ui
