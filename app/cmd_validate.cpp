@@ -1,13 +1,34 @@
 // `shardscope validate [--format text|json]`: the built-in suite of published training runs
 // (core/model/validation_suite.hpp), published vs predicted TFLOP/s per GPU and fraction of peak, with the
-// error of each row. Exit 0 always when it ran: the table is the result, not a pass/fail gate.
+// error of each row, on the shipped cluster presets. Exit 0 when it ran (the table is the result, not
+// a pass/fail gate), 1 when a shipped preset cannot be read.
 
 #include "app/commands.hpp"
+#include "app/file_io.hpp"
 #include "core/model/validation_suite.hpp"
+#include "core/scenario/presets.hpp"
 
 #include <iostream>
+#include <optional>
 
 namespace {
+
+// A shipped cluster preset, or nullopt with the reason on stderr.
+std::optional<shardscope::ClusterSpec> shipped_cluster(const std::string& file) {
+    const std::string path = shardscope::app::data_dir() + "/assets/clusters/" + file;
+    std::string error;
+    const auto text = shardscope::app::read_text_file(path, error);
+    if (!text) {
+        std::cerr << "validate: cannot read " << path << ": " << error << "\n";
+        return std::nullopt;
+    }
+    const shardscope::ClusterPresetLoad load = shardscope::parse_cluster_preset(*text);
+    if (!load.ok()) {
+        std::cerr << "validate: " << path << ": " << load.error << "\n";
+        return std::nullopt;
+    }
+    return load.preset->cluster;
+}
 
 int run_validate(const std::vector<std::string>& args) {
     std::string format = "text";
@@ -24,7 +45,11 @@ int run_validate(const std::vector<std::string>& args) {
         std::cerr << "validate: --format must be text or json, got '" << format << "'\n";
         return 2;
     }
-    const auto rows = shardscope::run_validation_suite();
+    // The rows run on the presets a user gets, not on constants of their own.
+    const auto a100 = shipped_cluster("dgx-a100-80gb.json");
+    const auto h100 = shipped_cluster("dgx-h100.json");
+    if (!a100 || !h100) return 1;
+    const auto rows = shardscope::run_validation_suite({*a100, *h100});
     std::cout << (format == "json" ? shardscope::validation_table_json(rows)
                                    : shardscope::validation_table_text(rows));
     return 0;

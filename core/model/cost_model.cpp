@@ -1,6 +1,8 @@
 #include "core/model/cost_model.hpp"
 
 #include "core/collectives/collectives.hpp"
+#include "core/model/compute.hpp"
+#include "core/model/hardware.hpp"
 #include "core/model/memory.hpp"
 #include "core/mesh/mesh.hpp"
 #include "core/scenario/units.hpp"
@@ -16,9 +18,35 @@ double activation_dtype_bytes(Precision p) noexcept { return p == Precision::fp3
 
 double as_double(int64_t v) noexcept { return static_cast<double>(v); }
 
-// A group that leaves its node is bounded by the inter-node link (DESIGN.md).
-Link link_for(const ClusterSpec& c, DimLinks links) noexcept {
-    return Link::from(links == DimLinks::intra || links == DimLinks::none ? c.intra_node : c.inter_node);
+// Where a dim's groups sit: inside nodes or across them, and how many members each has per node.
+struct Placement {
+    DimLinks links = DimLinks::none;
+    int64_t per_node = 1;
+};
+
+// Members per node of a group of `size` ranks `stride` apart (nodes hold contiguous ranks).
+int64_t members_per_node(int64_t size, int64_t stride, int64_t gpus_per_node) noexcept {
+    if (stride >= gpus_per_node) return 1;
+    return std::clamp<int64_t>(gpus_per_node / std::max<int64_t>(1, stride), 1, size);
+}
+
+Placement placement_of(const DimSummary& d, int64_t gpus_per_node) noexcept {
+    return Placement{d.links, members_per_node(d.size, d.stride, gpus_per_node)};
+}
+
+// A group inside a node runs on the intra-node link. One that leaves its node is bounded by the
+// NICs it can use: NCCL spreads its rings over the rails, so a group with k members per node moves
+// its inter-node share over k NICs at once (k x the per-NIC bandwidth, scaled by NICs per GPU, never
+// more than the intra-node link feeding them). nics_per_node 0 means one per GPU (DGX/HGX).
+Link link_for(const ClusterSpec& c, Placement at) noexcept {
+    if (at.links == DimLinks::intra || at.links == DimLinks::none) return Link::from(c.intra_node);
+    Link link = Link::from(c.inter_node);
+    const double nics = static_cast<double>(c.inter_node.nics_per_node > 0 ? c.inter_node.nics_per_node
+                                                                           : c.gpus_per_node);
+    const double rails = static_cast<double>(at.per_node) * nics / static_cast<double>(c.gpus_per_node);
+    link.bandwidth_bytes_per_s =
+        std::min(c.intra_node.bandwidth_gbps * 1e9, link.bandwidth_bytes_per_s * std::max(1.0, rails));
+    return link;
 }
 
 DimLinks worse(DimLinks a, DimLinks b) noexcept {
@@ -51,12 +79,14 @@ struct Context {
     const ParamCounts& counts;
     const DeviceMesh& mesh;
     ParallelSpec par;        // effective factors (leftover replicas included)
-    double rate = 0;         // achievable matmul FLOP/s of one GPU
-    double hbm = 0;          // bytes/s
+    HardwareFigures hw{};    // what one GPU achieves (core/model/hardware.hpp)
     double act_bytes = 2;
     int64_t shard_ranks = 1;         // ZeRO group: dp_shard * cp
     int64_t expert_shard_ranks = 1;  // dp_shard * cp / ep
-    DimLinks shard_links = DimLinks::none;
+    Placement tp{}, cp{}, ep{}, pp{}, replicate{};
+    Placement shard{};           // the dp_shard x cp group
+    Placement expert_shard{};    // the dp_shard x cp / ep group that shards one local expert
+    Placement all_data{};        // dp_shard x cp x dp_replicate (ZeRO 0's all-reduce)
 };
 
 struct StageComm {
@@ -75,11 +105,13 @@ struct StageLoad {
     double block_fwd = 0;       // forward matmul FLOPs of its blocks for one micro-batch, before TP/CP
     double attention_fwd = 0;   // of which the attention core (QK^T and AV)
     bool output = false;        // the last stage: LM head
+    bool embedding = false;     // the first stage: token embedding
     StageParams params;         // (the block range in params.layers is not compared)
 
     [[nodiscard]] bool same_cost(const StageLoad& o) const noexcept {
         return layers == o.layers && moe_layers == o.moe_layers && block_fwd == o.block_fwd &&
-               attention_fwd == o.attention_fwd && output == o.output && params.embedding == o.params.embedding &&
+               attention_fwd == o.attention_fwd && output == o.output && embedding == o.embedding &&
+               params.embedding == o.params.embedding &&
                params.output == o.params.output && params.blocks_non_expert == o.params.blocks_non_expert &&
                params.routed_experts == o.params.routed_experts;
     }
@@ -89,8 +121,9 @@ StageLoad stage_load(const Context& cx, int64_t stage) {
     const ModelSpec& m = cx.s.model;
     const ParallelSpec& p = cx.par;
     StageLoad load;
-    load.params = stage_params(cx.counts, p.pp, stage);
+    load.params = stage_params(cx.counts, p, stage);
     load.output = stage == p.pp - 1;
+    load.embedding = stage == 0;
     if (!m.has_architecture()) return load;
     const StageLayers layers = load.params.layers;
     load.layers = layers.count;
@@ -133,22 +166,17 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     const bool full = s.training.recompute == Recompute::full;
     const bool selective = s.training.recompute == Recompute::selective;
 
-    const double block_fwd = load.block_fwd, attention_fwd = load.attention_fwd;
-    const double output_fwd = load.output ? 2.0 * as_double(m.vocab) * h * tokens : 0.0;
-    w.forward_flops = (block_fwd + attention_fwd + output_fwd) / split;
-    const double recompute_flops = full ? (block_fwd + attention_fwd) / split : selective ? attention_fwd / split : 0.0;
-    w.backward_flops = 2.0 * w.forward_flops + recompute_flops;
-    w.attention_forward_s = attention_fwd / split / cx.rate;
-
-    // Element-wise work is memory-bound: the bytes Korthikanti counts as stored are written by the
-    // forward, read and written again by the backward, and rewritten by a full recompute. Flash-style
-    // attention (what selective recompute stands for here) keeps the s x s scores on chip.
-    ActivationShape shape = activation_shape(s);
-    shape.recompute = selective ? Recompute::selective : Recompute::none;
-    const double streamed = activation_bytes_per_layer(shape) * (s.training.precision == Precision::fp32 ? 2.0 : 1.0) *
-                            as_double(load.layers) / cx.hbm;
-    w.forward_s = w.forward_flops / cx.rate + streamed;
-    w.backward_s = w.backward_flops / cx.rate + (full ? 3.0 : 2.0) * streamed;
+    // Compute from the hardware up, kernel by kernel (core/model/compute.hpp).
+    const StageCompute sc = stage_compute(
+        s, p, cx.hw, StageBlocks{load.layers - load.moe_layers, load.moe_layers, load.embedding, load.output});
+    w.forward_flops = sc.forward_flops;
+    w.backward_flops = sc.backward_flops;
+    w.forward_s = sc.forward_s;
+    w.backward_s = sc.backward_s;
+    w.attention_forward_s = sc.attention_forward_s;
+    (void)tokens;
+    (void)split;
+    (void)selective;
 
     const ClusterSpec& c = s.cluster;
     const double L = as_double(load.layers);
@@ -157,7 +185,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         // backward, two more when a full recompute re-runs the forward. With SP each is an all-gather
         // plus a reduce-scatter of the same activation: the same bytes, twice the latency terms.
         const double msg = b * seq / as_double(p.cp) * h * cx.act_bytes;
-        const Link link = link_for(c, cx.mesh.summary(MeshDim::tp).links);
+        const Link link = link_for(c, cx.tp);
         const bool sp = p.sequence_parallel;
         const double one = sp ? collective_time(Collective::all_gather, msg, p.tp, link) +
                                     collective_time(Collective::reduce_scatter, msg, p.tp, link)
@@ -174,7 +202,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         // forward; the backward passes K, V around again and reduce-scatters their gradients.
         const double kv_dim = as_double(m.kv_heads) * h / as_double(m.heads);
         const double kv = 2.0 * b * seq * kv_dim * cx.act_bytes / as_double(p.tp);
-        const Link link = link_for(c, cx.mesh.summary(MeshDim::cp).links);
+        const Link link = link_for(c, cx.cp);
         const double ag = collective_time(Collective::all_gather, kv, p.cp, link);
         const double rs = collective_time(Collective::reduce_scatter, kv, p.cp, link);
         w.cp_forward_s = L * ag;
@@ -185,7 +213,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         // Dispatch and combine: each token's hidden state goes to its top_k experts and comes back.
         const double local_tokens = b * seq / as_double(p.cp) / (p.sequence_parallel ? as_double(p.tp) : 1.0);
         const double msg = local_tokens * as_double(m.top_k) * h * cx.act_bytes;
-        const Link link = link_for(c, cx.mesh.ep_summary().links);
+        const Link link = link_for(c, cx.ep);
         const double a2a = collective_time(Collective::all_to_all, msg, p.ep, link);
         w.ep_forward_s = 2.0 * as_double(out.moe_layers) * a2a;
         w.ep_backward_s = 2.0 * as_double(out.moe_layers) * a2a;
@@ -194,9 +222,11 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     return out;
 }
 
-// FSDP gathers the stage's weights for the forward and again for the backward, then reduce-scatters
-// the gradients: 3x the parameter bytes per micro-batch. Needs only the parameter count, so a
-// count-only model gets it too.
+// FSDP / ZeRO-3 as PyTorch FSDP and DeepSpeed run it: each block's weights are all-gathered before
+// its forward and again before its backward (reshard after forward), and its gradients
+// reduce-scattered after its backward, every micro-batch: 3x the parameter bytes, in one collective
+// per block (plus the embedding and the output layer), each paying its own latency. Needs only the
+// parameter count, so a count-only model gets it too (as one unit per stage).
 void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     const ParallelSpec& p = cx.par;
     const ClusterSpec& c = cx.s.cluster;
@@ -205,18 +235,22 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
-    const Link link = link_for(c, cx.shard_links);
+    const Link link = link_for(c, cx.shard);
+    const Link expert_link = link_for(c, cx.expert_shard);
+    const double units = std::max(1.0, as_double(sp.layers.count) + (sp.embedding > 0 ? 1.0 : 0.0) +
+                                           (sp.output > 0 ? 1.0 : 0.0));
+    const double expert_units = std::max(1.0, as_double(block_kinds(cx.counts, sp.layers).moe));
     // A part with no parameters (the experts of a dense model) sends nothing and pays no latency.
-    const auto gather = [&](double params, int64_t ranks, double bytes_per) {
+    const auto per_unit = [](Collective op, double params, double bytes_per, int64_t ranks, double n, const Link& l) {
         if (params <= 0) return 0.0;
-        return collective_time(Collective::all_gather, params * bytes_per, ranks, link);
+        return n * collective_time(op, params * bytes_per / n, ranks, l);
     };
-    const auto scatter = [&](double params, int64_t ranks, double bytes_per) {
-        if (params <= 0) return 0.0;
-        return collective_time(Collective::reduce_scatter, params * bytes_per, ranks, link);
-    };
-    const double ag = gather(dense, cx.shard_ranks, per.weights) + gather(expert, cx.expert_shard_ranks, per.weights);
-    const double rs = scatter(dense, cx.shard_ranks, per.grads) + scatter(expert, cx.expert_shard_ranks, per.grads);
+    const double ag = per_unit(Collective::all_gather, dense, per.weights, cx.shard_ranks, units, link) +
+                      per_unit(Collective::all_gather, expert, per.weights, cx.expert_shard_ranks, expert_units,
+                               expert_link);
+    const double rs = per_unit(Collective::reduce_scatter, dense, per.grads, cx.shard_ranks, units, link) +
+                      per_unit(Collective::reduce_scatter, expert, per.grads, cx.expert_shard_ranks, expert_units,
+                               expert_link);
     w.fsdp_forward_s = ag;
     w.fsdp_backward_s = ag + rs;
     out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (2 * per.weights + per.grads), cx.shard_ranks) +
@@ -231,15 +265,16 @@ struct Exposed {
     [[nodiscard]] double backward() const noexcept { return tp_b + cp_b + ep_b + fsdp_b; }
 };
 
-Exposed apply_overlap_rules(const StageWork& w, bool tp_overlap) noexcept {
+Exposed apply_overlap_rules(const StageWork& w, bool tp_overlap, bool ep_overlap) noexcept {
     const auto beyond = [](double comm, double compute) { return std::max(0.0, comm - compute); };
     Exposed e;
     e.tp_f = tp_overlap ? beyond(w.tp_forward_s, w.forward_s) : w.tp_forward_s;
     e.tp_b = tp_overlap ? beyond(w.tp_backward_s, w.backward_s) : w.tp_backward_s;
     e.cp_f = beyond(w.cp_forward_s, w.attention_forward_s);
     e.cp_b = beyond(w.cp_backward_s, 2.0 * w.attention_forward_s);
-    e.ep_f = w.ep_forward_s;
-    e.ep_b = w.ep_backward_s;
+    // DualPipe (or parallel.ep_comm_overlap) runs one micro-batch's all-to-all beside another's compute.
+    e.ep_f = ep_overlap ? beyond(w.ep_forward_s, w.forward_s) : w.ep_forward_s;
+    e.ep_b = ep_overlap ? beyond(w.ep_backward_s, w.backward_s) : w.ep_backward_s;
     e.fsdp_f = beyond(w.fsdp_forward_s, w.forward_s);
     e.fsdp_b = beyond(w.fsdp_backward_s, w.backward_s);
     return e;
@@ -256,29 +291,26 @@ struct StepEndComm {
 StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     const ParallelSpec& p = cx.par;
     const ClusterSpec& c = cx.s.cluster;
-    const StageParams sp = stage_params(cx.counts, p.pp, stage);
+    const StageParams sp = stage_params(cx.counts, p, stage);
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
-    const DeviceMesh& mesh = cx.mesh;
     StepEndComm out;
 
-    const auto add_replicate = [&](double bytes, int64_t ranks, DimLinks links) {
+    const auto add_replicate = [&](double bytes, int64_t ranks, Placement at) {
         if (bytes <= 0) return;  // e.g. the expert part of a dense model
-        const Link link = link_for(c, links);
+        const Link link = link_for(c, at);
         out.replicate_s += collective_time(Collective::all_reduce, bytes, ranks, link);
         out.replicate_bytes += bytes_sent_per_rank(Collective::all_reduce, bytes, ranks);
     };
-    const DimLinks rep_links = mesh.summary(MeshDim::dp_replicate).links;
     if (p.zero == 0 || cx.shard_ranks == 1) {
         // Nothing sharded: every replica all-reduces its full gradients (CP ranks join the reduction).
-        const DimLinks links = worse(rep_links, cx.shard_links);
-        add_replicate(dense * per.grads, cx.shard_ranks * p.dp_replicate, links);
-        add_replicate(expert * per.grads, cx.expert_shard_ranks * p.dp_replicate, links);
+        add_replicate(dense * per.grads, cx.shard_ranks * p.dp_replicate, cx.all_data);
+        add_replicate(expert * per.grads, cx.expert_shard_ranks * p.dp_replicate, cx.all_data);
         out.reduce_s = out.replicate_s;
         return out;
     }
-    const Link shard_link = link_for(c, cx.shard_links);
+    const Link shard_link = link_for(c, cx.shard);
     if (p.zero <= 2) {
         const auto rs = [&](double params, int64_t ranks) {
             if (params <= 0) return;
@@ -292,8 +324,8 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     }
     if (p.dp_replicate > 1) {
         // HSDP: the replicas all-reduce the gradient shard each rank owns.
-        add_replicate(dense * per.grads / as_double(cx.shard_ranks), p.dp_replicate, rep_links);
-        add_replicate(expert * per.grads / as_double(cx.expert_shard_ranks), p.dp_replicate, rep_links);
+        add_replicate(dense * per.grads / as_double(cx.shard_ranks), p.dp_replicate, cx.replicate);
+        add_replicate(expert * per.grads / as_double(cx.expert_shard_ranks), p.dp_replicate, cx.replicate);
         out.reduce_s += out.replicate_s;
     }
     return out;
@@ -303,12 +335,24 @@ Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceM
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
     Context cx{s, counts, mesh, p};
-    cx.rate = gpu.peak_tflops * 1e12 * gpu.matmul_efficiency;
-    cx.hbm = gpu.hbm_gbps * 1e9;
+    cx.hw = hardware_figures(gpu);
     cx.act_bytes = activation_dtype_bytes(s.training.precision);
     cx.shard_ranks = p.dp_shard * p.cp;
     cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
-    cx.shard_links = worse(mesh.summary(MeshDim::dp_shard).links, mesh.summary(MeshDim::cp).links);
+    const int64_t gpn = s.cluster.gpus_per_node;
+    const auto at = [&](MeshDim d) { return placement_of(mesh.summary(d), gpn); };
+    cx.tp = at(MeshDim::tp);
+    cx.cp = at(MeshDim::cp);
+    cx.pp = Placement{mesh.summary(MeshDim::pp).links, 1};  // one activation between two GPUs
+    cx.replicate = at(MeshDim::dp_replicate);
+    cx.ep = placement_of(mesh.ep_summary(), gpn);
+    // A group of two dims holds the product of their members per node (capped by its size).
+    const auto combined = [&](Placement a, Placement b, int64_t size) {
+        return Placement{worse(a.links, b.links), std::min(size, a.per_node * b.per_node)};
+    };
+    cx.shard = combined(at(MeshDim::dp_shard), cx.cp, cx.shard_ranks);
+    cx.expert_shard = Placement{cx.shard.links, std::max<int64_t>(1, cx.shard.per_node / p.ep)};
+    cx.all_data = combined(cx.shard, cx.replicate, cx.shard_ranks * p.dp_replicate);
     return cx;
 }
 
@@ -339,7 +383,7 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     StageLoad previous;
     StageLayers before;
     for (int64_t st = 0; st < p.pp; ++st) {
-        const StageLayers here = stage_layers(cx.counts.layers, p.pp, st);
+        const StageLayers here = stage_layers(cx.counts.layers, p, st);
         const bool repeats = same_blocks_as_previous(cx, st, here, before);
         before = here;
         // Most stages hold the same blocks as their neighbour: price them once.
@@ -361,7 +405,8 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
         plan.priced.push_back(arch ? stage_comm(cx, load) : StageComm{});
         add_fsdp_comm(cx, load.params, plan.priced.back());
         const StageWork& w = plan.priced.back().work;
-        plan.priced_exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap));
+        const bool ep_overlap = p.ep_comm_overlap || s.training.schedule == Schedule::dualpipe;
+        plan.priced_exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap, ep_overlap));
         // A count-only model has no FLOPs: unit costs keep the schedule's shape (and its in-flight
         // counts for memory) without inventing times.
         const double f = arch ? w.forward_s + plan.priced_exposed.back().forward() : 1.0;
@@ -371,7 +416,7 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     if (p.pp > 1 && arch) {
         const double msg = as_double(s.training.micro_batch) * as_double(s.model.seq_len) / as_double(p.cp) *
                            as_double(s.model.hidden) * cx.act_bytes / as_double(p.tp);
-        spec.p2p_time = collective_time(Collective::p2p, msg, 2, link_for(s.cluster, cx.mesh.summary(MeshDim::pp).links));
+        spec.p2p_time = collective_time(Collective::p2p, msg, 2, link_for(s.cluster, cx.pp));
     }
     return plan;
 }
@@ -414,6 +459,65 @@ PipelineMemo::Simulated simulated(const PipelineSpec& spec, PipelineMemo& memo) 
     return memo.get(spec, [&memo](const PipelineSpec& sp) { return simulate_slim(sp, memo); });
 }
 
+// Parameters the optimizer of one GPU of `stage` updates.
+double optimizer_params(const Context& cx, int64_t stage) {
+    const ParallelSpec& p = cx.par;
+    const StageParams sp = stage_params(cx.counts, p, stage);
+    const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
+    const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
+    if (p.zero < 1) return dense + expert;
+    return dense / as_double(cx.shard_ranks) + expert / as_double(cx.expert_shard_ranks);
+}
+
+std::string format_fixed(double v, int digits) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(digits);
+    os << v;
+    return os.str();
+}
+
+// One line per convention a figure depends on, so a reader can see why it is what it is.
+std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigures& hw) {
+    std::vector<std::string> notes;
+    const bool flash = s.training.attention == AttentionKernel::flash;
+    notes.push_back("FLOPs: model_per_step (MFU's numerator) counts 6 x active params x tokens plus the attention "
+                    "scores in full (12 x layers x heads x head_dim x seq x tokens, not halved for causal masking: "
+                    "Megatron-LM's convention); hardware_per_step counts what the kernels execute (" +
+                    std::string(flash ? "causal flash attention runs half the scores" : "eager attention runs all of them") +
+                    ", recomputation adds its forward)");
+    notes.push_back(std::string("attention: ") +
+                    (flash ? "flash (no s x s scores in HBM), at " + format_fixed(hw.flash_forward * 100, 0) +
+                                 "% of peak forward and " + format_fixed(hw.flash_backward * 100, 0) +
+                                 "% backward at long sequences, less for short ones"
+                           : "eager: the s x s scores are written, softmaxed and dropped out in HBM and stored for "
+                             "the backward unless recomputed"));
+    notes.push_back("compute: each GEMM by its shape at up to " + format_fixed(hw.gemm_ceiling * 100, 1) +
+                    "% of peak (" + std::to_string(hw.sm_count) +
+                    " SMs, tile and wave quantisation), memory-bound kernels at " +
+                    format_fixed(hw.hbm_bytes_per_s / 1e9, 0) + " GB/s, at least 3 us a kernel");
+    for (const std::string& src : hw.sources) notes.push_back("sources: " + src);
+    const StateBytesPerParam per = state_bytes_per_param(s.training.precision);
+    notes.push_back("precision " + std::string(to_string(s.training.precision)) + ": " +
+                    format_fixed(per.weights, 0) + " + " + format_fixed(per.grads, 0) + " + " +
+                    format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
+                    " bytes per parameter (weights + gradients + optimizer)");
+    notes.push_back("memory: judged against " + format_bytes(hw.capacity_bytes) +
+                    " (what the card exposes); reserved = " + format_fixed(hw.reserve_bytes / (1024.0 * 1024 * 1024), 1) +
+                    " GiB runtime (CUDA context, NCCL buffers) + 5% allocator slack");
+    if (s.parallel.zero == 3)
+        notes.push_back("ZeRO-3 as PyTorch FSDP and DeepSpeed run it: every block all-gathered before its forward and "
+                        "again before its backward, gradients reduce-scattered after it, every micro-batch");
+    else if (s.parallel.zero >= 1)
+        notes.push_back("ZeRO-" + std::to_string(s.parallel.zero) +
+                        ": gradients reduce-scattered once per step, after the last micro-batch's backward, and the "
+                        "updated weights all-gathered (Megatron-LM's distributed optimizer)");
+    if (flash && s.training.recompute == Recompute::selective)
+        notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "
+                        "flash stores no scores to drop");
+    return notes;
+}
+
 }  // namespace
 
 std::vector<double> PipelineMemo::key_of(const PipelineSpec& spec) {
@@ -445,16 +549,23 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
     const ModelSpec& m = s.model;
     if (!m.has_architecture()) return {};
     const double tokens = as_double(s.training.global_batch) * as_double(m.seq_len);
-    const double attention = 12.0 * as_double(m.layers) * as_double(m.hidden) * as_double(m.seq_len) * tokens;
+    const double q_width = as_double(m.heads) * as_double(m.attention_head_dim());
+    // The attention core's forward with the full s x s scores: QK^T and PV, 2 x 2 x seq x q_width a token.
+    const double scores_forward = 4.0 * as_double(m.layers) * q_width * as_double(m.seq_len) * tokens;
     StepFlops f;
-    f.model = 6.0 * counts.active_per_token * tokens + attention;
-    f.hardware = f.model;
+    f.model = 6.0 * counts.active_per_token * tokens + 3.0 * scores_forward;
+    // What the kernels execute: no FLOPs for the embedding lookup; causal flash attention runs half the
+    // scores forward and 2.5x that backward (it recomputes them); eager runs all of them, backward 2x.
+    const bool flash = s.training.attention == AttentionKernel::flash;
+    const double executed_forward = flash ? scores_forward / 2.0 : scores_forward;
+    const double matmul_params = counts.active_per_token - (counts.tied_output ? 0.0 : counts.embedding);
+    f.hardware = 6.0 * matmul_params * tokens + executed_forward * (flash ? 3.5 : 3.0);
     if (s.training.recompute == Recompute::full) {
         double blocks = 0;
         for (int64_t i = 0; i < m.layers; ++i) blocks += active_block_params(counts, m, i);
-        f.hardware += 2.0 * blocks * tokens + attention / 3.0;
+        f.hardware += 2.0 * blocks * tokens + executed_forward;
     } else if (s.training.recompute == Recompute::selective) {
-        f.hardware += attention / 3.0;
+        f.hardware += executed_forward;
     }
     return f;
 }
@@ -503,7 +614,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     r.leftover_dp_replicate = mesh.leftover_factor();
     r.params_total = counts.total;
     r.params_active = counts.active_per_token;
-    r.gpu_memory_bytes = gpu_memory_bytes(s.cluster);
+    r.gpu_memory_bytes = cx.hw.capacity_bytes;
     if (mesh.leftover_factor() > 1) {
         std::ostringstream os;
         os << "tp*cp*pp*dp_shard*dp_replicate = " << s.parallel.product() << " leaves GPUs over: dp_replicate grows from "
@@ -622,12 +733,15 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const StepFlops flops = step_flops(s, counts);
     r.model_flops_per_step = flops.model;
     r.hardware_flops_per_step = flops.hardware;
-    r.notes.push_back("attention FLOPs count the full s x s scores (not halved for causal masking), as "
-                      "Megatron-LM's published formula does");
+    for (std::string& n : convention_notes(s, cx.hw)) r.notes.push_back(std::move(n));
 
-    const double compute = mb * (sc.work.forward_s + sc.work.backward_s);
+    // The optimizer steps after the last gradient is reduced, on the parameters this GPU's optimizer
+    // holds (sharded by ZeRO 1-3).
+    const double optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, static_cast<int64_t>(busiest)),
+                                                      s.training.precision);
+    const double compute = mb * (sc.work.forward_s + sc.work.backward_s) + optimizer_s;
     const double per_mb_exposed = mb * (ex.forward() + ex.backward());
-    const double step = timeline.makespan + step_end_exposed;
+    const double step = timeline.makespan + step_end_exposed + optimizer_s;
     const double exposed_comm = per_mb_exposed + pp_exposed + step_end_exposed;
     r.time.compute = compute;
     r.time.exposed_comm = exposed_comm;

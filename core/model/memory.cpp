@@ -1,5 +1,6 @@
 #include "core/model/memory.hpp"
 
+#include "core/model/hardware.hpp"
 #include "core/pipeline/pipeline.hpp"
 
 #include <algorithm>
@@ -38,6 +39,8 @@ StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
         case Precision::mixed_bf16: return {2, 2, 12};
         case Precision::fp32: return {4, 4, 8};
         case Precision::megatron_bf16: return {2, 4, 12};
+        case Precision::megatron_fp16: return {2, 2, 16};
+        case Precision::fp8: return {3, 4, 12};
     }
     return {2, 2, 12};
 }
@@ -61,7 +64,8 @@ double activation_bytes_per_layer(const ActivationShape& sh) noexcept {
     const double t = static_cast<double>(sh.tp);
     const double sbh = s * b * h;
     if (h <= 0) return 0;
-    const double attention_scores = 5.0 * a * s / (h * t);  // QK^T, softmax, its dropout mask
+    // QK^T, softmax, its dropout mask: only eager attention keeps them.
+    const double attention_scores = sh.eager_attention ? 5.0 * a * s / (h * t) : 0.0;
     // Without SP the layer norms and dropouts (10 of the 34) are replicated on every TP rank.
     const double linear_part = sh.sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
     switch (sh.recompute) {
@@ -82,12 +86,13 @@ ActivationShape activation_shape(const Scenario& s) noexcept {
     sh.cp = s.parallel.cp;
     sh.sequence_parallel = s.parallel.sequence_parallel;
     sh.recompute = s.training.recompute;
+    sh.eager_attention = s.training.attention == AttentionKernel::eager;
     return sh;
 }
 
 StageShape stage_shape(const ParamCounts& counts, const ParallelSpec& p, int64_t stage) {
     StageShape out;
-    out.params = stage_params(counts, p.pp, stage);
+    out.params = stage_params(counts, p, stage);
     out.largest_block = largest_local_block(counts, out.params.layers, p);
     return out;
 }
@@ -117,7 +122,10 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     out.bytes.params = state.params;
     out.bytes.grads = state.grads;
     out.bytes.optimizer = state.optimizer;
-    if (!s.model.has_architecture()) return out;  // no shapes: activations stay null, nothing in `other`
+    if (!s.model.has_architecture()) {
+        out.bytes.reserved = runtime_reserve_bytes(s.cluster.gpu, out.bytes.tensors());
+        return out;
+    }  // no shapes: activations stay null, nothing in `other`
 
     const Precision prec = s.training.precision;
     out.bytes.activations = activation_bytes_per_layer(activation_shape(s)) * activation_scale(prec) *
@@ -134,9 +142,18 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     if (stage == p.pp - 1) other += 4.0 * tokens * static_cast<double>(s.model.vocab) / tp;
     // TP gathers the full activation of the micro-batch before its column-parallel matmuls.
     if (p.tp > 1) other += tokens * static_cast<double>(s.model.hidden) * activation_dtype_bytes(prec);
-    // The data-parallel reduction works on a bucket of about one block's gradients.
-    if (p.dp_shard * p.cp * p.dp_replicate > 1) other += block * per.grads;
+    // The data-parallel reduction works on buckets: Megatron-LM's DDP default is 40M elements
+    // (--ddp-bucket-size), or the stage's whole gradient when it is smaller.
+    constexpr double kBucketElements = 40e6;
+    if (p.dp_shard * p.cp * p.dp_replicate > 1) other += std::min(kBucketElements, dense_local + expert_local) * per.grads;
+    // Full recompute re-runs one block's forward inside the backward: its activations live again.
+    if (s.training.recompute == Recompute::full && sp.layers.count > 0) {
+        ActivationShape working = activation_shape(s);
+        working.recompute = Recompute::none;
+        other += activation_bytes_per_layer(working) * activation_scale(prec);
+    }
     out.bytes.other = other;
+    out.bytes.reserved = runtime_reserve_bytes(s.cluster.gpu, out.bytes.tensors());
     return out;
 }
 
@@ -158,6 +175,6 @@ const StageMemory& most_loaded(const std::vector<StageMemory>& stages) {
     });
 }
 
-double gpu_memory_bytes(const ClusterSpec& c) noexcept { return c.gpu.memory_gb * 1e9; }
+double gpu_memory_bytes(const ClusterSpec& c) noexcept { return exposed_memory_bytes(c.gpu); }
 
 }  // namespace shardscope

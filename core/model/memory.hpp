@@ -12,9 +12,14 @@
 // - Activation bytes follow Korthikanti's per-layer formulas for a standard transformer block
 //   (16-bit activations, 1-byte dropout masks); CP divides the sequence. GQA, SwiGLU and MoE blocks
 //   store somewhat different tensors: the formula is the published one, not a per-architecture count.
+// - Flash attention (training.attention, the default) never stores the s x s scores, whatever the
+//   recompute: Korthikanti's 5as/h term counts only with eager attention and no recompute.
 // - `other` = FSDP's gathered layer (the current and the prefetched block, unsharded), the logits of
-//   the loss on the last stage (fp32, Korthikanti's 4sbv/t), and communication buffers (TP's gathered
-//   activation and a gradient bucket of one block for the data-parallel reduction).
+//   the loss on the last stage (fp32, Korthikanti's 4sbv/t), communication buffers (TP's gathered
+//   activation and a gradient bucket: Megatron-LM's default of 40M elements, or the stage's
+//   gradients when fewer), and under full recompute the working set of the one block being
+//   recomputed (its activations as if stored).
+// - `reserved` = the runtime's fixed reserve plus the allocator's slack on the tensors above.
 
 #include "core/model/params.hpp"
 #include "core/scenario/scenario.hpp"
@@ -34,7 +39,10 @@ struct StateBytesPerParam {
     [[nodiscard]] double total() const noexcept { return weights + grads + optimizer; }
 };
 
-// mixed-bf16 2 + 2 + 12 (fp32 master, m, v); fp32 4 + 4 + 8; megatron-bf16 2 + 4 (fp32 grads) + 12.
+// mixed-bf16 2 + 2 + 12 (fp32 master, m, v); fp32 4 + 4 + 8; megatron-bf16 2 + 4 (fp32 grads) + 12;
+// megatron-fp16 2 + 2 + 16 (fp32 master, m, v and the fp32 gradient copy the optimizer steps on: 20);
+// fp8 (Transformer Engine under Megatron-LM): 2 (bf16 weights) + 1 (their FP8 copy, cast once per
+// step and kept for the GEMMs) as weights, 4 (fp32 main grads) and 12 (fp32 master, m, v): 19.
 [[nodiscard]] StateBytesPerParam state_bytes_per_param(Precision p) noexcept;
 
 struct ModelStateBytes {
@@ -65,10 +73,11 @@ struct ActivationShape {
     int64_t cp = 1;
     bool sequence_parallel = false;
     Recompute recompute = Recompute::none;
+    bool eager_attention = false;  // training.attention eager: the s x s scores are stored
 };
 
 // Bytes one block keeps for its backward, per micro-batch (Korthikanti et al. 2022, Table 2), s = seq/cp:
-//   none, TP only:         sbh (10 + 24/t + 5as/(ht))
+//   none, TP only:         sbh (10 + 24/t + 5as/(ht))   (5as/(ht) with eager attention only)
 //   none, TP + SP:         sbh (34/t + 5as/(ht))
 //   selective, TP only:    sbh (10 + 24/t)
 //   selective, TP + SP:    sbh (34/t)
@@ -84,9 +93,13 @@ struct MemoryBreakdown {
     double optimizer = 0;
     std::optional<double> activations;  // null for a parameter-count-only model
     double other = 0;
-    [[nodiscard]] double total() const noexcept {
+    // The runtime's own share: CUDA context, NCCL buffers and workspaces, and the allocator's slack
+    // (core/model/hardware.hpp). Shown, never folded into headroom.
+    double reserved = 0;
+    [[nodiscard]] double tensors() const noexcept {
         return params + grads + optimizer + activations.value_or(0) + other;
     }
+    [[nodiscard]] double total() const noexcept { return tensors() + reserved; }
 };
 
 // One pipeline stage's GPUs (every GPU of a stage holds the same amount).
@@ -121,6 +134,8 @@ struct StageShape {
 // The stage whose GPUs need the most memory (the most loaded GPU of DESIGN.md's report).
 [[nodiscard]] const StageMemory& most_loaded(const std::vector<StageMemory>& stages);
 
+// The capacity judged against: what the card exposes (nvidia-smi's total, core/model/hardware.hpp),
+// not memory_gb x 1e9.
 [[nodiscard]] double gpu_memory_bytes(const ClusterSpec& c) noexcept;
 
 // The cheapest single change that makes a scenario that does not fit, fit: the Memory panel's hint.

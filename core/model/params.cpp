@@ -9,9 +9,10 @@ double ffn_matrices(Ffn ffn) noexcept { return ffn == Ffn::gelu ? 2.0 : 3.0; }
 
 double attention_params(const ModelSpec& m) noexcept {
     const double h = static_cast<double>(m.hidden);
-    const double head_dim = h / static_cast<double>(m.heads);
+    const double head_dim = static_cast<double>(m.attention_head_dim());
+    const double q_width = static_cast<double>(m.heads) * head_dim;
     const double kv_width = static_cast<double>(m.kv_heads) * head_dim;
-    return 2.0 * h * h + 2.0 * h * kv_width;  // q and o, then k and v
+    return 2.0 * h * q_width + 2.0 * h * kv_width;  // q and o, then k and v
 }
 
 // Position of a stage in the order that loses a layer first: 0, pp-1, 1, pp-2, ...
@@ -42,7 +43,8 @@ ParamCounts count_params(const ModelSpec& m) noexcept {
     c.dense_layers = m.layers - c.moe_layers;
 
     c.embedding = static_cast<double>(m.vocab) * h;
-    c.output = c.embedding;
+    c.tied_output = m.tie_embeddings;
+    c.output = m.tie_embeddings ? 0.0 : c.embedding;
     c.final_norm = h;
     c.attention_per_layer = attention_params(m);
     c.norms_per_layer = 2.0 * h;
@@ -108,14 +110,58 @@ BlockKinds block_kinds(const ParamCounts& c, StageLayers layers) noexcept {
     return k;
 }
 
+bool has_custom_split(const ParallelSpec& p) noexcept {
+    return p.first_stage_layers > 0 || p.last_stage_layers > 0 || p.embedding_in_pipeline_split ||
+           p.loss_in_pipeline_split;
+}
+
+namespace {
+
+int64_t custom_stage_count(int64_t layers, const ParallelSpec& p, int64_t stage) noexcept {
+    const int64_t last = p.pp - 1;
+    if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+        if (stage == 0 && p.first_stage_layers > 0) return p.first_stage_layers;
+        if (stage == last && p.last_stage_layers > 0) return p.last_stage_layers;
+        const int64_t lo = p.first_stage_layers > 0 ? 1 : 0;
+        const int64_t rest_stages = p.pp - lo - (p.last_stage_layers > 0 ? 1 : 0);
+        const int64_t rest = layers - p.first_stage_layers - p.last_stage_layers;
+        return layers_on_stage(rest, rest_stages, stage - lo);
+    }
+    // The embedding and the loss take a layer's place on their stages.
+    const int64_t extra_first = p.embedding_in_pipeline_split ? 1 : 0;
+    const int64_t extra_last = p.loss_in_pipeline_split ? 1 : 0;
+    int64_t count = layers_on_stage(layers + extra_first + extra_last, p.pp, stage);
+    if (stage == 0) count -= extra_first;
+    if (stage == last) count -= extra_last;
+    return std::max<int64_t>(0, count);
+}
+
+}  // namespace
+
+StageLayers stage_layers(int64_t layers, const ParallelSpec& p, int64_t stage) noexcept {
+    if (!has_custom_split(p)) return stage_layers(layers, p.pp, stage);
+    if (p.pp < 1 || stage < 0 || stage >= p.pp) return {};
+    StageLayers s;
+    for (int64_t i = 0; i < stage; ++i) s.first += custom_stage_count(layers, p, i);
+    s.count = std::min(custom_stage_count(layers, p, stage), std::max<int64_t>(0, layers - s.first));
+    return s;
+}
+
 StageParams stage_params(const ParamCounts& c, int64_t pp, int64_t stage) noexcept {
+    ParallelSpec p;
+    p.pp = pp;
+    return stage_params(c, p, stage);
+}
+
+StageParams stage_params(const ParamCounts& c, const ParallelSpec& p, int64_t stage) noexcept {
     StageParams s;
+    const int64_t pp = p.pp;
     if (pp < 1 || stage < 0 || stage >= pp) return s;
     if (!c.from_architecture) {
         s.blocks_non_expert = c.total / static_cast<double>(pp);
         return s;
     }
-    s.layers = stage_layers(c.layers, pp, stage);
+    s.layers = stage_layers(c.layers, p, stage);
     // Every dense block is alike, and so is every MoE block: counted by kind, not summed block by block.
     const BlockKinds kinds = block_kinds(c, s.layers);
     const auto dense = static_cast<double>(kinds.dense);
@@ -123,7 +169,10 @@ StageParams stage_params(const ParamCounts& c, int64_t pp, int64_t stage) noexce
     s.routed_experts = moe * c.routed_experts_per_layer;
     s.blocks_non_expert = dense * c.dense_layer() + moe * (c.moe_layer() - c.routed_experts_per_layer);
     if (stage == 0) s.embedding = c.embedding;
-    if (stage == pp - 1) s.output = c.output + c.final_norm;
+    // A tied LM head is the embedding itself on one stage; with pp > 1 the last stage keeps a copy
+    // (Megatron-LM all-reduces the two copies' gradients).
+    const double head = c.tied_output ? (pp > 1 ? c.embedding : 0.0) : c.output;
+    if (stage == pp - 1) s.output = head + c.final_norm;
     return s;
 }
 

@@ -5,9 +5,11 @@
 // Conventions, chosen once here:
 // - Weight matrices only: biases are left out (Llama, Mixtral and DeepSeek-V3 have none; GPT-3's add
 //   about 0.1%). Norms count one gain vector of `hidden` each (RMSNorm; LayerNorm's bias is left out).
-// - The output layer (LM head) is untied from the input embedding: vocab*hidden each. No positional
+// - The output layer (LM head) is vocab*hidden of its own, unless model.tie_embeddings shares the
+//   input embedding's matrix (counted once; a pipeline's last stage keeps a copy). No positional
 //   table (rotary embeddings have no weights; GPT-3's learned 2048 x 12288 table is 0.01%).
-// - head_dim = hidden / heads. GQA: q and o are hidden x hidden, k and v hidden x (kv_heads * head_dim).
+// - head_dim = hidden / heads unless model.head_dim sets it. GQA: q and o are hidden x (heads * head_dim),
+//   k and v hidden x (kv_heads * head_dim).
 // - FFN: gelu has 2 matrices (up, down), swiglu 3 (gate, up, down), each hidden x ffn_hidden.
 // - MoE layers (all layers after the first `dense_layers` when experts > 0) replace the dense FFN by
 //   `experts` routed experts and `shared_experts` always-on experts, each an FFN of expert_ffn_hidden,
@@ -30,7 +32,8 @@ struct ParamCounts {
     int64_t moe_layers = 0;         // blocks with routed experts
 
     double embedding = 0;           // vocab * hidden
-    double output = 0;              // LM head, vocab * hidden (untied)
+    double output = 0;              // LM head, vocab * hidden (0 when tied to the embedding)
+    bool tied_output = false;       // model.tie_embeddings: the LM head is the embedding
     double final_norm = 0;          // hidden
 
     // Per transformer block.
@@ -76,6 +79,12 @@ struct StageLayers {
 };
 // Requires 1 <= pp <= layers and 0 <= stage < pp (validate_scenario enforces pp <= layers).
 [[nodiscard]] StageLayers stage_layers(int64_t layers, int64_t pp, int64_t stage) noexcept;
+// The split the scenario asks for: uneven ends (parallel.first_stage_layers / last_stage_layers:
+// those stages hold exactly that many, the rest split as above) or the embedding and the loss
+// counted as a layer each (Megatron-LM's --account-for-embedding/loss-in-pipeline-split); else the
+// even split above.
+[[nodiscard]] StageLayers stage_layers(int64_t layers, const ParallelSpec& p, int64_t stage) noexcept;
+[[nodiscard]] bool has_custom_split(const ParallelSpec& p) noexcept;
 
 // How many of a stage's blocks are dense and how many MoE (dense blocks come first in the model).
 struct BlockKinds {
@@ -99,5 +108,6 @@ struct StageParams {
 // For a model given only as `params`, the stage gets total / pp as blocks_non_expert (no architecture
 // says otherwise).
 [[nodiscard]] StageParams stage_params(const ParamCounts& counts, int64_t pp, int64_t stage) noexcept;
+[[nodiscard]] StageParams stage_params(const ParamCounts& counts, const ParallelSpec& p, int64_t stage) noexcept;
 
 }  // namespace shardscope

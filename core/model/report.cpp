@@ -55,7 +55,9 @@ std::string report_to_json(const Report& r) {
     mem["optimizer"] = r.memory.optimizer;
     mem["activations"] = optional_number(r.memory.activations);
     mem["other"] = r.memory.other;
+    mem["reserved"] = r.memory.reserved;
     mem["total"] = r.memory.total();
+    mem["capacity"] = r.gpu_memory_bytes;
     j["memory_bytes"] = std::move(mem);
     j["fits"] = r.fits;
     j["flops"] = Json{{"model_per_step", optional_number(r.model_flops_per_step)},
@@ -86,6 +88,7 @@ std::string report_to_text(const Report& r) {
     os << "  optimizer   " << format_bytes(r.memory.optimizer) << "\n";
     os << "  activations " << (r.memory.activations ? format_bytes(*r.memory.activations) : std::string("n/a")) << "\n";
     os << "  other       " << format_bytes(r.memory.other) << "\n";
+    os << "  reserved    " << format_bytes(r.memory.reserved) << "  (runtime + allocator)\n";
     os << "  total       " << format_bytes(r.memory.total()) << " of " << format_bytes(r.gpu_memory_bytes)
        << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
     if (r.stages.size() > 1) {

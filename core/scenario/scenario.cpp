@@ -33,6 +33,9 @@ ModelSpec read_model(const Json& j) {
     m.expert_ffn_hidden = r.int_field("expert_ffn_hidden", 0);
     m.shared_experts = r.int_field("shared_experts", 0);
     m.dense_layers = r.int_field("dense_layers", 0);
+    m.tie_embeddings = r.bool_field("tie_embeddings", false);
+    m.head_dim = r.int_field("head_dim", 0);
+    m.capacity_factor = r.number_field("capacity_factor", 0.0);
     r.reject_unknown();
     return m;
 }
@@ -42,6 +45,8 @@ static LinkSpec read_link(const Json& j, const std::string& path) {
     LinkSpec l;
     l.bandwidth_gbps = r.number_field("bandwidth_gbps");
     l.latency_us = r.number_field("latency_us");
+    // Only a link that leaves the node has NICs.
+    if (path == "cluster.inter_node") l.nics_per_node = r.int_field("nics_per_node", 0);
     r.reject_unknown();
     return l;
 }
@@ -53,7 +58,11 @@ static GpuSpec read_gpu(const Json& j) {
     g.memory_gb = r.number_field("memory_gb");
     g.peak_tflops = r.number_field("peak_tflops");
     g.hbm_gbps = r.number_field("hbm_gbps", GpuSpec{}.hbm_gbps);
-    g.matmul_efficiency = r.number_field("matmul_efficiency", GpuSpec{}.matmul_efficiency);
+    g.matmul_efficiency = r.optional_number("matmul_efficiency");
+    g.peak_fp8_tflops = r.number_field("peak_fp8_tflops", 0.0);
+    if (r.has("sm_count")) g.sm_count = r.int_field("sm_count");
+    g.memory_mib = r.optional_number("memory_mib");
+    g.reserve_gib = r.optional_number("reserve_gib");
     r.reject_unknown();
     return g;
 }
@@ -112,6 +121,11 @@ ParallelSpec read_parallel(const Json& j) {
     p.zero = static_cast<int>(zero);
     p.sequence_parallel = r.bool_field("sequence_parallel", false);
     p.tp_comm_overlap = r.bool_field("tp_comm_overlap", false);
+    p.ep_comm_overlap = r.bool_field("ep_comm_overlap", false);
+    p.embedding_in_pipeline_split = r.bool_field("embedding_in_pipeline_split", false);
+    p.loss_in_pipeline_split = r.bool_field("loss_in_pipeline_split", false);
+    p.first_stage_layers = r.int_field("first_stage_layers", 0);
+    p.last_stage_layers = r.int_field("last_stage_layers", 0);
     if (r.has("order")) p.order = read_order(r.required("order"));
     r.reject_unknown();
     return p;
@@ -129,7 +143,11 @@ TrainingSpec read_training(const Json& j) {
     t.recompute = r.enum_field<Recompute>("recompute", &recompute_from_string, "none, selective, full",
                                           Recompute::none);
     t.precision = r.enum_field<Precision>("precision", &precision_from_string,
-                                          "mixed-bf16, fp32, megatron-bf16", Precision::mixed_bf16);
+                                          "mixed-bf16, fp32, megatron-bf16, megatron-fp16, fp8",
+                                          Precision::mixed_bf16);
+    t.attention = r.enum_field<AttentionKernel>("attention", &attention_from_string, "flash, eager",
+                                                AttentionKernel::flash);
+    t.fused_kernels = r.bool_field("fused_kernels", false);
     r.reject_unknown();
     return t;
 }
@@ -162,6 +180,10 @@ Json model_to_json(const ModelSpec& m) {
     j["expert_ffn_hidden"] = m.expert_ffn_hidden;
     j["shared_experts"] = m.shared_experts;
     j["dense_layers"] = m.dense_layers;
+    // Written only when set, so files from before these fields existed save back unchanged.
+    if (m.tie_embeddings) j["tie_embeddings"] = true;
+    if (m.head_dim > 0) j["head_dim"] = m.head_dim;
+    if (m.capacity_factor > 0) j["capacity_factor"] = m.capacity_factor;
     j["params"] = m.params ? Json(*m.params) : Json(nullptr);
     return j;
 }
@@ -170,6 +192,7 @@ Json link_to_json(const LinkSpec& l) {
     Json j;
     j["bandwidth_gbps"] = l.bandwidth_gbps;
     j["latency_us"] = l.latency_us;
+    if (l.nics_per_node > 0) j["nics_per_node"] = l.nics_per_node;
     return j;
 }
 
@@ -183,7 +206,11 @@ Json cluster_to_json(const ClusterSpec& c) {
     g["memory_gb"] = c.gpu.memory_gb;
     g["peak_tflops"] = c.gpu.peak_tflops;
     g["hbm_gbps"] = c.gpu.hbm_gbps;
-    g["matmul_efficiency"] = c.gpu.matmul_efficiency;
+    if (c.gpu.matmul_efficiency) g["matmul_efficiency"] = *c.gpu.matmul_efficiency;
+    if (c.gpu.peak_fp8_tflops > 0) g["peak_fp8_tflops"] = c.gpu.peak_fp8_tflops;
+    if (c.gpu.sm_count) g["sm_count"] = *c.gpu.sm_count;
+    if (c.gpu.memory_mib) g["memory_mib"] = *c.gpu.memory_mib;
+    if (c.gpu.reserve_gib) g["reserve_gib"] = *c.gpu.reserve_gib;
     j["gpu"] = g;
     j["intra_node"] = link_to_json(c.intra_node);
     j["inter_node"] = link_to_json(c.inter_node);
@@ -201,6 +228,11 @@ Json parallel_to_json(const ParallelSpec& p) {
     j["zero"] = p.zero;
     j["sequence_parallel"] = p.sequence_parallel;
     j["tp_comm_overlap"] = p.tp_comm_overlap;
+    if (p.ep_comm_overlap) j["ep_comm_overlap"] = true;
+    if (p.embedding_in_pipeline_split) j["embedding_in_pipeline_split"] = true;
+    if (p.loss_in_pipeline_split) j["loss_in_pipeline_split"] = true;
+    if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
+    if (p.last_stage_layers > 0) j["last_stage_layers"] = p.last_stage_layers;
     Json order = Json::array();
     for (MeshDim d : p.order) order.push_back(to_string(d));
     j["order"] = order;
@@ -215,6 +247,8 @@ Json training_to_json(const TrainingSpec& t) {
     j["virtual_stages"] = t.virtual_stages;
     j["recompute"] = to_string(t.recompute);
     j["precision"] = to_string(t.precision);
+    if (t.attention != AttentionKernel::flash) j["attention"] = to_string(t.attention);
+    if (t.fused_kernels) j["fused_kernels"] = true;
     return j;
 }
 
@@ -339,6 +373,11 @@ std::string validate_model(const ModelSpec& m) {
     // heads) is allowed, but more KV heads than query heads is not attention.
     if (m.kv_heads > m.heads)
         return "model.kv_heads: " + num(m.kv_heads) + " exceeds heads (" + num(m.heads) + ")";
+    if (auto e = count_in_range("model.head_dim", m.head_dim, 0, kMaxHidden); !e.empty()) return e;
+    if (!std::isfinite(m.capacity_factor) || m.capacity_factor < 0 || m.capacity_factor > 64)
+        return "model.capacity_factor: " + num(m.capacity_factor) + " must be 0 (dropless) or a factor up to 64";
+    if (m.capacity_factor > 0 && m.experts == 0)
+        return "model.capacity_factor: " + num(m.capacity_factor) + " needs an MoE model (experts is 0)";
     return validate_experts(m);
 }
 
@@ -365,8 +404,22 @@ std::string validate_cluster(const ClusterSpec& c) {
     if (auto e = positive_number("cluster.gpu.memory_gb", g.memory_gb, kMaxMemoryGb); !e.empty()) return e;
     if (auto e = positive_number("cluster.gpu.peak_tflops", g.peak_tflops, kMaxPeakTflops); !e.empty()) return e;
     if (auto e = positive_number("cluster.gpu.hbm_gbps", g.hbm_gbps, kMaxBandwidthGbps); !e.empty()) return e;
-    if (!(g.matmul_efficiency > 0 && g.matmul_efficiency <= 1))
-        return "cluster.gpu.matmul_efficiency: " + num(g.matmul_efficiency) + " must be in (0, 1]";
+    if (g.matmul_efficiency && !(*g.matmul_efficiency > 0 && *g.matmul_efficiency <= 1))
+        return "cluster.gpu.matmul_efficiency: " + num(*g.matmul_efficiency) + " must be in (0, 1]";
+    if (g.peak_fp8_tflops != 0)
+        if (auto e = positive_number("cluster.gpu.peak_fp8_tflops", g.peak_fp8_tflops, kMaxPeakTflops); !e.empty())
+            return e;
+    if (g.sm_count)
+        if (auto e = count_in_range("cluster.gpu.sm_count", *g.sm_count, 1, 65536); !e.empty()) return e;
+    if (g.memory_mib)
+        if (auto e = positive_number("cluster.gpu.memory_mib", *g.memory_mib, kMaxMemoryGb * 1024); !e.empty())
+            return e;
+    if (g.reserve_gib && (!std::isfinite(*g.reserve_gib) || *g.reserve_gib < 0 || *g.reserve_gib > kMaxMemoryGb))
+        return "cluster.gpu.reserve_gib: " + num(*g.reserve_gib) + " must be zero or positive, at most " +
+               num(kMaxMemoryGb);
+    if (auto e = count_in_range("cluster.inter_node.nics_per_node", c.inter_node.nics_per_node, 0, kMaxGpus);
+        !e.empty())
+        return e;
     if (auto e = validate_link("cluster.intra_node", c.intra_node); !e.empty()) return e;
     return validate_link("cluster.inter_node", c.inter_node);
 }
@@ -395,6 +448,26 @@ int64_t mesh_product(const ParallelSpec& p, int64_t gpus) {
         if (product > gpus) return 0;
     }
     return product;
+}
+
+// Uneven ends leave at least one layer for each stage between them.
+std::string validate_stage_split(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    const std::pair<const char*, int64_t> ends[] = {{"parallel.first_stage_layers", p.first_stage_layers},
+                                                   {"parallel.last_stage_layers", p.last_stage_layers}};
+    for (const auto& [path, v] : ends) {
+        if (auto e = count_in_range(path, v, 0, kMaxLayers); !e.empty()) return e;
+        if (v > 0 && p.pp < 2) return std::string(path) + ": " + num(v) + " needs pp > 1 (pp is " + num(p.pp) + ")";
+    }
+    if (!s.model.has_architecture() || (p.first_stage_layers == 0 && p.last_stage_layers == 0)) return {};
+    const int64_t fixed_stages = (p.first_stage_layers > 0) + (p.last_stage_layers > 0);
+    const int64_t rest = s.model.layers - p.first_stage_layers - p.last_stage_layers;
+    const int64_t rest_stages = p.pp - fixed_stages;
+    if (rest < rest_stages || (rest_stages == 0 && rest != 0))
+        return "parallel.first_stage_layers: first (" + num(p.first_stage_layers) + ") and last (" +
+               num(p.last_stage_layers) + ") stage layers leave " + num(rest) + " layers for the other " +
+               num(rest_stages) + " stages; each needs a whole layer and every layer a stage";
+    return {};
 }
 
 std::string validate_parallel(const Scenario& s) {
@@ -427,6 +500,7 @@ std::string validate_parallel(const Scenario& s) {
         if (p.pp > m.layers)
             return "parallel.pp: " + num(p.pp) + " exceeds layers (" + num(m.layers) + "); every stage needs a whole layer";
     }
+    if (auto e = validate_stage_split(s); !e.empty()) return e;
     if (m.seq_len > 0 && m.seq_len % p.cp != 0)
         return "parallel.cp: " + num(p.cp) + " does not divide seq_len (" + num(m.seq_len) + ")";
     if (p.ep > 1) {
@@ -464,15 +538,22 @@ std::string validate_training(const Scenario& s) {
         if (p.pp < 2) return "training.schedule: interleaved-1f1b needs pp > 1 (pp is " + num(p.pp) + ")";
         if (t.virtual_stages < 2)
             return "training.virtual_stages: " + num(t.virtual_stages) + " must be at least 2 for interleaved-1f1b";
-        if (s.model.has_architecture() && p.pp * t.virtual_stages > s.model.layers)
+        // The embedding and the loss may be chunks of their own (Llama 3 405B: 126 layers + 2 = 128
+        // chunks on 16 stages x 8).
+        const int64_t units = s.model.layers + (p.embedding_in_pipeline_split ? 1 : 0) +
+                              (p.loss_in_pipeline_split ? 1 : 0);
+        if (s.model.has_architecture() && p.pp * t.virtual_stages > units)
             return "training.virtual_stages: pp (" + num(p.pp) + ") x virtual_stages (" + num(t.virtual_stages) +
-                   ") = " + num(p.pp * t.virtual_stages) + " model chunks exceeds layers (" +
-                   num(s.model.layers) + "); every chunk needs a whole layer";
+                   ") = " + num(p.pp * t.virtual_stages) + " model chunks exceeds layers (" + num(units) +
+                   (units != s.model.layers ? ", embedding and loss included" : "") +
+                   "); every chunk needs a whole layer";
         // Megatron-LM's interleaved schedule (Narayanan et al. 2021) runs micro-batches in groups of pp.
         if (m % p.pp != 0)
             return "training.global_batch: interleaved-1f1b needs the micro-batches per pipeline (" + num(m) +
                    ") to be a multiple of pp (" + num(p.pp) + ")";
     }
+    if (t.precision == Precision::fp8 && s.cluster.gpu.peak_fp8_tflops <= 0)
+        return "training.precision: fp8 needs cluster.gpu.peak_fp8_tflops (this GPU gives none)";
     if (t.schedule == Schedule::dualpipe) {
         // DeepSeek-V3 report, section 3.2.1, and its reference code: pp even, micro-batches even, >= 2 pp.
         if (p.pp % 2 != 0) return "training.schedule: dualpipe needs an even pp (pp is " + num(p.pp) + ")";
@@ -507,9 +588,10 @@ Scenario default_scenario() {
     s.cluster.name = "DGX H100, 8 per node";
     s.cluster.nodes = 8;
     s.cluster.gpus_per_node = 8;
-    s.cluster.gpu = GpuSpec{"H100 SXM", 80, 989, 3350, 0.75};
-    s.cluster.intra_node = LinkSpec{450, 2};
-    s.cluster.inter_node = LinkSpec{50, 5};
+    // The shipped DGX H100 preset (assets/clusters/dgx-h100.json): NCCL's measured bus bandwidths.
+    s.cluster.gpu = GpuSpec{"H100 SXM", 80, 989, 3350, std::nullopt, 1979};
+    s.cluster.intra_node = LinkSpec{370, 2};
+    s.cluster.inter_node = LinkSpec{48, 5, 8};
     s.parallel.tp = 2;
     s.parallel.pp = 2;
     s.parallel.dp_shard = 8;
@@ -552,6 +634,8 @@ std::string_view to_string(Precision v) noexcept {
         case Precision::mixed_bf16: return "mixed-bf16";
         case Precision::fp32: return "fp32";
         case Precision::megatron_bf16: return "megatron-bf16";
+        case Precision::megatron_fp16: return "megatron-fp16";
+        case Precision::fp8: return "fp8";
     }
     return "mixed-bf16";
 }
@@ -587,8 +671,13 @@ std::optional<Recompute> recompute_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{Recompute::none, Recompute::selective, Recompute::full});
 }
 std::optional<Precision> precision_from_string(std::string_view s) noexcept {
-    return lookup(s, std::array{Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16});
+    return lookup(s, std::array{Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16,
+                                Precision::megatron_fp16, Precision::fp8});
 }
 std::optional<MeshDim> mesh_dim_from_string(std::string_view s) noexcept { return lookup(s, kAllMeshDims); }
+std::string_view to_string(AttentionKernel v) noexcept { return v == AttentionKernel::eager ? "eager" : "flash"; }
+std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{AttentionKernel::flash, AttentionKernel::eager});
+}
 
 }  // namespace shardscope

@@ -14,7 +14,9 @@ namespace shardscope {
 enum class Ffn { gelu, swiglu };
 enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, dualpipe };
 enum class Recompute { none, selective, full };
-enum class Precision { mixed_bf16, fp32, megatron_bf16 };
+enum class Precision { mixed_bf16, fp32, megatron_bf16, megatron_fp16, fp8 };
+// How the attention core runs: flash (fused, no s x s scores in HBM) or eager (scores materialised).
+enum class AttentionKernel { flash, eager };
 // The mesh dims that `parallel.order` arranges. ep is not among them: it borrows from dp_shard*cp.
 enum class MeshDim { tp, cp, dp_shard, dp_replicate, pp };
 inline constexpr std::array<MeshDim, 5> kAllMeshDims = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard,
@@ -37,24 +39,39 @@ struct ModelSpec {
     // Leading layers that keep a dense FFN in an MoE model (DeepSeek-V3: the first 3 of 61). Must be 0
     // for a dense model. Always written by the saver so a round trip is exact.
     int64_t dense_layers = 0;
+    bool tie_embeddings = false;    // the LM head shares the input embedding's matrix
+    int64_t head_dim = 0;           // 0: hidden / heads (Qwen3 sets it wider)
+    double capacity_factor = 0;     // 0: dropless routing (each expert gets exactly the tokens sent)
     std::optional<double> params;   // a bare parameter count standing in for the architecture
 
     [[nodiscard]] bool has_architecture() const noexcept { return layers > 0 && hidden > 0; }
     [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
+    [[nodiscard]] int64_t attention_head_dim() const noexcept {
+        return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
+    }
 };
 
+// The GPU as its datasheet gives it, plus optional measured figures. Every optional left empty takes
+// the figure core/model/hardware.hpp holds for the GPU's family (with its source).
 struct GpuSpec {
     std::string name = "GPU";
-    double memory_gb = 80;          // decimal GB (1e9 bytes)
+    double memory_gb = 80;          // the vendor's nominal size (a label: capacity is memory_mib)
     double peak_tflops = 989;       // dense peak for the training dtype
     double hbm_gbps = 3350;
-    // Fraction of peak that large training matmuls reach. Documented default; override per GPU.
-    double matmul_efficiency = 0.75;
+    // The best large GEMM's fraction of peak_tflops (a cuBLAS microbenchmark, or `measure`).
+    std::optional<double> matmul_efficiency{};
+    double peak_fp8_tflops = 0;     // dense FP8 peak; 0 = no FP8 tensor cores
+    std::optional<int64_t> sm_count{};
+    std::optional<double> memory_mib{};  // what the card exposes (nvidia-smi's total)
+    std::optional<double> reserve_gib{}; // CUDA context, NCCL buffers and workspaces, per GPU
 };
 
 struct LinkSpec {
     double bandwidth_gbps = 50;     // GB/s per GPU, one direction (nccl-tests bus bandwidth)
     double latency_us = 5;
+    // Inter-node only: NICs per node (0 = one per GPU, as on DGX/HGX). A group with k members per
+    // node crosses nodes over k NICs at once (NCCL spreads its rings over the rails).
+    int64_t nics_per_node = 0;
 };
 
 struct ClusterSpec {
@@ -73,6 +90,13 @@ struct ParallelSpec {
     int zero = 0;
     bool sequence_parallel = false;
     bool tp_comm_overlap = false;   // hide TP collectives under compute (off: TP is exposed)
+    bool ep_comm_overlap = false;   // hide the EP all-to-all under another micro-batch's compute
+    // Megatron-LM's --account-for-embedding/loss-in-pipeline-split: the embedding (the output layer
+    // and loss) count as one layer when layers are split over stages.
+    bool embedding_in_pipeline_split = false;
+    bool loss_in_pipeline_split = false;
+    int64_t first_stage_layers = 0;  // 0: an even split (Megatron's --decoder-first-pipeline-num-layers)
+    int64_t last_stage_layers = 0;
     std::vector<MeshDim> order = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard, MeshDim::dp_replicate,
                                   MeshDim::pp};
 
@@ -87,6 +111,11 @@ struct TrainingSpec {
     int64_t virtual_stages = 1;
     Recompute recompute = Recompute::none;
     Precision precision = Precision::mixed_bf16;
+    AttentionKernel attention = AttentionKernel::flash;
+    // Element-wise work as fused kernels (Megatron-LM / Transformer Engine: one pass per norm,
+    // rotary, activation) rather than PyTorch eager's op-by-op passes (the default: what FSDP and
+    // DeepSpeed runs of Hugging Face or torchtitan models execute).
+    bool fused_kernels = false;
 };
 
 struct Scenario {
@@ -140,6 +169,8 @@ inline constexpr double kMaxLatencyUs = 1e6;
 [[nodiscard]] std::string_view to_string(Recompute v) noexcept;
 [[nodiscard]] std::string_view to_string(Precision v) noexcept;
 [[nodiscard]] std::string_view to_string(MeshDim v) noexcept;
+[[nodiscard]] std::string_view to_string(AttentionKernel v) noexcept;
+[[nodiscard]] std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Ffn> ffn_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Schedule> schedule_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Recompute> recompute_from_string(std::string_view s) noexcept;

@@ -1,5 +1,7 @@
 #include "widgets/measure/measure_panel.hpp"
 
+#include "core/model/hardware.hpp"
+
 #include "core/collectives/collective_figures.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
@@ -524,9 +526,10 @@ void MeasurePanel::draw_fit(AppState& state) {
         row("fit error (rms)", "", fitted ? format_percent(fit->rms_relative_error) : "-");
         row("HBM", format_bandwidth(cluster.gpu.hbm_gbps * 1e9),
             single && single->copy_bytes_per_s > 0 ? format_bandwidth(single->copy_bytes_per_s) : "-");
-        row("matmul efficiency", format_percent(cluster.gpu.matmul_efficiency),
-            calibrated_ && calibration_.best_gemm_flops_per_s ? format_percent(calibrated_->gpu.matmul_efficiency)
-                                                               : "-");
+        row("GEMM ceiling", format_percent(hardware_figures(cluster.gpu).gemm_ceiling),
+            calibrated_ && calibration_.best_gemm_flops_per_s
+                ? format_percent(hardware_figures(calibrated_->gpu).gemm_ceiling)
+                : "-");
         ImGui::EndTable();
     }
     if (fit && !fit->note.empty()) ImGui::TextColored(fit->ok ? kWarning : kError, "%s", fit->note.c_str());

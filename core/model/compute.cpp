@@ -1,0 +1,287 @@
+#include "core/model/compute.hpp"
+
+#include "core/model/memory.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace shardscope {
+namespace {
+
+double as_double(int64_t v) noexcept { return static_cast<double>(v); }
+
+// Bytes of one element of the GEMMs' inputs and of the activations streamed between kernels.
+double gemm_elem_bytes(Precision p) noexcept {
+    switch (p) {
+        case Precision::fp32: return 4.0;
+        case Precision::fp8: return 1.0;  // FP8 operands; outputs are bf16, a small share of the bytes
+        default: return 2.0;
+    }
+}
+double activation_elem_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+// FlashAttention runs head dim 64 at 0.89x the rate of 128 (FA2 on H100, causal forward at 8k:
+// 295 against 333 TFLOP/s; Shah et al. 2024, fig. 5); wider heads run at the 128 rate.
+double head_dim_factor(double head_dim) noexcept {
+    if (head_dim >= 128) return 1.0;
+    if (head_dim <= 64) return 0.89;
+    return 0.89 + 0.11 * (head_dim - 64.0) / 64.0;
+}
+
+// One pass of a block (or stage) as kernels: GEMM shapes, the attention core, memory-bound kernels.
+struct Pass {
+    std::vector<GemmDims> gemms;
+    double attention_s = 0;
+    double attention_flops = 0;
+    std::vector<double> streamed;  // bytes of each memory-bound kernel
+};
+
+struct Prices {
+    const HardwareFigures& hw;
+    double peak = 0, ceiling = 0, elem = 2;
+
+    [[nodiscard]] double gemms(const std::vector<GemmDims>& gs) const {
+        double t = 0;
+        for (const GemmDims& g : gs) t += gemm_seconds(hw, g, peak, ceiling, elem);
+        return t;
+    }
+    [[nodiscard]] double streams(const std::vector<double>& bytes) const {
+        double t = 0;
+        for (double b : bytes) t += streaming_seconds(hw, b);
+        return t;
+    }
+    [[nodiscard]] double pass(const Pass& p) const { return gemms(p.gemms) + p.attention_s + streams(p.streamed); }
+};
+
+double gemm_flops(const std::vector<GemmDims>& gs) {
+    double f = 0;
+    for (const GemmDims& g : gs) f += g.flops();
+    return f;
+}
+
+// The backward of Y = X W: dX = dY W^T (M x K, inner N) and dW = X^T dY (K x N, inner M).
+std::vector<GemmDims> backward_gemms(const std::vector<GemmDims>& forward) {
+    std::vector<GemmDims> out;
+    out.reserve(2 * forward.size());
+    for (const GemmDims& g : forward) {
+        out.push_back(GemmDims{g.m, g.k, g.n, g.batch});
+        out.push_back(GemmDims{g.k, g.n, g.m, g.batch});
+    }
+    return out;
+}
+
+struct Shape {
+    double tokens = 0;   // T on this GPU
+    double seq = 0;      // keys each query sees (the full sequence)
+    double b = 1;
+    double h = 0, q_width = 0, kv_width = 0, head_dim = 0, heads = 0;
+    double tp = 1;
+    double rep = 1;      // 1/tp with sequence parallelism: norms and residuals split over TP ranks
+    double e = 2;        // activation element bytes
+};
+
+Shape shape_of(const Scenario& s, const ParallelSpec& p) {
+    const ModelSpec& m = s.model;
+    Shape sh;
+    sh.b = as_double(s.training.micro_batch);
+    sh.seq = as_double(m.seq_len);
+    sh.tokens = sh.b * sh.seq / as_double(p.cp);
+    sh.h = as_double(m.hidden);
+    sh.head_dim = as_double(m.attention_head_dim());
+    sh.heads = as_double(m.heads);
+    sh.q_width = sh.heads * sh.head_dim;
+    sh.kv_width = as_double(m.kv_heads) * sh.head_dim;
+    sh.tp = as_double(p.tp);
+    sh.rep = p.sequence_parallel ? 1.0 / sh.tp : 1.0;
+    sh.e = activation_elem_bytes(s.training.precision);
+    return sh;
+}
+
+// The attention core, forward and backward, as one GPU runs it.
+struct AttentionCore {
+    Pass forward, backward;
+};
+
+AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareFigures& hw, const Prices& price) {
+    AttentionCore a;
+    const double heads_here = sh.heads / sh.tp;
+    if (s.training.attention == AttentionKernel::flash) {
+        const double fwd = attention_core_forward_flops(s, sh.tokens, sh.tp);
+        const double rate = hw.peak_flops * head_dim_factor(sh.head_dim) * flash_length_factor(sh.tokens / sh.b);
+        a.forward.attention_flops = fwd;
+        a.forward.attention_s = std::max(fwd / (rate * hw.flash_forward), hw.kernel_floor_s);
+        a.backward.attention_flops = 2.5 * fwd;  // FA2/FA3 section 4.1: the backward recomputes the scores
+        a.backward.attention_s = std::max(2.5 * fwd / (rate * hw.flash_backward), hw.kernel_floor_s);
+        return a;
+    }
+    // Eager: S = Q K^T and O = P V as batched GEMMs over (micro-batch x local heads); the scores are
+    // written, softmaxed (read + write) and dropped out (read + write + a 1-byte mask) in HBM.
+    const double batch = sh.b * heads_here;
+    const double q_len = sh.tokens / sh.b;
+    const std::vector<GemmDims> fwd = {GemmDims{q_len, sh.seq, sh.head_dim, batch},
+                                        GemmDims{q_len, sh.head_dim, sh.seq, batch}};
+    const double scores = batch * q_len * sh.seq;
+    a.forward.gemms = fwd;
+    a.forward.streamed = {2.0 * sh.e * scores, (2.0 * sh.e + 1.0) * scores};
+    a.backward.gemms = backward_gemms(fwd);
+    a.backward.streamed = {2.0 * a.forward.streamed[0], 2.0 * a.forward.streamed[1]};
+    (void)price;
+    return a;
+}
+
+// The GEMMs of one block's forward (attention projections and the FFN or the experts).
+std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
+    const ModelSpec& m = s.model;
+    const double T = sh.tokens, h = sh.h, tp = sh.tp;
+    const double ffn_in = m.ffn == Ffn::swiglu ? 2.0 : 1.0;  // gate and up run as one GEMM
+    std::vector<GemmDims> g = {GemmDims{T, (sh.q_width + 2.0 * sh.kv_width) / tp, h},
+                                GemmDims{T, h, sh.q_width / tp}};
+    if (!moe) {
+        const double f = as_double(m.ffn_hidden);
+        g.push_back(GemmDims{T, ffn_in * f / tp, h});
+        g.push_back(GemmDims{T, h, f / tp});
+        return g;
+    }
+    const double E = as_double(m.experts), ef = as_double(m.expert_ffn_hidden);
+    g.push_back(GemmDims{T, E, h});  // the router
+    if (m.shared_experts > 0) {
+        const double width = as_double(m.shared_experts) * ef;
+        g.push_back(GemmDims{T, ffn_in * width / tp, h});
+        g.push_back(GemmDims{T, h, width / tp});
+    }
+    // Balanced routing: the ep ranks' T x top_k token slots spread over E experts; this GPU holds
+    // E/ep of them. A capacity factor pads each expert's batch to its capacity.
+    const double local_experts = E / as_double(p.ep);
+    const double per_expert = T * as_double(m.top_k) * as_double(p.ep) / E * std::max(1.0, m.capacity_factor);
+    g.push_back(GemmDims{per_expert, ffn_in * ef / tp, h, local_experts});
+    g.push_back(GemmDims{per_expert, h, ef / tp, local_experts});
+    return g;
+}
+
+// The memory-bound kernels of one block's forward, bytes each (the backward streams twice as much).
+// Fused (Megatron-LM, Transformer Engine): one read and one write per norm, rotary and activation.
+// Eager (PyTorch op by op, as torchtitan's and Hugging Face's Llama code runs them): RMSNorm upcasts
+// to fp32, squares, averages, scales, casts back and multiplies by its gain (36 bytes an element);
+// rotary upcasts q and k, multiplies as complex numbers and casts back (20 bytes an element); the
+// attention output is made contiguous again (4); SiLU and the product with the up projection run
+// as two kernels (10 bytes an element of the FFN width).
+std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) {
+    const ModelSpec& m = s.model;
+    const bool fused = s.training.fused_kernels;
+    const double T = sh.tokens, e = sh.e, h = sh.h;
+    const double norm = (fused ? 2.0 * e : 18.0 * e) * h * sh.rep * T;
+    const double residual = 3.0 * e * h * sh.rep * T;   // read both inputs, write the sum
+    const double rotary = (fused ? 2.0 * e : 10.0 * e) * (sh.q_width + sh.kv_width) / sh.tp * T;
+    const double act_io = m.ffn == Ffn::swiglu ? (fused ? 3.0 : 5.0) : 2.0;  // SwiGLU reads gate and up
+    std::vector<double> k = {norm, rotary, residual, norm};
+    if (!fused) k.push_back(2.0 * e * sh.q_width / sh.tp * T);  // the attention output made contiguous
+    if (!moe) {
+        k.push_back(act_io * e * as_double(m.ffn_hidden) / sh.tp * T);
+    } else {
+        const double slots = T * as_double(m.top_k) * std::max(1.0, m.capacity_factor);
+        k.push_back(act_io * e * as_double(m.expert_ffn_hidden) / sh.tp * slots);
+        if (m.shared_experts > 0)
+            k.push_back(act_io * e * as_double(m.shared_experts * m.expert_ffn_hidden) / sh.tp * T);
+        k.push_back(2.0 * e * h * slots);  // permute the tokens to their experts
+        k.push_back(2.0 * e * h * slots);  // and back, weighted by the router
+    }
+    k.push_back(residual);
+    return k;
+}
+
+// One block's forward and backward and what a recompute re-runs.
+struct BlockPrice {
+    double forward_s = 0, backward_s = 0, attention_forward_s = 0;
+    double forward_flops = 0, backward_flops = 0;
+};
+
+BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh, const HardwareFigures& hw,
+                       const Prices& price, bool moe) {
+    const std::vector<GemmDims> fwd = block_gemms(s, p, sh, moe);
+    const std::vector<double> streams = block_streams(s, sh, moe);
+    const AttentionCore core = attention_core(s, sh, hw, price);
+    BlockPrice b;
+    b.attention_forward_s = price.pass(core.forward);
+    const double gemm_fwd_s = price.gemms(fwd);
+    const double stream_fwd_s = price.streams(streams);
+    b.forward_s = gemm_fwd_s + b.attention_forward_s + stream_fwd_s;
+    std::vector<double> streams_back;
+    for (double x : streams) streams_back.push_back(2.0 * x);
+    b.backward_s = price.gemms(backward_gemms(fwd)) + price.pass(core.backward) + price.streams(streams_back);
+    const double core_fwd_flops = core.forward.attention_flops + gemm_flops(core.forward.gemms);
+    b.forward_flops = gemm_flops(fwd) + core_fwd_flops;
+    b.backward_flops = 2.0 * gemm_flops(fwd) + core.backward.attention_flops + gemm_flops(core.backward.gemms);
+    switch (s.training.recompute) {
+        case Recompute::full:
+            b.backward_s += b.forward_s;
+            b.backward_flops += b.forward_flops;
+            break;
+        case Recompute::selective:
+            b.backward_s += b.attention_forward_s;
+            b.backward_flops += core_fwd_flops;
+            break;
+        case Recompute::none: break;
+    }
+    return b;
+}
+
+}  // namespace
+
+double attention_core_forward_flops(const Scenario& s, double tokens, double tp) {
+    const ModelSpec& m = s.model;
+    const double q_width = static_cast<double>(m.heads) * static_cast<double>(m.attention_head_dim());
+    // QK^T and PV: 2 x 2 x tokens x keys x q_width; causal flash skips the masked half.
+    const double full = 4.0 * tokens * static_cast<double>(m.seq_len) * q_width / tp;
+    return s.training.attention == AttentionKernel::flash ? full / 2.0 : full;
+}
+
+StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                           const StageBlocks& blocks) {
+    StageCompute out;
+    if (!s.model.has_architecture()) return out;
+    const bool fp8 = s.training.precision == Precision::fp8;
+    const Prices price{hw, fp8 ? hw.peak_fp8_flops : hw.peak_flops, fp8 ? hw.fp8_gemm_ceiling : hw.gemm_ceiling,
+                       gemm_elem_bytes(s.training.precision)};
+    const Shape sh = shape_of(s, p);
+    const auto add = [&](const BlockPrice& b, int64_t count) {
+        const double n = as_double(count);
+        out.forward_s += n * b.forward_s;
+        out.backward_s += n * b.backward_s;
+        out.attention_forward_s += n * b.attention_forward_s;
+        out.forward_flops += n * b.forward_flops;
+        out.backward_flops += n * b.backward_flops;
+    };
+    if (blocks.dense > 0) add(price_block(s, p, sh, hw, price, false), blocks.dense);
+    if (blocks.moe > 0) add(price_block(s, p, sh, hw, price, true), blocks.moe);
+
+    const double V = static_cast<double>(s.model.vocab);
+    if (blocks.embedding) {
+        // Gather the rows forward; the backward accumulates their fp32 gradient (read + write).
+        out.forward_s += streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.tokens);
+        out.backward_s += streaming_seconds(hw, 3.0 * 4.0 * sh.h * sh.tokens);
+    }
+    if (blocks.output) {
+        const std::vector<GemmDims> head = {GemmDims{sh.tokens, V / sh.tp, sh.h}};
+        // The final norm, and the loss over fp32 logits: softmax statistics forward (two passes),
+        // the gradient of the logits backward (two passes), 4 bytes each.
+        const double logits = sh.tokens * V / sh.tp * 4.0;
+        out.forward_s += price.gemms(head) + streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.rep * sh.tokens) +
+                         streaming_seconds(hw, 2.0 * logits);
+        out.backward_s += price.gemms(backward_gemms(head)) + streaming_seconds(hw, 2.0 * logits) +
+                          streaming_seconds(hw, 4.0 * sh.e * sh.h * sh.rep * sh.tokens);
+        out.forward_flops += gemm_flops(head);
+        out.backward_flops += 2.0 * gemm_flops(head);
+    }
+    return out;
+}
+
+double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision) {
+    if (params <= 0) return 0.0;
+    const StateBytesPerParam per = state_bytes_per_param(precision);
+    // Adam: read the gradient (twice: clipping's norm, then the update), read and write the optimizer
+    // state (master weights and moments), write the training copy of the weights.
+    const double bytes = params * (2.0 * per.grads + 2.0 * per.optimizer + per.weights);
+    return streaming_seconds(hw, bytes);
+}
+
+}  // namespace shardscope

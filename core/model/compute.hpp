@@ -1,0 +1,56 @@
+#pragma once
+// Compute time of one micro-batch on one GPU of a pipeline stage, kernel by kernel, from the hardware
+// up (core/model/hardware.hpp):
+// - every GEMM of a block by its shape: QKV, attention output, MLP in (gate and up fused for SwiGLU)
+//   and out, the router, each local expert's GEMMs at the tokens it receives (top_k routing, padded
+//   to capacity_factor when set), shared experts, the LM head; backward runs each GEMM's two
+//   gradients (input and weight) with their own shapes;
+// - the attention core by its kernel: flash runs the work causal masking leaves (half the s x s
+//   scores) at FlashAttention's achieved fraction, forward and backward (2.5x the forward's FLOPs)
+//   separately, falling off for short sequences; eager materialises the scores: two batched GEMMs
+//   each way and the softmax and dropout streamed through HBM;
+// - memory-bound kernels at achievable HBM bandwidth: two norms, two residual adds, rotary on q and
+//   k, the activation function, MoE token permutation, the embedding and the loss (fp32 logits);
+// - every kernel takes at least the per-kernel floor.
+// Recomputation is charged as time exactly as its FLOPs are counted: full recompute re-runs the
+// blocks' forward inside the backward, selective re-runs the attention core.
+//
+// Tensor sizes per GPU: T = micro_batch x seq_len / cp tokens; TP splits the GEMMs' width (all T
+// tokens pass every TP rank), sequence parallelism splits the norm and residual work by tp too.
+
+#include "core/model/hardware.hpp"
+#include "core/scenario/scenario.hpp"
+
+#include <cstdint>
+
+namespace shardscope {
+
+struct StageBlocks {
+    int64_t dense = 0;      // dense blocks on the stage
+    int64_t moe = 0;        // MoE blocks on the stage
+    bool embedding = false; // the first stage: token embedding
+    bool output = false;    // the last stage: LM head and loss
+};
+
+struct StageCompute {
+    double forward_s = 0;
+    double backward_s = 0;             // recomputation included
+    double attention_forward_s = 0;    // the attention core's forward (CP's exchange hides under it)
+    double forward_flops = 0;          // executed: causal flash counts the half it runs
+    double backward_flops = 0;         // executed, recomputation included
+};
+
+// `p` is the effective parallel spec (leftover replicas folded in).
+[[nodiscard]] StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                                         const StageBlocks& blocks);
+
+// The optimizer step of `params` parameters held by one GPU's optimizer (after ZeRO): Adam reads the
+// gradient, reads and writes the fp32 master weights and both moments, and writes the training copy
+// (plus one read of the gradients for clipping), all at HBM bandwidth.
+[[nodiscard]] double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision);
+
+// Executed FLOPs of the attention core of one block, forward, for `tokens` queries of `seq` keys on
+// one GPU (causal flash does half; eager computes the masked half too).
+[[nodiscard]] double attention_core_forward_flops(const Scenario& s, double tokens, double tp);
+
+}  // namespace shardscope

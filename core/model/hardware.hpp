@@ -1,0 +1,89 @@
+#pragma once
+// What one GPU achieves, from the hardware up: the figures the compute model prices kernels with.
+// Datasheets give the peaks; public microbenchmarks give how much of each peak a kernel reaches. No
+// figure here was fitted to an end-to-end training run: those runs are what `shardscope validate`
+// judges the model on.
+//
+// A scenario's GpuSpec may set any figure itself (a measured matmul_efficiency from `measure`, the
+// exposed memory, the runtime reserve); what it leaves empty comes from the GPU's family below,
+// recognised by name (A100, H100/H800/H200/H20, B200/GB200), else by its BF16 peak.
+//
+// Sources (each figure in hardware.cpp names the one it takes):
+// [MAMF]  S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md, "Maximum
+//         Achievable Matmul FLOPS" table: best torch.matmul (cuBLAS) BF16 over a shape sweep,
+//         A100 SXM 271.2 TFLOP/s (86.9% of 312), H100 SXM 794.5 (80.3% of 989), H100 FP8 1402.6
+//         (70.9% of 1979).
+// [FA2]   T. Dao, "FlashAttention-2", arXiv:2307.08691, section 4.1: forward up to 73% of the A100's
+//         peak; "50-73%" over its sweep. FLOPs counted as 4 s^2 d h, halved when causal; backward 2.5x.
+// [FA3]   J. Shah et al., "FlashAttention-3", arXiv:2407.08608, figures 5-6 (H100 SXM, BF16): causal
+//         head-dim-128 forward 292, 423, 521, 579, 602, 616 TFLOP/s at 512 .. 16k tokens (FA3) and
+//         191 .. 335 (FA2 on H100); backward 316 .. 561 (FA3), 214 .. 322 (FA2).
+// [HBM]   A100 80GB: 1,818 GB/s measured of 2,039 (89%); H100 SXM: 2,959 GB/s device copy of 3,350
+//         (88%, NVIDIA/cuda-samples issue 392).
+// [SWEEP] zzc0721/torch-performance-test-data issue 79 (H100 80GB HBM3, PyTorch 2.7, CUDA 12.8),
+//         square torch.matmul BF16: 1024: 176.6, 2048: 676.6, 4096: 788.7, 8192: 797.5, 10240: 719.7
+//         TFLOP/s.
+// [LAUNCH] NVIDIA developer forums, "too much time for kernel launch latency": a null kernel's
+//         launch overhead is about 3 us on recent hardware and software.
+// [SMI]   nvidia-smi totals: H100 80GB 81,559 MiB; A100 80GB 81,920 MiB; A100 40GB 40,960 MiB
+//         (modal-labs/modal-client PR 2797; NVIDIA/nccl issue 1264).
+// [DS]    Datasheets: A100 108 SMs, H100 SXM 132 SMs (NVIDIA Ampere / Hopper whitepapers).
+
+#include "core/scenario/scenario.hpp"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+struct HardwareFigures {
+    std::string family;             // "A100", "Hopper", "Blackwell" or "generic"
+    int64_t sm_count = 132;
+    double peak_flops = 0;          // dense BF16 (or the training dtype's) FLOP/s
+    double peak_fp8_flops = 0;      // 0 = none
+    double gemm_ceiling = 0.8;      // the best large GEMM's fraction of peak [MAMF]
+    double fp8_gemm_ceiling = 0.7;  // the same for FP8 GEMMs [MAMF]
+    double flash_forward = 0.6;     // long-sequence causal flash attention, fraction of peak
+    double flash_backward = 0.5;
+    double hbm_bytes_per_s = 0;     // achievable: datasheet x measured fraction [HBM]
+    double kernel_floor_s = 3e-6;   // the least time any kernel takes [LAUNCH]
+    double capacity_bytes = 0;      // what the card exposes [SMI]
+    double reserve_bytes = 0;       // CUDA context, NCCL buffers, workspaces (fixed part)
+    double fragmentation = 0.05;    // allocator slack, as a fraction of the tensors' bytes
+    std::vector<std::string> sources;  // one line per figure that came from the family table
+};
+
+[[nodiscard]] HardwareFigures hardware_figures(const GpuSpec& gpu);
+// What the card exposes, in bytes (gpu.memory_mib, else the family rule [SMI]).
+[[nodiscard]] double exposed_memory_bytes(const GpuSpec& gpu);
+// The runtime's reserve on a GPU whose tensors take `tensor_bytes`: the fixed part (gpu.reserve_gib,
+// default 1 GiB) plus the allocator's slack on the tensors (5%).
+[[nodiscard]] double runtime_reserve_bytes(const GpuSpec& gpu, double tensor_bytes) noexcept;
+
+// How a kernel's achieved fraction falls off with short sequences: the FA3 causal forward curve
+// [FA3] normalised to its 16k figure (0.47 at 512 tokens, 0.85 at 2k, 1 from 16k), interpolated in
+// log2 of the length.
+[[nodiscard]] double flash_length_factor(double seq) noexcept;
+
+// Achieved time of one GEMM C[M,N] = A[M,K] B[K,N], `batch` times (a grouped or batched GEMM),
+// with `peak` FLOP/s and `ceiling` of it reachable: the longer of
+// - compute: 2MNK / (peak x ceiling x tile efficiency): the best of four cuBLAS-like tiles, each
+//   losing the padding of partial tiles and the idle SMs of the last wave (wave quantisation);
+// - memory: the operands and the result once through HBM (`elem_bytes` each);
+// plus the per-kernel floor (launch and the first tiles' prologue).
+// Small GEMMs come out slower per FLOP than large ones: fewer tiles than SMs, a partial last wave, a
+// small K that makes them memory-bound, or the floor that every GEMM pays.
+struct GemmDims {
+    double m = 0, n = 0, k = 0;
+    double batch = 1;
+    [[nodiscard]] double flops() const noexcept { return 2.0 * m * n * k * batch; }
+};
+[[nodiscard]] double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
+                                  double elem_bytes) noexcept;
+// The fraction of the SMs' tile throughput a GEMM of this shape keeps (wave and tile quantisation).
+[[nodiscard]] double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexcept;
+
+// A memory-bound kernel moving `bytes` through HBM (at least the kernel floor).
+[[nodiscard]] double streaming_seconds(const HardwareFigures& hw, double bytes) noexcept;
+
+}  // namespace shardscope
