@@ -151,10 +151,5 @@ struct ReportResult {
 };
 [[nodiscard]] ReportResult report_from_json(std::string_view scenario_json);
 
-// The cheapest single change that makes a scenario that does not fit, fit (the Memory panel's hint).
-// Candidates: a higher ZeRO stage, selective then full recompute, twice the TP or PP (taken from the
-// data-parallel dims so the world stays the same); among those that fit and validate, the one with the
-// shortest step time (for a count-only model, which has none, the first that fits in that order).
-[[nodiscard]] MemoryFix suggest_memory_fix(const Scenario& s);
 
 }  // namespace shardscope

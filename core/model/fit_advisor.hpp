@@ -10,13 +10,12 @@
 //   5. more PP: a longer pipeline, a bigger bubble and more activations in flight on the first stage.
 // TP and PP grow by powers of two and are paid for by the data-parallel dims (dp_replicate first, then
 // dp_shard), so the world size stays the same. A ZeRO stage above 0 with no shard group turns the plain
-// replicas into shards (dp_replicate -> dp_shard), as suggest_memory_fix does.
+// replicas into shards (dp_replicate -> dp_shard).
 //
 // The choice: the fewest knobs changed wins, because a one-knob fix is the one people can reason about;
 // among fixes with as many knobs, the shortest step time (the cost model's); a model given only as a
 // parameter count has no step time, so there the first fitting candidate in the knob order above wins.
-// suggest_memory_fix (cost_model.hpp) is the one-knob special case; this adds micro-batch and
-// combinations, for scenarios no single change rescues.
+// Combinations of knobs are tried too, for scenarios no single change rescues.
 
 #include "core/model/memory.hpp"
 #include "core/scenario/scenario.hpp"

@@ -138,13 +138,5 @@ struct StageShape {
 // not memory_gb x 1e9.
 [[nodiscard]] double gpu_memory_bytes(const ClusterSpec& c) noexcept;
 
-// The cheapest single change that makes a scenario that does not fit, fit: the Memory panel's hint.
-struct MemoryFix {
-    bool needed = false;       // false: the scenario already fits
-    bool found = false;        // a fitting change exists among the candidates
-    std::string change;        // e.g. "zero 1 -> 3"
-    Scenario scenario;         // the changed scenario
-    double total_bytes = 0;    // its most loaded GPU
-};
 
 }  // namespace shardscope

@@ -31,7 +31,7 @@ TEST_CASE("memory bars: first and last stage of the default scenario (pp 2), as 
     CHECK(bars[0].total_bytes == doctest::Approx(r.stages[0].bytes.total()));
     CHECK(bars[1].total_bytes == doctest::Approx(r.stages[1].bytes.total()));
     // 80 GB = 80e9 B of GPU memory.
-    CHECK(bars[0].fraction_of_gpu == doctest::Approx(r.stages[0].bytes.total() / 80e9));
+    CHECK(bars[0].fraction_of_gpu == doctest::Approx(r.stages[0].bytes.total() / r.gpu_memory_bytes));
     CHECK(bars[0].fits == (r.stages[0].bytes.total() <= 80e9));
 }
 

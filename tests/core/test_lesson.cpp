@@ -147,7 +147,7 @@ TEST_CASE("quantities on the default scenario, worked by hand") {
     CHECK(value("training.tokens_per_step") == 256.0 * 8192);
     CHECK(value("report.fits") == (r.fits ? 1 : 0));
     CHECK(value("report.memory.total_gb") == doctest::Approx(r.memory.total() / 1e9));
-    CHECK(value("scenario.link_ratio") == 9);             // 450 / 50 GB/s
+    CHECK(value("scenario.link_ratio") == doctest::Approx(370.0 / 48));  // NCCL's busbw: NVLink 4 / NDR
     CHECK(evaluate_quantity("report.nope", s, r, m).error == "\"report.nope\" is not a known quantity");
     CHECK(evaluate_quantity("model.experts_per_ep_rank", s, r, m).error == "the model has no experts");
 }

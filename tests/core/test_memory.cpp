@@ -28,6 +28,7 @@ Scenario tiny(int64_t pp) {
     Scenario s = test::tiny_gelu();
     s.cluster.gpus_per_node = pp;
     s.parallel.pp = pp;
+    s.training.attention = AttentionKernel::eager;  // Korthikanti's 5as/h term counts
     return s;
 }
 
@@ -83,6 +84,8 @@ TEST_CASE("Korthikanti et al. 2022 per-layer activations, each recompute / SP ca
     sh.micro_batch = 2;
     sh.hidden = 8;
     sh.heads = 2;
+    // Eager attention stores the s x s scores (flash, the default, never does: see below).
+    sh.eager_attention = true;
     // No parallelism: sbh(34 + 5as/h) = 64 * (34 + 5*2*4/8) = 64 * 39 = 2496.
     CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2496));
     sh.tp = 2;
@@ -102,6 +105,10 @@ TEST_CASE("Korthikanti et al. 2022 per-layer activations, each recompute / SP ca
     CHECK(activation_bytes_per_layer(sh) == doctest::Approx(128));
     sh.sequence_parallel = true;
     CHECK(activation_bytes_per_layer(sh) == doctest::Approx(64));
+    // Flash attention with no recompute stores what selective recompute keeps: no 5as/(ht) term.
+    sh.recompute = Recompute::none;
+    sh.eager_attention = false;
+    CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1088));
 }
 
 TEST_CASE("context parallelism divides the sequence") {
@@ -110,6 +117,7 @@ TEST_CASE("context parallelism divides the sequence") {
     sh.micro_batch = 2;
     sh.hidden = 8;
     sh.heads = 2;
+    sh.eager_attention = true;
     sh.cp = 2;
     // s = 8/2 = 4: the unparallelised case above, 2496 bytes.
     CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2496));
@@ -138,9 +146,12 @@ TEST_CASE("first and last pipeline stages differ: embedding first, output layer 
     // Only the last stage keeps the fp32 logits: 4 B * s*b * vocab = 4*4*16 = 256. No TP, no DP: no buffers.
     CHECK(stages[0].bytes.other == 0.0);
     CHECK(stages[1].bytes.other == doctest::Approx(256));
-    // Totals at 16 B/param: stage 0 1696*16 + 4992 = 32128; stage 1 1704*16 + 2496 + 256 = 30016.
-    CHECK(stages[0].bytes.total() == doctest::Approx(32128));
-    CHECK(stages[1].bytes.total() == doctest::Approx(30016));
+    // Tensors at 16 B/param: stage 0 1696*16 + 4992 = 32128; stage 1 1704*16 + 2496 + 256 = 30016.
+    CHECK(stages[0].bytes.tensors() == doctest::Approx(32128));
+    CHECK(stages[1].bytes.tensors() == doctest::Approx(30016));
+    // The runtime's reserve on top: 1 GiB fixed plus 5% of the tensors.
+    CHECK(stages[0].bytes.reserved == doctest::Approx(1073741824.0 + 0.05 * 32128));
+    CHECK(stages[0].bytes.total() == doctest::Approx(32128 + 1073741824.0 + 0.05 * 32128));
     CHECK(most_loaded(stages).stage == 0);
 }
 
@@ -152,8 +163,9 @@ TEST_CASE("FSDP keeps two gathered blocks and a gradient bucket in `other`") {
     const StageMemory m = stage_memory(s, count_params(s.model), 0, 1);
     // Weights sharded 4 ways: (4*784 + 128 + 136) * 2 B / 4 = 3400 * 2 / 4 = 1700.
     CHECK(m.bytes.params == doctest::Approx(1700));
-    // other = 2 gathered blocks 2*784*2 B = 3136 + bucket 784*2 B = 1568 + logits 4*4*16 = 256 -> 4960.
-    CHECK(m.bytes.other == doctest::Approx(4960));
+    // other = 2 gathered blocks 2*784*2 B = 3136 + the gradient bucket, Megatron's 40M elements or the
+    // stage's whole gradient when smaller, 3400*2 B = 6800 + logits 4*4*16 = 256 -> 10192.
+    CHECK(m.bytes.other == doctest::Approx(10192));
 }
 
 TEST_CASE("experts split over ep, then ZeRO over the rest of dp_shard*cp") {

@@ -145,9 +145,10 @@ TEST_CASE("program: stages priced once per load still get their own costs (405B 
     const PipelineSpec spec = scenario_pipeline_spec(s);
     REQUIRE(spec.costs.size() == 16);
     for (std::size_t i = 2; i < 15; ++i) CHECK(spec.costs[i].f == spec.costs[1].f);
-    // 7 blocks against 8: the first stage's forward is 7/8 of a middle one's, up to its element-wise
-    // and TP terms, which scale with the block count too.
-    CHECK(spec.costs[0].f == doctest::Approx(spec.costs[1].f * 7.0 / 8.0).epsilon(1e-12));
+    // 7 blocks against 8: the first stage's forward is 7/8 of a middle one's plus its embedding
+    // lookup (a gather of 8192 x 16384 bf16 values, a fraction of a block).
+    CHECK(spec.costs[0].f > spec.costs[1].f * 7.0 / 8.0);
+    CHECK(spec.costs[0].f == doctest::Approx(spec.costs[1].f * 7.0 / 8.0).epsilon(0.01));
     CHECK(spec.costs[15].f > spec.costs[0].f);  // same 7 blocks plus the output layer
 }
 

@@ -174,7 +174,7 @@ TEST_CASE("planner: the numbers are build_report's") {
         CHECK(e.step_s == rep.time.step.value());
         CHECK(e.mfu == rep.throughput.mfu.value());
         CHECK(e.memory_bytes == rep.memory.total());
-        CHECK(e.headroom_bytes == 80e9 - rep.memory.total());
+        CHECK(e.headroom_bytes == rep.gpu_memory_bytes - rep.memory.total());
     }
 }
 

@@ -96,7 +96,7 @@ TEST_CASE("every cluster preset loads") {
     const ClusterSpec& h800 = clusters.at("H800 (DeepSeek-V3)").cluster;
     CHECK(h800.gpu_count() == 2048);
     CHECK(h800.intra_node.bandwidth_gbps == 160);
-    CHECK(h800.inter_node.bandwidth_gbps == 50);
+    CHECK(h800.inter_node.bandwidth_gbps == 48);
 }
 
 TEST_CASE("preset files are read as strictly as scenarios") {

@@ -82,8 +82,10 @@ TEST_CASE("report JSON has every field DESIGN.md names, in its units") {
     // The total is the sum of its parts.
     const auto& mem = j["memory_bytes"];
     const double sum = mem["params"].get<double>() + mem["grads"].get<double>() + mem["optimizer"].get<double>() +
-                       mem["activations"].get<double>() + mem["other"].get<double>();
+                       mem["activations"].get<double>() + mem["other"].get<double>() + mem["reserved"].get<double>();
     CHECK(mem["total"].get<double>() == doctest::Approx(sum));
+    // The capacity judged against is what an H100 80GB exposes: 81,559 MiB.
+    CHECK(mem["capacity"].get<double>() == doctest::Approx(81559.0 * 1024 * 1024));
     // ZeRO-3 over 128 ranks of a TP-8 shard: about 405.8e9 / 16 stages / 8 / 128 * 2 B = 50 MB of weights.
     CHECK(mem["params"].get<double>() == doctest::Approx(405.8e9 / 16 / 8 / 128 * 2).epsilon(0.05));
     // mfu = model_per_step / (step * world * peak).

@@ -88,8 +88,8 @@ TEST_CASE("wrong types") {
                    "training.schedule: \"1F1B\" is not one of gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, dualpipe");
     check_rejected({{"training", {{"recompute", "some"}}}},
                    "training.recompute: \"some\" is not one of none, selective, full");
-    check_rejected({{"training", {{"precision", "fp8"}}}},
-                   "training.precision: \"fp8\" is not one of mixed-bf16, fp32, megatron-bf16");
+    check_rejected({{"training", {{"precision", "fp4"}}}},
+                   "training.precision: \"fp4\" is not one of mixed-bf16, fp32, megatron-bf16, megatron-fp16, fp8");
     check_rejected({{"cluster", {{"gpu", "H100"}}}}, "cluster.gpu: must be an object");
 }
 

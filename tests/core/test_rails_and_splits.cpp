@@ -1,0 +1,222 @@
+// Communication on the links a group really uses (rails), FSDP's per-block collectives, pipeline splits
+// as frameworks make them, and the model shapes real models have: each against a number by hand.
+#include "core/model/cost_model.hpp"
+#include "core/model/memory.hpp"
+#include "core/model/params.hpp"
+
+#include "tests/common/scenarios.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace shardscope;
+
+namespace {
+
+const DimCost& dim(const Report& r, const std::string& name) {
+    for (const DimCost& d : r.dims)
+        if (d.name == name) return d;
+    FAIL("no dim " << name);
+    return r.dims.front();
+}
+
+// A 1e9-parameter model given as a count, plain data parallel over 2 nodes of 8.
+Scenario billion_on_two_nodes() {
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = 1e9;
+    s.cluster.nodes = 2;
+    s.cluster.gpus_per_node = 8;
+    s.cluster.intra_node = LinkSpec{370, 2};
+    s.cluster.inter_node = LinkSpec{48, 5};
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 16;
+    s.training.global_batch = 16;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("rails: a group with k members per node crosses nodes over k NICs") {
+    Scenario s = billion_on_two_nodes();
+    // 16 ranks, 8 on each node: NCCL's rings leave each node over its 8 NICs at once: 8 x 48 = 384
+    // GB/s, more than the 370 GB/s NVLink feeding them, so NVLink bounds it. Ring all-reduce of
+    // 2e9 B of bf16 gradients: 2(N-1) alpha + 2(N-1)/N S/B = 30 x 5 us + 1.875 x 2e9 / 370e9.
+    const double all_nics = 30 * 5e-6 + 1.875 * 2e9 / 370e9;
+    CHECK(dim(build_report(s), "dp_replicate").time_s == doctest::Approx(all_nics));
+    // One NIC per node instead: the 8 members share it, 8 x (1 NIC / 8 GPUs) = 1 rail at 48 GB/s.
+    s.cluster.inter_node.nics_per_node = 1;
+    const double one_nic = 30 * 5e-6 + 1.875 * 2e9 / 48e9;
+    CHECK(dim(build_report(s), "dp_replicate").time_s == doctest::Approx(one_nic));
+    // A group with one member per node (tp 8 inside, dp across) uses its own GPU's rail: 48 GB/s
+    // with the default one NIC per GPU. 2 ranks: 2 x 5 us + 1 x S/B, S = 2e9 / 8 (tp splits it).
+    s.cluster.inter_node.nics_per_node = 0;
+    s.model.params.reset();
+    s.model = test::small_dense().model;  // 8 heads: tp 8 divides them
+    s.parallel.tp = 8;
+    s.parallel.dp_replicate = 2;
+    s.training.global_batch = 2;
+    const Report r = build_report(s);
+    const ParamCounts c = count_params(s.model);
+    const double grads = c.total / 8 * 2.0;
+    CHECK(dim(r, "dp_replicate").link == "inter");
+    CHECK(dim(r, "dp_replicate").time_s == doctest::Approx(2 * 5e-6 + grads / 48e9));
+}
+
+TEST_CASE("FSDP gathers and scatters block by block, each collective paying its latency") {
+    // The tiny model (4 blocks of 784, embedding 128, output 136: 3400 parameters) sharded over 4
+    // GPUs of one node, one micro-batch: 6 units (4 blocks, embedding, output), each all-gathered
+    // before its forward and its backward and reduce-scattered after: per unit (N-1) alpha +
+    // (N-1)/N x (3400 x 2 B / 6) / B, three times.
+    Scenario s = test::tiny_gelu();
+    s.cluster.gpus_per_node = 4;
+    s.cluster.intra_node = LinkSpec{100, 2};
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 3;
+    s.training.global_batch = 4;
+    const Report r = build_report(s);
+    REQUIRE(r.microbatches == 1);
+    const double one = 3 * 2e-6 + 0.75 * (3400.0 * 2 / 6) / 100e9;
+    CHECK(dim(r, "dp_shard").time_s == doctest::Approx(3 * 6 * one));
+    // The same bytes as one gather of the whole stage: 3 x 3/4 x 6800 B.
+    CHECK(dim(r, "dp_shard").bytes_per_step == doctest::Approx(15300));
+}
+
+TEST_CASE("pipeline splits: uneven ends, and the embedding and loss counted as layers") {
+    ParallelSpec p;
+    p.pp = 16;
+    p.embedding_in_pipeline_split = true;
+    p.loss_in_pipeline_split = true;
+    // Llama 3 405B: 126 layers + 2 = 128 units, 8 a stage; the first and last give one to the
+    // embedding and the loss: 7, 8 x 14, 7.
+    CHECK(stage_layers(126, p, 0).count == 7);
+    CHECK(stage_layers(126, p, 1).first == 7);
+    CHECK(stage_layers(126, p, 1).count == 8);
+    CHECK(stage_layers(126, p, 15).first == 119);
+    CHECK(stage_layers(126, p, 15).count == 7);
+    // Uneven ends (Megatron's --decoder-first/last-pipeline-num-layers): 30 layers on 4 stages with 6
+    // first and 6 last leave 18 for the middle two, 9 each.
+    ParallelSpec q;
+    q.pp = 4;
+    q.first_stage_layers = 6;
+    q.last_stage_layers = 6;
+    CHECK(stage_layers(30, q, 0).count == 6);
+    CHECK(stage_layers(30, q, 1).first == 6);
+    CHECK(stage_layers(30, q, 1).count == 9);
+    CHECK(stage_layers(30, q, 2).first == 15);
+    CHECK(stage_layers(30, q, 3).first == 24);
+    CHECK(stage_layers(30, q, 3).count == 6);
+    int64_t sum = 0;
+    for (int64_t i = 0; i < 4; ++i) sum += stage_layers(30, q, i).count;
+    CHECK(sum == 30);
+}
+
+TEST_CASE("the split fields load, validate, and interleaving may count the embedding and loss chunks") {
+    Scenario s = test::small_dense();
+    s.model.layers = 6;
+    s.cluster.nodes = 1;
+    s.parallel = ParallelSpec{};
+    s.parallel.pp = 8;
+    s.parallel.sequence_parallel = false;
+    s.training.global_batch = 8;
+    // 8 stages for 6 layers: a stage would hold none.
+    CHECK(validate_scenario(s).find("parallel.pp") == 0);
+    s.parallel.pp = 2;
+    s.training.schedule = Schedule::interleaved_1f1b;
+    s.training.virtual_stages = 4;
+    // 2 x 4 = 8 chunks need 8 units: 6 layers are too few...
+    CHECK(validate_scenario(s).find("training.virtual_stages") == 0);
+    // ...but 6 layers + embedding + loss are 8 whole chunks.
+    s.parallel.embedding_in_pipeline_split = true;
+    s.parallel.loss_in_pipeline_split = true;
+    CHECK(validate_scenario(s) == "");
+    // Uneven ends that leave a stage without a layer are rejected, naming the field.
+    s = test::small_dense();
+    s.cluster.nodes = 1;
+    s.parallel = ParallelSpec{};
+    s.parallel.pp = 4;
+    s.parallel.dp_replicate = 2;
+    s.parallel.first_stage_layers = 4;
+    s.parallel.last_stage_layers = 3;
+    CHECK(validate_scenario(s).find("parallel.first_stage_layers") == 0);
+    s.parallel.last_stage_layers = 2;
+    CHECK(validate_scenario(s) == "");
+    // And they survive a save and a load.
+    const ScenarioLoad back = parse_scenario(scenario_to_json(s));
+    REQUIRE(back.ok());
+    CHECK(back.scenario->parallel.first_stage_layers == 4);
+    CHECK(scenario_to_json(*back.scenario) == scenario_to_json(s));
+}
+
+TEST_CASE("tied embeddings count once; head_dim widens attention (Qwen3)") {
+    ModelSpec m = test::tiny_gelu().model;  // 3400 parameters, embedding and output 128 each
+    m.tie_embeddings = true;
+    CHECK(count_params(m).total == doctest::Approx(3400 - 128));
+    // On two stages the last keeps a copy of the tied matrix (plus the final norm, 8).
+    ParallelSpec p;
+    p.pp = 2;
+    CHECK(stage_params(count_params(m), p, 1).output == doctest::Approx(128 + 8));
+    // head_dim 8 with 2 heads of hidden 8: q and o are 8 x 16, k and v 8 x 16 (kv_heads 2):
+    // 4 x 128 = 512 per block instead of 256.
+    ModelSpec q = test::tiny_gelu().model;
+    q.head_dim = 8;
+    CHECK(count_params(q).attention_per_layer == doctest::Approx(512));
+}
+
+TEST_CASE("every precision lists its bytes per parameter") {
+    CHECK(state_bytes_per_param(Precision::mixed_bf16).total() == 16);
+    CHECK(state_bytes_per_param(Precision::megatron_bf16).total() == 18);
+    // fp16 weights and gradients, fp32 master, m, v and gradient copy: 2 + 2 + 16.
+    CHECK(state_bytes_per_param(Precision::megatron_fp16).total() == 20);
+    // Transformer Engine FP8: bf16 weights + their FP8 copy, fp32 main grads, fp32 master, m, v.
+    CHECK(state_bytes_per_param(Precision::fp8).weights == 3);
+    CHECK(state_bytes_per_param(Precision::fp8).total() == 19);
+    // The report says so in a note.
+    Scenario s = default_scenario();
+    s.training.precision = Precision::megatron_fp16;
+    bool noted = false;
+    for (const std::string& n : build_report(s).notes) noted = noted || n.find("2 + 2 + 16 = 20 bytes") != std::string::npos;
+    CHECK(noted);
+}
+
+TEST_CASE("fp8 runs its GEMMs at the FP8 peak, and needs one") {
+    Scenario s = default_scenario();
+    const double bf16 = *build_report(s).time.compute;
+    s.training.precision = Precision::fp8;
+    CHECK(validate_scenario(s) == "");
+    CHECK(*build_report(s).time.compute < bf16);
+    s.cluster.gpu.peak_fp8_tflops = 0;
+    CHECK(validate_scenario(s) == "training.precision: fp8 needs cluster.gpu.peak_fp8_tflops (this GPU gives none)");
+}
+
+TEST_CASE("capacity is what the card exposes; a scenario may set it and the reserve") {
+    ClusterSpec c;
+    c.gpu = GpuSpec{"H100 SXM", 80, 989, 3350};
+    CHECK(gpu_memory_bytes(c) == doctest::Approx(81559.0 * 1048576));
+    c.gpu = GpuSpec{"A100 SXM 80GB", 80, 312, 2039};
+    CHECK(gpu_memory_bytes(c) == doctest::Approx(81920.0 * 1048576));
+    c.gpu.memory_gb = 40;
+    CHECK(gpu_memory_bytes(c) == doctest::Approx(40960.0 * 1048576));
+    c.gpu.memory_mib = 40000;
+    CHECK(gpu_memory_bytes(c) == doctest::Approx(40000.0 * 1048576));
+    // The reserve: 1 GiB by default plus 5% of the tensors; reserve_gib replaces the fixed part.
+    Scenario s = test::tiny_gelu();
+    const Report r = build_report(s);
+    CHECK(r.memory.reserved == doctest::Approx(1073741824.0 + 0.05 * r.memory.tensors()));
+    s.cluster.gpu.reserve_gib = 2.5;
+    const Report r2 = build_report(s);
+    CHECK(r2.memory.reserved == doctest::Approx(2.5 * 1073741824.0 + 0.05 * r2.memory.tensors()));
+    // The report's JSON shows both.
+    const auto j = nlohmann::json::parse(report_to_json(r2));
+    CHECK(j["memory_bytes"]["reserved"].get<double>() == doctest::Approx(r2.memory.reserved));
+    CHECK(j["memory_bytes"]["capacity"].get<double>() == doctest::Approx(r2.gpu_memory_bytes));
+}
+
+TEST_CASE("full recompute counts the working set of the block being recomputed") {
+    Scenario s = test::tiny_gelu();
+    s.training.recompute = Recompute::full;
+    const Report r = build_report(s);
+    // The tiny model: s = 4, b = 1, h = 8: stored input 2sbh = 64 B per block; the block being
+    // recomputed holds sbh * 34 = 1088 B (flash: no scores); the logits 4 * 4 * 16 = 256 B.
+    CHECK(r.memory.other == doctest::Approx(1088 + 256));
+}
