@@ -40,8 +40,9 @@ StepConfig ring_all_reduce_8() {
     c.ranks = 8;
     c.gpus_per_node = 8;
     c.message_bytes = kGiB;
-    c.intra = Link{450e9, 2e-6};
-    c.inter = Link{50e9, 5e-6};
+    // The default cluster (assets/clusters/dgx-h100.json): NCCL's bus bandwidths over NVLink 4 and NDR.
+    c.intra = Link{370e9, 2e-6};
+    c.inter = Link{48e9, 5e-6};
     return c;
 }
 
@@ -92,8 +93,9 @@ TEST_CASE("ring all-reduce on 8 ranks at step 4: 8 arrows, cells as core's snaps
     CHECK(r.bytes_total == doctest::Approx(14 * kGiB / 8));        // 2(N-1) chunks
     REQUIRE(r.formula_bytes.has_value());
     CHECK(*r.formula_bytes == doctest::Approx(2.0 * 7 / 8 * kGiB));  // 2(N-1)/N * S, equal to the above
-    // Each step: 2 us + (2^30 / 8) B / 450e9 B/s = 2e-6 + 298.26e-6 s = 300.26 us.
-    const double step_s = 2e-6 + kGiB / 8 / 450e9;
+    // Each step on the default cluster's NVLink (370 GB/s as NCCL measures it): 2 us + (2^30 / 8) B /
+    // 370e9 B/s = 2e-6 + 362.75e-6 s = 364.75 us.
+    const double step_s = 2e-6 + kGiB / 8 / 370e9;
     CHECK(r.step_time_s == doctest::Approx(step_s));
     CHECK(r.elapsed_s == doctest::Approx(4 * step_s));
     CHECK(r.total_s == doctest::Approx(14 * step_s));

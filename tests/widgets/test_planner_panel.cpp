@@ -56,7 +56,7 @@ TEST_CASE("planner panel: rows are core's ranking, best first, with core's figur
     CHECK(!v.rows[1].why_below_best.empty());
     CHECK(v.runner_up.rfind("#2 vs #1: ", 0) == 0);
     // 80 GB H100s: headroom = 80e9 - memory.
-    CHECK(v.rows[0].headroom_bytes == doctest::Approx(80e9 - v.rows[0].memory_bytes));
+    CHECK(v.rows[0].headroom_bytes == doctest::Approx(81559.0 * 1024 * 1024 - v.rows[0].memory_bytes));
 }
 
 TEST_CASE("planner panel: the scatter holds every costed layout and the front is not dominated") {

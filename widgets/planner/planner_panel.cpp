@@ -323,7 +323,10 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(drawn_at(kRank));
     const std::string rank = std::to_string(row.rank);
-    if (ImGui::Selectable(rank.c_str(), selected_rank_ == row.rank, ImGuiSelectableFlags_SpanAllColumns))
+    // The row spans every column, so the Apply button drawn over it must be allowed to take the hover
+    // (ImGui 1.86: without AllowItemOverlap the Selectable keeps it and the button never clicks).
+    if (ImGui::Selectable(rank.c_str(), selected_rank_ == row.rank,
+                          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
         selected_rank_ = row.rank;
     note_last_item("planner/row/" + rank);
     ImGui::TableSetColumnIndex(kApplyColumn);
