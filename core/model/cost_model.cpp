@@ -49,6 +49,22 @@ Link link_for(const ClusterSpec& c, Placement at) noexcept {
     return link;
 }
 
+// An all-to-all is no ring: every member sends its share straight to every other, so the part bound
+// for other nodes leaves through the node's NICs, which all its GPUs share (per GPU: NICs per GPU x
+// the per-NIC bandwidth), however many members the group has per node. Of a member's (N-1)/N x S,
+// (N-k)/N crosses nodes (k members per node): the formula's (N-1)/N x S / B takes that time with
+// B = per-GPU NIC bandwidth x (N-1)/(N-k), never above the intra-node link.
+Link all_to_all_link(const ClusterSpec& c, Placement at, int64_t ranks) noexcept {
+    if (at.links == DimLinks::intra || at.links == DimLinks::none) return Link::from(c.intra_node);
+    Link link = Link::from(c.inter_node);
+    const double nics = static_cast<double>(c.inter_node.nics_per_node > 0 ? c.inter_node.nics_per_node
+                                                                           : c.gpus_per_node);
+    const double per_gpu = link.bandwidth_bytes_per_s * nics / static_cast<double>(c.gpus_per_node);
+    const double n = static_cast<double>(ranks), k = static_cast<double>(std::min(at.per_node, ranks - 1));
+    link.bandwidth_bytes_per_s = std::min(c.intra_node.bandwidth_gbps * 1e9, per_gpu * (n - 1.0) / (n - k));
+    return link;
+}
+
 DimLinks worse(DimLinks a, DimLinks b) noexcept {
     const auto rank = [](DimLinks l) {
         switch (l) {
@@ -210,10 +226,11 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         out.cp_bytes = 3.0 * L * bytes_sent_per_rank(Collective::all_gather, kv, p.cp);
     }
     if (p.ep > 1 && out.moe_layers > 0) {
-        // Dispatch and combine: each token's hidden state goes to its top_k experts and comes back.
+        // Dispatch and combine: each token's hidden state goes to its top_k experts and comes back,
+        // padded to capacity when a capacity factor is set.
         const double local_tokens = b * seq / as_double(p.cp) / (p.sequence_parallel ? as_double(p.tp) : 1.0);
-        const double msg = local_tokens * as_double(m.top_k) * h * cx.act_bytes;
-        const Link link = link_for(c, cx.ep);
+        const double msg = local_tokens * as_double(m.top_k) * std::max(1.0, m.capacity_factor) * h * cx.act_bytes;
+        const Link link = all_to_all_link(c, cx.ep, p.ep);
         const double a2a = collective_time(Collective::all_to_all, msg, p.ep, link);
         w.ep_forward_s = 2.0 * as_double(out.moe_layers) * a2a;
         w.ep_backward_s = 2.0 * as_double(out.moe_layers) * a2a;

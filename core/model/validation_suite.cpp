@@ -282,6 +282,36 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
     runs.push_back(nemo(llama("Llama 3 8B", 32, 4096, 14336, 32, 8, 128256, 8192), 8, 1, 1, 2, 1, 128, 12036));
     runs.push_back(nemo(llama("Llama 3 70B", 80, 8192, 28672, 64, 8, 128256, 8192), 64, 4, 4, 2, 5, 128, 1533));
     runs.push_back(nemo(gpt("GPT-3 175B", 96, 12288, 96, 2048), 128, 4, 8, 1, 6, 256, 726));
+    {
+        // DeepSeek-AI, "DeepSeek-V3 Technical Report" (arXiv:2412.19437): 14.8T tokens of pre-training
+        // in 2,664K H800 GPU hours (Table 1) = 1,543 tokens/s/GPU; 2,048 H800s in nodes of 8 (section
+        // 3.1), PP 16, EP 64 over 8 nodes, ZeRO-1 data parallel, DualPipe, no TP (section 3.2); FP8
+        // GEMMs (section 3.3); batch 15,360 sequences of 4,096 tokens for most of the run (section 4.2).
+        // Its shape as the DeepSeek-V3 preset stands it in (MLA as GQA of the same size). The links are
+        // the H800 preset's: NVLink 160 GB/s, one 48 GB/s NIC per GPU.
+        ClusterSpec h800 = sized(h, 2048);
+        h800.gpu.name = "H800 SXM";
+        h800.intra_node.bandwidth_gbps = 160;
+        ModelSpec m = llama("DeepSeek-V3", 61, 7168, 18432, 128, 96, 129280, 4096);
+        m.experts = 256;
+        m.top_k = 8;
+        m.expert_ffn_hidden = 2048;
+        m.shared_experts = 1;
+        m.dense_layers = 3;
+        Scenario s;
+        s.model = m;
+        s.cluster = h800;
+        s.parallel.pp = 16;
+        s.parallel.dp_shard = 128;
+        s.parallel.ep = 64;
+        s.parallel.zero = 1;
+        s.training.global_batch = 15360;
+        s.training.schedule = Schedule::dualpipe;
+        s.training.precision = Precision::fp8;
+        s.training.fused_kernels = true;
+        runs.push_back(tokens_row("DeepSeek-V3 report, Table 1 (H800, FP8)", "DeepSeek-V3  p16 e64 dualpipe", s,
+                                  14.8e12 / (2664e3 * 3600.0)));
+    }
     return runs;
 }
 
