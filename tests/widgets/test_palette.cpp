@@ -1,0 +1,59 @@
+// One palette: the dims and the memory parts are told apart by colour, and every panel that colours a
+// dim or a memory part takes that colour from widgets/kit/palette.hpp, so tp is one colour everywhere.
+#include "widgets/kit/palette.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace shardscope;
+namespace palette = shardscope::ui::palette;
+
+namespace {
+
+// Straight-line distance between two colours in RGB (0..441): a floor on how far apart they look.
+double rgb_distance(ImU32 a, ImU32 b) {
+    const ImVec4 x = ImGui::ColorConvertU32ToFloat4(a), y = ImGui::ColorConvertU32ToFloat4(b);
+    return 255.0 * std::sqrt((x.x - y.x) * (x.x - y.x) + (x.y - y.y) * (x.y - y.y) + (x.z - y.z) * (x.z - y.z));
+}
+
+}  // namespace
+
+TEST_CASE("palette: the six dims have six colours, far apart; so do the memory parts, and no part wears a dim's") {
+    for (size_t i = 0; i < kAllGroupDims.size(); ++i)
+        for (size_t j = i + 1; j < kAllGroupDims.size(); ++j) {
+            INFO(to_string(kAllGroupDims[i]) << " vs " << to_string(kAllGroupDims[j]));
+            CHECK(rgb_distance(palette::dim_colour(kAllGroupDims[i]), palette::dim_colour(kAllGroupDims[j])) > 60);
+        }
+    for (size_t i = 0; i < palette::kAllMemoryParts.size(); ++i)
+        for (size_t j = i + 1; j < palette::kAllMemoryParts.size(); ++j) {
+            INFO(palette::memory_part_name(palette::kAllMemoryParts[i])
+                 << " vs " << palette::memory_part_name(palette::kAllMemoryParts[j]));
+            CHECK(rgb_distance(palette::memory_part_colour(palette::kAllMemoryParts[i]),
+                               palette::memory_part_colour(palette::kAllMemoryParts[j])) > 40);
+        }
+    for (GroupDim d : kAllGroupDims)
+        for (palette::MemoryPart p : palette::kAllMemoryParts) {
+            INFO(to_string(d) << " vs " << palette::memory_part_name(p));
+            CHECK(rgb_distance(palette::dim_colour(d), palette::memory_part_colour(p)) > 40);
+        }
+    // The step bar's other parts are not a dim's either.
+    for (GroupDim d : kAllGroupDims)
+        for (ImU32 c : {palette::compute_colour(), palette::bubble_colour(), palette::other_comm_colour()})
+            CHECK(rgb_distance(palette::dim_colour(d), c) > 40);
+}
+
+TEST_CASE("palette: a dim has one colour by any of its names: GroupDim, MeshDim, string, strategy") {
+    for (GroupDim d : kAllGroupDims) {
+        CHECK(palette::dim_colour(std::string(to_string(d))) == palette::dim_colour(d));
+        if (const auto m = mesh_dim_of(d)) CHECK(palette::dim_colour(*m) == palette::dim_colour(d));
+    }
+    CHECK_FALSE(palette::dim_colour("compute").has_value());
+    CHECK(palette::dim_colour(Strategy::tp) == palette::dim_colour(GroupDim::tp));
+    CHECK(palette::dim_colour(Strategy::dp) == palette::dim_colour(GroupDim::dp_replicate));
+    CHECK(palette::dim_colour(Strategy::fsdp) == palette::dim_colour(GroupDim::dp_shard));
+    CHECK(palette::dim_colour(Strategy::sp_cp) == palette::dim_colour(GroupDim::cp));
+    CHECK(palette::dim_colour(Strategy::pp) == palette::dim_colour(GroupDim::pp));
+    CHECK(palette::dim_colour(Strategy::ep) == palette::dim_colour(GroupDim::ep));
+    CHECK(palette::dim_colour(GroupDim::tp, 0.5f) == palette::with_alpha(palette::dim_colour(GroupDim::tp), 0.5f));
+}
