@@ -1,6 +1,8 @@
 // One palette: the dims and the memory parts are told apart by colour, and every panel that colours a
 // dim or a memory part takes that colour from widgets/kit/palette.hpp, so tp is one colour everywhere.
+#include "panel_harness.hpp"
 #include "widgets/kit/palette.hpp"
+#include "widgets/mesh/mesh_panel.hpp"
 
 #include <doctest/doctest.h>
 
@@ -56,4 +58,13 @@ TEST_CASE("palette: a dim has one colour by any of its names: GroupDim, MeshDim,
     CHECK(palette::dim_colour(Strategy::pp) == palette::dim_colour(GroupDim::pp));
     CHECK(palette::dim_colour(Strategy::ep) == palette::dim_colour(GroupDim::ep));
     CHECK(palette::dim_colour(GroupDim::tp, 0.5f) == palette::with_alpha(palette::dim_colour(GroupDim::tp), 0.5f));
+}
+
+TEST_CASE("mesh panel: the canvas records' dim colours are the palette's") {
+    test::PanelHarness<ui::MeshPanel> h;
+    h.act("dim", "tp");
+    h.frames(2);
+    const ui::mesh::GridRecords& r = h.panel.records();
+    CHECK(r.dim == GroupDim::tp);
+    for (GroupDim d : kAllGroupDims) CHECK(r.dim_colours[group_dim_index(d)] == palette::dim_colour(d));
 }
