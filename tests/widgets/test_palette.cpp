@@ -2,11 +2,13 @@
 // dim or a memory part takes that colour from widgets/kit/palette.hpp, so tp is one colour everywhere.
 #include "panel_harness.hpp"
 #include "widgets/kit/palette.hpp"
+#include "widgets/memory/memory_panel.hpp"
 #include "widgets/mesh/mesh_panel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
 
 using namespace shardscope;
 namespace palette = shardscope::ui::palette;
@@ -67,4 +69,32 @@ TEST_CASE("mesh panel: the canvas records' dim colours are the palette's") {
     const ui::mesh::GridRecords& r = h.panel.records();
     CHECK(r.dim == GroupDim::tp);
     for (GroupDim d : kAllGroupDims) CHECK(r.dim_colours[group_dim_index(d)] == palette::dim_colour(d));
+}
+
+TEST_CASE("memory panel: each dim's exposed communication is its palette colour; each part is the palette's") {
+    test::PanelHarness<ui::MemoryPanel> h;  // the default scenario: tp 2, dp_shard 8, dp_replicate 2, pp 2
+    h.frames(2);
+    const ui::MemoryView& v = h.panel.view(h.state);
+    std::set<std::string> dims;
+    for (const ui::StepSegmentRecord& s : v.step) {
+        INFO(s.name);
+        if (s.name == "compute") CHECK(s.colour == palette::compute_colour());
+        else if (s.name == "bubble") CHECK(s.colour == palette::bubble_colour());
+        else if (!s.dim.empty()) {
+            REQUIRE(palette::dim_colour(s.dim).has_value());
+            CHECK(s.colour == *palette::dim_colour(s.dim));
+            dims.insert(s.dim);
+        }
+    }
+    REQUIRE(dims.count("tp") == 1);
+    for (const ui::StepSegmentRecord& s : v.step)
+        if (s.dim == "tp") CHECK(s.colour == palette::dim_colour(GroupDim::tp));
+    REQUIRE(!v.bars.empty());
+    for (const ui::MemoryBarRecord& b : v.bars) {
+        REQUIRE(b.stack.segments.size() == std::size(ui::kMemoryParts));
+        for (size_t i = 0; i < b.stack.segments.size(); ++i) {
+            CHECK(b.stack.segments[i].name == palette::memory_part_name(ui::kMemoryParts[i]));
+            CHECK(b.stack.segments[i].colour == palette::memory_part_colour(ui::kMemoryParts[i]));
+        }
+    }
 }
