@@ -4,6 +4,10 @@
 #include "widgets/kit/palette.hpp"
 #include "widgets/memory/memory_panel.hpp"
 #include "widgets/mesh/mesh_panel.hpp"
+#include "widgets/planner/planner_panel.hpp"
+#include "widgets/strategy/strategy_panel.hpp"
+
+#include "tests/common/scenarios.hpp"
 
 #include <doctest/doctest.h>
 
@@ -97,4 +101,41 @@ TEST_CASE("memory panel: each dim's exposed communication is its palette colour;
             CHECK(b.stack.segments[i].colour == palette::memory_part_colour(ui::kMemoryParts[i]));
         }
     }
+}
+
+TEST_CASE("strategy explorer: each toggle is drawn in its dim's palette colour") {
+    test::ImGuiFixture f;
+    ui::AppState state;
+    ui::StrategyPanel panel{"strategy", "Strategy explorer", ui::Placement{}, true};
+    REQUIRE(panel.act(state, "reset", "") == "");  // one GPU per copy: a small picture
+    REQUIRE(panel.act(state, "tp", "2") == "");
+    f.frames(2, [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+        ImGui::Begin("strategy test");
+        panel.draw(state);
+        ImGui::End();
+    });
+    CHECK(panel.toggle_colour(Strategy::tp) == palette::dim_colour(GroupDim::tp));
+    for (Strategy s : kAllStrategies) CHECK(panel.toggle_colour(s) == palette::dim_colour(palette::dim_of(s)));
+}
+
+TEST_CASE("planner panel: each dim of a row's mesh is written in its palette colour") {
+    test::PanelHarness<ui::PlannerPanel> h{test::small_dense()};
+    h.act("wait", "1");
+    const ui::PlannerView& v = h.panel.view();
+    REQUIRE(!v.rows.empty());
+    bool saw_other_than_tp = false;
+    for (const ui::PlannerRow& row : v.rows) {
+        REQUIRE(!row.mesh_tokens.empty());
+        CHECK(row.mesh_tokens.front().dim == GroupDim::tp);
+        std::string joined;
+        for (const ui::MeshToken& t : row.mesh_tokens) {
+            CHECK(t.colour == palette::dim_colour(t.dim));
+            joined += (joined.empty() ? "" : " \xc2\xb7 ") + t.text;
+            saw_other_than_tp |= t.dim != GroupDim::tp;
+        }
+        CHECK(joined == row.mesh);
+    }
+    CHECK(saw_other_than_tp);
 }
