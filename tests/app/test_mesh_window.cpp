@@ -58,7 +58,7 @@ TEST_CASE("131,072 GPUs draw as blocks of nodes, all in the 'groups span nodes' 
                                            "' --action mesh.dim=pp --screenshot '" + png.string() + "'",
                                        dir);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-    CHECK(picture_of(png).rgb.count(rgb(236, 112, 64)) == 1);  // mesh::kSlowColour: a share of 0
+    CHECK(picture_of(png).rgb.count(rgb(236, 112, 64)) == 1);  // palette::link_colour(inter): a share of 0
 }
 
 TEST_CASE("a mesh action with a bad value exits 2 and names it") {

@@ -1,5 +1,6 @@
 #include "widgets/collective/collective_canvas.hpp"
 
+#include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
 
 #include <algorithm>
@@ -456,7 +457,7 @@ void paint_packet(ImDrawList* draw, ImVec2 o, const TransferArrow& a, const Coll
     draw->AddRectFilled(ImVec2(min.x - 1, min.y - 1), ImVec2(max.x + 1, max.y + 1), IM_COL32(15, 17, 22, 255));
     draw->AddRectFilled(min, max, kEmptyCell);
     paint_contents(draw, min, max, a.payload, scene.ranks, scene.reduction);
-    draw->AddRect(ImVec2(min.x - 1, min.y - 1), ImVec2(max.x + 1, max.y + 1), link_colour(a.link), 0, 0, 1.5f);
+    draw->AddRect(ImVec2(min.x - 1, min.y - 1), ImVec2(max.x + 1, max.y + 1), palette::link_colour(a.link), 0, 0, 1.5f);
 }
 
 }  // namespace
@@ -499,13 +500,6 @@ CollectiveScene build_scene(const SceneInput& in) {
     scene.arrows_step = in.arrows_step >= 0 && in.arrows_step < sc.step_count() ? in.arrows_step : -1;
     add_arrows(scene, in);
     return scene;
-}
-
-ImU32 link_colour(LinkClass link, float alpha) {
-    // Intra-node links (NVLink) in cool cyan, inter-node (network) in warm orange; the inter ones
-    // are also dashed, so the difference survives without colour.
-    return link == LinkClass::intra ? IM_COL32(80, 200, 230, static_cast<int>(alpha * 255))
-                                    : IM_COL32(255, 140, 50, static_cast<int>(alpha * 255));
 }
 
 // The step and phase in large type in the ring's empty middle, where the eye rests between arrows.
@@ -556,7 +550,7 @@ void paint_scene(const CollectiveScene& scene, ImDrawList* draw, ImVec2 origin) 
     for (const RankCard& card : scene.cards) paint_card(draw, origin, card, scene);
     const float thickness = scene.ranks > 24 ? 1.5f : 2.2f;
     for (const TransferArrow& a : scene.arrows)
-        paint_curve(draw, origin, a, link_colour(a.link, 0.9f), thickness, a.link == LinkClass::inter);
+        paint_curve(draw, origin, a, palette::link_colour(a.link, 0.9f), thickness, a.link == LinkClass::inter);
     // Packets on top of every curve. Small scenes get a chip per transfer at rest too.
     const float chip = scene.ranks > 24 ? 8.0f : 13.0f;
     const bool show_chips = scene.flight < 1.0f || scene.ranks <= 16;
@@ -586,7 +580,7 @@ void draw_scene_legend(const CollectiveScene& scene) {
         next_fits(34 + ImGui::CalcTextSize(label).x);
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const float y = p.y + line_h * 0.5f;
-        const ImU32 colour = link_colour(link);
+        const ImU32 colour = palette::link_colour(link);
         if (link == LinkClass::intra) draw->AddLine(ImVec2(p.x, y), ImVec2(p.x + 26, y), colour, 2.2f);
         else
             for (float x = 0; x < 26; x += 8) draw->AddLine(ImVec2(p.x + x, y), ImVec2(p.x + x + 4, y), colour, 2.2f);

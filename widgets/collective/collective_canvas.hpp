@@ -108,9 +108,6 @@ struct SceneInput {
 
 [[nodiscard]] CollectiveScene build_scene(const SceneInput& input);
 
-// Colours shared by the painting, the legend and the chart.
-[[nodiscard]] ImU32 link_colour(LinkClass link, float alpha = 1.0f);
-
 // Paints the records at `origin` (screen position of the canvas's top-left corner).
 void paint_scene(const CollectiveScene& scene, ImDrawList* draw, ImVec2 origin);
 

@@ -70,7 +70,8 @@ void draw_capacity_label(ImVec2 line_start, ImVec2 line_end, float plot_top, flo
 // The memory parts' legend, then the GPU's memory line.
 void memory_legend(const std::string& capacity_label) {
     std::vector<plot::LegendEntry> entries;
-    for (int i = 0; i < 5; ++i) entries.push_back({kMemoryPartNames[i], memory_part_colour(i)});
+    for (palette::MemoryPart part : kMemoryParts)
+        entries.push_back({palette::memory_part_name(part), palette::memory_part_colour(part)});
     // The right edge of the column (a table cell in the wide layout), taken before the legend moves on.
     const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     plot::legend(entries);
@@ -246,12 +247,15 @@ void MemoryPanel::draw_memory_table() {
     }
     ImGui::TableHeadersRow();
     for (int part = 0; part < 5; ++part) {
+        const palette::MemoryPart kind = kMemoryParts[part];
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(memory_part_colour(part)), "%s", kMemoryPartNames[part]);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::memory_part_colour(kind)), "%s",
+                           palette::memory_part_name(kind));
         for (size_t i = 0; i < bars.size(); ++i) {
             ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
-            if (part == 3 && !bars[i]->activations_known) ImGui::TextDisabled("n/a (no architecture)");
+            if (kind == palette::MemoryPart::activations && !bars[i]->activations_known)
+                ImGui::TextDisabled("n/a (no architecture)");
             else ImGui::TextUnformatted(format_bytes(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
         }
     }

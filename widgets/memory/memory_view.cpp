@@ -8,9 +8,6 @@ namespace shardscope::ui {
 
 namespace {
 
-// Red is kept for "does not fit", so no memory part is red.
-constexpr int kPartPalette[] = {0 /* blue */, 1 /* orange */, 6 /* purple */, 4 /* green */, 9 /* grey */};
-
 std::string setup_line(const Scenario& s, const Report& r) {
     const ParallelSpec& p = s.parallel;
     std::ostringstream os;
@@ -47,7 +44,8 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     const double values[] = {b.bytes.params, b.bytes.grads, b.bytes.optimizer, b.bytes.activations.value_or(0),
                              b.bytes.other};
     for (int i = 0; i < 5; ++i)
-        rec.stack.segments.push_back(plot::Segment{kMemoryPartNames[i], values[i], memory_part_colour(i)});
+        rec.stack.segments.push_back(plot::Segment{palette::memory_part_name(kMemoryParts[i]), values[i],
+                                                   palette::memory_part_colour(kMemoryParts[i])});
     return rec;
 }
 
@@ -104,20 +102,13 @@ std::vector<FigureRecord> figures(const Report& r) {
 
 }  // namespace
 
-ImU32 memory_part_colour(int part) { return plot::categorical_colour(kPartPalette[part % 5]); }
-
 ImU32 step_part_colour(const StepPart& part) {
     switch (part.kind) {
-        case StepPartKind::compute: return plot::categorical_colour(4);              // green: useful work
-        case StepPartKind::bubble: return IM_COL32(120, 120, 128, 255);               // grey: idle
+        case StepPartKind::compute: return palette::compute_colour();
+        case StepPartKind::bubble: return palette::bubble_colour();
         case StepPartKind::communication: break;
     }
-    // One colour per dim, the same in every panel that colours dims.
-    static const std::pair<const char*, int> kDimColours[] = {{"tp", 1},           {"cp", 5}, {"dp_shard", 0},
-                                                              {"dp_replicate", 10}, {"pp", 7}, {"ep", 8}};
-    for (const auto& [dim, colour] : kDimColours)
-        if (part.dim == dim) return plot::categorical_colour(colour);
-    return plot::categorical_colour(2);
+    return palette::dim_colour(part.dim).value_or(palette::other_comm_colour());
 }
 
 MemoryView build_memory_view(const AppState& state) {
@@ -139,8 +130,8 @@ MemoryView build_memory_view(const AppState& state) {
     }
     v.advice_line = advice_line(v.advice);
     for (const StepPart& p : step_parts(r))
-        v.step.push_back(StepSegmentRecord{p.name, p.seconds, p.fraction, step_part_colour(p), format_seconds(p.seconds),
-                                           format_percent(p.fraction)});
+        v.step.push_back(StepSegmentRecord{p.name, p.dim, p.seconds, p.fraction, step_part_colour(p),
+                                           format_seconds(p.seconds), format_percent(p.fraction)});
     v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
     v.figures = figures(r);
     v.notes = r.notes;

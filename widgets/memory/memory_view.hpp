@@ -6,8 +6,9 @@
 
 #include "core/model/cost_breakdown.hpp"
 #include "core/model/fit_advisor.hpp"
-#include "widgets/shell/app_state.hpp"
+#include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
+#include "widgets/shell/app_state.hpp"
 
 #include <optional>
 #include <string>
@@ -15,8 +16,10 @@
 
 namespace shardscope::ui {
 
-// The five memory parts, bottom to top of a bar.
-inline constexpr const char* kMemoryPartNames[] = {"weights", "gradients", "optimizer", "activations", "other"};
+// The five memory parts core reports, bottom to top of a bar (names and colours: the palette's).
+inline constexpr palette::MemoryPart kMemoryParts[] = {palette::MemoryPart::params, palette::MemoryPart::grads,
+                                                       palette::MemoryPart::optimizer, palette::MemoryPart::activations,
+                                                       palette::MemoryPart::other};
 
 struct MemoryBarRecord {
     plot::BarStack stack;    // label, one segment per part (bytes), highlight = does not fit
@@ -31,6 +34,7 @@ struct MemoryBarRecord {
 
 struct StepSegmentRecord {
     std::string name;        // "compute", "tp comm", "bubble"
+    std::string dim;         // the dim of a communication part ("tp"), "" otherwise
     double seconds = 0;
     double fraction = 0;     // of the step
     ImU32 colour = 0;
@@ -63,8 +67,7 @@ struct MemoryView {
 // Records for the current scenario; runs core's fit advice when the scenario does not fit.
 [[nodiscard]] MemoryView build_memory_view(const AppState& state);
 
-// Colours shared by the chart and its legend, and by the step bar.
-[[nodiscard]] ImU32 memory_part_colour(int part);
+// A step part's colour: its dim's for communication, else the palette's compute or bubble colour.
 [[nodiscard]] ImU32 step_part_colour(const StepPart& part);
 
 }  // namespace shardscope::ui

@@ -1,6 +1,7 @@
 #include "widgets/mesh/mesh_canvas.hpp"
 
 #include "core/scenario/units.hpp"
+#include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
 
 #include <algorithm>
@@ -162,25 +163,14 @@ View fit_view(const GridLayout& layout, ImVec2 canvas) {
 ImU32 share_colour(double intra_share) noexcept {
     // Through amber so a half-and-half block is neither colour.
     constexpr ImU32 kMiddle = IM_COL32(222, 180, 74, 255);
+    const ImU32 slow = palette::link_colour(LinkClass::inter), fast = palette::link_colour(LinkClass::intra);
     const float t = static_cast<float>(std::clamp(intra_share, 0.0, 1.0));
-    return t < 0.5f ? lerp_colour(kSlowColour, kMiddle, t * 2) : lerp_colour(kMiddle, kFastColour, (t - 0.5f) * 2);
+    return t < 0.5f ? lerp_colour(slow, kMiddle, t * 2) : lerp_colour(kMiddle, fast, (t - 0.5f) * 2);
 }
 
 ImU32 group_colour(int64_t group, int64_t dim_size, float alpha) noexcept {
     if (dim_size <= 1) return (kNeutral & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha * 255) << IM_COL32_A_SHIFT);
     return plot::categorical_colour(static_cast<int>(group % 36), alpha);
-}
-
-ImU32 dim_colour(GroupDim d) noexcept {
-    switch (d) {
-        case GroupDim::tp: return IM_COL32(64, 180, 230, 255);
-        case GroupDim::cp: return IM_COL32(190, 130, 220, 255);
-        case GroupDim::ep: return IM_COL32(240, 205, 70, 255);
-        case GroupDim::dp_shard: return IM_COL32(110, 200, 90, 255);
-        case GroupDim::dp_replicate: return IM_COL32(245, 145, 50, 255);
-        case GroupDim::pp: return IM_COL32(255, 140, 170, 255);
-    }
-    return kNeutral;
 }
 
 ImVec2 MeshGrid::to_canvas(ImVec2 p) const noexcept { return add(view_.pan, scale(p, view_.zoom)); }
@@ -307,6 +297,7 @@ void MeshGrid::build_records(const DeviceMesh& mesh, GroupDim dim) {
     records_ = GridRecords{};
     records_.dim = dim;
     records_.dim_size = group_size(mesh, dim);
+    for (GroupDim d : kAllGroupDims) records_.dim_colours[group_dim_index(d)] = palette::dim_colour(d);
     records_.level = level_for(view_.zoom, records_.block_side);
     // Node rows and columns that reach into the canvas.
     const ImVec2 lo = to_layout(ImVec2(0, 0)), hi = to_layout(canvas_size_);
@@ -469,7 +460,7 @@ void MeshGrid::paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t
             const GroupDim other = kAllGroupDims[k];
             if (k == d || group_size(mesh, other) <= 1 || c.groups[k] != focus_groups[k]) continue;
             const ImVec2 p(a.x + 3 + static_cast<float>(k) * (pip + 2.0f), b.y - pip - 3);
-            draw->AddRectFilled(p, ImVec2(p.x + pip, p.y + pip), dim_colour(other));
+            draw->AddRectFilled(p, ImVec2(p.x + pip, p.y + pip), records_.dim_colours[k]);
             draw->AddRect(p, ImVec2(p.x + pip, p.y + pip), IM_COL32(0, 0, 0, 200));
         }
     }
@@ -487,7 +478,8 @@ void MeshGrid::paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t
         const ImVec2 c1 = add(add(a, scale(delta, 0.25f)), scale(normal, bow));
         const ImVec2 c2 = add(add(a, scale(delta, 0.75f)), scale(normal, bow));
         const bool focused = l.group == focus_group;
-        const ImU32 colour = focused ? IM_COL32(255, 226, 150, 255) : ((kSlowColour & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT));
+        const ImU32 colour = focused ? IM_COL32(255, 226, 150, 255)
+                                     : palette::link_colour(LinkClass::inter, static_cast<float>(alpha) / 255.0f);
         draw->AddBezierCubic(a, c1, c2, b, colour, focused ? 2.5f : 1.5f, records_.links.size() > 200 ? 8 : 0);
     }
 }
@@ -549,7 +541,8 @@ void MeshGrid::show_tooltip(const DeviceMesh& mesh, GroupDim dim) const {
         for (GroupDim d : kAllGroupDims) {
             const int64_t size = group_size(mesh, d);
             if (size <= 1) continue;
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(dim_colour(d)), "%s", std::string(to_string(d)).c_str());
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)), "%s",
+                               std::string(to_string(d)).c_str());
             ImGui::SameLine(ImGui::GetFontSize() * 7);
             ImGui::Text("%lld of %lld  ·  group %lld  ·  %s", static_cast<long long>(index_in_group(mesh, d, r)),
                         static_cast<long long>(size), static_cast<long long>(group_of(mesh, d, r)),

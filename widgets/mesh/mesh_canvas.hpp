@@ -16,6 +16,7 @@
 
 #include <imgui.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,6 +89,9 @@ struct GridRecords {
     GroupDim dim = GroupDim::tp;
     int64_t dim_size = 1;
     int64_t block_side = 1;  // b: nodes per block side at Level::blocks
+    // Each dim's colour (by group_dim_index), from the palette: the pips that mark the focused GPU's
+    // groups in the other dims.
+    std::array<ImU32, kAllGroupDims.size()> dim_colours{};
     std::vector<NodeBox> nodes;
     std::vector<GpuCell> gpus;
     std::vector<LodCell> cells;
@@ -169,13 +173,11 @@ private:
     int64_t visible_cols_[2] = {0, -1};
 };
 
-// The colour a share of intra-node groups maps to at the coarse levels: 0 = all slow, 1 = all fast.
+// The colour a share of intra-node groups maps to at the coarse levels: 0 = all slow, 1 = all fast
+// (the palette's inter-node and intra-node link colours, through amber).
 [[nodiscard]] ImU32 share_colour(double intra_share) noexcept;
 // The colour of group `group` when a dim is picked (a dim of size 1 has no groups: neutral grey).
 [[nodiscard]] ImU32 group_colour(int64_t group, int64_t dim_size, float alpha = 1.0f) noexcept;
-// Fixed colours of the six dims (pips on the highlighted members, the legend).
-[[nodiscard]] ImU32 dim_colour(GroupDim d) noexcept;
-inline constexpr ImU32 kSlowColour = IM_COL32(236, 112, 64, 255);
-inline constexpr ImU32 kFastColour = IM_COL32(70, 176, 140, 255);
+// The dims' own colours, and those of fast and slow links, are the palette's (widgets/kit/palette.hpp).
 
 }  // namespace shardscope::ui::mesh

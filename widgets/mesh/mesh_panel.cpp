@@ -3,6 +3,7 @@
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/kit/palette.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
@@ -44,7 +45,7 @@ std::string number(int64_t v) {
     return v < 0 ? "-" + digits : digits;
 }
 
-ImVec4 colour_of(GroupDim d) { return ImGui::ColorConvertU32ToFloat4(mesh::dim_colour(d)); }
+ImVec4 colour_of(GroupDim d) { return ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)); }
 
 GroupDim group_dim(MeshDim d) { return *group_dim_from_string(to_string(d)); }
 
@@ -560,7 +561,7 @@ void MeshPanel::draw_focus_info(const DeviceMesh& mesh, float width, float heigh
             const float pip = ImGui::GetTextLineHeight() * 0.6f;
             const float y = p.y + (ImGui::GetTextLineHeight() - pip) * 0.5f;
             ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + pip, y + pip),
-                                                      size > 1 ? mesh::dim_colour(d) : IM_COL32(80, 84, 94, 255));
+                                                      size > 1 ? palette::dim_colour(d) : IM_COL32(80, 84, 94, 255));
             ImGui::SetCursorScreenPos(ImVec2(p.x + pip + 6, p.y));
             if (d == dim_) ImGui::TextColored(colour_of(d), "%s", name_of(d).c_str());
             else ImGui::TextUnformatted(name_of(d).c_str());
@@ -577,8 +578,8 @@ void MeshPanel::draw_focus_info(const DeviceMesh& mesh, float width, float heigh
             ImGui::TextUnformatted(members_text(mesh, d, group).c_str());
             ImGui::TableNextColumn();
             const bool intra = group_link(mesh, d, group) == LinkClass::intra;
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(intra ? mesh::kFastColour : mesh::kSlowColour), "%s",
-                               intra ? "intra-node" : "inter-node");
+            const ImU32 link = palette::link_colour(intra ? LinkClass::intra : LinkClass::inter);
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(link), "%s", intra ? "intra-node" : "inter-node");
         }
         ImGui::EndTable();
     }
@@ -629,9 +630,10 @@ void MeshPanel::draw_legend(const DeviceMesh& mesh, float width, float height) {
             draw->AddRectFilled(ImVec2(p.x + w * i / steps, p.y), ImVec2(p.x + w * (i + 1) / steps + 1, p.y + box),
                                 mesh::share_colour(static_cast<double>(i) / (steps - 1)));
         ImGui::Dummy(ImVec2(w, box));
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(mesh::kSlowColour), "0%%: all span nodes");
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::link_colour(LinkClass::inter)),
+                           "0%%: all span nodes");
         ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 8, w - ImGui::CalcTextSize("100%: all inside").x + 8));
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(mesh::kFastColour), "100%%: all inside");
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::link_colour(LinkClass::intra)), "100%%: all inside");
         if (selected_ >= 0 && r.dim_size > 1)
             ImGui::TextColored(kMutedColour, "White outline: blocks holding GPU %lld's %s group.", static_cast<long long>(selected_),
                                name_of(dim_).c_str());

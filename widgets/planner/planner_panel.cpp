@@ -337,7 +337,19 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
         ImGui::TableSetColumnIndex(drawn_at(column));
         ImGui::TextUnformatted(text.c_str());
     };
-    cell(kMesh, row.mesh);
+    // The mesh, one token per dim in the dim's colour.
+    ImGui::TableSetColumnIndex(drawn_at(kMesh));
+    ImGui::BeginGroup();
+    for (size_t i = 0; i < row.mesh_tokens.size(); ++i) {
+        if (i > 0) {
+            ImGui::SameLine(0, 0);
+            ImGui::TextDisabled(" \xc2\xb7 ");
+            ImGui::SameLine(0, 0);
+        }
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(row.mesh_tokens[i].colour), "%s",
+                           row.mesh_tokens[i].text.c_str());
+    }
+    ImGui::EndGroup();
     if (!row.tp_within_node && ImGui::IsItemHovered()) ImGui::SetTooltip("TP groups span nodes");
     cell(kZero, std::to_string(row.zero));
     cell(kMicroBatch, std::to_string(row.micro_batch));

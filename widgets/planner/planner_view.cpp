@@ -2,6 +2,7 @@
 
 #include "core/mesh/mesh.hpp"
 #include "core/scenario/units.hpp"
+#include "widgets/kit/palette.hpp"
 
 #include <algorithm>
 
@@ -9,12 +10,30 @@ namespace shardscope::ui {
 
 namespace {
 
-std::string mesh_text(const ParallelSpec& p) {
-    std::string out = "tp " + std::to_string(p.tp);
-    const std::pair<const char*, int64_t> dims[] = {{"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard},
-                                                    {"dp_rep", p.dp_replicate}, {"ep", p.ep}};
-    for (const auto& [name, v] : dims)
-        if (v > 1) out += " \xc2\xb7 " + std::string(name) + " " + std::to_string(v);
+// tp always, then the other dims above 1.
+std::vector<MeshToken> mesh_tokens(const ParallelSpec& p) {
+    struct Dim {
+        GroupDim dim;
+        const char* name;
+        int64_t factor;
+    };
+    const Dim dims[] = {{GroupDim::tp, "tp", p.tp},
+                        {GroupDim::cp, "cp", p.cp},
+                        {GroupDim::pp, "pp", p.pp},
+                        {GroupDim::dp_shard, "dp_shard", p.dp_shard},
+                        {GroupDim::dp_replicate, "dp_rep", p.dp_replicate},
+                        {GroupDim::ep, "ep", p.ep}};
+    std::vector<MeshToken> out;
+    for (const Dim& d : dims)
+        if (d.dim == GroupDim::tp || d.factor > 1)
+            out.push_back(
+                MeshToken{d.dim, std::string(d.name) + " " + std::to_string(d.factor), palette::dim_colour(d.dim)});
+    return out;
+}
+
+std::string mesh_text(const std::vector<MeshToken>& tokens) {
+    std::string out;
+    for (const MeshToken& t : tokens) out += (out.empty() ? "" : " \xc2\xb7 ") + t.text;
     return out;
 }
 
@@ -28,7 +47,8 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     PlannerRow r;
     r.rank = rank;
     const ParallelSpec& p = s.parallel;
-    r.mesh = mesh_text(p);
+    r.mesh_tokens = mesh_tokens(p);
+    r.mesh = mesh_text(r.mesh_tokens);
     r.tp = p.tp;
     r.cp = p.cp;
     r.pp = p.pp;

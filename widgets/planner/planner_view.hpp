@@ -2,17 +2,28 @@
 // The Planner panel's draw records: core's ranking (core/planner/planner.hpp) turned into table rows and
 // scatter points once per search, so draw() only paints and tests assert on plain values.
 
+#include "core/mesh/mesh_groups.hpp"
 #include "core/planner/planner.hpp"
+
+#include <imgui.h>
 
 #include <string>
 #include <vector>
 
 namespace shardscope::ui {
 
+// One dim of a row's mesh, as the table prints it: "dp_rep 2" in dp_replicate's palette colour.
+struct MeshToken {
+    GroupDim dim = GroupDim::tp;
+    std::string text;
+    ImU32 colour = 0;
+};
+
 // One ranked layout, as the table shows it (every figure formatted by core/scenario/units.hpp).
 struct PlannerRow {
     int rank = 0;                // 1 = best under the objective
     std::string mesh;            // "tp 8 · pp 4 · dp_shard 2"
+    std::vector<MeshToken> mesh_tokens;  // the same, one token per dim, coloured
     int64_t tp = 1, cp = 1, pp = 1, dp_shard = 1, dp_replicate = 1, ep = 1;
     int zero = 0;
     int64_t micro_batch = 1;

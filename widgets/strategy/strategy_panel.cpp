@@ -3,8 +3,9 @@
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
+#include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
 
@@ -152,7 +153,12 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
     const std::string key = std::string(strategy_key(s));
     ImGui::PushID(key.c_str());
     bool on = strategy_on(p, s);
-    if (ImGui::Checkbox(std::string(strategy_label(s)).c_str(), &on)) act(state, "toggle", key);
+    const ImU32 colour = palette::dim_colour(s);
+    toggle_colours_[static_cast<size_t>(s)] = colour;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour));
+    const bool clicked = ImGui::Checkbox(std::string(strategy_label(s)).c_str(), &on);
+    ImGui::PopStyleColor();
+    if (clicked) act(state, "toggle", key);
     note_last_item("strategy/toggle/" + key);
     glossary_tooltip_for_last_item(glossary_term(s));
 
@@ -165,7 +171,8 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
     if (ImGui::SmallButton("+")) set_factor(state, s, factor * 2);
     note_last_item("strategy/more/" + key);
     // FSDP's third line is its ZeRO stage (the field, dp_shard, is in the count's tooltip).
-    ImGui::TextDisabled("%s", s == Strategy::fsdp ? "ZeRO" : factor_field(s));
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(s, 0.7f)), "%s",
+                       s == Strategy::fsdp ? "ZeRO" : factor_field(s));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("parallel.%s", factor_field(s));
     if (s == Strategy::fsdp) {
         for (int z = 1; z <= 3; ++z) {
@@ -209,15 +216,27 @@ void StrategyPanel::draw_toggles(AppState& state) {
 
 void StrategyPanel::draw_summary(const AppState& state) {
     const ParallelSpec& p = state.scenario().parallel;
-    std::string factors;
+    ImGui::Separator();
+    ImGui::Text("%lld GPU%s per copy of the layout", static_cast<long long>(p.product()), p.product() == 1 ? "" : "s");
+    // The factors, each in its dim's colour: "= tp 2 x dp_shard 2 x pp 2".
+    const auto token = [](const char* before, ImU32 colour, const std::string& text) {
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(before);
+        ImGui::SameLine(0, 0);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colour), "%s", text.c_str());
+    };
+    bool first = true;
     for (MeshDim d : kAllMeshDims) {
         if (p.factor(d) <= 1) continue;
-        factors += (factors.empty() ? "" : " x ") + std::string(to_string(d)) + " " + std::to_string(p.factor(d));
+        token(first ? " = " : " x ", palette::dim_colour(d),
+              std::string(to_string(d)) + " " + std::to_string(p.factor(d)));
+        first = false;
     }
-    if (p.ep > 1) factors += " (ep " + std::to_string(p.ep) + " inside dp_shard x cp)";
-    ImGui::Separator();
-    ImGui::Text("%lld GPU%s per copy of the layout%s%s", static_cast<long long>(p.product()), p.product() == 1 ? "" : "s",
-                factors.empty() ? "" : " = ", factors.c_str());
+    if (p.ep > 1) {
+        token(" (", palette::dim_colour(GroupDim::ep), "ep " + std::to_string(p.ep));
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(" inside dp_shard x cp)");
+    }
     ImGui::SameLine();
     ImGui::TextDisabled("  |  cluster: %lld GPUs, %s", static_cast<long long>(state.scenario().cluster.gpu_count()),
                         state.scenario().cluster.name.c_str());
@@ -269,7 +288,8 @@ void StrategyPanel::draw_price(const AppState& state) {
             for (const StrategyPrice& pr : prices_) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                ImGui::Text("%s x%lld", std::string(strategy_label(pr.strategy)).c_str(), static_cast<long long>(pr.factor));
+                ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(pr.strategy)), "%s x%lld",
+                                   std::string(strategy_label(pr.strategy)).c_str(), static_cast<long long>(pr.factor));
                 ImGui::TableNextColumn();
                 ImGui::TextWrapped("%s", pr.collective.c_str());
                 ImGui::TableNextColumn();
@@ -326,7 +346,8 @@ void StrategyPanel::draw_data_table(const AppState& state) {
             const StrategyFacts& f = strategy_facts(s);
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            table_text(std::string(strategy_label(s)));
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(s)), "%s",
+                               std::string(strategy_label(s)).c_str());
             for (const char* cell : {f.splits, f.communication, f.cost, f.reach_for_it_when}) {
                 ImGui::TableNextColumn();
                 ImGui::TextWrapped("%s", cell);

@@ -3,7 +3,8 @@
 // TP, PP, EP and SP/CP with a GPU count each (edits the scenario's parallel block through
 // AppState::try_apply, core's rule shown inline when refused), the model as the GPUs hold it (core's
 // Ownership laid out by strategy_canvas), the price of each strategy from the Report, and the
-// strategy table "as data".
+// strategy table "as data". Each strategy's name is written in its dim's palette colour (the pieces
+// of the picture are coloured by GPU instead).
 
 #include "core/strategy/ownership.hpp"
 #include "core/strategy/strategy_price.hpp"
@@ -34,6 +35,8 @@ public:
     [[nodiscard]] const std::string& last_error() const noexcept { return error_; }
     [[nodiscard]] std::optional<int64_t> focused_gpu() const noexcept { return pinned_gpu_; }
     [[nodiscard]] bool showing_data() const noexcept { return show_data_; }
+    // The colour each strategy's toggle was last drawn in: its dim's, from the palette (0 before a draw).
+    [[nodiscard]] ImU32 toggle_colour(Strategy s) const noexcept { return toggle_colours_[static_cast<size_t>(s)]; }
 
     // Brings the cached ownership, drawing and prices up to date with the scenario (draw calls it).
     void refresh(const AppState& state, float width);
@@ -60,6 +63,7 @@ private:
     unsigned long error_version_ = 0;
     std::optional<int64_t> pinned_gpu_;
     bool show_data_ = false;
+    std::array<ImU32, kAllStrategies.size()> toggle_colours_{};
     // The count each strategy comes back with when toggled on again.
     std::array<int64_t, kAllStrategies.size()> remembered_{2, 2, 2, 2, 2, 2};
 };
