@@ -750,7 +750,8 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const StepFlops flops = step_flops(s, counts);
     r.model_flops_per_step = flops.model;
     r.hardware_flops_per_step = flops.hardware;
-    for (std::string& n : convention_notes(s, cx.hw)) r.notes.push_back(std::move(n));
+    r.conventions = convention_notes(s, cx.hw);
+    r.notes.insert(r.notes.end(), r.conventions.begin(), r.conventions.end());
 
     // The optimizer steps after the last gradient is reduced, on the parameters this GPU's optimizer
     // holds (sharded by ZeRO 1-3).

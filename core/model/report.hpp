@@ -57,6 +57,9 @@ struct Report {
     std::optional<double> bubble_fraction;
     ReportThroughput throughput;
     std::vector<std::string> notes;
+    // The conventions the figures follow, one line each (FLOP numerator, attention kernel, compute
+    // ceilings and their sources, bytes per parameter, capacity and reserve): also among the notes.
+    std::vector<std::string> conventions;
 
     // For the Memory panel (not in DESIGN.md's JSON): every stage, and which one is the most loaded.
     std::vector<StageMemory> stages;

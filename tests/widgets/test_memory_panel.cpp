@@ -117,7 +117,15 @@ TEST_CASE("memory panel: the step bar is compute, each dim's exposed communicati
     CHECK(v.figures[0].value == format_seconds(*r.time.step));
     CHECK(v.figures[6].label == "MFU");
     CHECK(v.figures[6].value == format_percent(*r.throughput.mfu));
-    CHECK(v.notes == r.notes);
+    // Core's conventions get a section of their own, one line each; the other notes stay notes.
+    CHECK(v.conventions == r.conventions);
+    REQUIRE(v.conventions.size() >= 4);
+    CHECK(v.conventions[0].rfind("FLOPs:", 0) == 0);
+    CHECK(v.conventions[1].rfind("attention:", 0) == 0);
+    CHECK(v.notes.size() + v.conventions.size() == r.notes.size());
+    // The bar's top part is the runtime's reserve, shown, never folded into headroom.
+    CHECK(v.bars[0].stack.segments.back().name == "reserved");
+    CHECK(v.bars[0].stack.segments.back().value == doctest::Approx(r.stages[0].bytes.reserved));
 }
 
 TEST_CASE("memory panel: a scenario that fits has a green verdict and no fix") {

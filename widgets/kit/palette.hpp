@@ -39,8 +39,8 @@ namespace shardscope::ui::palette {
 
 // ---- memory parts --------------------------------------------------------------------------------
 
-// The parts of a GPU's memory, bottom to top of a stacked bar. `reserved` is memory the allocator holds
-// but no tensor uses; no panel shows it yet.
+// The parts of a GPU's memory, bottom to top of a stacked bar. `reserved` is the runtime's share: CUDA
+// context, NCCL buffers and the allocator's slack.
 enum class MemoryPart { params, grads, optimizer, activations, other, reserved };
 inline constexpr std::array<MemoryPart, 6> kAllMemoryParts = {MemoryPart::params,    MemoryPart::grads,
                                                               MemoryPart::optimizer, MemoryPart::activations,

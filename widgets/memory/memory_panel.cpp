@@ -246,7 +246,7 @@ void MemoryPanel::draw_memory_table() {
         ImGui::TableSetupColumn(heading.c_str());
     }
     ImGui::TableHeadersRow();
-    for (int part = 0; part < 5; ++part) {
+    for (int part = 0; part < kMemoryPartCount; ++part) {
         const palette::MemoryPart kind = kMemoryParts[part];
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
@@ -408,13 +408,21 @@ void MemoryPanel::draw_figures() {
 }
 
 void MemoryPanel::draw_notes() {
-    if (view_.notes.empty()) return;
-    section_title("Notes");
     // BulletText does not wrap in 1.86: a bullet, then wrapped text beside it.
-    for (const std::string& note : view_.notes) {
-        ImGui::Bullet();
-        ImGui::TextWrapped("%s", note.c_str());
+    const auto bullets = [](const std::vector<std::string>& lines) {
+        for (const std::string& line : lines) {
+            ImGui::Bullet();
+            ImGui::TextWrapped("%s", line.c_str());
+        }
+    };
+    if (!view_.notes.empty()) {
+        section_title("Notes");
+        bullets(view_.notes);
     }
+    if (view_.conventions.empty()) return;
+    const bool open = ImGui::CollapsingHeader("How these figures are counted", ImGuiTreeNodeFlags_DefaultOpen);
+    note_last_item("memory/conventions");
+    if (open) bullets(view_.conventions);
 }
 
 }  // namespace shardscope::ui

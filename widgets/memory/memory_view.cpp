@@ -2,6 +2,7 @@
 
 #include "core/scenario/units.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace shardscope::ui {
@@ -42,8 +43,8 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     rec.stack.label = bar_label(b);
     rec.stack.highlight = !b.fits;
     const double values[] = {b.bytes.params, b.bytes.grads, b.bytes.optimizer, b.bytes.activations.value_or(0),
-                             b.bytes.other};
-    for (int i = 0; i < 5; ++i)
+                             b.bytes.other, b.bytes.reserved};
+    for (int i = 0; i < kMemoryPartCount; ++i)
         rec.stack.segments.push_back(plot::Segment{palette::memory_part_name(kMemoryParts[i]), values[i],
                                                    palette::memory_part_colour(kMemoryParts[i])});
     return rec;
@@ -134,7 +135,9 @@ MemoryView build_memory_view(const AppState& state) {
                                            format_seconds(p.seconds), format_percent(p.fraction)});
     v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
     v.figures = figures(r);
-    v.notes = r.notes;
+    v.conventions = r.conventions;
+    for (const std::string& n : r.notes)
+        if (std::find(r.conventions.begin(), r.conventions.end(), n) == r.conventions.end()) v.notes.push_back(n);
     return v;
 }
 

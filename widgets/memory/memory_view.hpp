@@ -16,10 +16,12 @@
 
 namespace shardscope::ui {
 
-// The five memory parts core reports, bottom to top of a bar (names and colours: the palette's).
-inline constexpr palette::MemoryPart kMemoryParts[] = {palette::MemoryPart::params, palette::MemoryPart::grads,
-                                                       palette::MemoryPart::optimizer, palette::MemoryPart::activations,
-                                                       palette::MemoryPart::other};
+// The six memory parts core reports, bottom to top of a bar (names and colours: the palette's). The
+// runtime's reserve sits on top, where the headroom would otherwise seem to start.
+inline constexpr palette::MemoryPart kMemoryParts[] = {palette::MemoryPart::params,      palette::MemoryPart::grads,
+                                                       palette::MemoryPart::optimizer,   palette::MemoryPart::activations,
+                                                       palette::MemoryPart::other,       palette::MemoryPart::reserved};
+inline constexpr int kMemoryPartCount = 6;
 
 struct MemoryBarRecord {
     plot::BarStack stack;    // label, one segment per part (bytes), highlight = does not fit
@@ -62,6 +64,7 @@ struct MemoryView {
     std::string step_title;              // "Where a 4.46 s step goes"
     std::vector<FigureRecord> figures;   // step time, tokens/s, TFLOP/s, MFU...
     std::vector<std::string> notes;
+    std::vector<std::string> conventions;  // core's one line each: FLOP numerator, attention kernel, reserve
 };
 
 // Records for the current scenario; runs core's fit advice when the scenario does not fit.
