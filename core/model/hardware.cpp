@@ -45,7 +45,7 @@ constexpr Family kAmpere{"A100", 108, 0.869, 0.0, 0.70, 0.60, 0.89,
 constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, 0.48, 0.45, 0.88,
                          "Hopper figures: 132 SMs (datasheet); large BF16 GEMMs 720 of 989 TFLOP/s sustained "
                          "(10240^3 in a public torch.matmul sweep; 794 in short bursts, Bekman's MAMF table) and FP8 "
-                         "1,271 of 1,979 (MAMF's 1,403 burst at the same sustained ratio); flash attention 0.48 forward / 0.45 backward of "
+                         "1271 of 1979 (MAMF's 1403 burst at the same sustained ratio); flash attention 0.48 forward / 0.45 backward of "
                          "peak, midway between FlashAttention-2 and -3 on H100 (Shah et al. 2024, figs. 5-6); HBM 88% "
                          "of datasheet (measured copy)"};
 // B200: no public microbenchmark among our sources; Hopper's fractions stand in, 148 SMs.

@@ -230,7 +230,7 @@ TEST_CASE("planner: objectives, filters and the texts") {
     b.training.schedule = Schedule::interleaved_1f1b;
     b.training.virtual_stages = 2;
     CHECK(layout_changes(a, b) == "pp 1 -> 4, zero 0 -> 3, schedule 1f1b -> interleaved-1f1b v2");
-    CHECK(describe_layout(b) == "tp 1, pp 4, dp_replicate 16, zero 3, mb 1, interleaved-1f1b v2, recompute selective");
+    CHECK(describe_layout(b) == "tp 1, pp 4, dp_replicate 16, zero 3, mb 1, interleaved-1f1b v2, recompute none");
     CHECK(plan_objective_from_string("mfu") == PlanObjective::mfu);
     CHECK(!plan_objective_from_string("speed"));
 }
