@@ -53,6 +53,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
                 if (!id.empty()) o.show.push_back(id);
         } else if (a == "--action") { auto v = value("PANEL.ACTION=VALUE"); if (!v) return std::nullopt; o.actions.push_back(*v); }
         else if (a == "--save-as") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.save_as = *v; }
+        else if (a == "--ui-probe") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.ui_probe = *v; }
         else if (a == "--step") {
             auto v = value("a step number");
             if (!v) return std::nullopt;
@@ -83,6 +84,8 @@ std::string usage_text() {
        << "  --lesson ID          open a lesson; --step K at its K-th step\n"
        << "  --screenshot OUT.png render N frames (--frames, default 6), save a PNG, exit\n"
        << "  --save-as FILE.json  save the scenario (after --config) to FILE\n"
+       << "  --ui-probe FILE      for tests driving the real window: write each frame's window and widget\n"
+       << "                       rectangles, the outlined panel and the scenario to FILE (JSON)\n"
        << "  --size WxH           window size in pixels\n"
        << "  --show ID[,ID]       open only these panels, side by side (ids: strategy, mesh, memory,\n"
        << "                       collective, pipeline, planner, cheatsheet, glossary, lesson, measure)\n"

@@ -19,6 +19,7 @@ struct Options {
     std::string save_as;          // write the (loaded) scenario here, then go on
     std::vector<std::string> show;     // --show ID[,ID]: open only these panels, side by side
     std::vector<std::string> actions;  // --action ID.NAME=VALUE, in order (repeatable)
+    std::string ui_probe;         // --ui-probe FILE: each frame, the windows' and named widgets' rectangles
     bool help = false;
     bool version = false;
 };

@@ -6,6 +6,7 @@
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
 #include "app/teaching_files.hpp"
+#include "widgets/shell/ui_probe.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include <glad/gl.h>
@@ -225,6 +226,8 @@ int run_window(const Options& options) {
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
         ui_root.draw_frame(state, static_cast<float>(glfwGetTime() - start));
+        // Tests that drive this window with xdotool read where things are from here.
+        if (!options.ui_probe.empty()) (void)write_file_atomically(options.ui_probe, ui::ui_probe_json(ui_root.registry(), state));
         ImGui::Render();
         release_latched_keys(window.handle);
         int fb_w, fb_h;

@@ -2,13 +2,18 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace shardscope::ui {
 
 namespace {
-std::unordered_map<std::string, ItemRect>& rects() {
-    static std::unordered_map<std::string, ItemRect> all;
+struct Noted {
+    ItemRect rect;
+    int frame = 0;
+};
+std::unordered_map<std::string, Noted>& rects() {
+    static std::unordered_map<std::string, Noted> all;
     return all;
 }
 }  // namespace
@@ -16,13 +21,23 @@ std::unordered_map<std::string, ItemRect>& rects() {
 void note_last_item(const std::string& key) {
     const ImVec2 min = ImGui::GetItemRectMin();
     const ImVec2 max = ImGui::GetItemRectMax();
-    rects()[key] = ItemRect{min.x, min.y, max.x, max.y};
+    rects()[key] = Noted{ItemRect{min.x, min.y, max.x, max.y}, ImGui::GetFrameCount()};
 }
 
 std::optional<ItemRect> find_item_rect(const std::string& key) {
     const auto it = rects().find(key);
     if (it == rects().end()) return std::nullopt;
-    return it->second;
+    return it->second.rect;
+}
+
+std::vector<std::pair<std::string, ItemRect>> current_item_rects() {
+    int latest = 0;
+    for (const auto& [key, noted] : rects()) latest = std::max(latest, noted.frame);
+    std::vector<std::pair<std::string, ItemRect>> out;
+    for (const auto& [key, noted] : rects())
+        if (noted.frame == latest) out.emplace_back(key, noted.rect);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
 }
 
 }  // namespace shardscope::ui

@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace shardscope::ui {
 
@@ -16,5 +18,7 @@ struct ItemRect {
 // Records the rectangle of the last ImGui item under key.
 void note_last_item(const std::string& key);
 [[nodiscard]] std::optional<ItemRect> find_item_rect(const std::string& key);
+// Every rectangle noted during the latest frame (ImGui's frame count), keyed by name.
+[[nodiscard]] std::vector<std::pair<std::string, ItemRect>> current_item_rects();
 
 }  // namespace shardscope::ui

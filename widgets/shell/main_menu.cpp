@@ -42,7 +42,7 @@ void draw_view_menu(PanelRegistry& registry) {
         note_last_item("menu/View/" + panel->id());
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Reset layout")) registry.reset_layout();
+    if (ImGui::MenuItem("Reset layout")) registry.restore_default_layout();
     ImGui::EndMenu();
 }
 

@@ -58,8 +58,13 @@ std::vector<std::string> PanelRegistry::show_only(const std::vector<std::string>
         p->open = true;
         p->set_placement(Placement{width * static_cast<float>(i), 0.0f, width, 1.0f});
     }
-    reset_layout_ = true;
+    reset_layout();
     return {};
+}
+
+void PanelRegistry::restore_default_layout() {
+    for (const auto& p : panels_) p->restore_default_placement();
+    reset_layout();
 }
 
 std::string PanelRegistry::run_action(AppState& state, const std::string& spec) {
@@ -75,15 +80,24 @@ std::string PanelRegistry::run_action(AppState& state, const std::string& spec) 
 }
 
 void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
+    // A new window size tiles the panels over it again (the tiles are fractions of the work area).
+    const ImVec2 size = ImGui::GetMainViewport()->Size;
+    if (last_width_ > 0 && (size.x != last_width_ || size.y != last_height_)) reset_layout();
+    last_width_ = size.x;
+    last_height_ = size.y;
     for (const auto& panel : panels_) {
         if (!panel->open) continue;
-        place_window(panel->placement(), reset_layout_);
+        // Placed once per layout request: a request made while this frame's panels draw (a lesson
+        // step) still reaches the panels drawn before it, on their next draw.
+        // Never placed and nothing asked yet: imgui.ini (or the tile, on first start) decides.
+        const bool asked = panel->placed_layout_ != 0 || layout_ > 1;
+        place_window(panel->placement(), panel->placed_layout_ != layout_ && asked);
+        panel->placed_layout_ = layout_;
         const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
         if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         if (visible) panel->draw(state);
         ImGui::End();
     }
-    reset_layout_ = false;
 }
 
 }  // namespace shardscope::ui

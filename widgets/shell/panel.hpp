@@ -18,7 +18,8 @@ struct Placement {
 class Panel {
 public:
     Panel(std::string id, std::string title, Placement placement, bool open_by_default)
-        : open(open_by_default), id_(std::move(id)), title_(std::move(title)), placement_(placement) {}
+        : open(open_by_default), id_(std::move(id)), title_(std::move(title)), placement_(placement),
+          default_placement_(placement), open_by_default_(open_by_default) {}
     virtual ~Panel() = default;
     Panel(const Panel&) = delete;
     Panel& operator=(const Panel&) = delete;
@@ -27,6 +28,11 @@ public:
     [[nodiscard]] const std::string& title() const noexcept { return title_; }
     [[nodiscard]] const Placement& placement() const noexcept { return placement_; }
     void set_placement(Placement p) noexcept { placement_ = p; }
+    // Back to the catalog's tile and open state (View > Reset layout after a lesson moved things).
+    void restore_default_placement() noexcept {
+        placement_ = default_placement_;
+        open = open_by_default_;
+    }
     // The window's name: the title shown, and the id after "###" so imgui.ini keeps it by id.
     [[nodiscard]] std::string window_name() const { return title_ + "###" + id_; }
 
@@ -39,9 +45,13 @@ public:
     bool open;
 
 private:
+    friend class PanelRegistry;
     std::string id_;
     std::string title_;
     Placement placement_;
+    Placement default_placement_;
+    bool open_by_default_;
+    unsigned placed_layout_ = 0;  // the registry's layout generation this window was last placed for
 };
 
 class PanelRegistry {
@@ -55,8 +65,12 @@ public:
     // Lessons point at a panel by id ("" for none).
     void set_highlight(std::string id) { highlighted_ = std::move(id); }
     [[nodiscard]] const std::string& highlighted() const noexcept { return highlighted_; }
-    // Next draw places every window at its default tile again (View > Reset layout).
-    void reset_layout() { reset_layout_ = true; }
+    // Every window goes to its tile again the next time it is drawn: each panel is placed once per
+    // request, even when the request comes midway through a frame (a lesson step opening panels) or
+    // the panel is drawn only frames later.
+    void reset_layout() { ++layout_; }
+    // View > Reset layout: every panel back to the catalog's tile and open state, then placed.
+    void restore_default_layout();
     // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
     // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
     std::vector<std::string> show_only(const std::vector<std::string>& ids);
@@ -66,7 +80,8 @@ public:
 private:
     std::vector<std::unique_ptr<Panel>> panels_;
     std::string highlighted_;
-    bool reset_layout_ = false;
+    unsigned layout_ = 1;  // generation: panels placed for an older one are placed again
+    float last_width_ = 0, last_height_ = 0;  // the window's size when last drawn: a resize re-tiles
 };
 
 // Every panel of the app, in View-menu order, with the default tiling.

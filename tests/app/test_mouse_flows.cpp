@@ -1,0 +1,120 @@
+// Flows a person reaches by mouse, reached by mouse: xdotool clicks the real window at the rectangles
+// the app reports (--ui-probe), and the checks read the windows' rectangles and the scenario back.
+#include "live_app.hpp"
+
+#include "tests/common/scenarios.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+using namespace shardscope;
+using namespace shardscope::test;
+using Json = nlohmann::json;
+
+namespace {
+
+// No two open panels cover each other (tiles may share a border), each lies inside the window, and the
+// panel a lesson outlines is among them.
+void check_tiled(const Json& probe) {
+    const Json& windows = probe["windows"];
+    REQUIRE(windows.is_array());
+    REQUIRE(windows.size() >= 1);
+    const double vw = probe["viewport"][0].get<double>(), vh = probe["viewport"][1].get<double>();
+    for (const Json& w : windows) {
+        CAPTURE(w.dump());
+        CHECK(w["x"].get<double>() >= -1);
+        CHECK(w["y"].get<double>() >= -1);
+        CHECK(w["x"].get<double>() + w["w"].get<double>() <= vw + 1);
+        CHECK(w["y"].get<double>() + w["h"].get<double>() <= vh + 1);
+    }
+    for (size_t i = 0; i < windows.size(); ++i)
+        for (size_t j = i + 1; j < windows.size(); ++j) {
+            CAPTURE(windows[i]["id"].get<std::string>());
+            CAPTURE(windows[j]["id"].get<std::string>());
+            const double smaller = std::min(windows[i]["w"].get<double>() * windows[i]["h"].get<double>(),
+                                            windows[j]["w"].get<double>() * windows[j]["h"].get<double>());
+            CHECK(overlap_area(windows[i], windows[j]) <= 0.01 * smaller);
+        }
+    const std::string outlined = probe["highlighted"].get<std::string>();
+    if (outlined.empty()) return;
+    bool shown = false;
+    for (const Json& w : windows) shown = shown || w["id"] == outlined;
+    CHECK_MESSAGE(shown, "the outlined panel " << outlined << " is not open");
+}
+
+double covered_share(const Json& probe) {
+    double area = 0;
+    for (const Json& w : probe["windows"]) area += w["w"].get<double>() * w["h"].get<double>();
+    return area / (probe["viewport"][0].get<double>() * probe["viewport"][1].get<double>());
+}
+
+}  // namespace
+
+TEST_CASE("View > Lesson by mouse: each step's panels tile the window, the outlined one open, Next to the end") {
+    LiveApp app("mouse-lesson", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/lesson"));
+    REQUIRE(app.click("menu/View/lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/why-split"));
+    REQUIRE(app.click("lesson/list/why-split"));
+    int steps = 0;
+    for (; steps < 30; ++steps) {
+        const Json probe = app.wait_frames(4);
+        CAPTURE(steps);
+        check_tiled(probe);
+        // The lesson and what it shows fill the window: nothing left empty for lack of a re-tile.
+        CHECK(covered_share(probe) > 0.9);
+        if (!probe["items"].contains("lesson/next")) break;
+        REQUIRE(app.click("lesson/next"));
+    }
+    CHECK(steps >= 3);
+    CHECK(app.probe()["items"].contains("lesson/finish"));
+}
+
+TEST_CASE("a cheat sheet row clicked by mouse opens its panel beside the sheet, not over it") {
+    LiveApp app("mouse-cheatsheet", "--show cheatsheet");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("cheatsheet/row/5"));
+    REQUIRE(app.click("cheatsheet/row/5"));
+    const Json probe = app.wait_frames(6);
+    check_tiled(probe);
+    bool pipeline = false;
+    for (const Json& w : probe["windows"]) pipeline = pipeline || w["id"] == "pipeline";
+    CHECK(pipeline);
+    CHECK(covered_share(probe) > 0.9);
+}
+
+TEST_CASE("the planner's Apply button, clicked by mouse, loads its row; Ctrl+Z takes it back") {
+    // The small dense model on two nodes: the search takes a moment even in a sanitizer build.
+    const auto dir = scratch_dir("mouse-planner-config");
+    const auto config = dir / "small.json";
+    std::ofstream(config) << scenario_to_json(test::small_dense());
+    LiveApp app("mouse-planner", "--config '" + config.string() + "' --show planner");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("planner/apply/3"));
+    const Json before = app.probe()["scenario"];
+    REQUIRE(app.click("planner/apply/3"));
+    const Json after = app.wait_frames(4)["scenario"];
+    CHECK(after != before);
+    CHECK(after["model"] == before["model"]);  // a layout changes, the model stays
+    app.key("ctrl+z");
+    CHECK(app.wait_frames(4)["scenario"] == before);
+}
+
+TEST_CASE("resizing the real window re-tiles the panels over the new size") {
+    LiveApp app("mouse-resize", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    check_tiled(app.probe());
+    for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{2560, 1440}}) {
+        CAPTURE(w);
+        app.resize(w, h);
+        const Json probe = app.wait_frames(4);
+        CHECK(probe["viewport"][0].get<double>() == w);
+        CHECK(probe["viewport"][1].get<double>() == h);
+        check_tiled(probe);
+        // The default tiles cover the work area below the menu bar.
+        CHECK(covered_share(probe) > 0.9);
+    }
+}
