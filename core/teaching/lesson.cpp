@@ -114,7 +114,7 @@ std::vector<std::string> describe_scenario_changes(const Scenario& before, std::
 
 namespace {
 
-constexpr double kGb = 1e9;  // decimal GB, like cluster.gpu.memory_gb
+constexpr double kGib = 1024.0 * 1024.0 * 1024.0;  // GiB, the unit every panel shows memory in
 
 using Getter = std::function<QuantityValue(const Scenario&, const Report&, const DeviceMesh&)>;
 
@@ -153,22 +153,22 @@ void add_report_quantities(std::vector<Quantity>& q) {
                                                     {"other", &MemoryBreakdown::other}};
     for (const auto& [name, field] : fields) {
         const Field f = field;
-        q.push_back({{std::string("report.memory.") + name + "_gb", "GB", std::string(name) + " on the most loaded GPU"},
-                     [f](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.*f / kGb); }});
+        q.push_back({{std::string("report.memory.") + name + "_gib", "GiB", std::string(name) + " on the most loaded GPU"},
+                     [f](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.*f / kGib); }});
     }
-    q.push_back({{"report.memory.activations_gb", "GB", "activations on the most loaded GPU"},
+    q.push_back({{"report.memory.activations_gib", "GiB", "activations on the most loaded GPU"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) {
                      if (!r.memory.activations) return QuantityValue{std::nullopt, kNoArchitecture};
-                     return value_of(*r.memory.activations / kGb);
+                     return value_of(*r.memory.activations / kGib);
                  }});
-    q.push_back({{"report.memory.model_state_gb", "GB", "weights + gradients + optimizer on the most loaded GPU"},
+    q.push_back({{"report.memory.model_state_gib", "GiB", "weights + gradients + optimizer on the most loaded GPU"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) {
-                     return value_of((r.memory.params + r.memory.grads + r.memory.optimizer) / kGb);
+                     return value_of((r.memory.params + r.memory.grads + r.memory.optimizer) / kGib);
                  }});
-    q.push_back({{"report.memory.total_gb", "GB", "memory of the most loaded GPU"},
-                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.total() / kGb); }});
-    q.push_back({{"report.gpu_memory_gb", "GB", "memory one GPU has"},
-                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.gpu_memory_bytes / kGb); }});
+    q.push_back({{"report.memory.total_gib", "GiB", "memory of the most loaded GPU"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.total() / kGib); }});
+    q.push_back({{"report.gpu_memory_gib", "GiB", "memory one GPU has"},
+                 [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.gpu_memory_bytes / kGib); }});
     q.push_back({{"report.fits", "", "1 when the most loaded GPU fits in its memory, else 0"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.fits ? 1.0 : 0.0); }});
     q.push_back({{"report.microbatches", "", "micro-batches per pipeline per step"},
@@ -201,8 +201,8 @@ void add_dim_quantities(std::vector<Quantity>& q) {
         };
         q.push_back({{prefix + "size", "ranks", d + ": ranks per group"}, with_dim([](const DimCost& c) { return double(c.size); })});
         q.push_back({{prefix + "groups", "groups", d + ": groups across the world"}, with_dim([](const DimCost& c) { return double(c.groups); })});
-        q.push_back({{prefix + "bytes_per_step_gb", "GB", d + ": GB one GPU sends per step"},
-                     with_dim([](const DimCost& c) { return c.bytes_per_step / kGb; })});
+        q.push_back({{prefix + "bytes_per_step_gib", "GiB", d + ": GB one GPU sends per step"},
+                     with_dim([](const DimCost& c) { return c.bytes_per_step / kGib; })});
         q.push_back({{prefix + "time_s", "s", d + ": communication time per step before overlap"},
                      with_dim([](const DimCost& c) { return c.time_s; })});
         q.push_back({{prefix + "exposed_s", "s", d + ": communication left on the critical path per step"},
@@ -325,7 +325,7 @@ std::string format_quantity(std::string_view name, double value) {
     const std::string unit = info ? info->unit : "";
     if (name == "report.fits" || name == "mesh.hsdp" || ends_with(name, ".inter")) return value != 0 ? "yes" : "no";
     if (name == "report.bubble_fraction" || name == "report.mfu") return three_digits(value) + " (" + format_percent(value) + ")";
-    if (unit == "GB") return three_digits(value) + " GB (" + format_bytes(value * kGb) + ")";
+    if (unit == "GiB") return format_bytes(value * kGib);
     if (unit == "s") return format_seconds(value);
     if (unit == "billion") return three_digits(value) + " billion";
     if (name == "report.params_total") return format_count(value);

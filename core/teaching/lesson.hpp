@@ -19,7 +19,7 @@
 //
 // A check never carries its answer: it names a core quantity (lesson_quantities()) evaluated on the
 // step's scenario.
-//   number: { "kind": "number", "question": "...", "quantity": "report.memory.total_gb",
+//   number: { "kind": "number", "question": "...", "quantity": "report.memory.total_gib",
 //             "tolerance": 0.05 (relative, default 0.05), "absolute_tolerance": 0 (default) }
 //   choice by range: { "kind": "choice", "question": "...", "quantity": "report.fits",
 //             "options": [ { "text": "Yes", "min": 1 }, { "text": "No", "max": 1 } ] }
@@ -126,8 +126,8 @@ struct LessonSet {
 // ---- Quantities a check may name -------------------------------------------------------------------
 
 struct QuantityInfo {
-    std::string name;     // e.g. "report.memory.total_gb"
-    std::string unit;     // shown next to the answer box: "GB", "s", "", "%"...
+    std::string name;     // e.g. "report.memory.total_gib"
+    std::string unit;     // shown next to the answer box: "GiB", "s", "", "%"...
     std::string meaning;  // one line for the panel and for errors
 };
 // Every name a check may use. Per-dim names are listed for tp, cp, dp_shard, dp_replicate, pp, ep.

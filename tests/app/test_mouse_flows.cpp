@@ -118,3 +118,39 @@ TEST_CASE("resizing the real window re-tiles the panels over the new size") {
         CHECK(covered_share(probe) > 0.9);
     }
 }
+
+TEST_CASE("a lesson answer typed and checked with Enter; the first miss leaves a second try") {
+    LiveApp app("mouse-answer", "--lesson why-split --step 1");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("lesson/answer-box"));
+    // 2 + 2 + 12 bytes per parameter under mixed precision: first a wrong answer...
+    REQUIRE(app.click("lesson/answer-box"));
+    app.key("ctrl+a");
+    app.type("12");
+    app.key("Return");
+    Json probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("lesson/feedback/wrong"));
+    // ...then the right one, again with Enter.
+    REQUIRE(app.click("lesson/answer-box"));
+    app.key("ctrl+a");
+    app.type("16");
+    app.key("Return");
+    probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("lesson/feedback/right"));
+}
+
+TEST_CASE("File > Open: an absolute path typed in another folder opens that file") {
+    LiveApp app("mouse-open", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/File"));
+    REQUIRE(app.wait_for_item("menu/File/open"));
+    REQUIRE(app.click("menu/File/open"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    const std::string file = std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/strategy.json";
+    app.type(file);
+    app.key("Return");
+    const Json probe = app.wait_frames(6);
+    const Json expected = Json::parse(scenario_to_json(*parse_scenario(slurp(file)).scenario));
+    CHECK(probe["scenario"] == expected);
+}

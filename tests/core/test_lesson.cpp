@@ -146,7 +146,7 @@ TEST_CASE("quantities on the default scenario, worked by hand") {
     CHECK(value("report.microbatches") == 16);            // 256 / (1 * 8 * 2)
     CHECK(value("training.tokens_per_step") == 256.0 * 8192);
     CHECK(value("report.fits") == (r.fits ? 1 : 0));
-    CHECK(value("report.memory.total_gb") == doctest::Approx(r.memory.total() / 1e9));
+    CHECK(value("report.memory.total_gib") == doctest::Approx(r.memory.total() / 1073741824.0));
     CHECK(value("scenario.link_ratio") == doctest::Approx(370.0 / 48));  // NCCL's busbw: NVLink 4 / NDR
     CHECK(evaluate_quantity("report.nope", s, r, m).error == "\"report.nope\" is not a known quantity");
     CHECK(evaluate_quantity("model.experts_per_ep_rank", s, r, m).error == "the model has no experts");
@@ -192,7 +192,8 @@ TEST_CASE("number answers are graded with a relative tolerance and an absolute f
 }
 
 TEST_CASE("format_quantity uses the shared unit helpers") {
-    CHECK(format_quantity("report.memory.total_gb", 80) == "80 GB (74.5 GiB)");
+    // GiB, as every panel shows memory: what a student reads off a bar is what the quiz expects.
+    CHECK(format_quantity("report.memory.total_gib", 79.6) == "79.6 GiB");
     CHECK(format_quantity("report.bubble_fraction", 0.25) == "0.25 (25.0%)");
     CHECK(format_quantity("report.fits", 1) == "yes");
     CHECK(format_quantity("mesh.groups.tp", 32) == "32 groups");

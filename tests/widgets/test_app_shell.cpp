@@ -1,8 +1,11 @@
 #include "imgui_fixture.hpp"
+#include "widgets/shell/file_browser.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include <doctest/doctest.h>
+
+#include <filesystem>
 
 using namespace shardscope;
 using shardscope::test::ImGuiFixture;
@@ -97,4 +100,24 @@ TEST_CASE("the shared report and mesh follow the scenario") {
     REQUIRE(state.try_apply(edited).empty());
     CHECK(state.mesh().size(MeshDim::tp) == 4);
     CHECK(state.mesh().size(MeshDim::dp_shard) == 4);
+}
+
+TEST_CASE("a typed path: absolute stays absolute, ~ is home, relative joins the folder, quotes and spaces go") {
+    using ui::resolve_typed_path;
+    CHECK(resolve_typed_path("/work/examples", "/home/me/a.json", "/home/me") == "/home/me/a.json");
+    CHECK(resolve_typed_path("/work/examples", "  '/home/me/my runs/a.json' ", "/home/me") == "/home/me/my runs/a.json");
+    CHECK(resolve_typed_path("/work/examples", "~/a.json", "/home/me") == "/home/me/a.json");
+    CHECK(resolve_typed_path("/work/examples", "b.json", "/home/me") == "/work/examples/b.json");
+    CHECK(resolve_typed_path("/work/examples", "../docs/./c.json", "") == "/work/docs/c.json");
+}
+
+TEST_CASE("recent files are absolute and listed once") {
+    ui::AppState state;
+    const std::string here = std::filesystem::current_path().string();
+    state.remember_recent("a.json");
+    state.remember_recent(here + "/a.json");
+    state.remember_recent("./b.json");
+    REQUIRE(state.ui.recent_files.size() == 2);
+    CHECK(state.ui.recent_files[0] == here + "/b.json");
+    CHECK(state.ui.recent_files[1] == here + "/a.json");
 }

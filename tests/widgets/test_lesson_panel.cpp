@@ -127,7 +127,7 @@ TEST_CASE("Finish on the last step returns to the list and keeps the progress") 
         if (row.id == "context-parallel") CHECK(row.reached == 7);
 }
 
-TEST_CASE("the quiz grades against core's answer and says what core computes") {
+TEST_CASE("the quiz grades against core's answer, gives a second try, then says what the step gives") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
     // why-split step 1: bytes of model state per parameter under mixed precision: 2 + 2 + 12 = 16.
@@ -137,16 +137,29 @@ TEST_CASE("the quiz grades against core's answer and says what core computes") {
     REQUIRE(v.quiz);
     CHECK(v.quiz->answered);
     CHECK_FALSE(v.quiz->right);
-    CHECK(v.quiz->feedback.rfind("Not quite. Core computes 16 bytes for this step's scenario.", 0) == 0);
+    // The first miss does not give the answer away.
+    CHECK_FALSE(v.quiz->revealed);
+    CHECK(v.quiz->feedback.find("16") == std::string::npos);
+    CHECK(v.quiz->feedback.rfind("Not quite. Look at the outlined panel again", 0) == 0);
+    // The second does, in words for the student.
+    CHECK(panel.act(h.state, "answer", "14") == "");
+    v = panel.build_view(h.state);
+    CHECK(v.quiz->revealed);
+    CHECK(v.quiz->feedback.rfind("Not quite: this step's scenario gives 16 bytes.", 0) == 0);
     CHECK(panel.act(h.state, "answer", "16") == "");
     v = panel.build_view(h.state);
     CHECK(v.quiz->right);
-    // why-split step 3: does 1.1 TB of model state fit in 80 GB? Option 2, "No".
+    // why-split step 3: does 1 TiB of model state fit in 79.6 GiB? Option 2, "No".
     REQUIRE(panel.act(h.state, "step", "3") == "");
     CHECK(panel.act(h.state, "answer", "1") == "");
     v = panel.build_view(h.state);
     CHECK_FALSE(v.quiz->right);
-    CHECK(v.quiz->feedback.rfind("Not quite: the answer is \"No\" (core computes no).", 0) == 0);
+    CHECK_FALSE(v.quiz->revealed);
+    CHECK(panel.act(h.state, "answer", "1") == "");
+    v = panel.build_view(h.state);
+    CHECK(v.quiz->feedback.rfind("Not quite: the answer is \"No\" (this step's scenario gives no).", 0) == 0);
+    // Glossary links in an explanation read as words, never as raw [[markup]].
+    CHECK(v.quiz->feedback.find("[[") == std::string::npos);
     CHECK(panel.act(h.state, "answer", "3") == "answer: pick an option from 1 to 2");
     CHECK(panel.act(h.state, "step", "99") == "lesson \"why-split\" has steps 1 to 9, not 99");
     CHECK(panel.act(h.state, "open", "nope").rfind("\"nope\" is not a lesson (lessons: why-split, ", 0) == 0);

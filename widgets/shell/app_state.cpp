@@ -3,6 +3,7 @@
 #include "core/model/cost_model.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace shardscope::ui {
 
@@ -65,7 +66,11 @@ const DeviceMesh& AppState::mesh() const {
     return *mesh_;
 }
 
-void AppState::remember_recent(const std::string& path) {
+void AppState::remember_recent(const std::string& given) {
+    // Absolute, so a recent file opens from any folder, and once, however it was reached.
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(given, ec);
+    const std::string path = ec ? given : abs.lexically_normal().string();
     auto& r = ui.recent_files;
     r.erase(std::remove(r.begin(), r.end(), path), r.end());
     r.insert(r.begin(), path);

@@ -1,10 +1,13 @@
 #include "widgets/shell/file_browser.hpp"
 
+#include "widgets/shell/item_rects.hpp"
+
 #include <imgui.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -38,6 +41,19 @@ void FileBrowser::list(const std::string& dir) {
     std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
         return a.is_dir != b.is_dir ? a.is_dir : a.name < b.name;
     });
+}
+
+std::string resolve_typed_path(const std::string& dir, const std::string& typed, const std::string& home) {
+    std::string t = typed;
+    const auto first = t.find_first_not_of(" \t\r\n");
+    const auto last = t.find_last_not_of(" \t\r\n");
+    t = first == std::string::npos ? std::string() : t.substr(first, last - first + 1);
+    // A path pasted from a shell often comes quoted.
+    if (t.size() >= 2 && (t.front() == '"' || t.front() == '\'') && t.back() == t.front()) t = t.substr(1, t.size() - 2);
+    if (!home.empty() && (t == "~" || t.rfind("~/", 0) == 0)) t = home + t.substr(1);
+    fs::path p(t);
+    if (p.is_relative()) p = fs::path(dir) / p;
+    return p.lexically_normal().string();
 }
 
 void FileBrowser::choose(AppState& state, const std::string& path) {
@@ -95,9 +111,18 @@ void FileBrowser::draw(AppState& state) {
     }
 
     ImGui::SetNextItemWidth(-220);
-    ImGui::InputText("##name", name_, sizeof name_);
+    // Enter takes the typed name as the button does; an absolute or ~/ path stands on its own. A click
+    // selects the suggested name, so typing a path replaces it.
+    const bool entered = ImGui::InputText("##name", name_, sizeof name_,
+                                          ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
+    note_last_item("file/name");
     ImGui::SameLine();
-    if (ImGui::Button(saving ? "Save" : "Open") && name_[0] != '\0') choose(state, (fs::path(listed_dir_) / name_).string());
+    const bool pressed = ImGui::Button(saving ? "Save" : "Open");
+    note_last_item("file/ok");
+    if ((entered || pressed) && name_[0] != '\0') {
+        const char* home = std::getenv("HOME");
+        choose(state, resolve_typed_path(listed_dir_, name_, home ? home : ""));
+    }
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) {
         state.ui.file_dialog = FileDialogMode::none;

@@ -9,6 +9,10 @@
 
 namespace shardscope::ui {
 
+// The file a name typed in the browser means: trimmed (and unquoted), "~/" under `home`, an absolute
+// path as it is, a relative one inside `dir`; normalised ("a/./b/../c" -> "a/c").
+[[nodiscard]] std::string resolve_typed_path(const std::string& dir, const std::string& typed, const std::string& home);
+
 class FileBrowser {
 public:
     // Draws the modal while state.ui.file_dialog is open; a chosen path becomes a request.

@@ -13,6 +13,7 @@ void draw_file_menu(AppState& state) {
     note_last_item("menu/File");
     if (!open) return;
     if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) state.ui.file_dialog = FileDialogMode::open;
+    note_last_item("menu/File/open");
     if (ImGui::MenuItem("Save scenario as...", "Ctrl+S")) state.ui.file_dialog = FileDialogMode::save;
     if (ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
         for (const std::string& path : state.ui.recent_files)

@@ -139,6 +139,7 @@ void LessonPanel::apply_panels(const LessonStep& step) {
 void LessonPanel::compute_answer(const LessonStep& step) {
     answer_.reset();
     given_.reset();
+    misses_ = 0;
     typed_ = 0;
     if (step.check) answer_ = answer_check(*step.check, step.scenario);
 }
@@ -148,6 +149,9 @@ void LessonPanel::answer(double value) {
     if (!s || !s->check || !answer_ || !answer_->ok()) return;
     given_ = value;
     if (s->check->kind == CheckKind::number) typed_ = value;  // an answer from act() shows in the box too
+    const bool right = s->check->kind == CheckKind::number ? number_answer_is_right(*s->check, answer_->value, value)
+                                                          : int(value) == answer_->correct_option;
+    if (!right) ++misses_;
 }
 
 std::string LessonPanel::act(AppState& state, const std::string& action, const std::string& value) {
@@ -214,19 +218,28 @@ LessonView LessonPanel::build_view(const AppState& state) const {
     if (answer_ && !answer_->ok()) q.error = "Core could not compute this answer: " + answer_->error;
     if (given_ && answer_ && answer_->ok()) {
         q.answered = true;
-        if (q.is_number) {
-            q.right = number_answer_is_right(c, answer_->value, *given_);
-            q.feedback = std::string(q.right ? "Right. " : "Not quite. ") + "Core computes " +
-                         format_quantity(c.quantity, answer_->value) + " for this step's scenario.";
+        q.right = q.is_number ? number_answer_is_right(c, answer_->value, *given_)
+                              : int(*given_) == answer_->correct_option;
+        // A first miss gets a second try; the answer shows once it is right or missed twice.
+        q.revealed = q.right || misses_ >= 2;
+        if (!q.revealed) {
+            q.feedback = q.is_number ? "Not quite. Look at the outlined panel again and try once more."
+                                     : "Not quite. Have another look and pick again.";
+        } else if (q.is_number) {
+            q.feedback = std::string(q.right ? "Right: " : "Not quite: ") + "this step's scenario gives " +
+                         format_quantity(c.quantity, answer_->value) + ".";
         } else {
-            q.right = int(*given_) == answer_->correct_option;
             const ChoiceOption& right = c.options[size_t(answer_->correct_option)];
             q.feedback = std::string(q.right ? "Right: " : "Not quite: the answer is ") + "\"" + right.text + "\"";
-            if (c.rule == ChoiceRule::range) q.feedback += " (core computes " + format_quantity(c.quantity, answer_->value) + ")";
+            if (c.rule == ChoiceRule::range) q.feedback += " (this step's scenario gives " + format_quantity(c.quantity, answer_->value) + ")";
             else q.feedback += " (" + format_quantity(right.quantity, answer_->option_values[size_t(answer_->correct_option)]) + ")";
             q.feedback += ".";
         }
-        if (!c.explain.empty()) q.feedback += " " + c.explain;
+        // The explanation's glossary links read as plain words here.
+        if (q.revealed && !c.explain.empty()) {
+            q.feedback += " ";
+            for (const BodySpan& span : split_glossary_links(c.explain)) q.feedback += span.text;
+        }
     }
     v.quiz = q;
     return v;
@@ -386,8 +399,10 @@ void LessonPanel::draw_quiz(const QuizView& q) {
     if (!q.error.empty()) ImGui::TextColored(kWrong, "%s", q.error.c_str());
     if (q.is_number) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-        ImGui::InputDouble("##answer", &typed_, 0, 0, "%.6g");
+        // Enter checks the answer, as the Check button does.
+        const bool entered = ImGui::InputDouble("##answer", &typed_, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
         note_last_item("lesson/answer-box");
+        if (entered) answer(typed_);
         ImGui::SameLine();
         if (!q.unit.empty()) {
             ImGui::TextUnformatted(q.unit.c_str());
@@ -398,7 +413,7 @@ void LessonPanel::draw_quiz(const QuizView& q) {
     } else {
         for (size_t i = 0; i < q.options.size(); ++i) {
             const bool chosen = given_ && int(*given_) == int(i);
-            const bool right = q.answered && answer_ && answer_->correct_option == int(i);
+            const bool right = q.revealed && answer_ && answer_->correct_option == int(i);
             const bool coloured = q.answered && (chosen || right);
             if (coloured) ImGui::PushStyleColor(ImGuiCol_Text, right ? kRight : kWrong);
             if (ImGui::RadioButton(q.options[i].c_str(), chosen)) answer(double(i));
@@ -410,6 +425,7 @@ void LessonPanel::draw_quiz(const QuizView& q) {
         ImGui::PushStyleColor(ImGuiCol_Text, q.right ? kRight : kWrong);
         ImGui::TextUnformatted(q.feedback.c_str());
         ImGui::PopStyleColor();
+        note_last_item(q.right ? "lesson/feedback/right" : "lesson/feedback/wrong");
     }
     ImGui::PopTextWrapPos();
     ImGui::Dummy(ImVec2(0, pad * 0.5f));

@@ -33,6 +33,7 @@ struct QuizView {
     std::vector<std::string> options;   // choice checks
     bool answered = false;
     bool right = false;
+    bool revealed = false;              // the right answer is shown: answered right, or missed twice
     std::string feedback;               // after answering: what core computes and why
     std::string error;                  // core could not compute the answer
 };
@@ -105,6 +106,7 @@ private:
     std::vector<std::string> action_notes_;
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
     std::optional<double> given_;        // what the learner answered
+    int misses_ = 0;                     // wrong answers on this step: the second reveals the answer
     double typed_ = 0;
     TextFlowLayout flow_;
     float flow_width_ = -1;
