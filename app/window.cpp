@@ -79,6 +79,9 @@ void load_fonts(float scale) {
 void apply_style(float scale) {
     ImGui::StyleColorsDark();
     ImGuiStyle& style = ImGui::GetStyle();
+    // Opaque: the dark theme's 94% lets the text behind a tooltip, picker or dialog show through.
+    style.Colors[ImGuiCol_WindowBg].w = 1.0f;
+    style.Colors[ImGuiCol_PopupBg].w = 1.0f;
     style.WindowRounding = 4.0f;
     style.FrameRounding = 3.0f;
     style.GrabRounding = 3.0f;
