@@ -77,8 +77,10 @@ void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<Sc
         return;
     }
     out.insert(out.end(), {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1}, {Schedule::zb_h2, 1}});
+    // Interleaving as Megatron-LM runs it: every chunk holds the same whole number of layers.
     if (m % pp == 0)
-        for (int64_t v = 2; pp * v <= model.layers; ++v) out.push_back({Schedule::interleaved_1f1b, v});
+        for (int64_t v = 2; pp * v <= model.layers; ++v)
+            if (model.layers % (pp * v) == 0) out.push_back({Schedule::interleaved_1f1b, v});
     if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
 }
 
