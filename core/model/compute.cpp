@@ -75,6 +75,7 @@ struct Shape {
     double seq = 0;      // keys each query sees (the full sequence)
     double b = 1;
     double h = 0, q_width = 0, kv_width = 0, head_dim = 0, heads = 0;
+    double qk_dim = 0, v_dim = 0;   // one head's query/key and value widths (equal but for MLA)
     double tp = 1;
     double rep = 1;      // 1/tp with sequence parallelism: norms and residuals split over TP ranks
     double e = 2;        // activation element bytes
@@ -89,8 +90,11 @@ Shape shape_of(const Scenario& s, const ParallelSpec& p) {
     sh.h = as_double(m.hidden);
     sh.head_dim = as_double(m.attention_head_dim());
     sh.heads = as_double(m.heads);
-    sh.q_width = sh.heads * sh.head_dim;
-    sh.kv_width = as_double(m.kv_heads) * sh.head_dim;
+    sh.qk_dim = as_double(m.qk_head_dim());
+    sh.v_dim = as_double(m.value_head_dim());
+    sh.q_width = sh.heads * sh.qk_dim;
+    // The keys rotary touches: GQA's kv heads, MLA's one shared rotary key.
+    sh.kv_width = m.is_mla() ? as_double(m.qk_rope_head_dim) : as_double(m.kv_heads) * sh.head_dim;
     sh.tp = as_double(p.tp);
     sh.rep = p.sequence_parallel ? 1.0 / sh.tp : 1.0;
     sh.e = activation_elem_bytes(s.training.precision);
@@ -107,7 +111,7 @@ AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareF
     const double heads_here = sh.heads / sh.tp;
     if (s.training.attention == AttentionKernel::flash) {
         const double fwd = attention_core_forward_flops(s, sh.tokens, sh.tp);
-        const double rate = hw.peak_flops * head_dim_factor(sh.head_dim) * flash_length_factor(sh.tokens / sh.b);
+        const double rate = hw.peak_flops * head_dim_factor(sh.qk_dim) * flash_length_factor(sh.tokens / sh.b);
         a.forward.attention_flops = fwd;
         a.forward.attention_s = std::max(fwd / (rate * hw.flash_forward), hw.kernel_floor_s);
         a.backward.attention_flops = 2.5 * fwd;  // FA2/FA3 section 4.1: the backward recomputes the scores
@@ -118,8 +122,8 @@ AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareF
     // written, softmaxed (read + write) and dropped out (read + write + a 1-byte mask) in HBM.
     const double batch = sh.b * heads_here;
     const double q_len = sh.tokens / sh.b;
-    const std::vector<GemmDims> fwd = {GemmDims{q_len, sh.seq, sh.head_dim, batch},
-                                        GemmDims{q_len, sh.head_dim, sh.seq, batch}};
+    const std::vector<GemmDims> fwd = {GemmDims{q_len, sh.seq, sh.qk_dim, batch},
+                                        GemmDims{q_len, sh.v_dim, sh.seq, batch}};
     const double scores = batch * q_len * sh.seq;
     a.forward.gemms = fwd;
     a.forward.streamed = {2.0 * sh.e * scores, (2.0 * sh.e + 1.0) * scores};
@@ -134,8 +138,23 @@ std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, cons
     const ModelSpec& m = s.model;
     const double T = sh.tokens, h = sh.h, tp = sh.tp;
     const double ffn_in = m.ffn == Ffn::swiglu ? 2.0 : 1.0;  // gate and up run as one GEMM
-    std::vector<GemmDims> g = {GemmDims{T, (sh.q_width + 2.0 * sh.kv_width) / tp, h},
-                                GemmDims{T, h, sh.q_width / tp}};
+    std::vector<GemmDims> g;
+    if (m.is_mla()) {
+        // The down-projections to the latents are small and every TP rank runs them whole.
+        const double heads = sh.heads, q_rank = as_double(m.q_lora_rank), kv_rank = as_double(m.kv_lora_rank);
+        if (q_rank > 0) {
+            g.push_back(GemmDims{T, q_rank, h});
+            g.push_back(GemmDims{T, heads * sh.qk_dim / tp, q_rank});
+        } else {
+            g.push_back(GemmDims{T, heads * sh.qk_dim / tp, h});
+        }
+        g.push_back(GemmDims{T, kv_rank + as_double(m.qk_rope_head_dim), h});
+        g.push_back(GemmDims{T, heads * (as_double(m.qk_nope_head_dim) + sh.v_dim) / tp, kv_rank});
+        g.push_back(GemmDims{T, h, heads * sh.v_dim / tp});
+    } else {
+        g.push_back(GemmDims{T, (sh.q_width + 2.0 * sh.kv_width) / tp, h});
+        g.push_back(GemmDims{T, h, sh.q_width / tp});
+    }
     if (!moe) {
         const double f = as_double(m.ffn_hidden);
         g.push_back(GemmDims{T, ffn_in * f / tp, h});
@@ -229,9 +248,9 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
 
 double attention_core_forward_flops(const Scenario& s, double tokens, double tp) {
     const ModelSpec& m = s.model;
-    const double q_width = static_cast<double>(m.heads) * static_cast<double>(m.attention_head_dim());
-    // QK^T and PV: 2 x 2 x tokens x keys x q_width; causal flash skips the masked half.
-    const double full = 4.0 * tokens * static_cast<double>(m.seq_len) * q_width / tp;
+    // QK^T and PV: 2 x tokens x keys x heads x (qk + v head widths); causal flash skips the masked half.
+    const double widths = static_cast<double>(m.heads) * static_cast<double>(m.qk_head_dim() + m.value_head_dim());
+    const double full = 2.0 * tokens * static_cast<double>(m.seq_len) * widths / tp;
     return s.training.attention == AttentionKernel::flash ? full / 2.0 : full;
 }
 

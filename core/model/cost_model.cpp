@@ -216,8 +216,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     if (p.cp > 1) {
         // Ring attention: every rank sees every other rank's K and V (an all-gather's worth) in the
         // forward; the backward passes K, V around again and reduce-scatters their gradients.
-        const double kv_dim = as_double(m.kv_heads) * h / as_double(m.heads);
-        const double kv = 2.0 * b * seq * kv_dim * cx.act_bytes / as_double(p.tp);
+        const double kv = b * seq * as_double(m.key_width() + m.value_width()) * cx.act_bytes / as_double(p.tp);
         const Link link = link_for(c, cx.cp);
         const double ag = collective_time(Collective::all_gather, kv, p.cp, link);
         const double rs = collective_time(Collective::reduce_scatter, kv, p.cp, link);
@@ -566,9 +565,10 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
     const ModelSpec& m = s.model;
     if (!m.has_architecture()) return {};
     const double tokens = as_double(s.training.global_batch) * as_double(m.seq_len);
-    const double q_width = as_double(m.heads) * as_double(m.attention_head_dim());
-    // The attention core's forward with the full s x s scores: QK^T and PV, 2 x 2 x seq x q_width a token.
-    const double scores_forward = 4.0 * as_double(m.layers) * q_width * as_double(m.seq_len) * tokens;
+    // The attention core's forward with the full s x s scores: QK^T and PV, 2 x seq x heads x (qk + v
+    // head widths) a token (4 x seq x heads x head_dim when the widths are equal).
+    const double widths = as_double(m.heads) * as_double(m.qk_head_dim() + m.value_head_dim());
+    const double scores_forward = 2.0 * as_double(m.layers) * widths * as_double(m.seq_len) * tokens;
     StepFlops f;
     f.model = 6.0 * counts.active_per_token * tokens + 3.0 * scores_forward;
     // What the kernels execute: no FLOPs for the embedding lookup; causal flash attention runs half the

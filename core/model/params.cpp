@@ -9,6 +9,19 @@ double ffn_matrices(Ffn ffn) noexcept { return ffn == Ffn::gelu ? 2.0 : 3.0; }
 
 double attention_params(const ModelSpec& m) noexcept {
     const double h = static_cast<double>(m.hidden);
+    if (m.is_mla()) {
+        // DeepSeek-V2/V3's MLA: queries down to q_lora_rank and up to every head's nope + rope width
+        // (or straight up when q_lora_rank is 0); keys and values down to kv_lora_rank plus one shared
+        // rotary key, up to every head's nope key and value; the output from every head's value; the
+        // two latents' norms. DeepSeek-V3: 187.1M weights a layer.
+        const double heads = static_cast<double>(m.heads);
+        const double qk = static_cast<double>(m.qk_head_dim()), v = static_cast<double>(m.v_head_dim);
+        const double q_rank = static_cast<double>(m.q_lora_rank), kv_rank = static_cast<double>(m.kv_lora_rank);
+        const double q = q_rank > 0 ? h * q_rank + q_rank * heads * qk + q_rank : h * heads * qk;
+        const double kv = h * (kv_rank + static_cast<double>(m.qk_rope_head_dim)) +
+                          kv_rank * heads * (static_cast<double>(m.qk_nope_head_dim) + v) + kv_rank;
+        return q + kv + heads * v * h;
+    }
     const double head_dim = static_cast<double>(m.attention_head_dim());
     const double q_width = static_cast<double>(m.heads) * head_dim;
     const double kv_width = static_cast<double>(m.kv_heads) * head_dim;

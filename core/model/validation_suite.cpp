@@ -287,12 +287,18 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         // in 2,664K H800 GPU hours (Table 1) = 1,543 tokens/s/GPU; 2,048 H800s in nodes of 8 (section
         // 3.1), PP 16, EP 64 over 8 nodes, ZeRO-1 data parallel, DualPipe, no TP (section 3.2); FP8
         // GEMMs (section 3.3); batch 15,360 sequences of 4,096 tokens for most of the run (section 4.2).
-        // Its shape as the DeepSeek-V3 preset stands it in (MLA as GQA of the same size). The links are
-        // the H800 preset's: NVLink 160 GB/s, one 48 GB/s NIC per GPU.
+        // Its shape as the DeepSeek-V3 preset gives it, multi-head latent attention included. The links
+        // are the H800 preset's: NVLink 160 GB/s, one 48 GB/s NIC per GPU.
         ClusterSpec h800 = sized(h, 2048);
         h800.gpu.name = "H800 SXM";
         h800.intra_node.bandwidth_gbps = 160;
-        ModelSpec m = llama("DeepSeek-V3", 61, 7168, 18432, 128, 96, 129280, 4096);
+        ModelSpec m = llama("DeepSeek-V3", 61, 7168, 18432, 128, 128, 129280, 4096);
+        m.attention_type = AttentionType::mla;
+        m.q_lora_rank = 1536;
+        m.kv_lora_rank = 512;
+        m.qk_rope_head_dim = 64;
+        m.qk_nope_head_dim = 128;
+        m.v_head_dim = 128;
         m.experts = 256;
         m.top_k = 8;
         m.expert_ffn_hidden = 2048;

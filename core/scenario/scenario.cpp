@@ -36,6 +36,13 @@ ModelSpec read_model(const Json& j) {
     m.tie_embeddings = r.bool_field("tie_embeddings", false);
     m.head_dim = r.int_field("head_dim", 0);
     m.capacity_factor = r.number_field("capacity_factor", 0.0);
+    m.attention_type = r.enum_field<AttentionType>("attention_type", &attention_type_from_string, "gqa, mla",
+                                                   AttentionType::gqa);
+    m.q_lora_rank = r.int_field("q_lora_rank", 0);
+    m.kv_lora_rank = r.int_field("kv_lora_rank", 0);
+    m.qk_rope_head_dim = r.int_field("qk_rope_head_dim", 0);
+    m.qk_nope_head_dim = r.int_field("qk_nope_head_dim", 0);
+    m.v_head_dim = r.int_field("v_head_dim", 0);
     r.reject_unknown();
     return m;
 }
@@ -184,6 +191,14 @@ Json model_to_json(const ModelSpec& m) {
     if (m.tie_embeddings) j["tie_embeddings"] = true;
     if (m.head_dim > 0) j["head_dim"] = m.head_dim;
     if (m.capacity_factor > 0) j["capacity_factor"] = m.capacity_factor;
+    if (m.is_mla()) {
+        j["attention_type"] = to_string(m.attention_type);
+        j["q_lora_rank"] = m.q_lora_rank;
+        j["kv_lora_rank"] = m.kv_lora_rank;
+        j["qk_rope_head_dim"] = m.qk_rope_head_dim;
+        j["qk_nope_head_dim"] = m.qk_nope_head_dim;
+        j["v_head_dim"] = m.v_head_dim;
+    }
     j["params"] = m.params ? Json(*m.params) : Json(nullptr);
     return j;
 }
@@ -331,6 +346,24 @@ std::string validate_count_only_model(const ModelSpec& m) {
     return count_in_range("model.seq_len", m.seq_len, 0, kMaxSeqLen);
 }
 
+std::string validate_mla(const ModelSpec& m) {
+    const std::pair<const char*, int64_t> widths[] = {{"model.q_lora_rank", m.q_lora_rank},
+                                                     {"model.kv_lora_rank", m.kv_lora_rank},
+                                                     {"model.qk_rope_head_dim", m.qk_rope_head_dim},
+                                                     {"model.qk_nope_head_dim", m.qk_nope_head_dim},
+                                                     {"model.v_head_dim", m.v_head_dim}};
+    for (const auto& [path, v] : widths) {
+        if (auto e = count_in_range(path, v, 0, kMaxHidden); !e.empty()) return e;
+        if (!m.is_mla() && v != 0) return std::string(path) + ": " + num(v) + " needs attention_type mla";
+    }
+    if (!m.is_mla()) return {};
+    if (m.kv_lora_rank < 1) return "model.kv_lora_rank: MLA needs a key/value latent rank of at least 1";
+    if (m.qk_nope_head_dim + m.qk_rope_head_dim < 1)
+        return "model.qk_nope_head_dim: MLA needs a query/key head width (qk_nope_head_dim + qk_rope_head_dim)";
+    if (m.v_head_dim < 1) return "model.v_head_dim: MLA needs a value head width of at least 1";
+    return {};
+}
+
 std::string validate_experts(const ModelSpec& m) {
     if (auto e = count_in_range("model.experts", m.experts, 0, kMaxExperts); !e.empty()) return e;
     if (m.experts == 0) {
@@ -378,6 +411,7 @@ std::string validate_model(const ModelSpec& m) {
         return "model.capacity_factor: " + num(m.capacity_factor) + " must be 0 (dropless) or a factor up to 64";
     if (m.capacity_factor > 0 && m.experts == 0)
         return "model.capacity_factor: " + num(m.capacity_factor) + " needs an MoE model (experts is 0)";
+    if (auto e = validate_mla(m); !e.empty()) return e;
     return validate_experts(m);
 }
 
@@ -676,6 +710,10 @@ std::optional<Precision> precision_from_string(std::string_view s) noexcept {
 }
 std::optional<MeshDim> mesh_dim_from_string(std::string_view s) noexcept { return lookup(s, kAllMeshDims); }
 std::string_view to_string(AttentionKernel v) noexcept { return v == AttentionKernel::eager ? "eager" : "flash"; }
+std::string_view to_string(AttentionType v) noexcept { return v == AttentionType::mla ? "mla" : "gqa"; }
+std::optional<AttentionType> attention_type_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{AttentionType::gqa, AttentionType::mla});
+}
 std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{AttentionKernel::flash, AttentionKernel::eager});
 }

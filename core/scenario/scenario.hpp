@@ -17,6 +17,9 @@ enum class Recompute { none, selective, full };
 enum class Precision { mixed_bf16, fp32, megatron_bf16, megatron_fp16, fp8 };
 // How the attention core runs: flash (fused, no s x s scores in HBM) or eager (scores materialised).
 enum class AttentionKernel { flash, eager };
+// How attention projects: grouped-query (q, k, v, o) or DeepSeek's multi-head latent attention (MLA:
+// queries and keys/values through low-rank latents, plus a shared rotary key).
+enum class AttentionType { gqa, mla };
 // The mesh dims that `parallel.order` arranges. ep is not among them: it borrows from dp_shard*cp.
 enum class MeshDim { tp, cp, dp_shard, dp_replicate, pp };
 inline constexpr std::array<MeshDim, 5> kAllMeshDims = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard,
@@ -42,12 +45,32 @@ struct ModelSpec {
     bool tie_embeddings = false;    // the LM head shares the input embedding's matrix
     int64_t head_dim = 0;           // 0: hidden / heads (Qwen3 sets it wider)
     double capacity_factor = 0;     // 0: dropless routing (each expert gets exactly the tokens sent)
+    AttentionType attention_type = AttentionType::gqa;
+    // MLA's ranks and head widths (Hugging Face DeepSeek-V3 config names); 0 unless MLA.
+    int64_t q_lora_rank = 0;        // 0: queries projected directly
+    int64_t kv_lora_rank = 0;
+    int64_t qk_rope_head_dim = 0;
+    int64_t qk_nope_head_dim = 0;
+    int64_t v_head_dim = 0;
     std::optional<double> params;   // a bare parameter count standing in for the architecture
 
     [[nodiscard]] bool has_architecture() const noexcept { return layers > 0 && hidden > 0; }
     [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
     [[nodiscard]] int64_t attention_head_dim() const noexcept {
         return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
+    }
+    [[nodiscard]] bool is_mla() const noexcept { return attention_type == AttentionType::mla; }
+    // Width of one head's query/key and of its value (MLA: nope + rope, and v_head_dim).
+    [[nodiscard]] int64_t qk_head_dim() const noexcept {
+        return is_mla() ? qk_nope_head_dim + qk_rope_head_dim : attention_head_dim();
+    }
+    [[nodiscard]] int64_t value_head_dim() const noexcept { return is_mla() ? v_head_dim : attention_head_dim(); }
+    // Per token, all heads: the keys and the values attention reads (GQA shares them over kv_heads).
+    [[nodiscard]] int64_t key_width() const noexcept {
+        return is_mla() ? heads * qk_head_dim() : kv_heads * attention_head_dim();
+    }
+    [[nodiscard]] int64_t value_width() const noexcept {
+        return is_mla() ? heads * value_head_dim() : kv_heads * attention_head_dim();
     }
 };
 
@@ -171,6 +194,8 @@ inline constexpr double kMaxLatencyUs = 1e6;
 [[nodiscard]] std::string_view to_string(MeshDim v) noexcept;
 [[nodiscard]] std::string_view to_string(AttentionKernel v) noexcept;
 [[nodiscard]] std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::string_view to_string(AttentionType v) noexcept;
+[[nodiscard]] std::optional<AttentionType> attention_type_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Ffn> ffn_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Schedule> schedule_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Recompute> recompute_from_string(std::string_view s) noexcept;

@@ -1,5 +1,6 @@
 // Communication on the links a group really uses (rails), FSDP's per-block collectives, pipeline splits
 // as frameworks make them, and the model shapes real models have: each against a number by hand.
+#include "core/model/compute.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/model/memory.hpp"
 #include "core/model/params.hpp"
@@ -219,4 +220,40 @@ TEST_CASE("full recompute counts the working set of the block being recomputed")
     // The tiny model: s = 4, b = 1, h = 8: stored input 2sbh = 64 B per block; the block being
     // recomputed holds sbh * 34 = 1088 B (flash: no scores); the logits 4 * 4 * 16 = 256 B.
     CHECK(r.memory.other == doctest::Approx(1088 + 256));
+}
+
+TEST_CASE("MLA (DeepSeek-V3): parameters by hand, loads and saves, rules name the field") {
+    ModelSpec m;
+    m.layers = 61;
+    m.hidden = 7168;
+    m.ffn_hidden = 18432;
+    m.heads = 128;
+    m.kv_heads = 128;
+    m.vocab = 129280;
+    m.seq_len = 4096;
+    m.attention_type = AttentionType::mla;
+    m.q_lora_rank = 1536;
+    m.kv_lora_rank = 512;
+    m.qk_rope_head_dim = 64;
+    m.qk_nope_head_dim = 128;
+    m.v_head_dim = 128;
+    // q: 7168 x 1536 + 1536 x 128 x (128 + 64) + 1536 (norm) = 48,760,320; kv: 7168 x (512 + 64) +
+    // 512 x 128 x (128 + 128) + 512 = 20,906,496; o: 128 x 128 x 7168 = 117,440,512.
+    CHECK(count_params(m).attention_per_layer == doctest::Approx(187'107'328.0));
+    // The attention core reads 192-wide queries and keys and 128-wide values: per token and key,
+    // 2 x 128 x (192 + 128) FLOPs forward, halved by causal flash.
+    Scenario s = default_scenario();
+    s.model = m;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_replicate = 64;
+    CHECK(attention_core_forward_flops(s, 4096, 1) == doctest::Approx(2.0 * 4096 * 4096 * 128 * 320 / 2));
+    REQUIRE(validate_scenario(s) == "");
+    const ScenarioLoad back = parse_scenario(scenario_to_json(s));
+    REQUIRE_MESSAGE(back.ok(), back.error);
+    CHECK(back.scenario->model.kv_lora_rank == 512);
+    CHECK(scenario_to_json(*back.scenario) == scenario_to_json(s));
+    s.model.kv_lora_rank = 0;
+    CHECK(validate_scenario(s) == "model.kv_lora_rank: MLA needs a key/value latent rank of at least 1");
+    s.model.attention_type = AttentionType::gqa;
+    CHECK(validate_scenario(s) == "model.q_lora_rank: 1536 needs attention_type mla");
 }
