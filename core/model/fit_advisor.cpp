@@ -96,6 +96,12 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
                            std::string(to_string(c.training.recompute))});
     if (pick[kTp] != 0) changes.push_back({kKnobNames[kTp], std::to_string(s.parallel.tp), std::to_string(c.parallel.tp)});
     if (pick[kPp] != 0) changes.push_back({kKnobNames[kPp], std::to_string(s.parallel.pp), std::to_string(c.parallel.pp)});
+    // The data-parallel dims pay for TP and PP and turn into shards under ZeRO: name them too, so the
+    // advice says every field it changes.
+    if (c.parallel.dp_shard != s.parallel.dp_shard)
+        changes.push_back({"dp_shard", std::to_string(s.parallel.dp_shard), std::to_string(c.parallel.dp_shard)});
+    if (c.parallel.dp_replicate != s.parallel.dp_replicate)
+        changes.push_back({"dp_replicate", std::to_string(s.parallel.dp_replicate), std::to_string(c.parallel.dp_replicate)});
     out.scenario = std::move(c);
     out.changes = std::move(changes);
     return true;
@@ -174,10 +180,12 @@ FitAdvice advise_fit(const Scenario& s) {
 
     const ParamCounts counts = count_params(s.model);
 
+    // The fastest fitting fix wins, however many knobs it turns (a count-only model has no step
+    // time: there the first fitting one in knob order, fewest knobs first).
     const auto levels = candidates_by_knob_count(s);
+    const Candidate* best = nullptr;
+    Report best_report;
     for (const auto& level : levels) {
-        const Candidate* best = nullptr;
-        Report best_report;
         for (const Candidate& c : level) {
             if (!validate_scenario(c.scenario).empty()) continue;
             // The floor screens out what cannot fit without simulating its pipeline, and bounds what
@@ -199,15 +207,14 @@ FitAdvice advise_fit(const Scenario& s) {
                 best_report = std::move(r);
             }
         }
-        if (best) {
-            advice.found = true;
-            advice.changes = best->changes;
-            advice.scenario = best->scenario;
-            advice.total_bytes = best_report.memory.total();
-            advice.memory = best_report.memory;
-            advice.step_s = best_report.time.step;
-            return advice;
-        }
+    }
+    if (best) {
+        advice.found = true;
+        advice.changes = best->changes;
+        advice.scenario = best->scenario;
+        advice.total_bytes = best_report.memory.total();
+        advice.memory = best_report.memory;
+        advice.step_s = best_report.time.step;
     }
     return advice;
 }

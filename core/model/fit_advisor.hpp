@@ -12,10 +12,11 @@
 // dp_shard), so the world size stays the same. A ZeRO stage above 0 with no shard group turns the plain
 // replicas into shards (dp_replicate -> dp_shard).
 //
-// The choice: the fewest knobs changed wins, because a one-knob fix is the one people can reason about;
-// among fixes with as many knobs, the shortest step time (the cost model's); a model given only as a
-// parameter count has no step time, so there the first fitting candidate in the knob order above wins.
-// Combinations of knobs are tried too, for scenarios no single change rescues.
+// The choice: the shortest step time (the cost model's) among every fix that fits, however many knobs
+// it turns, so the advice is the fix a person would want rather than merely the smallest; it names
+// every field it changes, the data-parallel dims that pay for TP and PP included. A model given only
+// as a parameter count has no step time: there the first fitting candidate wins, fewest knobs first,
+// in the knob order above.
 
 #include "core/model/memory.hpp"
 #include "core/scenario/scenario.hpp"

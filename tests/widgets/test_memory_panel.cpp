@@ -152,7 +152,7 @@ TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and t
     CHECK(v.bars[0].stack.highlight);  // red outline
     CHECK_FALSE(v.bars[0].fits);
     REQUIRE(v.advice.found);
-    CHECK(v.advice.summary() == "zero 0 -> 3, recompute none -> full");
+    CHECK(v.advice.summary() == "zero 0 -> 3, recompute none -> full, dp_shard 1 -> 64, dp_replicate 64 -> 1");
     CHECK(v.advice_line.find("zero 0 -> 3, recompute none -> full") != std::string::npos);
 
     const Scenario before = h.state.scenario();
@@ -247,5 +247,5 @@ TEST_CASE("memory panel: a model given as a parameter count has no activations a
     CHECK(v.step.empty());
     CHECK(v.figures[0].value == "n/a (no architecture)");
     REQUIRE(v.advice.found);
-    CHECK(v.advice.summary() == "zero 0 -> 1");
+    CHECK(v.advice.summary() == "zero 0 -> 1, dp_shard 1 -> 64, dp_replicate 64 -> 1");
 }
