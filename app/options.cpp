@@ -83,7 +83,7 @@ std::string usage_text() {
        << "  --config FILE        open this scenario (JSON) instead of the default\n"
        << "  --lesson ID          open a lesson; --step K at its K-th step\n"
        << "  --screenshot OUT.png render N frames (--frames, default 6), save a PNG, exit\n"
-       << "  --save-as FILE.json  save the scenario (after --config) to FILE\n"
+       << "  --save-as FILE.json  save the scenario (after --config, --lesson and --action) to FILE\n"
        << "  --ui-probe FILE      for tests driving the real window: write each frame's window and widget\n"
        << "                       rectangles, the outlined panel and the scenario to FILE (JSON)\n"
        << "  --size WxH           window size in pixels\n"

@@ -193,10 +193,6 @@ int run_window(const Options& options) {
         std::fprintf(stderr, "shardscope: %s\n", state.ui.error_message.c_str());
         return 2;
     }
-    if (!options.save_as.empty() && !save_scenario_file(state, options.save_as)) {
-        std::fprintf(stderr, "shardscope: %s\n", state.ui.error_message.c_str());
-        return 1;
-    }
 
     // Lessons, glossary and cheat sheet: a broken file is reported and the rest still load.
     for (const std::string& error : load_teaching_files(ui_root.registry(), data_dir()))
@@ -218,6 +214,11 @@ int run_window(const Options& options) {
             std::fprintf(stderr, "shardscope: --action %s\n", error.c_str());
             return 2;
         }
+    }
+    // Saved after the lesson step and the actions set the scenario up: what is saved is what shows.
+    if (!options.save_as.empty() && !save_scenario_file(state, options.save_as)) {
+        std::fprintf(stderr, "shardscope: %s\n", state.ui.error_message.c_str());
+        return 1;
     }
 
     int exit_code = 0;

@@ -104,7 +104,7 @@ std::string report_to_text(const Report& r) {
     }
     os << "\nCommunication per step (per GPU)\n";
     for (const DimCost& d : r.dims) {
-        os << "  " << d.name << " x" << d.size << " (" << d.groups << " groups, " << d.link << "): ";
+        os << "  " << d.name << " x" << d.size << " (" << count_of(d.groups, "group") << ", " << d.link << "): ";
         if (d.bytes_per_step <= 0) {
             os << "nothing\n";
             continue;
@@ -115,9 +115,10 @@ std::string report_to_text(const Report& r) {
     os << "\nStep\n";
     os << "  compute       " << or_na(r.time.compute, format_seconds) << "\n";
     os << "  exposed comm  " << or_na(r.time.exposed_comm, format_seconds) << "\n";
-    os << "  bubble        " << or_na(r.time.bubble, format_seconds) << "\n";
+    os << "  bubble        " << or_na(r.time.bubble, format_seconds) << "  (the busiest stage's idle time)\n";
     os << "  step          " << or_na(r.time.step, format_seconds) << "\n";
     os << "  micro-batches " << r.microbatches << ", bubble fraction " << or_na(r.bubble_fraction, format_percent)
+       << " (idle share of all stages, simulated schedule)"
        << "\n";
     os << "\nThroughput\n";
     os << "  tokens/s         " << or_na(r.throughput.tokens_per_s, format_number) << "\n";

@@ -73,4 +73,8 @@ std::string format_percent(double fraction) {
     return buf;
 }
 
+std::string count_of(long long n, const std::string& singular, const std::string& plural) {
+    return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+}
+
 }  // namespace shardscope

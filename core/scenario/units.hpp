@@ -11,6 +11,8 @@ namespace shardscope {
 [[nodiscard]] std::string format_flops_rate(double flop_per_s);  // "312 TFLOP/s"
 [[nodiscard]] std::string format_bandwidth(double bytes_per_s);  // "450 GB/s"
 [[nodiscard]] std::string format_count(double n);                // "405B", "16.4k", "8"
+// A whole count with its noun, singular or plural: "1 group", "32 groups", "1 layout".
+[[nodiscard]] std::string count_of(long long n, const std::string& singular, const std::string& plural = "");
 [[nodiscard]] std::string format_percent(double fraction);       // "41.2%"
 
 }  // namespace shardscope

@@ -45,3 +45,18 @@ TEST_CASE("an unknown lesson or step exits 2 and says what exists") {
     CHECK(r.exit_code == 2);
     CHECK(r.err == "shardscope: --lesson: lesson \"why-split\" has steps 1 to 9, not 99\n");
 }
+
+TEST_CASE("--save-as with --lesson saves the step's scenario, not the default one") {
+    const auto dir = scratch_dir("lesson-save");
+    const auto saved = dir / "step.json";
+    const auto png = dir / "step.png";
+    const RunResult r = run_shardscope("--size 800x600 --lesson why-split --step 1 --save-as '" + saved.string() +
+                                           "' --screenshot '" + png.string() + "'",
+                                       dir);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    // why-split step 1 puts Llama 3 70B on a single H100.
+    const std::string text = slurp(saved);
+    CHECK(text.find("\"Llama 3 70B\"") != std::string::npos);
+    CHECK(text.find("\"nodes\": 1,") != std::string::npos);
+    CHECK(text.find("\"gpus_per_node\": 1,") != std::string::npos);
+}

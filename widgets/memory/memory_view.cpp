@@ -65,7 +65,7 @@ std::string changes_text(const std::vector<KnobChange>& changes) {
 
 std::string advice_line(const FitAdvice& a) {
     if (!a.needed) return {};
-    const std::string searched = " (" + std::to_string(a.candidates_screened) + " layouts screened, " +
+    const std::string searched = " (" + count_of(a.candidates_screened, "layout") + " screened, " +
                                  std::to_string(a.candidates_costed) + " re-costed)";
     if (a.found) {
         std::string line = "Cheapest fix: " + a.summary() + ". Then " + format_bytes(a.total_bytes) + " of " +

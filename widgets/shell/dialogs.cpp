@@ -50,7 +50,13 @@ void draw_shortcuts_window(AppState& state) {
     static constexpr const char* kShortcuts[][2] = {
         {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario as"},
         {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z", "Redo"},
-        {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"}, {"Left / Right", "Previous / next lesson step"},
+        {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"},
+        {"Left / Right", "Lesson: previous / next step; Collective animator (hovered): step back / forward"},
+        {"Space", "Collective animator (hovered): play / pause"},
+        {"Enter", "Lesson: check a typed answer; file browser: open or save the typed name"},
+        {"Mouse wheel", "Pipeline timeline, Device mesh: zoom around the mouse"},
+        {"Drag", "Pipeline timeline, Device mesh: pan; Device mesh order: move a dim"},
+        {"Double-click", "Pipeline timeline, Device mesh: fit everything in view"},
         {"Drop a .json", "Open that scenario"},
     };
     if (ImGui::Begin("Keyboard shortcuts###shortcuts", &state.ui.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {
