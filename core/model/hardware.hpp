@@ -23,6 +23,8 @@
 // [SWEEP] zzc0721/torch-performance-test-data issue 79 (H100 80GB HBM3, PyTorch 2.7, CUDA 12.8),
 //         square torch.matmul BF16: 1024: 176.6, 2048: 676.6, 4096: 788.7, 8192: 797.5, 10240: 719.7
 //         TFLOP/s.
+// [SWEEP-A100] the same project's issue 108 (A100 PCIe 40GB, PyTorch 2.8, CUDA 12.8), square BF16:
+//         2048: 138.5, 4096: 234.1, 8192: 215.3, 10240: 211.7 TFLOP/s.
 // [LAUNCH] NVIDIA developer forums, "too much time for kernel launch latency": a null kernel's
 //         launch overhead is about 3 us on recent hardware and software.
 // [SMI]   nvidia-smi totals: H100 80GB 81,559 MiB; A100 80GB 81,920 MiB; A100 40GB 40,960 MiB
