@@ -3,6 +3,11 @@
 #include "core/model/memory.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <unordered_map>
 #include <vector>
 
 namespace shardscope {
@@ -254,10 +259,64 @@ double attention_core_forward_flops(const Scenario& s, double tokens, double tp)
     return s.training.attention == AttentionKernel::flash ? full / 2.0 : full;
 }
 
+namespace {
+
+// Everything stage_compute reads, as numbers: two calls with equal keys price identically.
+using ComputeKey = std::array<double, 41>;
+
+struct ComputeKeyHash {
+    std::size_t operator()(const ComputeKey& k) const noexcept {
+        std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values' bits, a word at a time
+        for (double v : k) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &v, sizeof bits);
+            h = (h ^ bits) * 1099511628211ull;
+        }
+        return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+};
+
+ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw, const StageBlocks& blocks) {
+    const ModelSpec& m = s.model;
+    const TrainingSpec& t = s.training;
+    return {as_double(m.hidden), as_double(m.ffn_hidden), as_double(m.heads), as_double(m.kv_heads),
+            as_double(m.head_dim), as_double(m.vocab), as_double(m.seq_len), as_double(static_cast<int>(m.ffn)),
+            as_double(m.experts), as_double(m.top_k), as_double(m.expert_ffn_hidden), as_double(m.shared_experts),
+            m.capacity_factor, as_double(static_cast<int>(m.attention_type)), as_double(m.q_lora_rank),
+            as_double(m.kv_lora_rank), as_double(m.qk_rope_head_dim), as_double(m.qk_nope_head_dim),
+            as_double(m.v_head_dim), as_double(t.micro_batch), as_double(static_cast<int>(t.recompute)),
+            as_double(static_cast<int>(t.attention)), as_double(static_cast<int>(t.precision)),
+            t.fused_kernels ? 1.0 : 0.0, as_double(p.tp), as_double(p.cp), as_double(p.ep),
+            p.sequence_parallel ? 1.0 : 0.0, as_double(hw.sm_count), hw.peak_flops, hw.peak_fp8_flops,
+            hw.gemm_ceiling, hw.fp8_gemm_ceiling, hw.flash_forward, hw.flash_backward, hw.hbm_bytes_per_s,
+            hw.kernel_floor_s, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
+            blocks.output ? 1.0 : 0.0};
+}
+
+StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                         const StageBlocks& blocks);
+
+}  // namespace
+
 StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                            const StageBlocks& blocks) {
+    if (!s.model.has_architecture()) return {};
+    // The planner prices thousands of layouts whose stages share a shape: each shape is priced once
+    // per thread (kernel by kernel is the slow part of costing a layout).
+    thread_local std::unordered_map<ComputeKey, StageCompute, ComputeKeyHash> priced;
+    const ComputeKey key = compute_key(s, p, hw, blocks);
+    if (const auto it = priced.find(key); it != priced.end()) return it->second;
+    if (priced.size() >= 4096) priced.clear();  // bound the memory, keep it simple
+    const StageCompute out = price_stage(s, p, hw, blocks);
+    priced.emplace(key, out);
+    return out;
+}
+
+namespace {
+
+StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                         const StageBlocks& blocks) {
     StageCompute out;
-    if (!s.model.has_architecture()) return out;
     const bool fp8 = s.training.precision == Precision::fp8;
     const Prices price{hw, fp8 ? hw.peak_fp8_flops : hw.peak_flops, fp8 ? hw.fp8_gemm_ceiling : hw.gemm_ceiling,
                        gemm_elem_bytes(s.training.precision)};
@@ -293,6 +352,8 @@ StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const Hardw
     }
     return out;
 }
+
+}  // namespace
 
 double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision) {
     if (params <= 0) return 0.0;

@@ -88,9 +88,31 @@ struct Tile {
 constexpr std::array<Tile, 4> kTiles = {Tile{256, 128, 1.00}, Tile{128, 128, 0.92}, Tile{128, 64, 0.80},
                                         Tile{64, 64, 0.62}};
 
+HardwareFigures figures_of(const GpuSpec& g);
+
 }  // namespace
 
 HardwareFigures hardware_figures(const GpuSpec& g) {
+    // The planner asks for the same GPU for every layout it costs: answer a repeat from the last call.
+    thread_local GpuSpec last_gpu;
+    thread_local HardwareFigures last;
+    thread_local bool have_last = false;
+    const auto same = [](const GpuSpec& a, const GpuSpec& b) {
+        return a.name == b.name && a.memory_gb == b.memory_gb && a.peak_tflops == b.peak_tflops &&
+               a.hbm_gbps == b.hbm_gbps && a.matmul_efficiency == b.matmul_efficiency &&
+               a.peak_fp8_tflops == b.peak_fp8_tflops && a.sm_count == b.sm_count && a.memory_mib == b.memory_mib &&
+               a.reserve_gib == b.reserve_gib;
+    };
+    if (have_last && same(g, last_gpu)) return last;
+    last = figures_of(g);
+    last_gpu = g;
+    have_last = true;
+    return last;
+}
+
+namespace {
+
+HardwareFigures figures_of(const GpuSpec& g) {
     const Family& f = family_of(g);
     HardwareFigures hw;
     hw.family = f.name;
@@ -111,6 +133,8 @@ HardwareFigures hardware_figures(const GpuSpec& g) {
     if (g.matmul_efficiency) hw.sources.emplace_back("GEMM ceiling: the scenario's cluster.gpu.matmul_efficiency");
     return hw;
 }
+
+}  // namespace
 
 double exposed_memory_bytes(const GpuSpec& gpu) { return exposed_bytes_of(gpu); }
 
