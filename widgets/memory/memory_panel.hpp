@@ -1,7 +1,7 @@
 #pragma once
 // Memory and cost: per GPU kind (first / middle / last pipeline stage) a stacked bar of
 // weights, gradients, optimizer state, activations and other against the GPU's memory, red when it
-// does not fit, with core's cheapest fix and a button to apply it; quick controls for what moves
+// does not fit, with core's fastest fix and a button to apply it; quick controls for what moves
 // memory (ZeRO stage, recompute, precision, micro-batch); the step time cut into compute, each dim's
 // exposed communication and the bubble; throughput and MFU; the report's notes.
 //

@@ -68,7 +68,7 @@ std::string advice_line(const FitAdvice& a) {
     const std::string searched = " (" + count_of(a.candidates_screened, "layout") + " screened, " +
                                  std::to_string(a.candidates_costed) + " re-costed)";
     if (a.found) {
-        std::string line = "Cheapest fix: " + a.summary() + ". Then " + format_bytes(a.total_bytes) + " of " +
+        std::string line = "Fastest fix that fits: " + a.summary() + ". Then " + format_bytes(a.total_bytes) + " of " +
                            format_bytes(a.capacity_bytes);
         if (a.step_s) line += ", step " + format_seconds(*a.step_s);
         return line + searched + ".";
