@@ -4,6 +4,7 @@
 #include "widgets/teaching/cheatsheet_panel.hpp"
 #include "widgets/teaching/glossary_panel.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/pipeline/pipeline_panel.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/teaching/lesson_panel.hpp"
 #include "widgets/teaching/teaching_content.hpp"
@@ -339,4 +340,16 @@ TEST_CASE("cheat sheet: clicking a row loads its scenario and outlines its panel
     CHECK(c.act(h.state, "row", "Pipeline parallel") == "");
     CHECK(h.state.scenario().parallel.pp == 4);
     CHECK(c.act(h.state, "row", "99") == "row: \"99\" is neither a row number nor a strategy of the cheat sheet");
+}
+
+TEST_CASE("a step sets what it shows: a comparison left on by an earlier step goes off") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    // pipeline-parallel step 7 compares interleaved 1F1B with 1F1B...
+    REQUIRE(panel.open_lesson(h.state, "pipeline-parallel", 7).empty());
+    auto& pipeline = dynamic_cast<ui::PipelinePanel&>(*h.app.registry().find("pipeline"));
+    CHECK(pipeline.lane_count() == 2);
+    // ...step 2 shows the timeline without one: going there turns the comparison off.
+    REQUIRE(panel.act(h.state, "step", "2") == "");
+    CHECK(pipeline.lane_count() == 1);
 }

@@ -202,6 +202,11 @@ void CollectivePanel::set_playing(bool on) {
 
 // --- Actions -------------------------------------------------------------------------------------
 
+void CollectivePanel::reset_view(AppState&) {
+    set_playing(false);
+    seek(0);
+}
+
 std::string CollectivePanel::act(AppState& state, const std::string& action, const std::string& value) {
     follow_scenario(state);
     StepConfig next = config_;

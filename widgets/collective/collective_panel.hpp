@@ -54,6 +54,7 @@ public:
 
     void draw(AppState& state) override;
     std::string act(AppState& state, const std::string& action, const std::string& value) override;
+    void reset_view(AppState& state) override;
 
     // For tests and lessons: the records of the last draw and the model behind them.
     [[nodiscard]] const CollectiveScene& scene() const noexcept { return scene_; }

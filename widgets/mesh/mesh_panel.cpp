@@ -184,6 +184,18 @@ std::string MeshPanel::move_in_order(AppState& state, size_t from, size_t to) {
 
 // ---- actions -------------------------------------------------------------------------------------
 
+void MeshPanel::reset_view(AppState& state) {
+    selected_ = -1;
+    // A dim of size 1 has no groups to colour: open on the first dim that splits something.
+    const DeviceMesh& mesh = state.mesh();
+    if (dim_summary(mesh, dim_).size > 1) return;
+    for (GroupDim d : kAllGroupDims)
+        if (dim_summary(mesh, d).size > 1) {
+            dim_ = d;
+            return;
+        }
+}
+
 std::string MeshPanel::act(AppState& state, const std::string& action, const std::string& value) {
     if (action == "dim") {
         const auto d = group_dim_from_string(value);

@@ -26,6 +26,7 @@ public:
     // cluster=NAME (a preset the app loaded; its own node count).
     // A factor that breaks a rule is kept in the draft and its message shown, as when typed.
     std::string act(AppState& state, const std::string& action, const std::string& value) override;
+    void reset_view(AppState& state) override;
 
     // Draft edits (the controls and act() use them): applied when the whole scenario is valid; the
     // rule broken otherwise ("" when applied).

@@ -227,6 +227,8 @@ void PipelinePanel::take_from_scenario(const Scenario& s) {
     c.last_stage_extra = costs.back().total() / base.total() - 1.0;
 }
 
+void PipelinePanel::reset_view(AppState&) { controls_.compare = false; }
+
 std::string PipelinePanel::act(AppState& state, const std::string& action, const std::string& value) {
     PipelineControls& c = controls_;
     std::string error;

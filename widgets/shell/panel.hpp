@@ -41,6 +41,10 @@ public:
     // A named action with a text value, from a lesson step or `--action ID.NAME=VALUE` (e.g. mesh
     // "dim" = "dp_shard", collective "step" = "5"). Returns "" when done, else why not.
     virtual std::string act(AppState& state, const std::string& action, const std::string& value);
+    // Back to what a fresh view of the current scenario shows (no comparison left on, an animation at
+    // its start): a lesson step or a cheat-sheet example calls it on the panels it shows, before its
+    // own actions, so nothing leaks from what was shown before.
+    virtual void reset_view(AppState& state) { (void)state; }
 
     bool open;
 

@@ -120,6 +120,8 @@ void LessonPanel::enter_step(AppState& state, int step, Entry how) {
     if (std::string rule = state.try_apply(target); !rule.empty() && state.try_apply(s.scenario).empty())
         action_notes_.push_back("Your edits clash with this step (" + rule + "); loaded the step's scenario.");
     apply_panels(s);
+    for (const std::string& id : s.panels)
+        if (Panel* p = registry_.find(id)) p->reset_view(state);
     for (const std::string& a : s.actions)
         if (std::string why = registry_.run_action(state, a); !why.empty()) action_notes_.push_back(a + ": " + why);
     compute_answer(s);
