@@ -19,16 +19,16 @@
 //         head-dim-128 forward 292, 423, 521, 579, 602, 616 TFLOP/s at 512 .. 16k tokens (FA3) and
 //         191 .. 335 (FA2 on H100); backward 316 .. 561 (FA3), 214 .. 322 (FA2).
 // [HBM]   A100 80GB: 1,818 GB/s measured of 2,039 (89%); H100 SXM: 2,959 GB/s device copy of 3,350
-//         (88%, NVIDIA/cuda-samples issue 392).
-// [SWEEP] zzc0721/torch-performance-test-data issue 79 (H100 80GB HBM3, PyTorch 2.7, CUDA 12.8),
-//         square torch.matmul BF16: 1024: 176.6, 2048: 676.6, 4096: 788.7, 8192: 797.5, 10240: 719.7
-//         TFLOP/s.
-// [SWEEP-A100] the same project's issue 108 (A100 PCIe 40GB, PyTorch 2.8, CUDA 12.8), square BF16:
-//         2048: 138.5, 4096: 234.1, 8192: 215.3, 10240: 211.7 TFLOP/s.
+//         (88%, github.com/NVIDIA/cuda-samples/issues/392).
+// [SWEEP] github.com/zzc0721/torch-performance-test-data/issues/79 (H100 80GB HBM3, PyTorch 2.7,
+//         CUDA 12.8), square torch.matmul BF16: 1024: 176.6, 2048: 676.6, 4096: 788.7, 8192: 797.5,
+//         10240: 719.7 TFLOP/s.
+// [SWEEP-A100] github.com/zzc0721/torch-performance-test-data/issues/108 (A100 PCIe 40GB, PyTorch 2.8,
+//         CUDA 12.8), square BF16: 2048: 138.5, 4096: 234.1, 8192: 215.3, 10240: 211.7 TFLOP/s.
 // [LAUNCH] NVIDIA developer forums, "too much time for kernel launch latency": a null kernel's
 //         launch overhead is about 3 us on recent hardware and software.
 // [SMI]   nvidia-smi totals: H100 80GB 81,559 MiB; A100 80GB 81,920 MiB; A100 40GB 40,960 MiB
-//         (modal-labs/modal-client PR 2797; NVIDIA/nccl issue 1264).
+//         (github.com/modal-labs/modal-client/pull/2797; github.com/NVIDIA/nccl/issues/1264).
 // [DS]    Datasheets: A100 108 SMs, H100 SXM 132 SMs (NVIDIA Ampere / Hopper whitepapers).
 
 #include "core/scenario/scenario.hpp"

@@ -78,7 +78,7 @@ TEST_CASE("small GEMMs run slower per FLOP than large ones, for reasons the mode
 }
 
 TEST_CASE("large H100 GEMMs land within 15% of a public torch.matmul sweep") {
-    // zzc0721/torch-performance-test-data issue 79 (H100 80GB HBM3, PyTorch 2.7, CUDA 12.8), square
+    // github.com/zzc0721/torch-performance-test-data/issues/79 (H100 80GB HBM3, PyTorch 2.7, CUDA 12.8), square
     // BF16: 2048: 676.6, 4096: 788.7, 8192: 797.5 TFLOP/s. The model runs at the sustained ceiling, so
     // it sits a little under these short runs, never over by more than the tolerance.
     const HardwareFigures hw = hardware_figures(h100());
