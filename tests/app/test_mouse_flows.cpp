@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 
 using namespace shardscope;
@@ -153,4 +154,54 @@ TEST_CASE("File > Open: an absolute path typed in another folder opens that file
     const Json probe = app.wait_frames(6);
     const Json expected = Json::parse(scenario_to_json(*parse_scenario(slurp(file)).scenario));
     CHECK(probe["scenario"] == expected);
+}
+
+TEST_CASE("after a lesson, View > Reset layout by mouse puts every default panel back on its tile") {
+    LiveApp app("mouse-reset", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    const Json before = app.wait_frames(2)["windows"];
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/lesson"));
+    REQUIRE(app.click("menu/View/lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/why-split"));
+    REQUIRE(app.click("lesson/list/why-split"));
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/reset"));
+    REQUIRE(app.click("menu/View/reset"));
+    const Json probe = app.wait_frames(4);
+    check_tiled(probe);
+    CHECK(probe["highlighted"] == "");  // the lesson's outline went with its layout
+    // The same panels as at start, each where it was.
+    const Json& after = probe["windows"];
+    REQUIRE(after.size() == before.size());
+    for (const Json& w : before) {
+        CAPTURE(w["id"].get<std::string>());
+        bool same = false;
+        for (const Json& a : after)
+            same = same || (a["id"] == w["id"] && std::abs(a["x"].get<double>() - w["x"].get<double>()) < 1 &&
+                            std::abs(a["y"].get<double>() - w["y"].get<double>()) < 1 &&
+                            std::abs(a["w"].get<double>() - w["w"].get<double>()) < 1 &&
+                            std::abs(a["h"].get<double>() - w["h"].get<double>()) < 1);
+        CHECK(same);
+    }
+}
+
+TEST_CASE("Memory and cost by mouse: the fix's Apply makes the layout fit; the conventions fold and unfold") {
+    LiveApp app("mouse-memory",
+                "--config '" + std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/memory-oom.json' --show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/apply_fix"));
+    CHECK(app.probe()["scenario"]["parallel"]["zero"] == 0);
+    REQUIRE(app.click("memory/apply_fix"));
+    const Json fixed = app.wait_frames(4);
+    // Llama 3 70B as DDP on 64 GPUs: the fastest fix shards with ZeRO-3 and recomputes fully.
+    CHECK(fixed["scenario"]["parallel"]["zero"] == 3);
+    CHECK(fixed["scenario"]["training"]["recompute"] == "full");
+    CHECK_FALSE(fixed["items"].contains("memory/apply_fix"));  // it fits: nothing left to fix
+    // "How these figures are counted" starts open; a click folds it, another unfolds it.
+    REQUIRE(app.wait_for_item("memory/conventions/shown"));
+    REQUIRE(app.click("memory/conventions"));
+    CHECK_FALSE(app.wait_frames(4)["items"].contains("memory/conventions/shown"));
+    REQUIRE(app.click("memory/conventions"));
+    CHECK(app.wait_frames(4)["items"].contains("memory/conventions/shown"));
 }

@@ -422,7 +422,9 @@ void MemoryPanel::draw_notes() {
     if (view_.conventions.empty()) return;
     const bool open = ImGui::CollapsingHeader("How these figures are counted", ImGuiTreeNodeFlags_DefaultOpen);
     note_last_item("memory/conventions");
-    if (open) bullets(view_.conventions);
+    if (!open) return;
+    bullets(view_.conventions);
+    note_last_item("memory/conventions/shown");
 }
 
 }  // namespace shardscope::ui

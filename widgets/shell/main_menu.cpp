@@ -44,6 +44,7 @@ void draw_view_menu(PanelRegistry& registry) {
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Reset layout")) registry.restore_default_layout();
+    note_last_item("menu/View/reset");
     ImGui::EndMenu();
 }
 

@@ -64,6 +64,7 @@ std::vector<std::string> PanelRegistry::show_only(const std::vector<std::string>
 
 void PanelRegistry::restore_default_layout() {
     for (const auto& p : panels_) p->restore_default_placement();
+    highlighted_.clear();  // a lesson's outline goes with the lesson's layout
     reset_layout();
 }
 
