@@ -23,7 +23,6 @@ double gemm_elem_bytes(Precision p) noexcept {
         default: return 2.0;
     }
 }
-double activation_elem_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
 
 // FlashAttention runs head dim 64 at 0.89x the rate of 128 (FA2 on H100, causal forward at 8k:
 // 295 against 333 TFLOP/s; Shah et al. 2024, fig. 5); wider heads run at the 128 rate.
@@ -102,7 +101,7 @@ Shape shape_of(const Scenario& s, const ParallelSpec& p) {
     sh.kv_width = m.is_mla() ? as_double(m.qk_rope_head_dim) : as_double(m.kv_heads) * sh.head_dim;
     sh.tp = as_double(p.tp);
     sh.rep = p.sequence_parallel ? 1.0 / sh.tp : 1.0;
-    sh.e = activation_elem_bytes(s.training.precision);
+    sh.e = activation_dtype_bytes(s.training.precision);
     return sh;
 }
 
@@ -111,7 +110,7 @@ struct AttentionCore {
     Pass forward, backward;
 };
 
-AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareFigures& hw, const Prices& price) {
+AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareFigures& hw) {
     AttentionCore a;
     const double heads_here = sh.heads / sh.tp;
     if (s.training.attention == AttentionKernel::flash) {
@@ -134,7 +133,6 @@ AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareF
     a.forward.streamed = {2.0 * sh.e * scores, (2.0 * sh.e + 1.0) * scores};
     a.backward.gemms = backward_gemms(fwd);
     a.backward.streamed = {2.0 * a.forward.streamed[0], 2.0 * a.forward.streamed[1]};
-    (void)price;
     return a;
 }
 
@@ -223,7 +221,7 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
                        const Prices& price, bool moe) {
     const std::vector<GemmDims> fwd = block_gemms(s, p, sh, moe);
     const std::vector<double> streams = block_streams(s, sh, moe);
-    const AttentionCore core = attention_core(s, sh, hw, price);
+    const AttentionCore core = attention_core(s, sh, hw);
     BlockPrice b;
     b.attention_forward_s = price.pass(core.forward);
     const double gemm_fwd_s = price.gemms(fwd);

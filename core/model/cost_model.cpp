@@ -14,7 +14,6 @@
 namespace shardscope {
 namespace {
 
-double activation_dtype_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
 
 double as_double(int64_t v) noexcept { return static_cast<double>(v); }
 
@@ -23,6 +22,13 @@ struct Placement {
     DimLinks links = DimLinks::none;
     int64_t per_node = 1;
 };
+
+// The inter-node bandwidth each GPU's share of the node's NICs gives (nics_per_node 0: one per GPU).
+double nic_share_per_gpu(const ClusterSpec& c) noexcept {
+    const double nics = static_cast<double>(c.inter_node.nics_per_node > 0 ? c.inter_node.nics_per_node
+                                                                           : c.gpus_per_node);
+    return c.inter_node.bandwidth_gbps * 1e9 * nics / static_cast<double>(c.gpus_per_node);
+}
 
 // Members per node of a group of `size` ranks `stride` apart (nodes hold contiguous ranks).
 int64_t members_per_node(int64_t size, int64_t stride, int64_t gpus_per_node) noexcept {
@@ -41,11 +47,10 @@ Placement placement_of(const DimSummary& d, int64_t gpus_per_node) noexcept {
 Link link_for(const ClusterSpec& c, Placement at) noexcept {
     if (at.links == DimLinks::intra || at.links == DimLinks::none) return Link::from(c.intra_node);
     Link link = Link::from(c.inter_node);
-    const double nics = static_cast<double>(c.inter_node.nics_per_node > 0 ? c.inter_node.nics_per_node
-                                                                           : c.gpus_per_node);
-    const double rails = static_cast<double>(at.per_node) * nics / static_cast<double>(c.gpus_per_node);
-    link.bandwidth_bytes_per_s =
-        std::min(c.intra_node.bandwidth_gbps * 1e9, link.bandwidth_bytes_per_s * std::max(1.0, rails));
+    // k members share k GPUs' worth of NICs, and never less than one NIC.
+    const double rails_bandwidth = std::max(link.bandwidth_bytes_per_s,
+                                            static_cast<double>(at.per_node) * nic_share_per_gpu(c));
+    link.bandwidth_bytes_per_s = std::min(c.intra_node.bandwidth_gbps * 1e9, rails_bandwidth);
     return link;
 }
 
@@ -57,11 +62,9 @@ Link link_for(const ClusterSpec& c, Placement at) noexcept {
 Link all_to_all_link(const ClusterSpec& c, Placement at, int64_t ranks) noexcept {
     if (at.links == DimLinks::intra || at.links == DimLinks::none) return Link::from(c.intra_node);
     Link link = Link::from(c.inter_node);
-    const double nics = static_cast<double>(c.inter_node.nics_per_node > 0 ? c.inter_node.nics_per_node
-                                                                           : c.gpus_per_node);
-    const double per_gpu = link.bandwidth_bytes_per_s * nics / static_cast<double>(c.gpus_per_node);
     const double n = static_cast<double>(ranks), k = static_cast<double>(std::min(at.per_node, ranks - 1));
-    link.bandwidth_bytes_per_s = std::min(c.intra_node.bandwidth_gbps * 1e9, per_gpu * (n - 1.0) / (n - k));
+    link.bandwidth_bytes_per_s =
+        std::min(c.intra_node.bandwidth_gbps * 1e9, nic_share_per_gpu(c) * (n - 1.0) / (n - k));
     return link;
 }
 
@@ -177,10 +180,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     const double b = as_double(s.training.micro_batch);
     const double seq = as_double(m.seq_len);
     const double h = as_double(m.hidden);
-    const double tokens = b * seq;                      // one micro-batch
-    const double split = as_double(p.tp) * as_double(p.cp);  // TP splits the matmuls, CP the tokens
     const bool full = s.training.recompute == Recompute::full;
-    const bool selective = s.training.recompute == Recompute::selective;
 
     // Compute from the hardware up, kernel by kernel (core/model/compute.hpp).
     const StageCompute sc = stage_compute(
@@ -190,9 +190,6 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     w.forward_s = sc.forward_s;
     w.backward_s = sc.backward_s;
     w.attention_forward_s = sc.attention_forward_s;
-    (void)tokens;
-    (void)split;
-    (void)selective;
 
     const ClusterSpec& c = s.cluster;
     const double L = as_double(load.layers);

@@ -127,7 +127,7 @@ HardwareFigures figures_of(const GpuSpec& g) {
     hw.capacity_bytes = exposed_bytes_of(g);
     // Shardscope's stated default: about 0.5 GiB of CUDA context and cuBLAS workspace and 0.5 GiB of
     // NCCL buffers (NCCL_BUFFSIZE is 4 MiB per channel and peer by default, NCCL's environment
-    // documentation); allocator slack is the `fragmentation` share of the tensors.
+    // documentation); runtime_reserve_bytes adds the allocator's slack on the tensors.
     hw.reserve_bytes = runtime_reserve_bytes(g, 0.0);
     hw.sources.emplace_back(f.source);
     if (g.matmul_efficiency) hw.sources.emplace_back("GEMM ceiling: the scenario's cluster.gpu.matmul_efficiency");

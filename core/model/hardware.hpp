@@ -50,8 +50,7 @@ struct HardwareFigures {
     double hbm_bytes_per_s = 0;     // achievable: datasheet x measured fraction [HBM]
     double kernel_floor_s = 3e-6;   // the least time any kernel takes [LAUNCH]
     double capacity_bytes = 0;      // what the card exposes [SMI]
-    double reserve_bytes = 0;       // CUDA context, NCCL buffers, workspaces (fixed part)
-    double fragmentation = 0.05;    // allocator slack, as a fraction of the tensors' bytes
+    double reserve_bytes = 0;       // CUDA context, NCCL buffers, workspaces (the fixed part)
     std::vector<std::string> sources;  // one line per figure that came from the family table
 };
 

@@ -12,7 +12,6 @@ namespace {
 // doubles every term of Korthikanti's formulas (they count 2-byte tensors and 1-byte masks).
 double activation_scale(Precision p) noexcept { return p == Precision::fp32 ? 2.0 : 1.0; }
 
-double activation_dtype_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
 
 int64_t zero_shard_ranks(const ParallelSpec& p) noexcept { return p.dp_shard * p.cp; }
 
@@ -33,6 +32,8 @@ double largest_local_block(const ParamCounts& counts, const StageLayers& layers,
 }
 
 }  // namespace
+
+double activation_dtype_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
 
 StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
     switch (p) {

@@ -39,6 +39,10 @@ struct StateBytesPerParam {
     [[nodiscard]] double total() const noexcept { return weights + grads + optimizer; }
 };
 
+// Bytes of one activation element: 4 in fp32 training, 2 in every 16-bit (and FP8) precision, whose
+// activations between kernels stay 16-bit.
+[[nodiscard]] double activation_dtype_bytes(Precision p) noexcept;
+
 // mixed-bf16 2 + 2 + 12 (fp32 master, m, v); fp32 4 + 4 + 8; megatron-bf16 2 + 4 (fp32 grads) + 12;
 // megatron-fp16 2 + 2 + 16 (fp32 master, m, v and the fp32 gradient copy the optimizer steps on: 20);
 // fp8 (Transformer Engine under Megatron-LM): 2 (bf16 weights) + 1 (their FP8 copy, cast once per
