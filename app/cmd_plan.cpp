@@ -38,7 +38,7 @@ nlohmann::json entry_json(const PlanEntry& e, int rank) {
     const ParallelSpec& p = e.scenario.parallel;
     const TrainingSpec& t = e.scenario.training;
     nlohmann::json order = nlohmann::json::array();
-    for (MeshDim d : p.order) order.push_back(std::string(to_string(d)));
+    for (Dim d : p.order) order.push_back(std::string(to_string(d)));
     return {{"rank", rank},
             {"layout", describe_layout(e.scenario)},
             {"parallel",

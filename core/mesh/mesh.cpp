@@ -40,9 +40,9 @@ DeviceMesh DeviceMesh::build(const ClusterSpec& cluster, const ParallelSpec& par
     m.world_ = product * m.leftover_factor_;
 
     int64_t stride = 1;
-    for (MeshDim d : m.effective_.order) {
-        m.size_[dim_index(d)] = m.effective_.factor(d);
-        m.stride_[dim_index(d)] = stride;
+    for (Dim d : m.effective_.order) {
+        m.size_[mesh_axis(d)] = m.effective_.factor(d);
+        m.stride_[mesh_axis(d)] = stride;
         stride *= m.effective_.factor(d);
     }
     m.summarise();
@@ -51,8 +51,8 @@ DeviceMesh DeviceMesh::build(const ClusterSpec& cluster, const ParallelSpec& par
 
 MeshCoords DeviceMesh::coords_of(int64_t rank) const noexcept {
     MeshCoords c{};
-    for (MeshDim d : effective_.order) {
-        const size_t i = dim_index(d);
+    for (Dim d : effective_.order) {
+        const size_t i = mesh_axis(d);
         c[i] = (rank / stride_[i]) % size_[i];
     }
     return c;
@@ -64,42 +64,42 @@ int64_t DeviceMesh::rank_of(const MeshCoords& c) const noexcept {
     return rank;
 }
 
-int64_t DeviceMesh::rest_index(const MeshCoords& c, MeshDim skip_a, MeshDim skip_b) const noexcept {
+int64_t DeviceMesh::rest_index(const MeshCoords& c, Dim skip_a, Dim skip_b) const noexcept {
     int64_t rest = 0;
     for (auto it = effective_.order.rbegin(); it != effective_.order.rend(); ++it) {
         if (*it == skip_a || *it == skip_b) continue;
-        rest = rest * size_[dim_index(*it)] + c[dim_index(*it)];
+        rest = rest * size_[mesh_axis(*it)] + c[mesh_axis(*it)];
     }
     return rest;
 }
 
-MeshCoords DeviceMesh::rest_coords(int64_t rest, MeshDim skip_a, MeshDim skip_b) const noexcept {
+MeshCoords DeviceMesh::rest_coords(int64_t rest, Dim skip_a, Dim skip_b) const noexcept {
     MeshCoords c{};
-    for (MeshDim d : effective_.order) {
+    for (Dim d : effective_.order) {
         if (d == skip_a || d == skip_b) continue;
-        c[dim_index(d)] = rest % size_[dim_index(d)];
-        rest /= size_[dim_index(d)];
+        c[mesh_axis(d)] = rest % size_[mesh_axis(d)];
+        rest /= size_[mesh_axis(d)];
     }
     return c;
 }
 
-int64_t DeviceMesh::group_of(MeshDim d, int64_t rank) const noexcept {
+int64_t DeviceMesh::group_of(Dim d, int64_t rank) const noexcept {
     return rest_index(coords_of(rank), d, d);
 }
 
-int64_t DeviceMesh::member(MeshDim d, int64_t group, int64_t index) const noexcept {
+int64_t DeviceMesh::member(Dim d, int64_t group, int64_t index) const noexcept {
     MeshCoords c = rest_coords(group, d, d);
-    c[dim_index(d)] = index;
+    c[mesh_axis(d)] = index;
     return rank_of(c);
 }
 
-std::vector<int64_t> DeviceMesh::members(MeshDim d, int64_t group) const {
+std::vector<int64_t> DeviceMesh::members(Dim d, int64_t group) const {
     std::vector<int64_t> out(static_cast<size_t>(size(d)));
     for (int64_t i = 0; i < size(d); ++i) out[static_cast<size_t>(i)] = member(d, group, i);
     return out;
 }
 
-LinkClass DeviceMesh::group_link(MeshDim d, int64_t group) const noexcept {
+LinkClass DeviceMesh::group_link(Dim d, int64_t group) const noexcept {
     // Members ascend in rank with their coordinate, so the first and last bound the node span.
     return span_link(member(d, group, 0), member(d, group, size(d) - 1));
 }
@@ -107,44 +107,44 @@ LinkClass DeviceMesh::group_link(MeshDim d, int64_t group) const noexcept {
 RankGroups DeviceMesh::groups_of(int64_t rank) const noexcept {
     RankGroups g;
     const MeshCoords c = coords_of(rank);
-    for (MeshDim d : kAllMeshDims) g.group[dim_index(d)] = rest_index(c, d, d);
+    for (Dim d : kMeshDims) g.group[mesh_axis(d)] = rest_index(c, d, d);
     g.ep_group = ep_group_of(rank);
     return g;
 }
 
 bool DeviceMesh::is_hsdp() const noexcept {
-    return size(MeshDim::dp_shard) > 1 && size(MeshDim::dp_replicate) > 1 &&
-           summary(MeshDim::dp_shard).links == DimLinks::intra &&
-           summary(MeshDim::dp_replicate).links == DimLinks::inter;
+    return size(Dim::dp_shard) > 1 && size(Dim::dp_replicate) > 1 &&
+           summary(Dim::dp_shard).links == DimLinks::intra &&
+           summary(Dim::dp_replicate).links == DimLinks::inter;
 }
 
 // Of cp and dp_shard, the one listed first in `order` is the inner (smaller stride) one.
-MeshDim DeviceMesh::ep_inner() const noexcept {
-    for (MeshDim d : effective_.order)
-        if (d == MeshDim::cp || d == MeshDim::dp_shard) return d;
-    return MeshDim::cp;
+Dim DeviceMesh::ep_inner() const noexcept {
+    for (Dim d : effective_.order)
+        if (d == Dim::cp || d == Dim::dp_shard) return d;
+    return Dim::cp;
 }
 
-MeshDim DeviceMesh::ep_outer() const noexcept {
-    return ep_inner() == MeshDim::cp ? MeshDim::dp_shard : MeshDim::cp;
+Dim DeviceMesh::ep_outer() const noexcept {
+    return ep_inner() == Dim::cp ? Dim::dp_shard : Dim::cp;
 }
 
 int64_t DeviceMesh::ep_group_of(int64_t rank) const noexcept {
     const MeshCoords c = coords_of(rank);
-    const MeshDim in = ep_inner(), out = ep_outer();
+    const Dim in = ep_inner(), out = ep_outer();
     // Position of the rank in its combined cp x dp_shard group, by ascending rank.
-    const int64_t position = c[dim_index(in)] + size(in) * c[dim_index(out)];
+    const int64_t position = c[mesh_axis(in)] + size(in) * c[mesh_axis(out)];
     const int64_t per_combined = size(in) * size(out) / ep_size();
     return rest_index(c, in, out) * per_combined + position / ep_size();
 }
 
 int64_t DeviceMesh::ep_member(int64_t group, int64_t index) const noexcept {
-    const MeshDim in = ep_inner(), out = ep_outer();
+    const Dim in = ep_inner(), out = ep_outer();
     const int64_t per_combined = size(in) * size(out) / ep_size();
     const int64_t position = (group % per_combined) * ep_size() + index;
     MeshCoords c = rest_coords(group / per_combined, in, out);
-    c[dim_index(in)] = position % size(in);
-    c[dim_index(out)] = position / size(in);
+    c[mesh_axis(in)] = position % size(in);
+    c[mesh_axis(out)] = position / size(in);
     return rank_of(c);
 }
 
@@ -160,8 +160,8 @@ LinkClass DeviceMesh::ep_group_link(int64_t group) const noexcept {
 }
 
 void DeviceMesh::summarise() {
-    for (MeshDim d : kAllMeshDims) {
-        DimSummary& s = summary_[dim_index(d)];
+    for (Dim d : kMeshDims) {
+        DimSummary& s = summary_[mesh_axis(d)];
         s.size = size(d);
         s.stride = stride(d);
         s.groups = group_count(d);

@@ -46,10 +46,7 @@ struct DimSummary {
     DimLinks links = DimLinks::none;
 };
 
-// Index of a dim in coordinate arrays: the order of kAllMeshDims (tp, cp, dp_shard, dp_replicate, pp).
-[[nodiscard]] constexpr size_t dim_index(MeshDim d) noexcept { return static_cast<size_t>(d); }
-
-using MeshCoords = std::array<int64_t, kAllMeshDims.size()>;
+using MeshCoords = std::array<int64_t, kMeshDims.size()>;
 
 // Every group one rank belongs to: the group index per dim (indexed by dim_index) and its EP group.
 struct RankGroups {
@@ -82,21 +79,21 @@ public:
         return effective_.dp_replicate - requested_dp_replicate_;
     }
 
-    [[nodiscard]] int64_t size(MeshDim d) const noexcept { return size_[dim_index(d)]; }
-    [[nodiscard]] int64_t stride(MeshDim d) const noexcept { return stride_[dim_index(d)]; }
-    [[nodiscard]] int64_t group_count(MeshDim d) const noexcept { return world_ / size(d); }
+    [[nodiscard]] int64_t size(Dim d) const noexcept { return size_[mesh_axis(d)]; }
+    [[nodiscard]] int64_t stride(Dim d) const noexcept { return stride_[mesh_axis(d)]; }
+    [[nodiscard]] int64_t group_count(Dim d) const noexcept { return world_ / size(d); }
 
     [[nodiscard]] int64_t node_of(int64_t rank) const noexcept { return rank / gpus_per_node_; }
     [[nodiscard]] MeshCoords coords_of(int64_t rank) const noexcept;
     [[nodiscard]] int64_t rank_of(const MeshCoords& coords) const noexcept;
 
     // The group of `rank` in dim d, in [0, group_count(d)).
-    [[nodiscard]] int64_t group_of(MeshDim d, int64_t rank) const noexcept;
+    [[nodiscard]] int64_t group_of(Dim d, int64_t rank) const noexcept;
     // Member `index` (0 <= index < size(d)) of group `group` of dim d.
-    [[nodiscard]] int64_t member(MeshDim d, int64_t group, int64_t index) const noexcept;
-    [[nodiscard]] std::vector<int64_t> members(MeshDim d, int64_t group) const;
-    [[nodiscard]] LinkClass group_link(MeshDim d, int64_t group) const noexcept;
-    [[nodiscard]] const DimSummary& summary(MeshDim d) const noexcept { return summary_[dim_index(d)]; }
+    [[nodiscard]] int64_t member(Dim d, int64_t group, int64_t index) const noexcept;
+    [[nodiscard]] std::vector<int64_t> members(Dim d, int64_t group) const;
+    [[nodiscard]] LinkClass group_link(Dim d, int64_t group) const noexcept;
+    [[nodiscard]] const DimSummary& summary(Dim d) const noexcept { return summary_[mesh_axis(d)]; }
 
     [[nodiscard]] RankGroups groups_of(int64_t rank) const noexcept;
 
@@ -118,12 +115,12 @@ private:
         return node_of(first_rank) == node_of(last_rank) ? LinkClass::intra : LinkClass::inter;
     }
     // Number formed by the coordinates of every dim except those in `skip` (mixed radix, in order).
-    [[nodiscard]] int64_t rest_index(const MeshCoords& c, MeshDim skip_a, MeshDim skip_b) const noexcept;
+    [[nodiscard]] int64_t rest_index(const MeshCoords& c, Dim skip_a, Dim skip_b) const noexcept;
     // Inverse of rest_index: coordinates of the other dims; the skipped ones are left at 0.
-    [[nodiscard]] MeshCoords rest_coords(int64_t rest, MeshDim skip_a, MeshDim skip_b) const noexcept;
+    [[nodiscard]] MeshCoords rest_coords(int64_t rest, Dim skip_a, Dim skip_b) const noexcept;
     // The combined cp x dp_shard group: the inner and outer of the two by stride.
-    [[nodiscard]] MeshDim ep_inner() const noexcept;
-    [[nodiscard]] MeshDim ep_outer() const noexcept;
+    [[nodiscard]] Dim ep_inner() const noexcept;
+    [[nodiscard]] Dim ep_outer() const noexcept;
     [[nodiscard]] int64_t ep_group_member_rank(int64_t group, int64_t index) const noexcept;
     void summarise();
 
@@ -134,7 +131,7 @@ private:
     ParallelSpec effective_;
     MeshCoords size_{1, 1, 1, 1, 1};
     MeshCoords stride_{1, 1, 1, 1, 1};
-    std::array<DimSummary, kAllMeshDims.size()> summary_{};
+    std::array<DimSummary, kMeshDims.size()> summary_{};
     DimSummary ep_summary_{};
 };
 

@@ -15,39 +15,29 @@
 
 namespace shardscope {
 
-// A dim whose groups communicate: the mesh dims and ep, in the order the panel lists them.
-enum class GroupDim { tp, cp, ep, dp_shard, dp_replicate, pp };
-inline constexpr std::array<GroupDim, 6> kAllGroupDims = {GroupDim::tp,       GroupDim::cp,           GroupDim::ep,
-                                                         GroupDim::dp_shard, GroupDim::dp_replicate, GroupDim::pp};
-
-[[nodiscard]] std::string_view to_string(GroupDim d) noexcept;
-[[nodiscard]] std::optional<GroupDim> group_dim_from_string(std::string_view s) noexcept;
-// The mesh dim behind a group dim; none for ep.
-[[nodiscard]] std::optional<MeshDim> mesh_dim_of(GroupDim d) noexcept;
-[[nodiscard]] constexpr size_t group_dim_index(GroupDim d) noexcept { return static_cast<size_t>(d); }
 
 // Ranks per group, number of groups, and the group of a rank (in [0, group_count)).
-[[nodiscard]] int64_t group_size(const DeviceMesh& mesh, GroupDim d) noexcept;
-[[nodiscard]] int64_t group_count(const DeviceMesh& mesh, GroupDim d) noexcept;
-[[nodiscard]] int64_t group_of(const DeviceMesh& mesh, GroupDim d, int64_t rank) noexcept;
+[[nodiscard]] int64_t group_size(const DeviceMesh& mesh, Dim d) noexcept;
+[[nodiscard]] int64_t group_count(const DeviceMesh& mesh, Dim d) noexcept;
+[[nodiscard]] int64_t group_of(const DeviceMesh& mesh, Dim d, int64_t rank) noexcept;
 // The rank's place inside its group (0 .. size-1): its coordinate in d (for ep: its index in the EP group).
-[[nodiscard]] int64_t index_in_group(const DeviceMesh& mesh, GroupDim d, int64_t rank) noexcept;
+[[nodiscard]] int64_t index_in_group(const DeviceMesh& mesh, Dim d, int64_t rank) noexcept;
 // Member `index` of group `group`.
-[[nodiscard]] int64_t group_member(const DeviceMesh& mesh, GroupDim d, int64_t group, int64_t index) noexcept;
+[[nodiscard]] int64_t group_member(const DeviceMesh& mesh, Dim d, int64_t group, int64_t index) noexcept;
 // The member after `rank` in its group (members ascend in rank); none for the last one.
-[[nodiscard]] std::optional<int64_t> next_member(const DeviceMesh& mesh, GroupDim d, int64_t rank) noexcept;
-[[nodiscard]] LinkClass group_link(const DeviceMesh& mesh, GroupDim d, int64_t group) noexcept;
+[[nodiscard]] std::optional<int64_t> next_member(const DeviceMesh& mesh, Dim d, int64_t rank) noexcept;
+[[nodiscard]] LinkClass group_link(const DeviceMesh& mesh, Dim d, int64_t group) noexcept;
 // Whether the group holding `rank` stays inside the rank's node (a dim of size 1 always does).
-[[nodiscard]] bool rank_group_is_intra(const DeviceMesh& mesh, GroupDim d, int64_t rank) noexcept;
-[[nodiscard]] const DimSummary& dim_summary(const DeviceMesh& mesh, GroupDim d) noexcept;
+[[nodiscard]] bool rank_group_is_intra(const DeviceMesh& mesh, Dim d, int64_t rank) noexcept;
+[[nodiscard]] const DimSummary& dim_summary(const DeviceMesh& mesh, Dim d) noexcept;
 // Whether group `group` of d has a member among ranks [first_rank, end_rank). Members ascend in rank,
 // so this is a binary search: O(log size), whatever the range's length (the mesh panel asks it of
 // every block of nodes on screen).
-[[nodiscard]] bool group_has_member_in(const DeviceMesh& mesh, GroupDim d, int64_t group, int64_t first_rank,
+[[nodiscard]] bool group_has_member_in(const DeviceMesh& mesh, Dim d, int64_t group, int64_t first_rank,
                                        int64_t end_rank) noexcept;
 
 // Every group of one rank, indexed by group_dim_index.
-using GroupIds = std::array<int64_t, kAllGroupDims.size()>;
+using GroupIds = std::array<int64_t, kAllDims.size()>;
 [[nodiscard]] GroupIds groups_of_rank(const DeviceMesh& mesh, int64_t rank) noexcept;
 
 // Leftover GPUs (DESIGN.md: they become extra dp_replicate) are the ranks whose dp_replicate coordinate
@@ -62,7 +52,7 @@ using GroupIds = std::array<int64_t, kAllGroupDims.size()>;
 // mesh panel colours a node or a block of nodes by when it is too small to show its GPUs.
 class NodeIntraShare {
 public:
-    [[nodiscard]] static NodeIntraShare build(const DeviceMesh& mesh, GroupDim d);
+    [[nodiscard]] static NodeIntraShare build(const DeviceMesh& mesh, Dim d);
     [[nodiscard]] int64_t node_count() const noexcept { return static_cast<int64_t>(prefix_.size()) - 1; }
     // GPUs of nodes [first, first + count) whose group is intra-node (the range is clipped to the mesh).
     [[nodiscard]] int64_t intra_gpus(int64_t first_node, int64_t count) const noexcept;

@@ -353,17 +353,17 @@ Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceM
     cx.shard_ranks = p.dp_shard * p.cp;
     cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
     const int64_t gpn = s.cluster.gpus_per_node;
-    const auto at = [&](MeshDim d) { return placement_of(mesh.summary(d), gpn); };
-    cx.tp = at(MeshDim::tp);
-    cx.cp = at(MeshDim::cp);
-    cx.pp = Placement{mesh.summary(MeshDim::pp).links, 1};  // one activation between two GPUs
-    cx.replicate = at(MeshDim::dp_replicate);
+    const auto at = [&](Dim d) { return placement_of(mesh.summary(d), gpn); };
+    cx.tp = at(Dim::tp);
+    cx.cp = at(Dim::cp);
+    cx.pp = Placement{mesh.summary(Dim::pp).links, 1};  // one activation between two GPUs
+    cx.replicate = at(Dim::dp_replicate);
     cx.ep = placement_of(mesh.ep_summary(), gpn);
     // A group of two dims holds the product of their members per node (capped by its size).
     const auto combined = [&](Placement a, Placement b, int64_t size) {
         return Placement{worse(a.links, b.links), std::min(size, a.per_node * b.per_node)};
     };
-    cx.shard = combined(at(MeshDim::dp_shard), cx.cp, cx.shard_ranks);
+    cx.shard = combined(at(Dim::dp_shard), cx.cp, cx.shard_ranks);
     cx.expert_shard = Placement{cx.shard.links, std::max<int64_t>(1, cx.shard.per_node / p.ep)};
     cx.all_data = combined(cx.shard, cx.replicate, cx.shard_ranks * p.dp_replicate);
     return cx;
@@ -434,15 +434,15 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     return plan;
 }
 
-std::string dim_collective(MeshDim d, const ParallelSpec& p) {
+std::string dim_collective(Dim d, const ParallelSpec& p) {
     switch (d) {
-        case MeshDim::tp: return p.sequence_parallel ? "all-gather + reduce-scatter" : "all-reduce";
-        case MeshDim::cp: return "ring exchange of K,V (all-gather + reduce-scatter)";
-        case MeshDim::dp_shard:
+        case Dim::tp: return p.sequence_parallel ? "all-gather + reduce-scatter" : "all-reduce";
+        case Dim::cp: return "ring exchange of K,V (all-gather + reduce-scatter)";
+        case Dim::dp_shard:
             return p.zero >= 3 ? "all-gather (fwd, bwd) + reduce-scatter per micro-batch"
                                : "reduce-scatter + all-gather";
-        case MeshDim::dp_replicate: return "all-reduce";
-        case MeshDim::pp: return "point-to-point";
+        case Dim::dp_replicate: return "all-reduce";
+        case Dim::pp: return "point-to-point";
     }
     return "";
 }
@@ -636,7 +636,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
         r.notes.push_back(os.str());
     }
     if (mesh.is_hsdp()) r.notes.push_back("HSDP: dp_shard groups inside nodes, dp_replicate across nodes");
-    if (p.tp > 1 && mesh.summary(MeshDim::tp).links != DimLinks::intra)
+    if (p.tp > 1 && mesh.summary(Dim::tp).links != DimLinks::intra)
         r.notes.push_back("tp groups span nodes: every block's collectives cross the inter-node link");
 
     int64_t m = microbatches_per_step(s, p.dp_replicate);
@@ -676,7 +676,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const double step_end_exposed = StepEndTimes{end.reduce_s, end.gather_s}.exposed(sc.work.backward_s);
 
     // The dims table (per GPU of the busiest stage, per step).
-    const auto dim_entry = [&](MeshDim d, double bytes, double time, double exposed_s) {
+    const auto dim_entry = [&](Dim d, double bytes, double time, double exposed_s) {
         DimCost dc;
         dc.name = std::string(to_string(d));
         dc.size = mesh.size(d);
@@ -698,28 +698,28 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                                                         as_double(p.cp) * as_double(s.model.hidden) * cx.act_bytes /
                                                         as_double(p.tp)
                                                   : 0.0;
-    for (MeshDim d : p.order) {
+    for (Dim d : p.order) {
         switch (d) {
-            case MeshDim::tp:
+            case Dim::tp:
                 r.dims.push_back(dim_entry(d, mb * sc.tp_bytes, mb * (sc.work.tp_forward_s + sc.work.tp_backward_s),
                                            mb * (ex.tp_f + ex.tp_b)));
                 break;
-            case MeshDim::cp:
+            case Dim::cp:
                 r.dims.push_back(dim_entry(d, mb * sc.cp_bytes, mb * (sc.work.cp_forward_s + sc.work.cp_backward_s),
                                            mb * (ex.cp_f + ex.cp_b)));
                 break;
-            case MeshDim::dp_shard: {
+            case Dim::dp_shard: {
                 const double fsdp_time = mb * (sc.work.fsdp_forward_s + sc.work.fsdp_backward_s);
                 const double end_exposed = end.shard_s > 0 ? end.gather_s + std::max(0.0, reduce_exposed - end.replicate_s) : 0;
                 r.dims.push_back(dim_entry(d, mb * sc.fsdp_bytes + end.shard_bytes, fsdp_time + end.shard_s,
                                            mb * (ex.fsdp_f + ex.fsdp_b) + end_exposed));
                 break;
             }
-            case MeshDim::dp_replicate:
+            case Dim::dp_replicate:
                 r.dims.push_back(dim_entry(d, end.replicate_bytes, end.replicate_s,
                                            std::min(end.replicate_s, reduce_exposed)));
                 break;
-            case MeshDim::pp:
+            case Dim::pp:
                 // A middle stage sends each micro-batch's activation forward and its gradient back.
                 r.dims.push_back(dim_entry(d, 2.0 * mb * pp_msg_bytes, 2.0 * mb * spec.p2p_time, pp_exposed));
                 break;

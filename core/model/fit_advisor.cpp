@@ -98,10 +98,10 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
     if (pick[kPp] != 0) changes.push_back({kKnobNames[kPp], std::to_string(s.parallel.pp), std::to_string(c.parallel.pp)});
     // The data-parallel dims pay for TP and PP and turn into shards under ZeRO: name them too, so the
     // advice says every field it changes.
-    if (c.parallel.dp_shard != s.parallel.dp_shard)
-        changes.push_back({"dp_shard", std::to_string(s.parallel.dp_shard), std::to_string(c.parallel.dp_shard)});
-    if (c.parallel.dp_replicate != s.parallel.dp_replicate)
-        changes.push_back({"dp_replicate", std::to_string(s.parallel.dp_replicate), std::to_string(c.parallel.dp_replicate)});
+    for (Dim d : {Dim::dp_shard, Dim::dp_replicate})
+        if (c.parallel.factor(d) != s.parallel.factor(d))
+            changes.push_back({std::string(to_string(d)), std::to_string(s.parallel.factor(d)),
+                               std::to_string(c.parallel.factor(d))});
     out.scenario = std::move(c);
     out.changes = std::move(changes);
     return true;

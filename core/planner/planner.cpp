@@ -36,14 +36,14 @@ std::vector<int64_t> divisors(int64_t n) {
 
 // Mesh orders to try. Two orders that list the dims of size > 1 in the same sequence place every rank
 // identically (a dim of size 1 has stride but no extent), so only one of them is kept.
-std::vector<std::vector<MeshDim>> orders_for(const ParallelSpec& p, bool all_orders) {
-    std::vector<MeshDim> order(kAllMeshDims.begin(), kAllMeshDims.end());
+std::vector<std::vector<Dim>> orders_for(const ParallelSpec& p, bool all_orders) {
+    std::vector<Dim> order(kMeshDims.begin(), kMeshDims.end());
     if (!all_orders) return {order};
-    std::vector<std::vector<MeshDim>> out;
-    std::vector<std::vector<MeshDim>> seen;
+    std::vector<std::vector<Dim>> out;
+    std::vector<std::vector<Dim>> seen;
     do {
-        std::vector<MeshDim> placed;
-        for (MeshDim d : order)
+        std::vector<Dim> placed;
+        for (Dim d : order)
             if (p.factor(d) > 1) placed.push_back(d);
         if (std::find(seen.begin(), seen.end(), placed) != seen.end()) continue;
         seen.push_back(placed);
@@ -127,7 +127,7 @@ void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats
                         p.dp_shard = dp_shard;
                         p.dp_replicate = dp / dp_shard;
                         p.ep = ep;
-                        for (const std::vector<MeshDim>& order : orders_for(p, options.all_orders)) {
+                        for (const std::vector<Dim>& order : orders_for(p, options.all_orders)) {
                             p.order = order;
                             ++stats.layouts;
                             const std::vector<int> zeros = zero_stages(p, options.filters);
@@ -152,7 +152,7 @@ Scenario with_knobs(const Scenario& base, const ParallelSpec& p, int64_t micro_b
 }
 
 bool tp_within_node(const DeviceMesh& mesh) {
-    const DimLinks links = mesh.summary(MeshDim::tp).links;
+    const DimLinks links = mesh.summary(Dim::tp).links;
     return links == DimLinks::none || links == DimLinks::intra;
 }
 
@@ -580,7 +580,7 @@ private:
 // One set of factors of pass 1, with the mesh orders and ZeRO stages to try.
 struct LayoutJob {
     ParallelSpec parallel;
-    std::vector<std::vector<MeshDim>> orders;
+    std::vector<std::vector<Dim>> orders;
     std::vector<int> zeros;
 };
 
@@ -614,12 +614,12 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
     std::map<std::array<DimLinks, 6>, OrderCache> caches;
     const auto cache_of = [&](const DeviceMesh& m) -> OrderCache& {
         std::array<DimLinks, 6> links{};
-        for (std::size_t i = 0; i < kAllMeshDims.size(); ++i) links[i] = m.summary(kAllMeshDims[i]).links;
+        for (std::size_t i = 0; i < kMeshDims.size(); ++i) links[i] = m.summary(kMeshDims[i]).links;
         links[5] = m.ep_summary().links;
         return caches[links];
     };
     std::vector<Order> orders;
-    for (const std::vector<MeshDim>& order : job.orders) {
+    for (const std::vector<Dim>& order : job.orders) {
         Order o;
         o.parallel = job.parallel;
         o.parallel.order = order;
@@ -871,14 +871,14 @@ std::string schedule_text(const TrainingSpec& t) {
     return s;
 }
 
-std::string order_text(const std::vector<MeshDim>& order) {
+std::string order_text(const std::vector<Dim>& order) {
     std::string s;
-    for (MeshDim d : order) s += (s.empty() ? "" : ",") + std::string(to_string(d));
+    for (Dim d : order) s += (s.empty() ? "" : ",") + std::string(to_string(d));
     return s;
 }
 
-bool default_order(const std::vector<MeshDim>& order) {
-    return std::equal(order.begin(), order.end(), kAllMeshDims.begin(), kAllMeshDims.end());
+bool default_order(const std::vector<Dim>& order) {
+    return std::equal(order.begin(), order.end(), kMeshDims.begin(), kMeshDims.end());
 }
 
 }  // namespace
@@ -887,10 +887,8 @@ std::string describe_layout(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
     std::ostringstream os;
     os << "tp " << p.tp;
-    const std::pair<const char*, int64_t> dims[] = {{"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard},
-                                                    {"dp_replicate", p.dp_replicate}, {"ep", p.ep}};
-    for (const auto& [name, v] : dims)
-        if (v > 1) os << ", " << name << " " << v;
+    for (Dim d : {Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
+        if (p.factor(d) > 1) os << ", " << to_string(d) << " " << p.factor(d);
     os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
        << ", recompute " << to_string(s.training.recompute);
     if (!default_order(p.order)) os << ", order " << order_text(p.order);
@@ -899,17 +897,13 @@ std::string describe_layout(const Scenario& s) {
 
 std::string layout_changes(const Scenario& a, const Scenario& b) {
     std::vector<std::string> parts;
-    const auto num = [&](const char* name, int64_t x, int64_t y) {
+    const auto num = [&](std::string_view name, int64_t x, int64_t y) {
         if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
     };
     const ParallelSpec& p = a.parallel;
     const ParallelSpec& q = b.parallel;
-    num("tp", p.tp, q.tp);
-    num("cp", p.cp, q.cp);
-    num("pp", p.pp, q.pp);
-    num("dp_shard", p.dp_shard, q.dp_shard);
-    num("dp_replicate", p.dp_replicate, q.dp_replicate);
-    num("ep", p.ep, q.ep);
+    for (Dim d : {Dim::tp, Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
+        num(to_string(d), p.factor(d), q.factor(d));
     num("zero", p.zero, q.zero);
     num("mb", a.training.micro_batch, b.training.micro_batch);
     if (schedule_text(a.training) != schedule_text(b.training))

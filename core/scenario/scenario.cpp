@@ -95,20 +95,20 @@ using namespace detail;
 
 constexpr std::string_view kSchema = "shardscope.scenario/1";
 
-std::vector<MeshDim> read_order(const Json& j) {
+std::vector<Dim> read_order(const Json& j) {
     const std::string path = "parallel.order";
     if (!j.is_array()) fail(path, "must be a list of the dims tp, cp, dp_shard, dp_replicate, pp");
-    std::vector<MeshDim> order;
+    std::vector<Dim> order;
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string item_path = path + "[" + std::to_string(i) + "]";
         if (!j[i].is_string()) fail(item_path, "must be a string");
         const auto d = mesh_dim_from_string(j[i].get<std::string>());
         if (!d) fail(item_path, "\"" + j[i].get<std::string>() + "\" is not one of tp, cp, dp_shard, dp_replicate, pp");
-        for (MeshDim seen : order)
+        for (Dim seen : order)
             if (seen == *d) fail(item_path, "\"" + std::string(to_string(*d)) + "\" is listed twice");
         order.push_back(*d);
     }
-    if (order.size() != kAllMeshDims.size())
+    if (order.size() != kMeshDims.size())
         fail(path, "must list each of tp, cp, dp_shard, dp_replicate, pp exactly once");
     return order;
 }
@@ -249,7 +249,7 @@ Json parallel_to_json(const ParallelSpec& p) {
     if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
     if (p.last_stage_layers > 0) j["last_stage_layers"] = p.last_stage_layers;
     Json order = Json::array();
-    for (MeshDim d : p.order) order.push_back(to_string(d));
+    for (Dim d : p.order) order.push_back(to_string(d));
     j["order"] = order;
     return j;
 }
@@ -269,16 +269,24 @@ Json training_to_json(const TrainingSpec& t) {
 
 }  // namespace
 
-int64_t ParallelSpec::factor(MeshDim d) const noexcept {
+namespace {
+// One switch for the const and the mutable accessor.
+template <typename Spec>
+auto& factor_field(Spec& p, Dim d) noexcept {
     switch (d) {
-        case MeshDim::tp: return tp;
-        case MeshDim::cp: return cp;
-        case MeshDim::dp_shard: return dp_shard;
-        case MeshDim::dp_replicate: return dp_replicate;
-        case MeshDim::pp: return pp;
+        case Dim::tp: return p.tp;
+        case Dim::cp: return p.cp;
+        case Dim::ep: return p.ep;
+        case Dim::dp_shard: return p.dp_shard;
+        case Dim::dp_replicate: return p.dp_replicate;
+        case Dim::pp: return p.pp;
     }
-    return 1;
+    return p.tp;
 }
+}  // namespace
+
+int64_t& ParallelSpec::factor(Dim d) noexcept { return factor_field(*this, d); }
+int64_t ParallelSpec::factor(Dim d) const noexcept { return factor_field(*this, d); }
 
 ScenarioLoad parse_scenario(std::string_view json_text) {
     ScenarioLoad out;
@@ -460,15 +468,15 @@ std::string validate_cluster(const ClusterSpec& c) {
 
 namespace {
 
-std::string validate_order(const std::vector<MeshDim>& order) {
-    bool seen[kAllMeshDims.size()] = {};
-    for (MeshDim d : order) {
-        const auto i = static_cast<size_t>(d);
-        if (i >= kAllMeshDims.size() || seen[i]) break;
+std::string validate_order(const std::vector<Dim>& order) {
+    bool seen[kMeshDims.size()] = {};
+    for (Dim d : order) {
+        const auto i = mesh_axis(d);
+        if (i >= kMeshDims.size() || seen[i]) break;
         seen[i] = true;
     }
     for (bool b : seen)
-        if (!b || order.size() != kAllMeshDims.size())
+        if (!b || order.size() != kMeshDims.size())
             return "parallel.order: must list each of tp, cp, dp_shard, dp_replicate, pp exactly once";
     return {};
 }
@@ -477,7 +485,7 @@ std::string validate_order(const std::vector<MeshDim>& order) {
 // would overflow int64, so the product stops growing once it is too big to divide anything).
 int64_t mesh_product(const ParallelSpec& p, int64_t gpus) {
     int64_t product = 1;
-    for (MeshDim d : kAllMeshDims) {
+    for (Dim d : kMeshDims) {
         product *= p.factor(d);
         if (product > gpus) return 0;
     }
@@ -674,17 +682,6 @@ std::string_view to_string(Precision v) noexcept {
     return "mixed-bf16";
 }
 
-std::string_view to_string(MeshDim v) noexcept {
-    switch (v) {
-        case MeshDim::tp: return "tp";
-        case MeshDim::cp: return "cp";
-        case MeshDim::dp_shard: return "dp_shard";
-        case MeshDim::dp_replicate: return "dp_replicate";
-        case MeshDim::pp: return "pp";
-    }
-    return "tp";
-}
-
 namespace {
 template <typename Enum, size_t N>
 std::optional<Enum> lookup(std::string_view s, const std::array<Enum, N>& all) noexcept {
@@ -708,7 +705,6 @@ std::optional<Precision> precision_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16,
                                 Precision::megatron_fp16, Precision::fp8});
 }
-std::optional<MeshDim> mesh_dim_from_string(std::string_view s) noexcept { return lookup(s, kAllMeshDims); }
 std::string_view to_string(AttentionKernel v) noexcept { return v == AttentionKernel::eager ? "eager" : "flash"; }
 std::string_view to_string(AttentionType v) noexcept { return v == AttentionType::mla ? "mla" : "gqa"; }
 std::optional<AttentionType> attention_type_from_string(std::string_view s) noexcept {

@@ -2,6 +2,8 @@
 // The scenario: one complete, shareable setup (DESIGN.md, "The scenario").
 // Plain value types; JSON text in and out, nothing else.
 
+#include "core/scenario/dim.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -20,10 +22,6 @@ enum class AttentionKernel { flash, eager };
 // How attention projects: grouped-query (q, k, v, o) or DeepSeek's multi-head latent attention (MLA:
 // queries and keys/values through low-rank latents, plus a shared rotary key).
 enum class AttentionType { gqa, mla };
-// The mesh dims that `parallel.order` arranges. ep is not among them: it borrows from dp_shard*cp.
-enum class MeshDim { tp, cp, dp_shard, dp_replicate, pp };
-inline constexpr std::array<MeshDim, 5> kAllMeshDims = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard,
-                                                       MeshDim::dp_replicate, MeshDim::pp};
 
 struct ModelSpec {
     std::string name = "custom";
@@ -120,10 +118,11 @@ struct ParallelSpec {
     bool loss_in_pipeline_split = false;
     int64_t first_stage_layers = 0;  // 0: an even split (Megatron's --decoder-first-pipeline-num-layers)
     int64_t last_stage_layers = 0;
-    std::vector<MeshDim> order = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard, MeshDim::dp_replicate,
-                                  MeshDim::pp};
+    std::vector<Dim> order = {Dim::tp, Dim::cp, Dim::dp_shard, Dim::dp_replicate, Dim::pp};
 
-    [[nodiscard]] int64_t factor(MeshDim d) const noexcept;
+    // The factor of any dim, ep included (1 = not split).
+    [[nodiscard]] int64_t factor(Dim d) const noexcept;
+    [[nodiscard]] int64_t& factor(Dim d) noexcept;
     [[nodiscard]] int64_t product() const noexcept { return tp * cp * pp * dp_shard * dp_replicate; }
 };
 
@@ -191,7 +190,6 @@ inline constexpr double kMaxLatencyUs = 1e6;
 [[nodiscard]] std::string_view to_string(Schedule v) noexcept;
 [[nodiscard]] std::string_view to_string(Recompute v) noexcept;
 [[nodiscard]] std::string_view to_string(Precision v) noexcept;
-[[nodiscard]] std::string_view to_string(MeshDim v) noexcept;
 [[nodiscard]] std::string_view to_string(AttentionKernel v) noexcept;
 [[nodiscard]] std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::string_view to_string(AttentionType v) noexcept;
@@ -200,6 +198,5 @@ inline constexpr double kMaxLatencyUs = 1e6;
 [[nodiscard]] std::optional<Schedule> schedule_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Recompute> recompute_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Precision> precision_from_string(std::string_view s) noexcept;
-[[nodiscard]] std::optional<MeshDim> mesh_dim_from_string(std::string_view s) noexcept;
 
 }  // namespace shardscope

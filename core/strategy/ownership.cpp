@@ -90,11 +90,11 @@ int64_t budgeted_cells(int64_t factor, int64_t wanted, int64_t items, int64_t sl
     return cells;
 }
 
-int64_t coord(const ExplorerGpu& g, MeshDim d) { return g.coords[dim_index(d)]; }
+int64_t coord(const ExplorerGpu& g, Dim d) { return g.coords[mesh_axis(d)]; }
 
 // Which data-parallel replica a GPU computes for: dp_replicate outer, dp_shard inner.
 int64_t dp_index(const ExplorerGpu& g, const ParallelSpec& p) {
-    return coord(g, MeshDim::dp_replicate) * p.dp_shard + coord(g, MeshDim::dp_shard);
+    return coord(g, Dim::dp_replicate) * p.dp_shard + coord(g, Dim::dp_shard);
 }
 
 // The explorer's GPUs: ranks 0..gpus-1 of one copy of the layout, numbered as mesh.hpp numbers them.
@@ -105,15 +105,15 @@ std::vector<ExplorerGpu> explorer_gpus(const ParallelSpec& p, int64_t gpus) {
     const DeviceMesh mesh = DeviceMesh::build(one_copy, p);
     // Position inside the combined cp x dp_shard group: the one of the two with the smaller stride is
     // the inner digit (ascending rank), as in DeviceMesh's EP numbering.
-    const bool cp_inner = mesh.stride(MeshDim::cp) < mesh.stride(MeshDim::dp_shard);
+    const bool cp_inner = mesh.stride(Dim::cp) < mesh.stride(Dim::dp_shard);
     std::vector<ExplorerGpu> out;
     out.reserve(static_cast<size_t>(gpus));
     for (int64_t r = 0; r < gpus; ++r) {
         ExplorerGpu g;
         g.rank = r;
         g.coords = mesh.coords_of(r);
-        const int64_t c = coord(g, MeshDim::cp);
-        const int64_t d = coord(g, MeshDim::dp_shard);
+        const int64_t c = coord(g, Dim::cp);
+        const int64_t d = coord(g, Dim::dp_shard);
         g.shard_index = cp_inner ? c + p.cp * d : d + p.dp_shard * c;
         g.ep_position = g.shard_index % p.ep;
         out.push_back(g);
@@ -237,8 +237,8 @@ public:
                 const int64_t per_cp = chunks / p_.cp;
                 const int64_t want_dp = r / (rows / dp), want_cp = c / per_cp, want_sp = c % per_cp / (per_cp / sp);
                 pc.owners = owners([&](const ExplorerGpu& g) {
-                    return dp_index(g, p_) == want_dp && coord(g, MeshDim::cp) == want_cp &&
-                           (sp == 1 || coord(g, MeshDim::tp) == want_sp);
+                    return dp_index(g, p_) == want_dp && coord(g, Dim::cp) == want_cp &&
+                           (sp == 1 || coord(g, Dim::tp) == want_sp);
                 });
                 pc.collective = batch_collective(p_);
                 add(std::move(pc));
@@ -259,7 +259,7 @@ public:
                     Piece pc = matrix_piece(kind, state, row, c, cells, j, slices, items, first_layer, layer_count);
                     pc.bytes = params / as_double(cells) * bytes_per_param(state, per_) / as_double(slices);
                     pc.owners = owners([&](const ExplorerGpu& g) {
-                        return coord(g, MeshDim::pp) == stage && coord(g, MeshDim::tp) == want_tp &&
+                        return coord(g, Dim::pp) == stage && coord(g, Dim::tp) == want_tp &&
                                (slices == 1 || g.shard_index == j);
                     });
                     add(std::move(pc));
@@ -284,7 +284,7 @@ public:
                                             first_layer, layer_count);
                     pc.bytes = params / as_double(cells) * bytes_per_param(state, per_) / as_double(slices);
                     pc.owners = owners([&](const ExplorerGpu& g) {
-                        return coord(g, MeshDim::pp) == stage && coord(g, MeshDim::tp) == want_tp &&
+                        return coord(g, Dim::pp) == stage && coord(g, Dim::tp) == want_tp &&
                                g.ep_position == want_ep && (zero_slices == 1 || g.shard_index / p_.ep == want_shard);
                     });
                     add(std::move(pc));

@@ -4,66 +4,37 @@
 
 namespace shardscope {
 
-std::string_view strategy_label(Strategy s) noexcept {
-    switch (s) {
-        case Strategy::dp: return "DP / DDP";
-        case Strategy::fsdp: return "FSDP / ZeRO";
-        case Strategy::tp: return "TP";
-        case Strategy::pp: return "PP";
-        case Strategy::ep: return "EP";
-        case Strategy::sp_cp: return "SP / CP";
-    }
-    return "";
-}
-
-std::string_view strategy_key(Strategy s) noexcept {
-    switch (s) {
-        case Strategy::dp: return "dp";
-        case Strategy::fsdp: return "fsdp";
-        case Strategy::tp: return "tp";
-        case Strategy::pp: return "pp";
-        case Strategy::ep: return "ep";
-        case Strategy::sp_cp: return "cp";
-    }
-    return "";
-}
-
-std::optional<Strategy> strategy_from_key(std::string_view key) noexcept {
-    for (Strategy s : kAllStrategies)
+std::optional<Dim> strategy_from_key(std::string_view key) noexcept {
+    for (Dim s : kStrategyOrder)
         if (key == strategy_key(s)) return s;
-    if (key == "zero" || key == "dp_shard") return Strategy::fsdp;
-    if (key == "dp_replicate" || key == "ddp") return Strategy::dp;
-    if (key == "sp" || key == "sp_cp") return Strategy::sp_cp;
+    if (const auto d = dim_from_string(key)) return d;
+    if (key == "zero") return Dim::dp_shard;
+    if (key == "ddp") return Dim::dp_replicate;
+    if (key == "sp" || key == "sp_cp") return Dim::cp;
     return std::nullopt;
 }
 
-int64_t strategy_factor(const ParallelSpec& p, Strategy s) noexcept {
-    switch (s) {
-        case Strategy::dp: return p.dp_replicate;
-        case Strategy::fsdp: return p.zero > 0 ? p.dp_shard : 1;
-        case Strategy::tp: return p.tp;
-        case Strategy::pp: return p.pp;
-        case Strategy::ep: return p.ep;
-        case Strategy::sp_cp: return p.cp;
-    }
-    return 1;
+int64_t strategy_factor(const ParallelSpec& p, Dim s) noexcept {
+    // dp_shard without ZeRO shards nothing: it is more data parallelism, not FSDP.
+    if (s == Dim::dp_shard && p.zero == 0) return 1;
+    return p.factor(s);
 }
 
-Scenario with_strategy_factor(const Scenario& s, Strategy st, int64_t factor) {
+Scenario with_strategy_factor(const Scenario& s, Dim st, int64_t factor) {
     Scenario out = s;
     ParallelSpec& p = out.parallel;
     switch (st) {
-        case Strategy::dp: p.dp_replicate = factor; break;
-        case Strategy::fsdp:
+        case Dim::dp_replicate: p.dp_replicate = factor; break;
+        case Dim::dp_shard:
             p.dp_shard = factor;
             if (factor <= 1) p.zero = 0;
             else if (p.zero == 0) p.zero = 3;
             break;
-        case Strategy::tp:
+        case Dim::tp:
             p.tp = factor;
             if (factor <= 1) p.sequence_parallel = false;  // SP rides on the TP group
             break;
-        case Strategy::pp:
+        case Dim::pp:
             p.pp = factor;
             // Schedules that need several stages fall back to 1F1B when the pipeline goes.
             if (factor <= 1 && (out.training.schedule == Schedule::interleaved_1f1b ||
@@ -72,8 +43,8 @@ Scenario with_strategy_factor(const Scenario& s, Strategy st, int64_t factor) {
                 out.training.virtual_stages = 1;
             }
             break;
-        case Strategy::ep: p.ep = factor; break;
-        case Strategy::sp_cp: p.cp = factor; break;
+        case Dim::ep: p.ep = factor; break;
+        case Dim::cp: p.cp = factor; break;
     }
     return out;
 }
@@ -93,47 +64,19 @@ Scenario plain_data_parallel(const Scenario& s) {
     return out;
 }
 
-const StrategyFacts& strategy_facts(Strategy s) noexcept {
-    static const StrategyFacts kFacts[] = {
-        {"the batch: each GPU trains on its own rows", "all-reduce of the gradients, once per step",
-         "every GPU keeps the full weights, gradients and optimizer state", "the model fits and you want throughput"},
-        {"the batch, and the weights, gradients and optimizer state", "all-gather of weights + reduce-scatter of gradients",
-         "more traffic than DP: each layer is gathered right before it runs", "the model state barely fits under plain DP"},
-        {"the matmuls inside each layer (heads, MLP columns and rows)", "all-reduce of activations, twice per layer each way",
-         "frequent, latency-bound messages that need the fastest links", "one layer is too big and you have NVLink"},
-        {"the layer stack into stages", "point-to-point activations between neighbouring stages",
-         "the bubble: stages wait while the pipeline fills and drains", "the model spans many nodes"},
-        {"the experts of each MoE layer", "all-to-all: tokens go to their expert and come back",
-         "all-to-all traffic and uneven load across experts", "the model is a mixture of experts"},
-        {"the sequence (SP: norm/dropout regions; CP: attention too)", "K and V blocks around a ring, or all-gather",
-         "extra traffic to move keys and values between GPUs", "the context is very long"},
-    };
-    return kFacts[static_cast<size_t>(s)];
-}
-
-std::string communication_cadence(std::string_view dim, const ParallelSpec& p) {
-    if (dim == "tp") return "every block, forward and backward, each micro-batch";
-    if (dim == "cp") return "every attention, forward and backward, each micro-batch";
-    if (dim == "dp_shard") return p.zero >= 3 ? "every block, each micro-batch" : "once per step";
-    if (dim == "dp_replicate") return "once per step";
-    if (dim == "pp") return "each micro-batch, at every stage boundary";
-    if (dim == "ep") return "every MoE block, each micro-batch";
+std::string communication_cadence(Dim d, const ParallelSpec& p) {
+    switch (d) {
+        case Dim::tp: return "every block, forward and backward, each micro-batch";
+        case Dim::cp: return "every attention, forward and backward, each micro-batch";
+        case Dim::dp_shard: return p.zero >= 3 ? "every block, each micro-batch" : "once per step";
+        case Dim::dp_replicate: return "once per step";
+        case Dim::pp: return "each micro-batch, at every stage boundary";
+        case Dim::ep: return "every MoE block, each micro-batch";
+    }
     return "";
 }
 
 namespace {
-
-std::string_view report_dim(Strategy s) noexcept {
-    switch (s) {
-        case Strategy::dp: return "dp_replicate";
-        case Strategy::fsdp: return "dp_shard";
-        case Strategy::tp: return "tp";
-        case Strategy::pp: return "pp";
-        case Strategy::ep: return "ep";
-        case Strategy::sp_cp: return "cp";
-    }
-    return "";
-}
 
 // Memory of the most loaded GPU of `variant`, or the rule it breaks.
 std::optional<double> memory_of(const Scenario& variant, std::string& why) {
@@ -147,13 +90,13 @@ std::optional<double> memory_of(const Scenario& variant, std::string& why) {
 std::vector<StrategyPrice> price_strategies(const Scenario& s, const Report& report) {
     std::vector<StrategyPrice> out;
     const double current = report.memory.total();
-    for (Strategy st : kAllStrategies) {
+    for (Dim st : kStrategyOrder) {
         if (!strategy_on(s.parallel, st)) continue;
         StrategyPrice price;
         price.strategy = st;
         price.factor = strategy_factor(s.parallel, st);
-        price.dim = std::string(report_dim(st));
-        price.cadence = communication_cadence(price.dim, s.parallel);
+        price.dim = std::string(to_string(st));
+        price.cadence = communication_cadence(st, s.parallel);
         for (const DimCost& d : report.dims) {
             if (d.name != price.dim) continue;
             price.collective = d.collective;
@@ -165,7 +108,7 @@ std::vector<StrategyPrice> price_strategies(const Scenario& s, const Report& rep
         // Without it: its GPUs become plain replicas of the rest (dp_replicate grows by its factor), so
         // the comparison runs on the same GPUs and batch split.
         Scenario off = with_strategy_factor(s, st, 1);
-        if (st != Strategy::dp) off.parallel.dp_replicate *= price.factor;
+        if (st != Dim::dp_replicate) off.parallel.dp_replicate *= price.factor;
         else off.parallel.dp_replicate = s.parallel.dp_replicate;
         std::string why;
         const std::optional<double> without = memory_of(off, why);

@@ -23,40 +23,30 @@
 
 namespace shardscope {
 
-enum class Strategy { dp, fsdp, tp, pp, ep, sp_cp };
-inline constexpr std::array<Strategy, 6> kAllStrategies = {Strategy::dp, Strategy::fsdp, Strategy::tp,
-                                                           Strategy::pp, Strategy::ep, Strategy::sp_cp};
-
-[[nodiscard]] std::string_view strategy_label(Strategy s) noexcept;  // "DP / DDP", "FSDP / ZeRO", ...
-[[nodiscard]] std::string_view strategy_key(Strategy s) noexcept;    // "dp", "fsdp", "tp", "pp", "ep", "cp"
-// Accepts the keys above plus "zero", "sp", "sp_cp", "dp_shard", "dp_replicate".
-[[nodiscard]] std::optional<Strategy> strategy_from_key(std::string_view key) noexcept;
+// A strategy is the teaching name of a dim (core/scenario/dim.hpp): DP is dp_replicate, FSDP / ZeRO is
+// dp_shard, SP / CP is cp; the explorer lists them in kStrategyOrder.
+[[nodiscard]] inline std::string_view strategy_label(Dim d) noexcept { return dim_facts(d).strategy_label; }
+[[nodiscard]] inline std::string_view strategy_key(Dim d) noexcept { return dim_facts(d).strategy_key; }
+// Accepts the strategy keys ("dp", "fsdp", "tp", "pp", "ep", "cp"), every dim's own name, and "zero",
+// "ddp", "sp", "sp_cp".
+[[nodiscard]] std::optional<Dim> strategy_from_key(std::string_view key) noexcept;
 
 // The factor a strategy sets (1 = off).
-[[nodiscard]] int64_t strategy_factor(const ParallelSpec& p, Strategy s) noexcept;
-[[nodiscard]] inline bool strategy_on(const ParallelSpec& p, Strategy s) noexcept { return strategy_factor(p, s) > 1; }
+[[nodiscard]] int64_t strategy_factor(const ParallelSpec& p, Dim s) noexcept;
+[[nodiscard]] inline bool strategy_on(const ParallelSpec& p, Dim s) noexcept { return strategy_factor(p, s) > 1; }
 // The scenario with the strategy's factor set (1 turns it off). FSDP turned on from zero 0 takes
 // zero 3 (the FSDP default); turned off it takes zero 0; PP turned off leaves interleaved-1f1b and
 // dualpipe for 1f1b. Not validated: pass it to try_apply.
-[[nodiscard]] Scenario with_strategy_factor(const Scenario& s, Strategy st, int64_t factor);
+[[nodiscard]] Scenario with_strategy_factor(const Scenario& s, Dim st, int64_t factor);
 // Every strategy off, every GPU a plain replica (what "memory saved vs plain DP" compares against).
 [[nodiscard]] Scenario plain_data_parallel(const Scenario& s);
 
-// The strategy table (the cheat sheet's six rows), in this project's words.
-struct StrategyFacts {
-    const char* splits;
-    const char* communication;
-    const char* cost;
-    const char* reach_for_it_when;
-};
-[[nodiscard]] const StrategyFacts& strategy_facts(Strategy s) noexcept;
-
 // When a dim's collectives run, in words: "every block, each micro-batch", "once per step", ...
-[[nodiscard]] std::string communication_cadence(std::string_view dim, const ParallelSpec& p);
+[[nodiscard]] std::string communication_cadence(Dim d, const ParallelSpec& p);
 
 // The price of one strategy that is on, from the Report of the current scenario.
 struct StrategyPrice {
-    Strategy strategy = Strategy::dp;
+    Dim strategy = Dim::dp_replicate;
     int64_t factor = 1;
     std::string dim;             // the Report dim it reads ("dp_replicate", "dp_shard", "tp", ...)
     std::string collective;      // e.g. "all-reduce"
@@ -72,7 +62,7 @@ struct StrategyPrice {
     std::string saved_note;
 };
 
-// One row per strategy that is on, in kAllStrategies order. `report` is build_report(s).
+// One row per strategy that is on, in kStrategyOrder order. `report` is build_report(s).
 [[nodiscard]] std::vector<StrategyPrice> price_strategies(const Scenario& s, const Report& report);
 
 // Memory per GPU of plain data parallel minus the current layout's (most loaded GPUs); empty when plain

@@ -190,8 +190,8 @@ void add_report_quantities(std::vector<Quantity>& q) {
 }
 
 void add_dim_quantities(std::vector<Quantity>& q) {
-    for (const char* dim : {"tp", "cp", "dp_shard", "dp_replicate", "pp", "ep"}) {
-        const std::string d = dim;
+    for (Dim dim : {Dim::tp, Dim::cp, Dim::dp_shard, Dim::dp_replicate, Dim::pp, Dim::ep}) {
+        const std::string d(to_string(dim));
         const std::string prefix = "report.dims." + d + ".";
         const auto with_dim = [d](std::function<double(const DimCost&)> f) -> Getter {
             return [d, f](const Scenario&, const Report& r, const DeviceMesh&) {
@@ -225,7 +225,7 @@ void add_mesh_quantities(std::vector<Quantity>& q) {
                  [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.ep_group_count())); }});
     q.push_back({{"mesh.inter_groups.ep", "groups", "expert-parallel groups that span nodes"},
                  [](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.ep_summary().inter_groups)); }});
-    for (MeshDim dim : kAllMeshDims) {
+    for (Dim dim : kMeshDims) {
         const std::string d(to_string(dim));
         q.push_back({{"mesh.groups." + d, "groups", d + ": number of groups"},
                      [dim](const Scenario&, const Report&, const DeviceMesh& m) { return value_of(double(m.group_count(dim))); }});

@@ -16,7 +16,7 @@ ClusterSpec cluster(int64_t nodes, int64_t gpus_per_node) {
 }
 
 ParallelSpec parallel(int64_t tp, int64_t cp, int64_t pp, int64_t dp_shard, int64_t dp_replicate,
-                      std::vector<MeshDim> order) {
+                      std::vector<Dim> order) {
     ParallelSpec p;
     p.tp = tp;
     p.cp = cp;
@@ -27,19 +27,19 @@ ParallelSpec parallel(int64_t tp, int64_t cp, int64_t pp, int64_t dp_shard, int6
     return p;
 }
 
-const std::vector<MeshDim> kSeedOrder = {MeshDim::tp, MeshDim::dp_shard, MeshDim::dp_replicate, MeshDim::cp,
-                                         MeshDim::pp};
-const std::vector<MeshDim> kDefaultOrder = {MeshDim::tp, MeshDim::cp, MeshDim::dp_shard,
-                                            MeshDim::dp_replicate, MeshDim::pp};
+const std::vector<Dim> kSeedOrder = {Dim::tp, Dim::dp_shard, Dim::dp_replicate, Dim::cp,
+                                         Dim::pp};
+const std::vector<Dim> kDefaultOrder = {Dim::tp, Dim::cp, Dim::dp_shard,
+                                            Dim::dp_replicate, Dim::pp};
 
 // Every rank's coordinates map back to it, and it is the member of its own group at its coordinate.
 void check_consistent(const DeviceMesh& m, int64_t rank) {
     const MeshCoords c = m.coords_of(rank);
     CHECK(m.rank_of(c) == rank);
     const RankGroups g = m.groups_of(rank);
-    for (MeshDim d : kAllMeshDims) {
-        CHECK(g.group[dim_index(d)] == m.group_of(d, rank));
-        CHECK(m.member(d, m.group_of(d, rank), c[dim_index(d)]) == rank);
+    for (Dim d : kMeshDims) {
+        CHECK(g.group[mesh_axis(d)] == m.group_of(d, rank));
+        CHECK(m.member(d, m.group_of(d, rank), c[mesh_axis(d)]) == rank);
     }
 }
 
@@ -51,39 +51,39 @@ TEST_CASE("the seed texts' mesh: 2 nodes x 4 GPUs, TP 2, FSDP 2, DP 2 is HSDP") 
     CHECK(m.world_size() == 8);
     CHECK(m.leftover_factor() == 1);
     CHECK(m.extra_replicas() == 0);
-    CHECK(m.stride(MeshDim::tp) == 1);
-    CHECK(m.stride(MeshDim::dp_shard) == 2);
-    CHECK(m.stride(MeshDim::dp_replicate) == 4);
+    CHECK(m.stride(Dim::tp) == 1);
+    CHECK(m.stride(Dim::dp_shard) == 2);
+    CHECK(m.stride(Dim::dp_replicate) == 4);
 
-    const DimSummary& tp = m.summary(MeshDim::tp);
+    const DimSummary& tp = m.summary(Dim::tp);
     CHECK(tp.groups == 4);                      // {0,1} {2,3} {4,5} {6,7}
     CHECK(tp.size == 2);
     CHECK(tp.intra_groups == 4);
     CHECK(tp.links == DimLinks::intra);
-    const DimSummary& fsdp = m.summary(MeshDim::dp_shard);
+    const DimSummary& fsdp = m.summary(Dim::dp_shard);
     CHECK(fsdp.groups == 4);                    // {0,2} {1,3} {4,6} {5,7}
     CHECK(fsdp.intra_groups == 4);
     CHECK(fsdp.links == DimLinks::intra);
-    const DimSummary& dp = m.summary(MeshDim::dp_replicate);
+    const DimSummary& dp = m.summary(Dim::dp_replicate);
     CHECK(dp.groups == 4);                      // {0,4} {1,5} {2,6} {3,7}
     CHECK(dp.inter_groups == 4);
     CHECK(dp.links == DimLinks::inter);
-    CHECK(m.summary(MeshDim::cp).links == DimLinks::none);
+    CHECK(m.summary(Dim::cp).links == DimLinks::none);
     CHECK(m.is_hsdp());
 
     // Rank 5 = tp 1, dp_shard 0, dp_replicate 1, on node 1.
     const MeshCoords c5 = m.coords_of(5);
-    CHECK(c5[dim_index(MeshDim::tp)] == 1);
-    CHECK(c5[dim_index(MeshDim::dp_shard)] == 0);
-    CHECK(c5[dim_index(MeshDim::dp_replicate)] == 1);
+    CHECK(c5[mesh_axis(Dim::tp)] == 1);
+    CHECK(c5[mesh_axis(Dim::dp_shard)] == 0);
+    CHECK(c5[mesh_axis(Dim::dp_replicate)] == 1);
     CHECK(m.node_of(5) == 1);
     // Its FSDP group is numbered by (dp_replicate, tp) = (1, 1) -> 1*2 + 1 = 3 and holds {5, 7}.
-    CHECK(m.group_of(MeshDim::dp_shard, 5) == 3);
-    CHECK(m.members(MeshDim::dp_shard, 3) == std::vector<int64_t>{5, 7});
-    CHECK(m.members(MeshDim::tp, m.group_of(MeshDim::tp, 5)) == std::vector<int64_t>{4, 5});
-    CHECK(m.members(MeshDim::dp_replicate, m.group_of(MeshDim::dp_replicate, 5)) ==
+    CHECK(m.group_of(Dim::dp_shard, 5) == 3);
+    CHECK(m.members(Dim::dp_shard, 3) == std::vector<int64_t>{5, 7});
+    CHECK(m.members(Dim::tp, m.group_of(Dim::tp, 5)) == std::vector<int64_t>{4, 5});
+    CHECK(m.members(Dim::dp_replicate, m.group_of(Dim::dp_replicate, 5)) ==
           std::vector<int64_t>{1, 5});
-    CHECK(m.group_link(MeshDim::dp_replicate, 0) == LinkClass::inter);
+    CHECK(m.group_link(Dim::dp_replicate, 0) == LinkClass::inter);
     for (int64_t r = 0; r < 8; ++r) check_consistent(m, r);
 }
 
@@ -91,10 +91,10 @@ TEST_CASE("the same factors in another order are not HSDP") {
     // order dp_replicate, dp_shard, tp: dp_replicate stride 1 (intra), dp_shard stride 2 (intra),
     // tp stride 4 (inter): the heavy TP traffic now crosses nodes.
     const DeviceMesh m = DeviceMesh::build(
-        cluster(2, 4), parallel(2, 1, 1, 2, 2, {MeshDim::dp_replicate, MeshDim::dp_shard, MeshDim::tp,
-                                                MeshDim::cp, MeshDim::pp}));
-    CHECK(m.summary(MeshDim::tp).links == DimLinks::inter);
-    CHECK(m.summary(MeshDim::dp_replicate).links == DimLinks::intra);
+        cluster(2, 4), parallel(2, 1, 1, 2, 2, {Dim::dp_replicate, Dim::dp_shard, Dim::tp,
+                                                Dim::cp, Dim::pp}));
+    CHECK(m.summary(Dim::tp).links == DimLinks::inter);
+    CHECK(m.summary(Dim::dp_replicate).links == DimLinks::intra);
     CHECK_FALSE(m.is_hsdp());
 }
 
@@ -105,23 +105,23 @@ TEST_CASE("70B on 256 GPUs with TP 2 and PP 4 leaves 32 data-parallel replicas")
     CHECK(m.leftover_factor() == 32);
     CHECK(m.effective().dp_replicate == 32);
     CHECK(m.extra_replicas() == 31);
-    CHECK(m.summary(MeshDim::tp).groups == 128);     // 256 / 2, strides 1: inside a node
-    CHECK(m.summary(MeshDim::tp).links == DimLinks::intra);
-    CHECK(m.summary(MeshDim::dp_replicate).groups == 8);  // 256 / 32
-    CHECK(m.summary(MeshDim::dp_replicate).stride == 2);  // 2 * 1 * 1
-    CHECK(m.summary(MeshDim::dp_replicate).links == DimLinks::inter);  // spans ranks 0..62
-    CHECK(m.summary(MeshDim::pp).stride == 64);
-    CHECK(m.summary(MeshDim::pp).links == DimLinks::inter);
+    CHECK(m.summary(Dim::tp).groups == 128);     // 256 / 2, strides 1: inside a node
+    CHECK(m.summary(Dim::tp).links == DimLinks::intra);
+    CHECK(m.summary(Dim::dp_replicate).groups == 8);  // 256 / 32
+    CHECK(m.summary(Dim::dp_replicate).stride == 2);  // 2 * 1 * 1
+    CHECK(m.summary(Dim::dp_replicate).links == DimLinks::inter);  // spans ranks 0..62
+    CHECK(m.summary(Dim::pp).stride == 64);
+    CHECK(m.summary(Dim::pp).links == DimLinks::inter);
 }
 
 TEST_CASE("a dim whose groups straddle node boundaries is mixed") {
     // 2 nodes of 6, TP 4, 3 groups: {0-3} node 0, {4-7} nodes 0 and 1, {8-11} node 1.
     const DeviceMesh m = DeviceMesh::build(cluster(2, 6), parallel(4, 1, 1, 1, 3, kDefaultOrder));
-    const DimSummary& tp = m.summary(MeshDim::tp);
+    const DimSummary& tp = m.summary(Dim::tp);
     CHECK(tp.intra_groups == 2);
     CHECK(tp.inter_groups == 1);
     CHECK(tp.links == DimLinks::mixed);
-    CHECK(m.group_link(MeshDim::tp, 1) == LinkClass::inter);
+    CHECK(m.group_link(Dim::tp, 1) == LinkClass::inter);
 }
 
 TEST_CASE("EP groups are the innermost ep ranks of the combined cp x dp_shard group") {
@@ -144,8 +144,8 @@ TEST_CASE("EP groups are the innermost ep ranks of the combined cp x dp_shard gr
 
     // dp_shard listed before cp: dp_shard stride 2, cp stride 4; with 2 GPUs per node the EP pairs
     // {0,2} and {4,6} of the tp-0 combined group cross nodes.
-    ParallelSpec q = parallel(2, 2, 1, 2, 1, {MeshDim::tp, MeshDim::dp_shard, MeshDim::cp,
-                                              MeshDim::dp_replicate, MeshDim::pp});
+    ParallelSpec q = parallel(2, 2, 1, 2, 1, {Dim::tp, Dim::dp_shard, Dim::cp,
+                                              Dim::dp_replicate, Dim::pp});
     q.ep = 2;
     const DeviceMesh n = DeviceMesh::build(cluster(4, 2), q);
     CHECK(n.ep_members(0) == std::vector<int64_t>{0, 2});
@@ -159,22 +159,22 @@ TEST_CASE("a 131,072-GPU mesh builds and answers queries") {
     const DeviceMesh m = DeviceMesh::build(cluster(16384, 8), parallel(8, 1, 16, 128, 8, kDefaultOrder));
     CHECK(m.world_size() == 131072);
     CHECK(m.node_count() == 16384);
-    CHECK(m.summary(MeshDim::tp).groups == 16384);
-    CHECK(m.summary(MeshDim::tp).links == DimLinks::intra);
-    CHECK(m.summary(MeshDim::dp_shard).groups == 1024);   // 131072 / 128
-    CHECK(m.summary(MeshDim::dp_shard).stride == 8);
-    CHECK(m.summary(MeshDim::dp_shard).links == DimLinks::inter);
-    CHECK(m.summary(MeshDim::pp).stride == 8192);         // 8 * 1 * 128 * 8
+    CHECK(m.summary(Dim::tp).groups == 16384);
+    CHECK(m.summary(Dim::tp).links == DimLinks::intra);
+    CHECK(m.summary(Dim::dp_shard).groups == 1024);   // 131072 / 128
+    CHECK(m.summary(Dim::dp_shard).stride == 8);
+    CHECK(m.summary(Dim::dp_shard).links == DimLinks::inter);
+    CHECK(m.summary(Dim::pp).stride == 8192);         // 8 * 1 * 128 * 8
     CHECK_FALSE(m.is_hsdp());                             // dp_shard crosses nodes here
     CHECK(m.ep_summary().links == DimLinks::none);
     // The last rank: every coordinate at its maximum.
     const MeshCoords last = m.coords_of(131071);
-    CHECK(last[dim_index(MeshDim::tp)] == 7);
-    CHECK(last[dim_index(MeshDim::dp_shard)] == 127);
-    CHECK(last[dim_index(MeshDim::dp_replicate)] == 7);
-    CHECK(last[dim_index(MeshDim::pp)] == 15);
+    CHECK(last[mesh_axis(Dim::tp)] == 7);
+    CHECK(last[mesh_axis(Dim::dp_shard)] == 127);
+    CHECK(last[mesh_axis(Dim::dp_replicate)] == 7);
+    CHECK(last[mesh_axis(Dim::pp)] == 15);
     CHECK(m.node_of(131071) == 16383);
     for (int64_t r : {int64_t{0}, int64_t{1}, int64_t{777}, int64_t{65536}, int64_t{131071}})
         check_consistent(m, r);
-    CHECK(m.members(MeshDim::pp, m.group_of(MeshDim::pp, 131071)).back() == 131071);
+    CHECK(m.members(Dim::pp, m.group_of(Dim::pp, 131071)).back() == 131071);
 }

@@ -28,10 +28,12 @@ DeviceMesh hsdp_mesh() {
 }  // namespace
 
 TEST_CASE("group dims name themselves and map onto the mesh dims, ep borrowing") {
-    for (GroupDim d : kAllGroupDims) CHECK(group_dim_from_string(to_string(d)) == d);
-    CHECK_FALSE(group_dim_from_string("dp").has_value());
-    CHECK(mesh_dim_of(GroupDim::dp_shard) == MeshDim::dp_shard);
-    CHECK_FALSE(mesh_dim_of(GroupDim::ep).has_value());
+    for (Dim d : kAllDims) CHECK(dim_from_string(to_string(d)) == d);
+    CHECK_FALSE(dim_from_string("dp").has_value());
+    CHECK(is_mesh_dim(Dim::dp_shard));
+    CHECK_FALSE(is_mesh_dim(Dim::ep));
+    CHECK(mesh_dim_from_string("pp") == Dim::pp);
+    CHECK_FALSE(mesh_dim_from_string("ep").has_value());
 }
 
 TEST_CASE("tp, dp_shard and dp_replicate groups of the 2x4 HSDP mesh") {
@@ -43,47 +45,47 @@ TEST_CASE("tp, dp_shard and dp_replicate groups of the 2x4 HSDP mesh") {
     // dp_replicate groups {0,4} {1,5} {2,6} {3,7}: numbered by tp + 2*dp_shard.
     const int64_t replicate_group[8] = {0, 1, 2, 3, 0, 1, 2, 3};
     for (int64_t r = 0; r < 8; ++r) {
-        CHECK(group_of(m, GroupDim::tp, r) == tp_group[r]);
-        CHECK(group_of(m, GroupDim::dp_shard, r) == shard_group[r]);
-        CHECK(group_of(m, GroupDim::dp_replicate, r) == replicate_group[r]);
-        CHECK(rank_group_is_intra(m, GroupDim::tp, r));
-        CHECK(rank_group_is_intra(m, GroupDim::dp_shard, r));
-        CHECK_FALSE(rank_group_is_intra(m, GroupDim::dp_replicate, r));
-        CHECK(rank_group_is_intra(m, GroupDim::cp, r));  // size 1: never leaves its node
+        CHECK(group_of(m, Dim::tp, r) == tp_group[r]);
+        CHECK(group_of(m, Dim::dp_shard, r) == shard_group[r]);
+        CHECK(group_of(m, Dim::dp_replicate, r) == replicate_group[r]);
+        CHECK(rank_group_is_intra(m, Dim::tp, r));
+        CHECK(rank_group_is_intra(m, Dim::dp_shard, r));
+        CHECK_FALSE(rank_group_is_intra(m, Dim::dp_replicate, r));
+        CHECK(rank_group_is_intra(m, Dim::cp, r));  // size 1: never leaves its node
         const GroupIds ids = groups_of_rank(m, r);
-        CHECK(ids[group_dim_index(GroupDim::dp_shard)] == shard_group[r]);
+        CHECK(ids[dim_index(Dim::dp_shard)] == shard_group[r]);
     }
-    CHECK(group_count(m, GroupDim::tp) == 4);
-    CHECK(group_size(m, GroupDim::dp_replicate) == 2);
-    CHECK(group_member(m, GroupDim::dp_shard, 3, 1) == 7);
-    CHECK(index_in_group(m, GroupDim::dp_replicate, 6) == 1);
-    CHECK(next_member(m, GroupDim::dp_replicate, 2) == 6);
-    CHECK_FALSE(next_member(m, GroupDim::dp_replicate, 6).has_value());
-    CHECK(group_link(m, GroupDim::dp_replicate, 0) == LinkClass::inter);
-    CHECK(dim_summary(m, GroupDim::dp_shard).links == DimLinks::intra);
+    CHECK(group_count(m, Dim::tp) == 4);
+    CHECK(group_size(m, Dim::dp_replicate) == 2);
+    CHECK(group_member(m, Dim::dp_shard, 3, 1) == 7);
+    CHECK(index_in_group(m, Dim::dp_replicate, 6) == 1);
+    CHECK(next_member(m, Dim::dp_replicate, 2) == 6);
+    CHECK_FALSE(next_member(m, Dim::dp_replicate, 6).has_value());
+    CHECK(group_link(m, Dim::dp_replicate, 0) == LinkClass::inter);
+    CHECK(dim_summary(m, Dim::dp_shard).links == DimLinks::intra);
     CHECK(m.is_hsdp());
 }
 
 TEST_CASE("a group has a member in a rank range: binary search over ascending members") {
     const DeviceMesh m = hsdp_mesh();
     // dp_replicate group 2 is {2, 6}.
-    CHECK(group_has_member_in(m, GroupDim::dp_replicate, 2, 0, 4));
-    CHECK_FALSE(group_has_member_in(m, GroupDim::dp_replicate, 2, 3, 6));  // 6 is past the end
-    CHECK(group_has_member_in(m, GroupDim::dp_replicate, 2, 3, 7));
-    CHECK_FALSE(group_has_member_in(m, GroupDim::dp_replicate, 2, 7, 8));
-    CHECK_FALSE(group_has_member_in(m, GroupDim::dp_replicate, 2, 4, 4));  // empty range
+    CHECK(group_has_member_in(m, Dim::dp_replicate, 2, 0, 4));
+    CHECK_FALSE(group_has_member_in(m, Dim::dp_replicate, 2, 3, 6));  // 6 is past the end
+    CHECK(group_has_member_in(m, Dim::dp_replicate, 2, 3, 7));
+    CHECK_FALSE(group_has_member_in(m, Dim::dp_replicate, 2, 7, 8));
+    CHECK_FALSE(group_has_member_in(m, Dim::dp_replicate, 2, 4, 4));  // empty range
     // tp group 3 is {6, 7}: the second node only.
-    CHECK_FALSE(group_has_member_in(m, GroupDim::tp, 3, 0, 4));
-    CHECK(group_has_member_in(m, GroupDim::tp, 3, 4, 8));
+    CHECK_FALSE(group_has_member_in(m, Dim::tp, 3, 0, 4));
+    CHECK(group_has_member_in(m, Dim::tp, 3, 4, 8));
 }
 
 TEST_CASE("node intra share: whole nodes, none, and a group straddling the boundary") {
     const DeviceMesh m = hsdp_mesh();
-    const NodeIntraShare tp = NodeIntraShare::build(m, GroupDim::tp);
+    const NodeIntraShare tp = NodeIntraShare::build(m, Dim::tp);
     CHECK(tp.node_count() == 2);
     CHECK(tp.intra_gpus(0, 2) == 8);
     CHECK(tp.share(0, 2) == doctest::Approx(1.0));
-    const NodeIntraShare rep = NodeIntraShare::build(m, GroupDim::dp_replicate);
+    const NodeIntraShare rep = NodeIntraShare::build(m, Dim::dp_replicate);
     CHECK(rep.share(0, 2) == doctest::Approx(0.0));
     CHECK(rep.share(5, 3) == doctest::Approx(1.0));  // clipped to nothing: an empty range
 
@@ -93,11 +95,11 @@ TEST_CASE("node intra share: whole nodes, none, and a group straddling the bound
     p.tp = 4;
     p.dp_replicate = 3;
     const DeviceMesh straddle = DeviceMesh::build(nodes_of(2, 6), p);
-    const NodeIntraShare s = NodeIntraShare::build(straddle, GroupDim::tp);
+    const NodeIntraShare s = NodeIntraShare::build(straddle, Dim::tp);
     CHECK(s.intra_gpus(0, 1) == 4);
     CHECK(s.intra_gpus(1, 1) == 4);
     CHECK(s.share(0, 2) == doctest::Approx(8.0 / 12.0));
-    CHECK(dim_summary(straddle, GroupDim::tp).links == DimLinks::mixed);
+    CHECK(dim_summary(straddle, Dim::tp).links == DimLinks::mixed);
 }
 
 TEST_CASE("leftover GPUs are the ranks past the requested dp_replicate") {
@@ -127,16 +129,16 @@ TEST_CASE("ep groups: the innermost ep ranks of the combined cp x dp_shard group
     p.cp = 2;
     p.ep = 4;
     p.zero = 1;
-    p.order = {MeshDim::tp, MeshDim::dp_shard, MeshDim::dp_replicate, MeshDim::cp, MeshDim::pp};
+    p.order = {Dim::tp, Dim::dp_shard, Dim::dp_replicate, Dim::cp, Dim::pp};
     const DeviceMesh m = DeviceMesh::build(nodes_of(1, 8), p);
-    CHECK(group_size(m, GroupDim::ep) == 4);
-    CHECK(group_count(m, GroupDim::ep) == 2);
-    CHECK(group_of(m, GroupDim::ep, 5) == 0);
-    CHECK(group_of(m, GroupDim::ep, 2) == 1);
-    CHECK(index_in_group(m, GroupDim::ep, 4) == 2);
-    CHECK(next_member(m, GroupDim::ep, 1) == 4);
-    CHECK(next_member(m, GroupDim::ep, 6) == 7);
-    CHECK_FALSE(next_member(m, GroupDim::ep, 7).has_value());
-    CHECK(group_member(m, GroupDim::ep, 1, 3) == 7);
-    CHECK(rank_group_is_intra(m, GroupDim::ep, 3));
+    CHECK(group_size(m, Dim::ep) == 4);
+    CHECK(group_count(m, Dim::ep) == 2);
+    CHECK(group_of(m, Dim::ep, 5) == 0);
+    CHECK(group_of(m, Dim::ep, 2) == 1);
+    CHECK(index_in_group(m, Dim::ep, 4) == 2);
+    CHECK(next_member(m, Dim::ep, 1) == 4);
+    CHECK(next_member(m, Dim::ep, 6) == 7);
+    CHECK_FALSE(next_member(m, Dim::ep, 7).has_value());
+    CHECK(group_member(m, Dim::ep, 1, 3) == 7);
+    CHECK(rank_group_is_intra(m, Dim::ep, 3));
 }

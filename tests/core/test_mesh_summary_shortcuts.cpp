@@ -30,11 +30,11 @@ TEST_CASE("mesh summary: the shortcuts count exactly what visiting every group c
                             ParallelSpec p;
                             p.tp = tp, p.cp = cp, p.pp = pp, p.dp_shard = ds, p.dp_replicate = dp / ds;
                             p.zero = ds > 1 ? 1 : 0;
-                            std::vector<MeshDim> order(kAllMeshDims.begin(), kAllMeshDims.end());
+                            std::vector<Dim> order(kMeshDims.begin(), kMeshDims.end());
                             do {
                                 p.order = order;
                                 const DeviceMesh m = DeviceMesh::build(c, p);
-                                for (MeshDim d : kAllMeshDims) {
+                                for (Dim d : kMeshDims) {
                                     int64_t intra = 0, inter = 0;
                                     if (m.size(d) > 1) {
                                         for (int64_t g = 0; g < m.group_count(d); ++g)

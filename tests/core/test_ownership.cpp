@@ -265,15 +265,15 @@ TEST_CASE("a layout past the explorer's limit is reported, not drawn") {
 
 TEST_CASE("strategy toggles map onto the parallel block") {
     Scenario s = toy();
-    CHECK_FALSE(strategy_on(s.parallel, Strategy::fsdp));
-    const Scenario fsdp = with_strategy_factor(s, Strategy::fsdp, 2);
+    CHECK_FALSE(strategy_on(s.parallel, Dim::dp_shard));
+    const Scenario fsdp = with_strategy_factor(s, Dim::dp_shard, 2);
     CHECK(fsdp.parallel.dp_shard == 2);
     CHECK(fsdp.parallel.zero == 3);
-    CHECK(with_strategy_factor(fsdp, Strategy::fsdp, 1).parallel.zero == 0);
-    CHECK(strategy_from_key("zero") == Strategy::fsdp);
-    CHECK(strategy_from_key("sp") == Strategy::sp_cp);
+    CHECK(with_strategy_factor(fsdp, Dim::dp_shard, 1).parallel.zero == 0);
+    CHECK(strategy_from_key("zero") == Dim::dp_shard);
+    CHECK(strategy_from_key("sp") == Dim::cp);
     CHECK_FALSE(strategy_from_key("xx"));
-    CHECK(std::string(strategy_facts(Strategy::ep).communication).find("all-to-all") == 0);
+    CHECK(std::string(dim_facts(Dim::ep).communication).find("all-to-all") == 0);
 }
 
 TEST_CASE("the price of each strategy comes from the report's dims; DP saves no memory, ZeRO-3 does") {
@@ -283,12 +283,12 @@ TEST_CASE("the price of each strategy comes from the report's dims; DP saves no 
     Report r = build_report(s);
     std::vector<StrategyPrice> prices = price_strategies(s, r);
     REQUIRE(prices.size() == 2);
-    CHECK(prices[0].strategy == Strategy::dp);
+    CHECK(prices[0].strategy == Dim::dp_replicate);
     CHECK(prices[0].collective == "all-reduce");
     CHECK(prices[0].cadence == "once per step");
     REQUIRE(prices[0].memory_saved);
     CHECK(*prices[0].memory_saved == doctest::Approx(0));  // every replica keeps the whole state
-    CHECK(prices[1].strategy == Strategy::tp);
+    CHECK(prices[1].strategy == Dim::tp);
     CHECK(prices[1].bytes_per_step > 0);
     REQUIRE(prices[1].memory_saved);
     CHECK(*prices[1].memory_saved > 0);

@@ -104,7 +104,7 @@ TEST_CASE("parallel.order") {
                    "parallel.order: must be a list of the dims tp, cp, dp_shard, dp_replicate, pp");
     // In memory (what the UI edits) the loader's checks do not run: validate_scenario repeats them.
     Scenario s = default_scenario();
-    s.parallel.order = {MeshDim::tp, MeshDim::tp, MeshDim::cp, MeshDim::dp_shard, MeshDim::pp};
+    s.parallel.order = {Dim::tp, Dim::tp, Dim::cp, Dim::dp_shard, Dim::pp};
     CHECK(validate_scenario(s) == "parallel.order: must list each of tp, cp, dp_shard, dp_replicate, pp exactly once");
 }
 

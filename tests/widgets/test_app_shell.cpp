@@ -93,13 +93,13 @@ TEST_CASE("the shared report and mesh follow the scenario") {
     ui::AppState state;
     const int64_t world = state.scenario().cluster.gpu_count();
     CHECK(state.report().world_size == world);
-    CHECK(state.mesh().size(MeshDim::tp) == state.scenario().parallel.tp);
+    CHECK(state.mesh().size(Dim::tp) == state.scenario().parallel.tp);
     Scenario edited = state.scenario();
     edited.parallel.tp = 4;
     edited.parallel.dp_shard = 4;
     REQUIRE(state.try_apply(edited).empty());
-    CHECK(state.mesh().size(MeshDim::tp) == 4);
-    CHECK(state.mesh().size(MeshDim::dp_shard) == 4);
+    CHECK(state.mesh().size(Dim::tp) == 4);
+    CHECK(state.mesh().size(Dim::dp_shard) == 4);
 }
 
 TEST_CASE("a typed path: absolute stays absolute, ~ is home, relative joins the folder, quotes and spaces go") {

@@ -38,8 +38,8 @@ TEST_CASE("every term the panels name is in the shipped glossary") {
         CHECK(g.find(term) != nullptr);
     }
     // Spot checks that the map points where a reader expects.
-    CHECK(g.find(ui::glossary_term(Strategy::fsdp))->term == "FSDP");
-    CHECK(g.find(ui::glossary_term(GroupDim::dp_replicate))->term == "Data parallel");
+    CHECK(g.find(ui::glossary_term(Dim::dp_shard))->term == "FSDP");
+    CHECK(g.find(ui::glossary_term(Dim::dp_replicate))->term == "Data parallel");
     CHECK(g.find(ui::glossary_term(Schedule::zb_h2))->term == "Zero bubble");
     CHECK(g.find(ui::glossary_term(StepAlgorithm::double_binary_tree))->term == "Tree algorithm");
     CHECK(g.find(ui::zero_stage_term(2))->term == "ZeRO-2");

@@ -65,7 +65,7 @@ struct Harness {
 std::set<std::set<int64_t>> colour_classes(const ui::MeshPanel& panel) {
     const auto& r = panel.records();
     std::map<int64_t, std::set<int64_t>> by_group;
-    for (const auto& cell : r.gpus) by_group[cell.groups[group_dim_index(r.dim)]].insert(cell.rank);
+    for (const auto& cell : r.gpus) by_group[cell.groups[dim_index(r.dim)]].insert(cell.rank);
     std::set<std::set<int64_t>> out;
     for (auto& [group, ranks] : by_group) out.insert(ranks);
     return out;
@@ -142,8 +142,8 @@ TEST_CASE("an invalid factor shows core's message and keeps the last valid mesh 
 
     // Back to a valid factor: applied, message gone. tp 4 * dp_shard 2 = 8 GPUs: dp_replicate 2 no
     // longer fits, so also take it to 1.
-    CHECK_FALSE(h.panel.set_factor(h.state, GroupDim::tp, 4).empty());
-    CHECK(h.panel.set_factor(h.state, GroupDim::dp_replicate, 1).empty());
+    CHECK_FALSE(h.panel.set_factor(h.state, Dim::tp, 4).empty());
+    CHECK(h.panel.set_factor(h.state, Dim::dp_replicate, 1).empty());
     h.frames();
     CHECK(h.panel.draft_error().empty());
     CHECK(h.state.scenario().parallel.tp == 4);
@@ -156,11 +156,11 @@ TEST_CASE("moving a dim in the order re-strides the mesh") {
     // Order dp_replicate, tp, cp, dp_shard, pp: dp_replicate stride 1, tp stride 2, dp_shard 4.
     CHECK(h.panel.move_in_order(h.state, 3, 0).empty());
     h.frames();
-    CHECK(h.state.scenario().parallel.order.front() == MeshDim::dp_replicate);
-    CHECK(h.state.mesh().stride(MeshDim::tp) == 2);
+    CHECK(h.state.scenario().parallel.order.front() == Dim::dp_replicate);
+    CHECK(h.state.mesh().stride(Dim::tp) == 2);
     CHECK(colour_classes(h.panel) == std::set<std::set<int64_t>>{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
     CHECK(h.panel.act(h.state, "order", "tp,cp,dp_shard,dp_replicate,pp").empty());
-    CHECK(h.state.mesh().stride(MeshDim::tp) == 1);
+    CHECK(h.state.mesh().stride(Dim::tp) == 1);
 }
 
 TEST_CASE("select by action and by clicking a GPU cell") {
@@ -296,11 +296,11 @@ TEST_CASE("the order's arrow buttons move a dim") {
     Harness h(two_by_four());
     h.frames();
     REQUIRE(h.f.click_item("mesh/order/dp_replicate/up", h.draw));
-    const std::vector<MeshDim> expected = {MeshDim::tp, MeshDim::cp, MeshDim::dp_replicate, MeshDim::dp_shard, MeshDim::pp};
+    const std::vector<Dim> expected = {Dim::tp, Dim::cp, Dim::dp_replicate, Dim::dp_shard, Dim::pp};
     CHECK(h.state.scenario().parallel.order == expected);
     // dp_replicate now has stride 2 (inside a node), dp_shard stride 4 (across): no longer HSDP.
     h.frames();
-    CHECK(h.state.mesh().stride(MeshDim::dp_replicate) == 2);
+    CHECK(h.state.mesh().stride(Dim::dp_replicate) == 2);
     CHECK(std::count(h.panel.badges().begin(), h.panel.badges().end(), "HSDP") == 0);
 }
 
@@ -325,8 +325,8 @@ TEST_CASE("dragging a dim onto another row of the order moves it there") {
     h.f.frame(h.draw);
     h.f.frame(h.draw);
     // pp, dropped on tp (row 1), becomes the innermost dim: stride 1.
-    CHECK(h.state.scenario().parallel.order.front() == MeshDim::pp);
-    CHECK(h.state.mesh().stride(MeshDim::pp) == 1);
+    CHECK(h.state.scenario().parallel.order.front() == Dim::pp);
+    CHECK(h.state.mesh().stride(Dim::pp) == 1);
 }
 
 TEST_CASE("zoomed out, frames reuse the cached draw records until the view or the scenario changes") {

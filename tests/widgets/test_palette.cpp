@@ -28,10 +28,10 @@ double rgb_distance(ImU32 a, ImU32 b) {
 }  // namespace
 
 TEST_CASE("palette: the six dims have six colours, far apart; so do the memory parts, and no part wears a dim's") {
-    for (size_t i = 0; i < kAllGroupDims.size(); ++i)
-        for (size_t j = i + 1; j < kAllGroupDims.size(); ++j) {
-            INFO(to_string(kAllGroupDims[i]) << " vs " << to_string(kAllGroupDims[j]));
-            CHECK(rgb_distance(palette::dim_colour(kAllGroupDims[i]), palette::dim_colour(kAllGroupDims[j])) > 60);
+    for (size_t i = 0; i < kAllDims.size(); ++i)
+        for (size_t j = i + 1; j < kAllDims.size(); ++j) {
+            INFO(to_string(kAllDims[i]) << " vs " << to_string(kAllDims[j]));
+            CHECK(rgb_distance(palette::dim_colour(kAllDims[i]), palette::dim_colour(kAllDims[j])) > 60);
         }
     for (size_t i = 0; i < palette::kAllMemoryParts.size(); ++i)
         for (size_t j = i + 1; j < palette::kAllMemoryParts.size(); ++j) {
@@ -40,30 +40,28 @@ TEST_CASE("palette: the six dims have six colours, far apart; so do the memory p
             CHECK(rgb_distance(palette::memory_part_colour(palette::kAllMemoryParts[i]),
                                palette::memory_part_colour(palette::kAllMemoryParts[j])) > 40);
         }
-    for (GroupDim d : kAllGroupDims)
+    for (Dim d : kAllDims)
         for (palette::MemoryPart p : palette::kAllMemoryParts) {
             INFO(to_string(d) << " vs " << palette::memory_part_name(p));
             CHECK(rgb_distance(palette::dim_colour(d), palette::memory_part_colour(p)) > 40);
         }
     // The step bar's other parts are not a dim's either.
-    for (GroupDim d : kAllGroupDims)
+    for (Dim d : kAllDims)
         for (ImU32 c : {palette::compute_colour(), palette::bubble_colour(), palette::other_comm_colour()})
             CHECK(rgb_distance(palette::dim_colour(d), c) > 40);
 }
 
-TEST_CASE("palette: a dim has one colour by any of its names: GroupDim, MeshDim, string, strategy") {
-    for (GroupDim d : kAllGroupDims) {
+TEST_CASE("palette: a dim has one colour by any of its names: the Dim, its key, its strategy key") {
+    for (Dim d : kAllDims) {
         CHECK(palette::dim_colour(std::string(to_string(d))) == palette::dim_colour(d));
-        if (const auto m = mesh_dim_of(d)) CHECK(palette::dim_colour(*m) == palette::dim_colour(d));
+        CHECK(palette::dim_colour(*strategy_from_key(strategy_key(d))) == palette::dim_colour(d));
     }
     CHECK_FALSE(palette::dim_colour("compute").has_value());
-    CHECK(palette::dim_colour(Strategy::tp) == palette::dim_colour(GroupDim::tp));
-    CHECK(palette::dim_colour(Strategy::dp) == palette::dim_colour(GroupDim::dp_replicate));
-    CHECK(palette::dim_colour(Strategy::fsdp) == palette::dim_colour(GroupDim::dp_shard));
-    CHECK(palette::dim_colour(Strategy::sp_cp) == palette::dim_colour(GroupDim::cp));
-    CHECK(palette::dim_colour(Strategy::pp) == palette::dim_colour(GroupDim::pp));
-    CHECK(palette::dim_colour(Strategy::ep) == palette::dim_colour(GroupDim::ep));
-    CHECK(palette::dim_colour(GroupDim::tp, 0.5f) == palette::with_alpha(palette::dim_colour(GroupDim::tp), 0.5f));
+    // The strategies' teaching names land on their dims' colours.
+    CHECK(palette::dim_colour(*strategy_from_key("dp")) == palette::dim_colour(Dim::dp_replicate));
+    CHECK(palette::dim_colour(*strategy_from_key("fsdp")) == palette::dim_colour(Dim::dp_shard));
+    CHECK(palette::dim_colour(*strategy_from_key("sp")) == palette::dim_colour(Dim::cp));
+    CHECK(palette::dim_colour(Dim::tp, 0.5f) == palette::with_alpha(palette::dim_colour(Dim::tp), 0.5f));
 }
 
 TEST_CASE("mesh panel: the canvas records' dim colours are the palette's") {
@@ -71,8 +69,8 @@ TEST_CASE("mesh panel: the canvas records' dim colours are the palette's") {
     h.act("dim", "tp");
     h.frames(2);
     const ui::mesh::GridRecords& r = h.panel.records();
-    CHECK(r.dim == GroupDim::tp);
-    for (GroupDim d : kAllGroupDims) CHECK(r.dim_colours[group_dim_index(d)] == palette::dim_colour(d));
+    CHECK(r.dim == Dim::tp);
+    for (Dim d : kAllDims) CHECK(r.dim_colours[dim_index(d)] == palette::dim_colour(d));
 }
 
 TEST_CASE("memory panel: each dim's exposed communication is its palette colour; each part is the palette's") {
@@ -92,7 +90,7 @@ TEST_CASE("memory panel: each dim's exposed communication is its palette colour;
     }
     REQUIRE(dims.count("tp") == 1);
     for (const ui::StepSegmentRecord& s : v.step)
-        if (s.dim == "tp") CHECK(s.colour == palette::dim_colour(GroupDim::tp));
+        if (s.dim == "tp") CHECK(s.colour == palette::dim_colour(Dim::tp));
     REQUIRE(!v.bars.empty());
     for (const ui::MemoryBarRecord& b : v.bars) {
         REQUIRE(b.stack.segments.size() == std::size(ui::kMemoryParts));
@@ -116,8 +114,8 @@ TEST_CASE("strategy explorer: each toggle is drawn in its dim's palette colour")
         panel.draw(state);
         ImGui::End();
     });
-    CHECK(panel.toggle_colour(Strategy::tp) == palette::dim_colour(GroupDim::tp));
-    for (Strategy s : kAllStrategies) CHECK(panel.toggle_colour(s) == palette::dim_colour(palette::dim_of(s)));
+    CHECK(panel.toggle_colour(Dim::tp) == palette::dim_colour(Dim::tp));
+    for (Dim s : kStrategyOrder) CHECK(panel.toggle_colour(s) == palette::dim_colour(s));
 }
 
 TEST_CASE("planner panel: each dim of a row's mesh is written in its palette colour") {
@@ -128,12 +126,12 @@ TEST_CASE("planner panel: each dim of a row's mesh is written in its palette col
     bool saw_other_than_tp = false;
     for (const ui::PlannerRow& row : v.rows) {
         REQUIRE(!row.mesh_tokens.empty());
-        CHECK(row.mesh_tokens.front().dim == GroupDim::tp);
+        CHECK(row.mesh_tokens.front().dim == Dim::tp);
         std::string joined;
         for (const ui::MeshToken& t : row.mesh_tokens) {
             CHECK(t.colour == palette::dim_colour(t.dim));
             joined += (joined.empty() ? "" : " \xc2\xb7 ") + t.text;
-            saw_other_than_tp |= t.dim != GroupDim::tp;
+            saw_other_than_tp |= t.dim != Dim::tp;
         }
         CHECK(joined == row.mesh);
     }

@@ -150,7 +150,7 @@ TEST_CASE("clicking the TP checkbox toggles TP; the price lists it from the repo
     CHECK(h.state.scenario().parallel.tp == 2);
     h.frame();
     REQUIRE(h.panel.prices().size() == 1);
-    CHECK(h.panel.prices()[0].strategy == Strategy::tp);
+    CHECK(h.panel.prices()[0].strategy == Dim::tp);
     CHECK(h.panel.prices()[0].dim == "tp");
     CHECK(h.panel.prices()[0].bytes_per_step > 0);
     // "+" doubles the count.

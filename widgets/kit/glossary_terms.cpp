@@ -2,18 +2,6 @@
 
 namespace shardscope::ui {
 
-std::string_view glossary_term(Strategy s) noexcept {
-    switch (s) {
-        case Strategy::dp: return "Data parallel";
-        case Strategy::fsdp: return "FSDP";
-        case Strategy::tp: return "Tensor parallel";
-        case Strategy::pp: return "Pipeline parallel";
-        case Strategy::ep: return "Expert parallel";
-        case Strategy::sp_cp: return "Context parallel";
-    }
-    return "Device mesh";
-}
-
 std::string_view glossary_term(Schedule s) noexcept {
     switch (s) {
         case Schedule::gpipe: return "GPipe";
@@ -50,14 +38,14 @@ std::string_view glossary_term(StepAlgorithm a) noexcept {
     return "Collective";
 }
 
-std::string_view glossary_term(GroupDim d) noexcept {
+std::string_view glossary_term(Dim d) noexcept {
     switch (d) {
-        case GroupDim::tp: return "Tensor parallel";
-        case GroupDim::cp: return "Context parallel";
-        case GroupDim::ep: return "Expert parallel";
-        case GroupDim::dp_shard: return "FSDP";
-        case GroupDim::dp_replicate: return "Data parallel";
-        case GroupDim::pp: return "Pipeline parallel";
+        case Dim::tp: return "Tensor parallel";
+        case Dim::cp: return "Context parallel";
+        case Dim::ep: return "Expert parallel";
+        case Dim::dp_shard: return "FSDP";
+        case Dim::dp_replicate: return "Data parallel";
+        case Dim::pp: return "Pipeline parallel";
     }
     return "Device mesh";
 }
@@ -76,7 +64,7 @@ std::vector<std::string_view> all_glossary_terms_used() {
                                          terms::kActivations, terms::kRecompute,       terms::kPrecision,
                                          terms::kSequenceParallel, terms::kBubble,     terms::kMicroBatch,
                                          terms::kStage,      terms::kPointToPoint,     terms::kMeshOrder};
-    for (Strategy s : kAllStrategies) out.push_back(glossary_term(s));
+    for (Dim s : kStrategyOrder) out.push_back(glossary_term(s));
     for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1,
                        Schedule::zb_h2, Schedule::dualpipe})
         out.push_back(glossary_term(s));
@@ -86,7 +74,7 @@ std::vector<std::string_view> all_glossary_terms_used() {
     for (StepAlgorithm a : {StepAlgorithm::ring, StepAlgorithm::tree, StepAlgorithm::pairwise,
                             StepAlgorithm::double_binary_tree, StepAlgorithm::hierarchical})
         out.push_back(glossary_term(a));
-    for (GroupDim d : {GroupDim::tp, GroupDim::cp, GroupDim::ep, GroupDim::dp_shard, GroupDim::dp_replicate, GroupDim::pp})
+    for (Dim d : {Dim::tp, Dim::cp, Dim::ep, Dim::dp_shard, Dim::dp_replicate, Dim::pp})
         out.push_back(glossary_term(d));
     for (int z = 0; z <= 3; ++z) out.push_back(zero_stage_term(z));
     return out;

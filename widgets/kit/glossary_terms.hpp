@@ -14,11 +14,10 @@
 
 namespace shardscope::ui {
 
-[[nodiscard]] std::string_view glossary_term(Strategy s) noexcept;
 [[nodiscard]] std::string_view glossary_term(Schedule s) noexcept;
 [[nodiscard]] std::string_view glossary_term(Collective c) noexcept;
 [[nodiscard]] std::string_view glossary_term(StepAlgorithm a) noexcept;
-[[nodiscard]] std::string_view glossary_term(GroupDim d) noexcept;
+[[nodiscard]] std::string_view glossary_term(Dim d) noexcept;
 // The ZeRO stage (0 for none): "ZeRO", "ZeRO-1" .. "ZeRO-3".
 [[nodiscard]] std::string_view zero_stage_term(int stage) noexcept;
 

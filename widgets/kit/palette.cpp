@@ -17,46 +17,21 @@ ImU32 with_alpha(ImU32 colour, float alpha) noexcept {
 
 // Bright hues, at least ~35 CIELAB units apart from each other (ep and dp_replicate are the closest
 // pair: yellow and orange).
-ImU32 dim_colour(GroupDim d, float alpha) noexcept {
+ImU32 dim_colour(Dim d, float alpha) noexcept {
     ImU32 c = opaque(160, 160, 170);
     switch (d) {
-        case GroupDim::tp: c = opaque(64, 180, 230); break;            // sky blue
-        case GroupDim::cp: c = opaque(190, 130, 220); break;           // lavender
-        case GroupDim::ep: c = opaque(240, 205, 70); break;            // yellow
-        case GroupDim::dp_shard: c = opaque(110, 200, 90); break;      // green
-        case GroupDim::dp_replicate: c = opaque(245, 145, 50); break;  // orange
-        case GroupDim::pp: c = opaque(255, 140, 170); break;           // pink
+        case Dim::tp: c = opaque(64, 180, 230); break;            // sky blue
+        case Dim::cp: c = opaque(190, 130, 220); break;           // lavender
+        case Dim::ep: c = opaque(240, 205, 70); break;            // yellow
+        case Dim::dp_shard: c = opaque(110, 200, 90); break;      // green
+        case Dim::dp_replicate: c = opaque(245, 145, 50); break;  // orange
+        case Dim::pp: c = opaque(255, 140, 170); break;           // pink
     }
     return with_alpha(c, alpha);
 }
 
-ImU32 dim_colour(MeshDim d, float alpha) noexcept {
-    switch (d) {
-        case MeshDim::tp: return dim_colour(GroupDim::tp, alpha);
-        case MeshDim::cp: return dim_colour(GroupDim::cp, alpha);
-        case MeshDim::dp_shard: return dim_colour(GroupDim::dp_shard, alpha);
-        case MeshDim::dp_replicate: return dim_colour(GroupDim::dp_replicate, alpha);
-        case MeshDim::pp: return dim_colour(GroupDim::pp, alpha);
-    }
-    return dim_colour(GroupDim::tp, alpha);
-}
-
-GroupDim dim_of(Strategy s) noexcept {
-    switch (s) {
-        case Strategy::dp: return GroupDim::dp_replicate;
-        case Strategy::fsdp: return GroupDim::dp_shard;
-        case Strategy::tp: return GroupDim::tp;
-        case Strategy::pp: return GroupDim::pp;
-        case Strategy::ep: return GroupDim::ep;
-        case Strategy::sp_cp: return GroupDim::cp;
-    }
-    return GroupDim::tp;
-}
-
-ImU32 dim_colour(Strategy s, float alpha) noexcept { return dim_colour(dim_of(s), alpha); }
-
 std::optional<ImU32> dim_colour(std::string_view name, float alpha) noexcept {
-    if (const auto d = group_dim_from_string(name)) return dim_colour(*d, alpha);
+    if (const auto d = dim_from_string(name)) return dim_colour(*d, alpha);
     return std::nullopt;
 }
 

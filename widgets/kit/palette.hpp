@@ -27,15 +27,10 @@ namespace shardscope::ui::palette {
 
 // ---- parallel dims -------------------------------------------------------------------------------
 
-[[nodiscard]] ImU32 dim_colour(GroupDim d, float alpha = 1.0f) noexcept;
-[[nodiscard]] ImU32 dim_colour(MeshDim d, float alpha = 1.0f) noexcept;
-// A strategy's colour is its dim's: DP is dp_replicate, FSDP dp_shard, SP / CP cp.
-[[nodiscard]] ImU32 dim_colour(Strategy s, float alpha = 1.0f) noexcept;
+// A strategy's colour is its dim's (DP is dp_replicate, FSDP dp_shard, SP / CP cp): they are one Dim.
+[[nodiscard]] ImU32 dim_colour(Dim d, float alpha = 1.0f) noexcept;
 // By name ("tp", "dp_shard", ...: core's to_string of the dim); none for a name that is no dim.
 [[nodiscard]] std::optional<ImU32> dim_colour(std::string_view name, float alpha = 1.0f) noexcept;
-
-// The dim a strategy sets (core's mapping, see core/strategy/strategy_price.hpp).
-[[nodiscard]] GroupDim dim_of(Strategy s) noexcept;
 
 // ---- memory parts --------------------------------------------------------------------------------
 

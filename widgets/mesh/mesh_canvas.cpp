@@ -185,7 +185,7 @@ bool MeshGrid::node_visible(int64_t node) const noexcept {
     return row >= visible_rows_[0] && row <= visible_rows_[1] && col >= visible_cols_[0] && col <= visible_cols_[1];
 }
 
-void MeshGrid::draw(const DeviceMesh& mesh, unsigned long version, GroupDim dim, ImVec2 size, int64_t& selected) {
+void MeshGrid::draw(const DeviceMesh& mesh, unsigned long version, Dim dim, ImVec2 size, int64_t& selected) {
     size = ImVec2(std::max(size.x, 40.0f), std::max(size.y, 40.0f));
     origin_ = ImGui::GetCursorScreenPos();
     const bool pressed = ImGui::InvisibleButton(
@@ -232,7 +232,7 @@ void MeshGrid::refresh_layout(const DeviceMesh& mesh, ImVec2 size) {
     }
 }
 
-void MeshGrid::refresh_share(const DeviceMesh& mesh, unsigned long version, GroupDim dim) {
+void MeshGrid::refresh_share(const DeviceMesh& mesh, unsigned long version, Dim dim) {
     // Only the coarse levels need it, but building it once per version and dim (one pass over the
     // ranks) is what keeps every later frame free of per-GPU work.
     if (share_version_ == version && share_dim_ == dim) return;
@@ -292,12 +292,12 @@ Level MeshGrid::level_for(float zoom, int64_t& block_side) const noexcept {
     return block_side == 1 ? Level::nodes : Level::blocks;
 }
 
-void MeshGrid::build_records(const DeviceMesh& mesh, GroupDim dim) {
+void MeshGrid::build_records(const DeviceMesh& mesh, Dim dim) {
     ++record_builds_;
     records_ = GridRecords{};
     records_.dim = dim;
     records_.dim_size = group_size(mesh, dim);
-    for (GroupDim d : kAllGroupDims) records_.dim_colours[group_dim_index(d)] = palette::dim_colour(d);
+    for (Dim d : kAllDims) records_.dim_colours[dim_index(d)] = palette::dim_colour(d);
     records_.level = level_for(view_.zoom, records_.block_side);
     // Node rows and columns that reach into the canvas.
     const ImVec2 lo = to_layout(ImVec2(0, 0)), hi = to_layout(canvas_size_);
@@ -310,7 +310,7 @@ void MeshGrid::build_records(const DeviceMesh& mesh, GroupDim dim) {
     else build_lod_records();
 }
 
-void MeshGrid::build_gpu_records(const DeviceMesh& mesh, GroupDim dim) {
+void MeshGrid::build_gpu_records(const DeviceMesh& mesh, Dim dim) {
     const int64_t gpn = layout_.gpus_per_node;
     for (int64_t row = visible_rows_[0]; row <= visible_rows_[1]; ++row) {
         for (int64_t col = visible_cols_[0]; col <= visible_cols_[1]; ++col) {
@@ -339,12 +339,12 @@ void MeshGrid::build_gpu_records(const DeviceMesh& mesh, GroupDim dim) {
     }
 }
 
-void MeshGrid::add_cross_links(const DeviceMesh& mesh, GroupDim dim, const GpuCell& cell) {
+void MeshGrid::add_cross_links(const DeviceMesh& mesh, Dim dim, const GpuCell& cell) {
     if (records_.links.size() >= kMaxLinks) {
         records_.links_truncated = true;
         return;
     }
-    const int64_t group = cell.groups[group_dim_index(dim)];
+    const int64_t group = cell.groups[dim_index(dim)];
     const ImVec2 here = to_canvas(layout_.gpu_centre(cell.rank));
     // To the next member when it sits on another node; from the previous one only when that member is
     // off screen (otherwise its own cell adds the same arc).
@@ -414,7 +414,7 @@ void MeshGrid::paint(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected)
 
 void MeshGrid::paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const {
     const float zoom = view_.zoom;
-    const size_t d = group_dim_index(records_.dim);
+    const size_t d = dim_index(records_.dim);
     // Rounded corners cost vertices: only on cells big enough to show them.
     const float rounding = zoom >= 24.0f ? std::min(6.0f, zoom * 0.12f) : 0.0f;
     for (const NodeBox& n : records_.nodes) {
@@ -456,8 +456,8 @@ void MeshGrid::paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t
         // A pip per other dim whose group this GPU shares with the focused one, in fixed slots.
         if (zoom < 18.0f || c.rank == focus) continue;
         const float pip = std::max(4.0f, zoom * 0.15f);
-        for (size_t k = 0; k < kAllGroupDims.size(); ++k) {
-            const GroupDim other = kAllGroupDims[k];
+        for (size_t k = 0; k < kAllDims.size(); ++k) {
+            const Dim other = kAllDims[k];
             if (k == d || group_size(mesh, other) <= 1 || c.groups[k] != focus_groups[k]) continue;
             const ImVec2 p(a.x + 3 + static_cast<float>(k) * (pip + 2.0f), b.y - pip - 3);
             draw->AddRectFilled(p, ImVec2(p.x + pip, p.y + pip), records_.dim_colours[k]);
@@ -532,13 +532,13 @@ void MeshGrid::paint_lod_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t
     }
 }
 
-void MeshGrid::show_tooltip(const DeviceMesh& mesh, GroupDim dim) const {
+void MeshGrid::show_tooltip(const DeviceMesh& mesh, Dim dim) const {
     if (hovered_rank_ >= 0 && hovered_rank_ < mesh.world_size()) {
         const int64_t r = hovered_rank_;
         ImGui::BeginTooltip();
         ImGui::Text("GPU %lld  ·  node %lld, slot %lld", static_cast<long long>(r), static_cast<long long>(mesh.node_of(r)),
                     static_cast<long long>(r % mesh.gpus_per_node()));
-        for (GroupDim d : kAllGroupDims) {
+        for (Dim d : kAllDims) {
             const int64_t size = group_size(mesh, d);
             if (size <= 1) continue;
             ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)), "%s",

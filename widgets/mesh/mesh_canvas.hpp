@@ -86,12 +86,12 @@ struct CrossLink {
 
 struct GridRecords {
     Level level = Level::gpus;
-    GroupDim dim = GroupDim::tp;
+    Dim dim = Dim::tp;
     int64_t dim_size = 1;
     int64_t block_side = 1;  // b: nodes per block side at Level::blocks
     // Each dim's colour (by group_dim_index), from the palette: the pips that mark the focused GPU's
     // groups in the other dims.
-    std::array<ImU32, kAllGroupDims.size()> dim_colours{};
+    std::array<ImU32, kAllDims.size()> dim_colours{};
     std::vector<NodeBox> nodes;
     std::vector<GpuCell> gpus;
     std::vector<LodCell> cells;
@@ -103,7 +103,7 @@ class MeshGrid {
 public:
     // Draws the canvas at the cursor, `size` pixels. A click (not a drag) on a GPU selects it into
     // `selected` (-1: none); the wheel zooms around the mouse, a drag pans, a double click fits.
-    void draw(const DeviceMesh& mesh, unsigned long version, GroupDim dim, ImVec2 size, int64_t& selected);
+    void draw(const DeviceMesh& mesh, unsigned long version, Dim dim, ImVec2 size, int64_t& selected);
 
     [[nodiscard]] const GridRecords& records() const noexcept { return records_; }
     [[nodiscard]] const GridLayout& layout() const noexcept { return layout_; }
@@ -124,19 +124,19 @@ public:
 
 private:
     void refresh_layout(const DeviceMesh& mesh, ImVec2 size);
-    void refresh_share(const DeviceMesh& mesh, unsigned long version, GroupDim dim);
+    void refresh_share(const DeviceMesh& mesh, unsigned long version, Dim dim);
     void handle_input(const DeviceMesh& mesh, bool pressed, bool hovered, int64_t& selected);
     void zoom_around(ImVec2 canvas_point, float factor) noexcept;
     [[nodiscard]] Level level_for(float zoom, int64_t& block_side) const noexcept;
-    void build_records(const DeviceMesh& mesh, GroupDim dim);
-    void build_gpu_records(const DeviceMesh& mesh, GroupDim dim);
+    void build_records(const DeviceMesh& mesh, Dim dim);
+    void build_gpu_records(const DeviceMesh& mesh, Dim dim);
     void build_lod_records();
-    void add_cross_links(const DeviceMesh& mesh, GroupDim dim, const GpuCell& cell);
+    void add_cross_links(const DeviceMesh& mesh, Dim dim, const GpuCell& cell);
     void paint(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const;
     void paint_gpu_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const;
     void paint_lod_level(ImDrawList* draw, const DeviceMesh& mesh, int64_t selected) const;
     void refresh_group_blocks(const DeviceMesh& mesh, int64_t selected);
-    void show_tooltip(const DeviceMesh& mesh, GroupDim dim) const;
+    void show_tooltip(const DeviceMesh& mesh, Dim dim) const;
     [[nodiscard]] bool block_holds_group(const DeviceMesh& mesh, const LodCell& cell, int64_t group) const noexcept;
     void find_hovered(bool hovered);
     [[nodiscard]] ImVec2 to_canvas(ImVec2 layout_point) const noexcept;
@@ -153,7 +153,7 @@ private:
     // Caches, keyed by what they depend on.
     NodeIntraShare share_;
     unsigned long share_version_ = 0;
-    GroupDim share_dim_ = GroupDim::tp;
+    Dim share_dim_ = Dim::tp;
     GridRecords records_;
     unsigned long records_version_ = 0;
     float records_zoom_ = -1;

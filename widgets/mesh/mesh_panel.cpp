@@ -24,20 +24,7 @@ constexpr const char* kOrderPayload = "SHARDSCOPE_MESH_ORDER";
 const ImVec4 kErrorColour{1.0f, 0.45f, 0.40f, 1.0f};
 const ImVec4 kMutedColour{0.62f, 0.65f, 0.72f, 1.0f};
 
-int64_t& factor_ref(ParallelSpec& p, GroupDim d) {
-    switch (d) {
-        case GroupDim::tp: return p.tp;
-        case GroupDim::cp: return p.cp;
-        case GroupDim::ep: return p.ep;
-        case GroupDim::dp_shard: return p.dp_shard;
-        case GroupDim::dp_replicate: return p.dp_replicate;
-        case GroupDim::pp: return p.pp;
-    }
-    return p.tp;
-}
-
-std::string name_of(GroupDim d) { return std::string(to_string(d)); }
-std::string name_of(MeshDim d) { return std::string(to_string(d)); }
+std::string name_of(Dim d) { return std::string(to_string(d)); }
 // Exact counts with thousands separators: "16,384" (sizes and strides must not round to "16.4k").
 std::string number(int64_t v) {
     std::string digits = std::to_string(v < 0 ? -v : v);
@@ -45,9 +32,8 @@ std::string number(int64_t v) {
     return v < 0 ? "-" + digits : digits;
 }
 
-ImVec4 colour_of(GroupDim d) { return ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)); }
+ImVec4 colour_of(Dim d) { return ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)); }
 
-GroupDim group_dim(MeshDim d) { return *group_dim_from_string(to_string(d)); }
 
 std::optional<int64_t> parse_positive(const std::string& text) {
     char* end = nullptr;
@@ -93,7 +79,7 @@ bool int_field(const char* label, const char* id, int64_t& value, float label_wi
 }
 
 // "0, 2, 4, 6" or "0, 2, 4 ... 126 (64 GPUs)": the first members and the last.
-std::string members_text(const DeviceMesh& mesh, GroupDim d, int64_t group) {
+std::string members_text(const DeviceMesh& mesh, Dim d, int64_t group) {
     const int64_t size = group_size(mesh, d);
     std::ostringstream os;
     const int64_t shown = size <= 6 ? size : 3;
@@ -112,13 +98,13 @@ std::string links_text(const DimSummary& s) {
     return "-";
 }
 
-const DimCost* find_dim_cost(const Report& report, GroupDim d) {
+const DimCost* find_dim_cost(const Report& report, Dim d) {
     for (const DimCost& c : report.dims)
         if (c.name == to_string(d)) return &c;
     return nullptr;
 }
 
-void coloured_dim_label(GroupDim d) {
+void coloured_dim_label(Dim d) {
     ImGui::TextColored(colour_of(d), "%s", name_of(d).c_str());
 }
 
@@ -153,9 +139,9 @@ std::string MeshPanel::apply_draft(AppState& state) {
     return draft_error_;
 }
 
-std::string MeshPanel::set_factor(AppState& state, GroupDim d, int64_t value) {
+std::string MeshPanel::set_factor(AppState& state, Dim d, int64_t value) {
     sync_draft(state);
-    factor_ref(draft_.parallel, d) = value;
+    draft_.parallel.factor(d) = value;
     return apply_draft(state);
 }
 
@@ -176,7 +162,7 @@ std::string MeshPanel::move_in_order(AppState& state, size_t from, size_t to) {
     sync_draft(state);
     auto& order = draft_.parallel.order;
     if (from >= order.size() || to >= order.size() || from == to) return draft_error_;
-    const MeshDim moved = order[from];
+    const Dim moved = order[from];
     order.erase(order.begin() + static_cast<std::ptrdiff_t>(from));
     order.insert(order.begin() + static_cast<std::ptrdiff_t>(to), moved);
     return apply_draft(state);
@@ -189,7 +175,7 @@ void MeshPanel::reset_view(AppState& state) {
     // A dim of size 1 has no groups to colour: open on the first dim that splits something.
     const DeviceMesh& mesh = state.mesh();
     if (dim_summary(mesh, dim_).size > 1) return;
-    for (GroupDim d : kAllGroupDims)
+    for (Dim d : kAllDims)
         if (dim_summary(mesh, d).size > 1) {
             dim_ = d;
             return;
@@ -198,7 +184,7 @@ void MeshPanel::reset_view(AppState& state) {
 
 std::string MeshPanel::act(AppState& state, const std::string& action, const std::string& value) {
     if (action == "dim") {
-        const auto d = group_dim_from_string(value);
+        const auto d = dim_from_string(value);
         if (!d) return "mesh.dim: \"" + value + "\" is not one of tp, cp, ep, dp_shard, dp_replicate, pp";
         dim_ = *d;
         return {};
@@ -239,7 +225,7 @@ std::string MeshPanel::act(AppState& state, const std::string& action, const std
         return {};
     }
     if (action == "order") {
-        std::vector<MeshDim> order;
+        std::vector<Dim> order;
         std::stringstream in(value);
         for (std::string item; std::getline(in, item, ',');) {
             const auto d = mesh_dim_from_string(item);
@@ -257,7 +243,7 @@ std::string MeshPanel::act(AppState& state, const std::string& action, const std
         return rejected(set_cluster_shape(state, action == "nodes" ? *n : draft_.cluster.nodes,
                                           action == "nodes" ? draft_.cluster.gpus_per_node : *n));
     }
-    if (const auto d = group_dim_from_string(action)) {
+    if (const auto d = dim_from_string(action)) {
         if (!n) return "mesh." + action + ": \"" + value + "\" is not a whole number";
         return rejected(set_factor(state, *d, *n));
     }
@@ -341,10 +327,10 @@ void MeshPanel::draw_factor_inputs(AppState& state) {
     ImGui::Separator();
     const float label_w = 112.0f;
     const DeviceMesh& mesh = state.mesh();
-    for (GroupDim d : kAllGroupDims) {
-        int64_t v = factor_ref(draft_.parallel, d);
+    for (Dim d : kAllDims) {
+        int64_t v = draft_.parallel.factor(d);
         if (int_field(name_of(d).c_str(), ("##" + name_of(d)).c_str(), v, label_w, colour_of(d))) set_factor(state, d, v);
-        if (d == GroupDim::dp_replicate && mesh.leftover_factor() > 1 && draft_error_.empty()) {
+        if (d == Dim::dp_replicate && mesh.leftover_factor() > 1 && draft_error_.empty()) {
             ImGui::SameLine();
             ImGui::TextColored(kMutedColour, "-> %lld", static_cast<long long>(mesh.effective().dp_replicate));
             if (ImGui::IsItemHovered())
@@ -365,12 +351,12 @@ void MeshPanel::draw_order_list(AppState& state) {
     auto& order = draft_.parallel.order;
     std::optional<std::pair<size_t, size_t>> move;
     for (size_t i = 0; i < order.size(); ++i) {
-        const MeshDim d = order[i];
+        const Dim d = order[i];
         ImGui::PushID(static_cast<int>(i));
         ImGui::AlignTextToFramePadding();
         ImGui::TextColored(kMutedColour, "%zu", i + 1);
         ImGui::SameLine(24);
-        ImGui::PushStyleColor(ImGuiCol_Text, colour_of(group_dim(d)));
+        ImGui::PushStyleColor(ImGuiCol_Text, colour_of(d));
         ImGui::Selectable(("::  " + name_of(d)).c_str(), false, 0, ImVec2(118, ImGui::GetFrameHeight()));
         ImGui::PopStyleColor();
         note_last_item("mesh/order/" + name_of(d));
@@ -451,7 +437,7 @@ void MeshPanel::draw_view(AppState& state) {
 void MeshPanel::draw_toolbar(const DeviceMesh& mesh) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextColored(kMutedColour, "Colour groups of");
-    for (GroupDim d : kAllGroupDims) {
+    for (Dim d : kAllDims) {
         ImGui::SameLine();
         const bool active = d == dim_;
         const int64_t size = group_size(mesh, d);
@@ -564,7 +550,7 @@ void MeshPanel::draw_focus_info(const DeviceMesh& mesh, float width, float heigh
         ImGui::TableSetupColumn("Members", ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableSetupColumn("Link", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("inter-node").x);
         ImGui::TableHeadersRow();
-        for (GroupDim d : kAllGroupDims) {
+        for (Dim d : kAllDims) {
             const int64_t size = group_size(mesh, d);
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -670,16 +656,21 @@ void MeshPanel::draw_data_table(const AppState& state) {
     ImGui::TableSetupColumn("Time / step", 0, 1.0f);
     ImGui::TableHeadersRow();
     // Rows in the mesh's order (innermost first), then ep, which borrows from cp x dp_shard.
-    std::vector<GroupDim> rows;
-    for (MeshDim d : mesh.effective().order) rows.push_back(group_dim(d));
-    rows.push_back(GroupDim::ep);
-    for (GroupDim d : rows) {
+    std::vector<Dim> rows;
+    for (Dim d : mesh.effective().order) rows.push_back(d);
+    rows.push_back(Dim::ep);
+    for (Dim d : rows) {
         const DimSummary& s = dim_summary(mesh, d);
         const DimCost* cost = find_dim_cost(report, d);
         const bool active = s.size > 1;
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         coloured_dim_label(d);
+        if (ImGui::IsItemHovered()) {
+            const DimFacts& facts = dim_facts(d);
+            ImGui::SetTooltip("%s (%s)\nExchanges: %s\nLink: %s", name_of(d).c_str(), facts.strategy_label,
+                              facts.communication, facts.link_rule);
+        }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(number(s.size).c_str());
         const auto cell = [&](const std::string& text) {

@@ -30,14 +30,14 @@ public:
 
     // Draft edits (the controls and act() use them): applied when the whole scenario is valid; the
     // rule broken otherwise ("" when applied).
-    std::string set_factor(AppState& state, GroupDim d, int64_t value);
+    std::string set_factor(AppState& state, Dim d, int64_t value);
     std::string set_cluster_shape(AppState& state, int64_t nodes, int64_t gpus_per_node);
     std::string set_cluster(AppState& state, const ClusterSpec& cluster);
     std::string move_in_order(AppState& state, size_t from, size_t to);
     // Presets the app read from assets/clusters/ (widgets never read files).
     void set_cluster_presets(std::vector<ClusterPreset> presets) { presets_ = std::move(presets); }
 
-    [[nodiscard]] GroupDim dim() const noexcept { return dim_; }
+    [[nodiscard]] Dim dim() const noexcept { return dim_; }
     [[nodiscard]] int64_t selected() const noexcept { return selected_; }
     [[nodiscard]] bool showing_data() const noexcept { return show_data_; }
     [[nodiscard]] const Scenario& draft() const noexcept { return draft_; }
@@ -67,7 +67,7 @@ private:
     Scenario draft_;
     unsigned long draft_version_ = 0;  // the state version the draft was taken from or applied as
     std::string draft_error_;
-    GroupDim dim_ = GroupDim::tp;
+    Dim dim_ = Dim::tp;
     int64_t selected_ = -1;
     bool show_data_ = false;
     float pending_zoom_ = 1.0f;  // from act("zoom"): applied once the canvas has its size

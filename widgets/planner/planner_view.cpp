@@ -12,22 +12,13 @@ namespace {
 
 // tp always, then the other dims above 1.
 std::vector<MeshToken> mesh_tokens(const ParallelSpec& p) {
-    struct Dim {
-        GroupDim dim;
-        const char* name;
-        int64_t factor;
-    };
-    const Dim dims[] = {{GroupDim::tp, "tp", p.tp},
-                        {GroupDim::cp, "cp", p.cp},
-                        {GroupDim::pp, "pp", p.pp},
-                        {GroupDim::dp_shard, "dp_shard", p.dp_shard},
-                        {GroupDim::dp_replicate, "dp_rep", p.dp_replicate},
-                        {GroupDim::ep, "ep", p.ep}};
     std::vector<MeshToken> out;
-    for (const Dim& d : dims)
-        if (d.dim == GroupDim::tp || d.factor > 1)
-            out.push_back(
-                MeshToken{d.dim, std::string(d.name) + " " + std::to_string(d.factor), palette::dim_colour(d.dim)});
+    for (Dim d : {Dim::tp, Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep}) {
+        if (d != Dim::tp && p.factor(d) <= 1) continue;
+        // dp_replicate shortened: the row has room for six dims only in short form.
+        const std::string name = d == Dim::dp_replicate ? "dp_rep" : std::string(to_string(d));
+        out.push_back(MeshToken{d, name + " " + std::to_string(p.factor(d)), palette::dim_colour(d)});
+    }
     return out;
 }
 
@@ -59,7 +50,7 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.micro_batch = s.training.micro_batch;
     r.schedule = schedule_text(s.training);
     r.recompute = std::string(to_string(s.training.recompute));
-    r.tp_within_node = p.tp <= 1 || DeviceMesh::build(s.cluster, p).summary(MeshDim::tp).links == DimLinks::intra;
+    r.tp_within_node = p.tp <= 1 || DeviceMesh::build(s.cluster, p).summary(Dim::tp).links == DimLinks::intra;
     r.step_s = e.step_s;
     r.mfu = e.mfu;
     r.memory_bytes = e.memory_bytes;

@@ -14,7 +14,7 @@ namespace shardscope::ui {
 
 // One dim of a row's mesh, as the table prints it: "dp_rep 2" in dp_replicate's palette colour.
 struct MeshToken {
-    GroupDim dim = GroupDim::tp;
+    Dim dim = Dim::tp;
     std::string text;
     ImU32 colour = 0;
 };

@@ -60,13 +60,13 @@ int band_of(PieceState s) {
     return 0;
 }
 
-std::string dim_short(MeshDim d) {
+std::string dim_short(Dim d) {
     switch (d) {
-        case MeshDim::tp: return "tp";
-        case MeshDim::cp: return "cp";
-        case MeshDim::dp_shard: return "fsdp";
-        case MeshDim::dp_replicate: return "dp";
-        case MeshDim::pp: return "pp";
+        case Dim::tp: return "tp";
+        case Dim::cp: return "cp";
+        case Dim::dp_shard: return "fsdp";
+        case Dim::dp_replicate: return "dp";
+        case Dim::pp: return "pp";
     }
     return "";
 }
@@ -456,10 +456,10 @@ std::string gpu_coords_text(const Ownership& own, int64_t rank) {
     if (rank < 0 || rank >= static_cast<int64_t>(own.gpu.size())) return "";
     const ExplorerGpu& g = own.gpu[static_cast<size_t>(rank)];
     std::string out;
-    for (MeshDim d : kAllMeshDims) {
+    for (Dim d : kMeshDims) {
         if (own.parallel.factor(d) <= 1) continue;
         if (!out.empty()) out += ' ';
-        out += dim_short(d) + std::to_string(g.coords[dim_index(d)]);
+        out += dim_short(d) + std::to_string(g.coords[mesh_axis(d)]);
     }
     if (own.parallel.ep > 1) out += " ep" + std::to_string(g.ep_position);
     return out.empty() ? "whole model" : out;

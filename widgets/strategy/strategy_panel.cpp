@@ -32,14 +32,14 @@ std::optional<bool> parse_switch(const std::string& v) {
 }
 
 // The scenario field a strategy's count edits, shown under its toggle.
-const char* factor_field(Strategy s) {
+const char* factor_field(Dim s) {
     switch (s) {
-        case Strategy::dp: return "dp_replicate";
-        case Strategy::fsdp: return "dp_shard";
-        case Strategy::tp: return "tp";
-        case Strategy::pp: return "pp";
-        case Strategy::ep: return "ep";
-        case Strategy::sp_cp: return "cp";
+        case Dim::dp_replicate: return "dp_replicate";
+        case Dim::dp_shard: return "dp_shard";
+        case Dim::tp: return "tp";
+        case Dim::pp: return "pp";
+        case Dim::ep: return "ep";
+        case Dim::cp: return "cp";
     }
     return "";
 }
@@ -75,10 +75,10 @@ std::string StrategyPanel::apply(AppState& state, const Scenario& candidate) {
     return error_;
 }
 
-std::string StrategyPanel::set_factor(AppState& state, Strategy s, int64_t factor) {
+std::string StrategyPanel::set_factor(AppState& state, Dim s, int64_t factor) {
     if (factor < 1) return "a GPU count must be at least 1";
     const std::string rule = apply(state, with_strategy_factor(state.scenario(), s, factor));
-    if (rule.empty() && factor > 1) remembered_[static_cast<size_t>(s)] = factor;
+    if (rule.empty() && factor > 1) remembered_[dim_index(s)] = factor;
     return rule;
 }
 
@@ -92,10 +92,10 @@ std::string StrategyPanel::act(AppState& state, const std::string& action, const
     if (action == "zero") {
         const auto stage = parse_int(value);
         if (!stage || *stage < 0 || *stage > 3) return "zero: expects 0, 1, 2 or 3";
-        if (*stage == 0) return set_factor(state, Strategy::fsdp, 1);
+        if (*stage == 0) return set_factor(state, Dim::dp_shard, 1);
         Scenario c = state.scenario();
         c.parallel.zero = static_cast<int>(*stage);
-        if (c.parallel.dp_shard <= 1) c.parallel.dp_shard = remembered_[static_cast<size_t>(Strategy::fsdp)];
+        if (c.parallel.dp_shard <= 1) c.parallel.dp_shard = remembered_[static_cast<size_t>(Dim::dp_shard)];
         return apply(state, c);
     }
     if (action == "sp") {
@@ -123,7 +123,7 @@ std::string StrategyPanel::act(AppState& state, const std::string& action, const
     }
     if (action == "reset") {
         Scenario c = state.scenario();
-        for (Strategy s : kAllStrategies) c = with_strategy_factor(c, s, 1);
+        for (Dim s : kStrategyOrder) c = with_strategy_factor(c, s, 1);
         return apply(state, c);
     }
     if (const auto s = strategy_from_key(action)) {
@@ -148,13 +148,13 @@ void StrategyPanel::draw(AppState& state) {
     draw_price(state);
 }
 
-void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
+void StrategyPanel::draw_toggle(AppState& state, Dim s) {
     const ParallelSpec& p = state.scenario().parallel;
     const std::string key = std::string(strategy_key(s));
     ImGui::PushID(key.c_str());
     bool on = strategy_on(p, s);
     const ImU32 colour = palette::dim_colour(s);
-    toggle_colours_[static_cast<size_t>(s)] = colour;
+    toggle_colours_[dim_index(s)] = colour;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour));
     const bool clicked = ImGui::Checkbox(std::string(strategy_label(s)).c_str(), &on);
     ImGui::PopStyleColor();
@@ -172,9 +172,9 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
     note_last_item("strategy/more/" + key);
     // FSDP's third line is its ZeRO stage (the field, dp_shard, is in the count's tooltip).
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(s, 0.7f)), "%s",
-                       s == Strategy::fsdp ? "ZeRO" : factor_field(s));
+                       s == Dim::dp_shard ? "ZeRO" : factor_field(s));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("parallel.%s", factor_field(s));
-    if (s == Strategy::fsdp) {
+    if (s == Dim::dp_shard) {
         for (int z = 1; z <= 3; ++z) {
             ImGui::SameLine(0, z == 1 ? -1.0f : 2.0f);
             const std::string label = std::to_string(z);
@@ -182,7 +182,7 @@ void StrategyPanel::draw_toggle(AppState& state, Strategy s) {
             glossary_tooltip_for_last_item(zero_stage_term(z));
         }
     }
-    if (s == Strategy::tp) {
+    if (s == Dim::tp) {
         ImGui::SameLine();
         bool sp = p.sequence_parallel;
         if (ImGui::Checkbox("SP", &sp)) act(state, "sp", sp ? "on" : "off");
@@ -195,7 +195,7 @@ void StrategyPanel::draw_toggles(AppState& state) {
     const int columns = ImGui::GetContentRegionAvail().x > 900 ? 6 : 3;
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
     if (ImGui::BeginTable("##strategy_toggles", columns, flags)) {
-        for (Strategy s : kAllStrategies) {
+        for (Dim s : kStrategyOrder) {
             ImGui::TableNextColumn();
             draw_toggle(state, s);
         }
@@ -226,14 +226,14 @@ void StrategyPanel::draw_summary(const AppState& state) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colour), "%s", text.c_str());
     };
     bool first = true;
-    for (MeshDim d : kAllMeshDims) {
+    for (Dim d : kMeshDims) {
         if (p.factor(d) <= 1) continue;
         token(first ? " = " : " x ", palette::dim_colour(d),
               std::string(to_string(d)) + " " + std::to_string(p.factor(d)));
         first = false;
     }
     if (p.ep > 1) {
-        token(" (", palette::dim_colour(GroupDim::ep), "ep " + std::to_string(p.ep));
+        token(" (", palette::dim_colour(Dim::ep), "ep " + std::to_string(p.ep));
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(" inside dp_shard x cp)");
     }
@@ -327,13 +327,13 @@ void StrategyPanel::draw_price(const AppState& state) {
 }
 
 void StrategyPanel::draw_data_table(const AppState& state) {
-    std::vector<Strategy> rows;
-    for (Strategy s : kAllStrategies)
+    std::vector<Dim> rows;
+    for (Dim s : kStrategyOrder)
         if (strategy_on(state.scenario().parallel, s)) rows.push_back(s);
     ImGui::Text("As data");
     ImGui::SameLine();
     ImGui::TextDisabled(rows.empty() ? "(nothing toggled on: all six)" : "(the strategies toggled on)");
-    if (rows.empty()) rows.assign(kAllStrategies.begin(), kAllStrategies.end());
+    if (rows.empty()) rows.assign(kStrategyOrder.begin(), kStrategyOrder.end());
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("##strategy_data", 5, flags)) {
         ImGui::TableSetupColumn("Strategy", ImGuiTableColumnFlags_WidthStretch, 0.8f);
@@ -342,8 +342,8 @@ void StrategyPanel::draw_data_table(const AppState& state) {
         ImGui::TableSetupColumn("Cost", ImGuiTableColumnFlags_WidthStretch, 2.0f);
         ImGui::TableSetupColumn("Reach for it when", ImGuiTableColumnFlags_WidthStretch, 1.8f);
         ImGui::TableHeadersRow();
-        for (Strategy s : rows) {
-            const StrategyFacts& f = strategy_facts(s);
+        for (Dim s : rows) {
+            const DimFacts& f = dim_facts(s);
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(s)), "%s",

@@ -36,16 +36,16 @@ public:
     [[nodiscard]] std::optional<int64_t> focused_gpu() const noexcept { return pinned_gpu_; }
     [[nodiscard]] bool showing_data() const noexcept { return show_data_; }
     // The colour each strategy's toggle was last drawn in: its dim's, from the palette (0 before a draw).
-    [[nodiscard]] ImU32 toggle_colour(Strategy s) const noexcept { return toggle_colours_[static_cast<size_t>(s)]; }
+    [[nodiscard]] ImU32 toggle_colour(Dim s) const noexcept { return toggle_colours_[dim_index(s)]; }
 
     // Brings the cached ownership, drawing and prices up to date with the scenario (draw calls it).
     void refresh(const AppState& state, float width);
 
 private:
     std::string apply(AppState& state, const Scenario& candidate);
-    std::string set_factor(AppState& state, Strategy s, int64_t factor);
+    std::string set_factor(AppState& state, Dim s, int64_t factor);
     void draw_toggles(AppState& state);
-    void draw_toggle(AppState& state, Strategy s);
+    void draw_toggle(AppState& state, Dim s);
     void draw_summary(const AppState& state);
     void draw_canvas(const AppState& state);
     void draw_price(const AppState& state);
@@ -63,9 +63,9 @@ private:
     unsigned long error_version_ = 0;
     std::optional<int64_t> pinned_gpu_;
     bool show_data_ = false;
-    std::array<ImU32, kAllStrategies.size()> toggle_colours_{};
+    std::array<ImU32, kStrategyOrder.size()> toggle_colours_{};
     // The count each strategy comes back with when toggled on again.
-    std::array<int64_t, kAllStrategies.size()> remembered_{2, 2, 2, 2, 2, 2};
+    std::array<int64_t, kStrategyOrder.size()> remembered_{2, 2, 2, 2, 2, 2};
 };
 
 }  // namespace shardscope::ui
