@@ -2,6 +2,7 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "app/window.hpp"
+#include "widgets/shell/panel.hpp"
 
 #include <cstdio>
 #include <string>
@@ -22,6 +23,12 @@ int main(int argc, char** argv) {
     }
     if (options->help) {
         std::fputs(usage_text().c_str(), stdout);
+        return 0;
+    }
+    if (options->list_actions) {
+        shardscope::ui::PanelRegistry registry;
+        shardscope::ui::register_default_panels(registry);
+        std::fputs(shardscope::ui::action_reference(registry).c_str(), stdout);
         return 0;
     }
     if (options->version) {

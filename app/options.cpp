@@ -51,7 +51,12 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
             std::stringstream ss(*v);
             for (std::string id; std::getline(ss, id, ',');)
                 if (!id.empty()) o.show.push_back(id);
-        } else if (a == "--action") { auto v = value("PANEL.ACTION=VALUE"); if (!v) return std::nullopt; o.actions.push_back(*v); }
+        } else if (a == "--action") {
+            auto v = value("PANEL.ACTION=VALUE, or list");
+            if (!v) return std::nullopt;
+            if (*v == "list") o.list_actions = true;
+            else o.actions.push_back(*v);
+        }
         else if (a == "--save-as") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.save_as = *v; }
         else if (a == "--ui-probe") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.ui_probe = *v; }
         else if (a == "--step") {
@@ -90,6 +95,7 @@ std::string usage_text() {
        << "  --show ID[,ID]       open only these panels, side by side (ids: strategy, mesh, memory,\n"
        << "                       collective, pipeline, planner, cheatsheet, glossary, lesson, measure)\n"
        << "  --action ID.NAME=V   tell a panel to do something first, e.g. collective.step=5 (repeatable)\n"
+       << "  --action list        print every panel's actions and the values each takes\n"
        << "\ncommands:\n";
     for (const Command& c : commands()) {
         char line[160];

@@ -22,6 +22,7 @@ struct Options {
     std::string ui_probe;         // --ui-probe FILE: each frame, the windows' and named widgets' rectangles
     bool help = false;
     bool version = false;
+    bool list_actions = false;  // `--action list`: print every panel's actions and exit
 };
 
 // nullopt with `error` naming the flag and what is wrong.

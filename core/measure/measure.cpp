@@ -17,7 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr double kMaxSweepBytes = 64.0 * 1024 * 1024 * 1024;  // past this a size is a typo, not a plan
 constexpr std::size_t kMaxSweepSizes = 1000;
 
 [[nodiscard]] bool splits_among_ranks(Collective op) noexcept {

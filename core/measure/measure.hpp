@@ -25,6 +25,7 @@ namespace shardscope {
 // --- What a sweep asks for ------------------------------------------------------------------------
 
 inline constexpr double kMeasureElementBytes = 4;  // float, nccl-tests' default type
+inline constexpr double kMaxSweepBytes = 64.0 * 1024 * 1024 * 1024;  // past this a size is a typo, not a plan
 
 // The collectives a measurer times, in the spelling of nccl-tests' binaries and `--op`.
 [[nodiscard]] std::string_view measure_op_name(Collective c) noexcept;  // "all_reduce", ...

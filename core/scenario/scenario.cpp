@@ -695,15 +695,13 @@ std::optional<Ffn> ffn_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{Ffn::gelu, Ffn::swiglu});
 }
 std::optional<Schedule> schedule_from_string(std::string_view s) noexcept {
-    return lookup(s, std::array{Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
-                                Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe});
+    return lookup(s, kAllSchedules);
 }
 std::optional<Recompute> recompute_from_string(std::string_view s) noexcept {
-    return lookup(s, std::array{Recompute::none, Recompute::selective, Recompute::full});
+    return lookup(s, kAllRecomputes);
 }
 std::optional<Precision> precision_from_string(std::string_view s) noexcept {
-    return lookup(s, std::array{Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16,
-                                Precision::megatron_fp16, Precision::fp8});
+    return lookup(s, kAllPrecisions);
 }
 std::string_view to_string(AttentionKernel v) noexcept { return v == AttentionKernel::eager ? "eager" : "flash"; }
 std::string_view to_string(AttentionType v) noexcept { return v == AttentionType::mla ? "mla" : "gqa"; }

@@ -17,6 +17,11 @@ enum class Ffn { gelu, swiglu };
 enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, dualpipe };
 enum class Recompute { none, selective, full };
 enum class Precision { mixed_bf16, fp32, megatron_bf16, megatron_fp16, fp8 };
+inline constexpr std::array<Schedule, 6> kAllSchedules = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b,
+                                                          Schedule::zb_h1, Schedule::zb_h2, Schedule::dualpipe};
+inline constexpr std::array<Recompute, 3> kAllRecomputes = {Recompute::none, Recompute::selective, Recompute::full};
+inline constexpr std::array<Precision, 5> kAllPrecisions = {Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16,
+                                                            Precision::megatron_fp16, Precision::fp8};
 // How the attention core runs: flash (fused, no s x s scores in HBM) or eager (scores materialised).
 enum class AttentionKernel { flash, eager };
 // How attention projects: grouped-query (q, k, v, o) or DeepSeek's multi-head latent attention (MLA:

@@ -95,7 +95,7 @@ TEST_CASE("--show planner --action planner.apply=2 renders; a row that does not 
                                         png + "'",
                                     dir);
     CHECK(bad.exit_code == 2);
-    CHECK(bad.err.find("no row ranked 99") != std::string::npos);
+    CHECK(bad.err.find("planner.apply: \"99\" is not a whole number from 1 to 24") != std::string::npos);
 }
 
 TEST_CASE("plan --threads: one thread and three rank alike; a bad count exits 2") {

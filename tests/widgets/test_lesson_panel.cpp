@@ -161,9 +161,9 @@ TEST_CASE("the quiz grades against core's answer, gives a second try, then says 
     CHECK(v.quiz->feedback.rfind("Not quite: the answer is \"No\" (this step's scenario gives no).", 0) == 0);
     // Glossary links in an explanation read as words, never as raw [[markup]].
     CHECK(v.quiz->feedback.find("[[") == std::string::npos);
-    CHECK(panel.act(h.state, "answer", "3") == "answer: pick an option from 1 to 2");
-    CHECK(panel.act(h.state, "step", "99") == "lesson \"why-split\" has steps 1 to 9, not 99");
-    CHECK(panel.act(h.state, "open", "nope").rfind("\"nope\" is not a lesson (lessons: why-split, ", 0) == 0);
+    CHECK(panel.act(h.state, "answer", "3") == "lesson.answer: pick an option from 1 to 2");
+    CHECK(panel.act(h.state, "step", "99") == "lesson.step: lesson \"why-split\" has steps 1 to 9, not 99");
+    CHECK(panel.act(h.state, "open", "nope").rfind("lesson.open: \"nope\" is not a lesson (lessons: why-split, ", 0) == 0);
 }
 
 TEST_CASE("reset brings back the step's scenario after the learner changed it") {
@@ -316,7 +316,7 @@ TEST_CASE("glossary panel: search, groups, and see-also links") {
     REQUIRE(h.f.click_item("glossary/from/Ring algorithm", h.draw));  // Ring algorithm links back to All-reduce
     h.f.frame(h.draw);
     CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "Ring algorithm");
-    CHECK(g.act(h.state, "term", "warp drive") == "\"warp drive\" is not in the glossary");
+    CHECK(g.act(h.state, "term", "warp drive") == "glossary.term: \"warp drive\" is not in the glossary");
     CHECK(g.act(h.state, "group", "Collectives") == "");
     h.f.frames(1, h.draw);
     REQUIRE(g.last_view().groups.size() == 1);
@@ -339,7 +339,7 @@ TEST_CASE("cheat sheet: clicking a row loads its scenario and outlines its panel
     CHECK(c.last_rows()[1].loaded);
     CHECK(c.act(h.state, "row", "Pipeline parallel") == "");
     CHECK(h.state.scenario().parallel.pp == 4);
-    CHECK(c.act(h.state, "row", "99") == "row: \"99\" is neither a row number nor a strategy of the cheat sheet");
+    CHECK(c.act(h.state, "row", "99") == "cheatsheet.row: \"99\" is neither a row number nor a strategy of the cheat sheet");
 }
 
 TEST_CASE("a step sets what it shows: a comparison left on by an earlier step goes off") {

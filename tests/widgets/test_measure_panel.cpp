@@ -99,7 +99,7 @@ TEST_CASE("no GPU backend: the panel says what is missing, predicts, and measure
     CHECK(r.nccl_tests_command_line == "all_reduce_perf -b 8 -e 128M -f 2 -n 20 -w 5 -g 8");
 
     // Run and save refuse with the reason; the Run button is drawn but does nothing.
-    CHECK(h.panel.act(h.state, "run", "1") == no_backend_message());
+    CHECK(h.panel.act(h.state, "run", "1") == "measure.run: " + no_backend_message());
     CHECK(h.panel.act(h.state, "save", "x.json").find("nothing measured") != std::string::npos);
     CHECK(h.click("measure/run"));
     CHECK_FALSE(h.panel.running());
@@ -119,10 +119,10 @@ TEST_CASE("sweep controls: actions set nccl-tests' flags, and bad values are ref
     CHECK(h.panel.spec().factor == 4);
     CHECK(h.panel.spec().iters == 50);
     CHECK(h.panel.spec().check);
-    CHECK(h.panel.act(h.state, "op", "p2p").rfind("op:", 0) == 0);
-    CHECK(h.panel.act(h.state, "factor", "1").rfind("-f:", 0) == 0);
-    CHECK(h.panel.act(h.state, "max", "512").rfind("-e:", 0) == 0);  // below min
-    CHECK(h.panel.act(h.state, "iters", "0").rfind("iters:", 0) == 0);
+    CHECK(h.panel.act(h.state, "op", "p2p").rfind("measure.op: \"p2p\" is not one of all_reduce, ", 0) == 0);
+    CHECK(h.panel.act(h.state, "factor", "1").rfind("measure.factor: -f:", 0) == 0);
+    CHECK(h.panel.act(h.state, "max", "512").rfind("measure.max: -e:", 0) == 0);  // below min
+    CHECK(h.panel.act(h.state, "iters", "0") == "measure.iters: \"0\" is not a whole number from 1 to 100000");
     h.frames(1);
     // all_gather on 8 ranks (unit 32 B): 1 KiB, 4 KiB, 16 KiB, 64 KiB, 256 KiB, 1 MiB.
     const ui::MeasureChartRecord& c = h.panel.records().chart;

@@ -138,7 +138,7 @@ TEST_CASE("memory panel: a scenario that fits has a green verdict and no fix") {
     CHECK(v.fit_line.rfind("Fits: ", 0) == 0);
     CHECK_FALSE(v.advice.needed);
     for (const auto& b : v.bars) CHECK_FALSE(b.stack.highlight);
-    CHECK(h.panel.act(h.state, "apply_fix", "1") == "apply_fix: the scenario already fits");
+    CHECK(h.panel.act(h.state, "apply_fix", "1") == "memory.apply_fix: the scenario already fits");
 }
 
 TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and the button makes it fit") {
@@ -209,7 +209,8 @@ TEST_CASE("memory panel: a refused control edit shows the rule and changes nothi
     // 256 sequences / (micro-batch 3 x 16 data-parallel ranks) is not whole.
     const std::string rule = h.panel.act(h.state, "micro_batch", "3");
     CHECK_FALSE(rule.empty());
-    CHECK(h.panel.control_error() == rule);
+    CHECK(rule == "memory.micro_batch: " + h.panel.control_error());
+    CHECK(h.panel.control_error().rfind("training.global_batch: 256 does not split", 0) == 0);
     CHECK(h.state.version() == version);
     CHECK(h.panel.act(h.state, "micro_batch", "2").empty());
     CHECK(h.state.scenario().training.micro_batch == 2);

@@ -135,12 +135,13 @@ TEST_CASE("an invalid count is refused with core's rule, inline, and the scenari
     Harness h;
     const Scenario before = h.state.scenario();
     const std::string rule = h.act("ep", "2");  // Llama 3 8B is dense
-    CHECK(rule.find("parallel.ep") == 0);
-    CHECK(h.panel.last_error() == rule);
+    CHECK(rule.find("strategy.ep: parallel.ep") == 0);
+    CHECK(rule == "strategy.ep: " + h.panel.last_error());
     CHECK(h.state.scenario() == before);
-    CHECK(h.act("tp", "3").find("parallel") == 0);  // 3 does not divide 32 heads nor 64 GPUs
-    CHECK(h.act("toggle", "nonsense").find("unknown strategy") != std::string::npos);
-    CHECK(h.act("bogus", "1") != "");
+    CHECK(h.act("tp", "3").find("strategy.tp: parallel") == 0);  // 3 does not divide 32 heads nor 64 GPUs
+    CHECK(h.act("toggle", "nonsense") ==
+          "strategy.toggle: \"nonsense\" is not one of dp, fsdp, tp, pp, ep, cp, dp_shard, dp_replicate, zero, ddp, sp, sp_cp");
+    CHECK(h.act("bogus", "1").rfind("panel strategy has no action \"bogus\" (its actions: toggle, dp, fsdp, ", 0) == 0);
 }
 
 TEST_CASE("clicking the TP checkbox toggles TP; the price lists it from the report") {

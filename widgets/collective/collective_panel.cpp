@@ -12,6 +12,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <cmath>
 #include <cstdlib>
 
@@ -49,19 +51,7 @@ constexpr NamedSetup kSetups[] = {
     {"pairwise-all-to-all", Collective::all_to_all, StepAlgorithm::pairwise},
 };
 
-[[nodiscard]] std::string setup_ids() {
-    std::string ids;
-    for (const NamedSetup& s : kSetups) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
-    return ids;
-}
 
-[[nodiscard]] bool parse_int(const std::string& text, int lo, int hi, int& out) {
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || v < lo || v > hi) return false;
-    out = static_cast<int>(v);
-    return true;
-}
 
 [[nodiscard]] std::string c_label(std::string_view s) { return std::string(s); }
 
@@ -122,6 +112,7 @@ CollectivePanel::CollectivePanel(Placement placement, bool open)
     : Panel("collective", "Collective animator", placement, open) {
     config_.ranks = 8;
     config_.message_bytes = 1024.0 * 1024 * 1024;  // 1 GiB: a gradient bucket's order of magnitude
+    declare_actions();
 }
 
 // --- Configuration -------------------------------------------------------------------------------
@@ -207,63 +198,80 @@ void CollectivePanel::reset_view(AppState&) {
     seek(0);
 }
 
-std::string CollectivePanel::act(AppState& state, const std::string& action, const std::string& value) {
-    follow_scenario(state);
-    StepConfig next = config_;
-    if (action == "algorithm") {
-        const auto it = std::find_if(std::begin(kSetups), std::end(kSetups),
-                                     [&](const NamedSetup& s) { return value == s.id; });
-        if (it == std::end(kSetups)) return "collective.algorithm: \"" + value + "\" is not one of " + setup_ids();
-        next.collective = it->collective;
-        next.algorithm = it->algorithm;
-    } else if (action == "collective") {
-        const auto it = std::find_if(std::begin(kCollectives), std::end(kCollectives),
-                                     [&](Collective c) { return value == to_string(c); });
-        if (it == std::end(kCollectives))
-            return "collective.collective: \"" + value + "\" is not one of all-reduce, reduce-scatter, all-gather, "
-                   "broadcast, reduce, all-to-all";
-        next.collective = *it;
-        const auto algos = step_algorithms_for(*it);
-        if (std::find(algos.begin(), algos.end(), next.algorithm) == algos.end()) next.algorithm = algos.front();
-    } else if (action == "ranks") {
-        if (!parse_int(value, kMinRanks, kMaxRanks, next.ranks))
-            return "collective.ranks: \"" + value + "\" is not a whole number from 2 to 64";
-        next.root = std::min(next.root, next.ranks - 1);
-    } else if (action == "gpus_per_node") {
-        if (!parse_int(value, 1, kMaxRanks, next.gpus_per_node))
-            return "collective.gpus_per_node: \"" + value + "\" is not a whole number from 1 to 64";
-    } else if (action == "root") {
-        if (!parse_int(value, 0, next.ranks - 1, next.root))
-            return "collective.root: \"" + value + "\" is not a rank of 0.." + std::to_string(next.ranks - 1);
-    } else if (action == "size") {
-        const auto bytes = parse_byte_size(value);
-        if (!bytes || *bytes < 1 || *bytes > 1024.0 * 1024 * 1024 * 1024)
-            return "collective.size: \"" + value + "\" is not a message size such as 1GiB, 64 KiB or 512";
-        next.message_bytes = *bytes;
-    } else if (action == "step") {
-        int k = 0;
-        if (!model_) return "collective.step: " + error_;
-        if (!parse_int(value, 0, step_total(), k))
-            return "collective.step: \"" + value + "\" is not a step of 0.." + std::to_string(step_total());
-        playing_ = false;
-        seek(static_cast<float>(k));
-        return "";
-    } else if (action == "play") {
-        if (value != "1" && value != "0") return "collective.play: must be 1 (play) or 0 (pause)";
-        set_playing(value == "1");
-        return "";
-    } else if (action == "speed") {
-        const double v = std::atof(value.c_str());
-        if (!(v >= 0.1 && v <= 20)) return "collective.speed: \"" + value + "\" is not a speed of 0.1 to 20 steps/s";
-        speed_ = static_cast<float>(v);
-        return "";
-    } else {
-        return Panel::act(state, action, value);
-    }
-    // Setup changes: refuse what core cannot step, leaving everything as it was.
-    if (const std::string why = check_step_config(next); !why.empty()) return "collective." + why;
-    if (action == "gpus_per_node") gpus_per_node_from_scenario_ = false;
-    return apply(next, false);
+void CollectivePanel::declare_actions() {
+    // A setup change: refuse what core cannot step, leaving everything as it was.
+    const auto change_setup = [this](AppState& state, const std::function<void(StepConfig&)>& edit) {
+        follow_scenario(state);
+        StepConfig next = config_;
+        edit(next);
+        if (const std::string why = check_step_config(next); !why.empty()) return "collective." + why;
+        return apply(next, false);
+    };
+    std::vector<std::string> setups;
+    for (const NamedSetup& s : kSetups) setups.emplace_back(s.id);
+    actions_.choice("algorithm", "the collective and the algorithm that runs it", setups,
+                    [change_setup](AppState& state, const ActionValue& v) {
+                        const NamedSetup& setup = *std::find_if(std::begin(kSetups), std::end(kSetups),
+                                                                [&](const NamedSetup& s) { return v.text == s.id; });
+                        return change_setup(state, [&](StepConfig& c) {
+                            c.collective = setup.collective;
+                            c.algorithm = setup.algorithm;
+                        });
+                    });
+    std::vector<std::string> collectives;
+    for (Collective c : kCollectives) collectives.emplace_back(to_string(c));
+    actions_.choice("collective", "the collective, with the first algorithm that runs it", collectives,
+                    [change_setup](AppState& state, const ActionValue& v) {
+                        const Collective picked = *std::find_if(std::begin(kCollectives), std::end(kCollectives),
+                                                                [&](Collective c) { return v.text == to_string(c); });
+                        return change_setup(state, [&](StepConfig& c) {
+                            c.collective = picked;
+                            const auto algos = step_algorithms_for(picked);
+                            if (std::find(algos.begin(), algos.end(), c.algorithm) == algos.end()) c.algorithm = algos.front();
+                        });
+                    });
+    actions_.integer("ranks", "GPUs in the collective", kMinRanks, kMaxRanks, [change_setup](AppState& state, const ActionValue& v) {
+        return change_setup(state, [&](StepConfig& c) {
+            c.ranks = static_cast<int>(v.integer);
+            c.root = std::min(c.root, c.ranks - 1);
+        });
+    });
+    actions_.integer("gpus_per_node", "GPUs per node (the hierarchical algorithm's inner group)", 1, kMaxRanks,
+                     [this, change_setup](AppState& state, const ActionValue& v) {
+                         std::string why = change_setup(state, [&](StepConfig& c) { c.gpus_per_node = static_cast<int>(v.integer); });
+                         if (why.empty()) gpus_per_node_from_scenario_ = false;
+                         return why;
+                     });
+    actions_.integer("root", "the root rank of broadcast and reduce (below ranks)", 0, kMaxRanks - 1,
+                     [this, change_setup](AppState& state, const ActionValue& v) {
+                         follow_scenario(state);
+                         if (v.integer >= config_.ranks)
+                             return "\"" + v.text + "\" is not a rank of 0.." + std::to_string(config_.ranks - 1);
+                         return change_setup(state, [&](StepConfig& c) { c.root = static_cast<int>(v.integer); });
+                     });
+    actions_.bytes("size", "bytes per rank", 1, 1024.0 * 1024 * 1024 * 1024, [change_setup](AppState& state, const ActionValue& v) {
+        return change_setup(state, [&](StepConfig& c) { c.message_bytes = v.number; });
+    });
+    actions_.integer("step", "show the state after this many steps (0: before the first), paused", 0,
+                     std::numeric_limits<int>::max(), [this](AppState& state, const ActionValue& v) -> std::string {
+                         follow_scenario(state);
+                         if (!model_) return error_;
+                         if (v.integer > step_total())
+                             return "\"" + v.text + "\" is not a step of 0.." + std::to_string(step_total());
+                         playing_ = false;
+                         seek(static_cast<float>(v.integer));
+                         return {};
+                     });
+    actions_.on_off("play", "play (on) or pause (off) the animation", [this](AppState& state, const ActionValue& v) {
+        follow_scenario(state);
+        set_playing(v.on);
+        return std::string();
+    });
+    actions_.number("speed", "steps per second while playing", 0.1, 20, [this](AppState& state, const ActionValue& v) {
+        follow_scenario(state);
+        speed_ = static_cast<float>(v.number);
+        return std::string();
+    });
 }
 
 // --- Records -------------------------------------------------------------------------------------

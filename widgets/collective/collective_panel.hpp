@@ -4,15 +4,8 @@
 // against message size, ring against tree. Everything it shows comes from core/collectives/collective_steps.hpp,
 // core/collectives/collectives.hpp and core/collectives/collective_figures.hpp; the panel lays it out and animates it.
 //
-// Actions (act(), `--action collective.NAME=VALUE`, lesson steps):
-//   algorithm = ring-all-reduce | double-binary-tree-all-reduce (alias tree-all-reduce) |
-//               hierarchical-all-reduce | ring-reduce-scatter | ring-all-gather | ring-broadcast |
-//               tree-broadcast | ring-reduce | tree-reduce | pairwise-all-to-all
-//   collective = all-reduce | reduce-scatter | all-gather | broadcast | reduce | all-to-all
-//                (keeps the algorithm when the collective has it, else takes its first one)
-//   ranks = 2..64            gpus_per_node = 1..64     root = a rank (broadcast, reduce)
-//   size = a message size: "1GiB", "64 KiB", "4 MB", "512"
-//   step = k (show the state after k steps, paused)    play = 1 | 0       speed = steps per second
+// Its actions (`--action collective.NAME=VALUE`, lesson steps) are declared in declare_actions();
+// `shardscope --action list` prints them.
 //
 // Time model of the animation: `position` counts steps, fractional while a step's packets are in
 // flight. At rest on k (k >= 1) the arrows show step k, the one that produced the buffers drawn;
@@ -53,7 +46,6 @@ public:
     CollectivePanel(Placement placement, bool open);
 
     void draw(AppState& state) override;
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
     void reset_view(AppState& state) override;
 
     // For tests and lessons: the records of the last draw and the model behind them.
@@ -69,6 +61,7 @@ public:
     void refresh(AppState& state, ImVec2 canvas_size);
 
 private:
+    void declare_actions();
     // Configuration and model.
     std::string apply(StepConfig candidate, bool keep_position);
     void follow_scenario(const AppState& state);

@@ -9,6 +9,8 @@
 
 #include <imgui.h>
 
+#include <functional>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -25,25 +27,16 @@ constexpr double kCopyBytes = 1024.0 * 1024 * 1024;  // 1 GiB: far past every ca
 const ImVec4 kWarning(1.0f, 0.72f, 0.35f, 1.0f);
 const ImVec4 kError(1.0f, 0.45f, 0.4f, 1.0f);
 const ImVec4 kGood(0.55f, 0.85f, 0.55f, 1.0f);
+// Bounds the actions check before core's sweep rules: beyond them no sweep is meaningful.
+constexpr double kMaxSweepFactor = 1024;
+constexpr int kMaxSweepCount = 100000;
 
 TextFileWriter& file_writer() {
     static TextFileWriter writer;  // function-local: safe to set from another file's static initializer
     return writer;
 }
 
-[[nodiscard]] bool parse_int(const std::string& text, int lo, int hi, int& out) {
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || v < lo || v > hi) return false;
-    out = static_cast<int>(v);
-    return true;
-}
 
-[[nodiscard]] std::string op_list() {
-    std::string s;
-    for (Collective c : measurable_ops()) s += (s.empty() ? "" : ", ") + std::string(measure_op_name(c));
-    return s;
-}
 
 // Places the next control on this line when it fits, else on the next one (narrow windows).
 void flow(float next_width) {
@@ -93,7 +86,9 @@ struct MeasurePanel::Job {
     }
 };
 
-MeasurePanel::MeasurePanel(Placement placement, bool open) : Panel("measure", "Measure (CUDA)", placement, open) {}
+MeasurePanel::MeasurePanel(Placement placement, bool open) : Panel("measure", "Measure (CUDA)", placement, open) {
+    declare_actions();
+}
 
 MeasurePanel::~MeasurePanel() = default;  // ~Job cancels and joins
 
@@ -199,75 +194,83 @@ void MeasurePanel::recalibrate(const AppState& state) {
 
 // --- Actions -------------------------------------------------------------------------------------
 
-std::string MeasurePanel::act(AppState& state, const std::string& action, const std::string& value) {
-    collect_finished_job();
-    if (action == "op") {
-        const auto op = measure_op_from_string(value);
-        if (!op) return "op: \"" + value + "\" is not one of " + op_list();
-        spec_.op = *op;
-        return "";
-    }
-    if (action == "min" || action == "max") {
-        const auto bytes = parse_byte_size(value);
-        if (!bytes) return action + ": \"" + value + "\" is not a size (e.g. 8, 64KiB, 128MiB)";
+void MeasurePanel::declare_actions() {
+    std::vector<std::string> ops;
+    for (Collective c : measurable_ops()) ops.emplace_back(measure_op_name(c));
+    for (Collective c : measurable_ops()) ops.emplace_back(to_string(c));  // "all-reduce" reads as well
+    actions_.choice("op", "the collective to time", ops, [this](AppState&, const ActionValue& v) {
+        collect_finished_job();
+        spec_.op = *measure_op_from_string(v.text);
+        return std::string();
+    });
+    // A sweep field changes only when the whole sweep stays valid (nccl-tests' rules, core's messages).
+    const auto set_sweep = [this](const std::function<void(SweepSpec&)>& edit) {
+        collect_finished_job();
         SweepSpec next = spec_;
-        (action == "min" ? next.min_bytes : next.max_bytes) = *bytes;
+        edit(next);
         if (std::string e = validate_sweep(next); !e.empty()) return e;
         spec_ = next;
-        copy_text(action == "min" ? min_text_ : max_text_, sizeof min_text_, value);
-        return "";
+        return std::string();
+    };
+    for (const bool is_min : {true, false}) {
+        actions_.bytes(is_min ? "min" : "max", is_min ? "smallest message (-b)" : "largest message (-e)", 1,
+                       kMaxSweepBytes, [this, set_sweep, is_min](AppState&, const ActionValue& v) {
+                           std::string e = set_sweep([&](SweepSpec& s) { (is_min ? s.min_bytes : s.max_bytes) = v.number; });
+                           if (e.empty()) copy_text(is_min ? min_text_ : max_text_, sizeof min_text_, v.text);
+                           return e;
+                       });
     }
-    if (action == "factor") {
-        char* end = nullptr;
-        const double f = std::strtod(value.c_str(), &end);
-        SweepSpec next = spec_;
-        next.factor = f;
-        if (value.empty() || *end != '\0') return "factor: \"" + value + "\" is not a number";
-        if (std::string e = validate_sweep(next); !e.empty()) return e;
-        spec_ = next;
-        return "";
-    }
-    if (action == "iters" || action == "warmup" || action == "gpus") {
-        int v = 0;
-        const int lo = action == "iters" ? 1 : 0;
-        if (!parse_int(value, lo, 100000, v))
-            return action + ": \"" + value + "\" must be a whole number from " + std::to_string(lo) + " to 100000";
-        (action == "iters" ? spec_.iters : action == "warmup" ? spec_.warmup : spec_.gpus) = v;
-        return "";
-    }
-    if (action == "check") {
-        if (value != "0" && value != "1") return "check: 1 or 0";
-        spec_.check = value == "1";
-        return "";
-    }
-    if (action == "run") return start(state);
-    if (action == "cancel") {
+    actions_.number("factor", "each size is the previous one times this (-f)", 0, kMaxSweepFactor,
+                    [set_sweep](AppState&, const ActionValue& v) { return set_sweep([&](SweepSpec& s) { s.factor = v.number; }); });
+    const struct {
+        const char* name;
+        const char* help;
+        int lowest;
+        int SweepSpec::*field;
+    } counts[] = {{"iters", "timed iterations per size (-n)", 1, &SweepSpec::iters},
+                  {"warmup", "untimed iterations first (-w)", 0, &SweepSpec::warmup},
+                  {"gpus", "GPUs (-g; 0: every GPU found)", 0, &SweepSpec::gpus}};
+    for (const auto& c : counts)
+        actions_.integer(c.name, c.help, c.lowest, kMaxSweepCount, [set_sweep, field = c.field](AppState&, const ActionValue& v) {
+            return set_sweep([&](SweepSpec& s) { s.*field = static_cast<int>(v.integer); });
+        });
+    actions_.on_off("check", "check every result against the expected sum (--check)", [set_sweep](AppState&, const ActionValue& v) {
+        return set_sweep([&](SweepSpec& s) { s.check = v.on; });
+    });
+    actions_.trigger("run", "start the sweep", [this](AppState& state, const ActionValue&) {
+        collect_finished_job();
+        return start(state);
+    });
+    actions_.trigger("cancel", "stop the sweep", [this](AppState&, const ActionValue&) {
         cancel();
-        return "";
-    }
-    if (action == "refresh") {
+        return std::string();
+    });
+    actions_.trigger("refresh", "look for a backend again", [this](AppState&, const ActionValue&) {
+        collect_finished_job();
         probe_backend();
-        return "";
-    }
-    if (action == "save" || action == "apply") {
+        return std::string();
+    });
+    actions_.trigger("apply", "use the measured links in the scenario", [this](AppState& state, const ActionValue&) {
+        collect_finished_job();
         recalibrate(state);
-        if (!calibrated_) return "nothing measured yet to calibrate the cluster with";
-        if (action == "apply") {
-            Scenario next = state.scenario();
-            next.cluster = *calibrated_;
-            if (std::string e = state.try_apply(next); !e.empty()) return e;
-            notice_ = "The scenario now uses the measured figures.";
-            return "";
-        }
-        if (value.empty()) return "save: give a path";
-        if (!file_writer()) return "save: this build cannot write files from the panel";
-        if (std::string e = file_writer()(value, cluster_json_); !e.empty()) return "save: " + e;
-        copy_text(path_text_, sizeof path_text_, value);
-        notice_ = "Saved " + value + " (load it as a cluster preset).";
-        return "";
-    }
-    return "panel measure has no action \"" + action +
-           "\" (op, min, max, factor, iters, warmup, gpus, check, run, cancel, save, apply, refresh)";
+        if (!calibrated_) return std::string("nothing measured yet to calibrate the cluster with");
+        Scenario next = state.scenario();
+        next.cluster = *calibrated_;
+        if (std::string e = state.try_apply(next); !e.empty()) return e;
+        notice_ = "The scenario now uses the measured figures.";
+        return std::string();
+    });
+    actions_.text("save", "a file path", "write the measured cluster preset there", [this](AppState& state, const ActionValue& v) {
+        collect_finished_job();
+        recalibrate(state);
+        if (!calibrated_) return std::string("nothing measured yet to calibrate the cluster with");
+        if (v.text.empty()) return std::string("give a path");
+        if (!file_writer()) return std::string("this build cannot write files from the panel");
+        if (std::string e = file_writer()(v.text, cluster_json_); !e.empty()) return e;
+        copy_text(path_text_, sizeof path_text_, v.text);
+        notice_ = "Saved " + v.text + " (load it as a cluster preset).";
+        return std::string();
+    });
 }
 
 // --- Records -------------------------------------------------------------------------------------

@@ -8,13 +8,8 @@
 //
 // Widgets do no file I/O: "Save" hands the text to a writer the app installs (set_measure_file_writer).
 //
-// Actions (act(), `--action measure.NAME=VALUE`, lesson steps):
-//   op = all_reduce | all_gather | reduce_scatter | broadcast | all_to_all
-//   min, max = a size ("8", "128MiB")    factor = > 1    iters = >= 1    warmup = >= 0
-//   gpus = 0 (all) or a count           check = 1 | 0
-//   run = 1 (start a sweep; with one GPU: the HBM copy and GEMMs)    cancel = 1
-//   save = PATH (write the calibrated cluster preset)    apply = 1 (make it the scenario's cluster)
-//   refresh = 1 (ask the backends again)
+// Its actions (`--action measure.NAME=VALUE`, lesson steps) are declared in declare_actions();
+// `shardscope --action list` prints them.
 
 #include "core/measure/calibration.hpp"
 #include "core/measure/measure.hpp"
@@ -68,7 +63,6 @@ public:
     ~MeasurePanel() override;  // cancels a running job and waits for it
 
     void draw(AppState& state) override;
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // Builds records() without drawing (tests, screenshots).
     void refresh(const AppState& state);
@@ -79,6 +73,7 @@ public:
     void wait();
 
 private:
+    void declare_actions();
     struct Job;
 
     // Backend and jobs.

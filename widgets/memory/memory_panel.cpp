@@ -7,6 +7,9 @@
 
 #include <imgui.h>
 
+#include <functional>
+#include <limits>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -88,7 +91,9 @@ void memory_legend(const std::string& capacity_label) {
 
 }  // namespace
 
-MemoryPanel::MemoryPanel(Placement placement, bool open) : Panel("memory", "Memory and cost", placement, open) {}
+MemoryPanel::MemoryPanel(Placement placement, bool open) : Panel("memory", "Memory and cost", placement, open) {
+    declare_actions();
+}
 
 const MemoryView& MemoryPanel::view(const AppState& state) {
     if (!has_view_ || view_.version != state.version()) {
@@ -102,35 +107,35 @@ void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
     control_error_ = state.try_apply(candidate);
 }
 
-std::string MemoryPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    Scenario c = state.scenario();
-    if (action == "zero") {
-        char* end = nullptr;
-        const long z = std::strtol(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || z < 0 || z > 3) return "zero: \"" + value + "\" is not 0, 1, 2 or 3";
-        c = with_zero_stage(c, static_cast<int>(z));
-    } else if (action == "recompute") {
-        const auto r = recompute_from_string(value);
-        if (!r) return "recompute: \"" + value + "\" is not none, selective or full";
-        c.training.recompute = *r;
-    } else if (action == "precision") {
-        const auto p = precision_from_string(value);
-        if (!p) return "precision: \"" + value + "\" is not mixed-bf16, fp32 or megatron-bf16";
-        c.training.precision = *p;
-    } else if (action == "micro_batch") {
-        char* end = nullptr;
-        const long long b = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || b < 1) return "micro_batch: \"" + value + "\" is not a positive integer";
-        c.training.micro_batch = b;
-    } else if (action == "apply_fix") {
+void MemoryPanel::declare_actions() {
+    // Each edit goes through core's validation; a rejected one shows "Not applied" and is returned.
+    const auto edit = [this](AppState& state, const std::function<void(Scenario&)>& change) {
+        Scenario c = state.scenario();
+        change(c);
+        apply(state, c);
+        return control_error_;
+    };
+    actions_.integer("zero", "ZeRO stage (0 turns sharding off)", 0, 3, [edit](AppState& state, const ActionValue& v) {
+        return edit(state, [&](Scenario& c) { c = with_zero_stage(c, static_cast<int>(v.integer)); });
+    });
+    actions_.choice("recompute", "which activations are recomputed in the backward pass", names_of(kAllRecomputes),
+                    [edit](AppState& state, const ActionValue& v) {
+                        return edit(state, [&](Scenario& c) { c.training.recompute = *recompute_from_string(v.text); });
+                    });
+    actions_.choice("precision", "the bytes per parameter for weights, gradients and optimizer state", names_of(kAllPrecisions),
+                    [edit](AppState& state, const ActionValue& v) {
+                        return edit(state, [&](Scenario& c) { c.training.precision = *precision_from_string(v.text); });
+                    });
+    actions_.integer("micro_batch", "sequences per micro-batch", 1, std::numeric_limits<int32_t>::max(),
+                     [edit](AppState& state, const ActionValue& v) {
+                         return edit(state, [&](Scenario& c) { c.training.micro_batch = v.integer; });
+                     });
+    actions_.trigger("apply_fix", "apply the fastest change that makes the scenario fit", [this, edit](AppState& state, const ActionValue&) {
         const MemoryView& v = view(state);
-        if (!v.advice.found) return v.fits ? "apply_fix: the scenario already fits" : "apply_fix: " + v.advice_line;
-        c = v.advice.scenario;
-    } else {
-        return Panel::act(state, action, value);
-    }
-    apply(state, c);
-    return control_error_;
+        if (!v.advice.found) return v.fits ? std::string("the scenario already fits") : v.advice_line;
+        const Scenario fix = v.advice.scenario;
+        return edit(state, [&](Scenario& c) { c = fix; });
+    });
 }
 
 void MemoryPanel::draw(AppState& state) {

@@ -18,9 +18,6 @@ public:
     MemoryPanel(Placement placement, bool open);
 
     void draw(AppState& state) override;
-    // zero=0..3, recompute=none|selective|full, precision=mixed-bf16|fp32|megatron-bf16,
-    // micro_batch=N, apply_fix=1 (core's suggested fix, when there is one).
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // The records for the current scenario (rebuilt when its version changed).
     const MemoryView& view(const AppState& state);
@@ -28,6 +25,7 @@ public:
     [[nodiscard]] const std::string& control_error() const noexcept { return control_error_; }
 
 private:
+    void declare_actions();
     void draw_memory_section(AppState& state, float chart_height);
     void draw_memory_chart(float height);
     void draw_memory_table();

@@ -35,12 +35,8 @@ std::string number(int64_t v) {
 ImVec4 colour_of(Dim d) { return ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)); }
 
 
-std::optional<int64_t> parse_positive(const std::string& text) {
-    char* end = nullptr;
-    const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || v < 0) return std::nullopt;
-    return static_cast<int64_t>(v);
-}
+// Beyond any cluster: what a typed count may be before core's rules judge it.
+constexpr int64_t kMaxClusterCount = int64_t{1} << 30;
 
 // Halve / double buttons beside an integer input: factors are nearly always powers of two.
 bool step_buttons(const char* id, int64_t& value) {
@@ -121,7 +117,9 @@ float data_table_height() { return 7 * table_row_height() + 3; }
 
 }  // namespace
 
-MeshPanel::MeshPanel(Placement placement, bool open) : Panel("mesh", "Device mesh", placement, open) {}
+MeshPanel::MeshPanel(Placement placement, bool open) : Panel("mesh", "Device mesh", placement, open) {
+    declare_actions();
+}
 
 // ---- draft ---------------------------------------------------------------------------------------
 
@@ -182,72 +180,62 @@ void MeshPanel::reset_view(AppState& state) {
         }
 }
 
-std::string MeshPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    if (action == "dim") {
-        const auto d = dim_from_string(value);
-        if (!d) return "mesh.dim: \"" + value + "\" is not one of tp, cp, ep, dp_shard, dp_replicate, pp";
-        dim_ = *d;
-        return {};
-    }
-    if (action == "select") {
-        if (value == "none") {
-            selected_ = -1;
-            return {};
-        }
-        const auto rank = parse_positive(value);
-        if (!rank || *rank >= state.mesh().world_size())
-            return "mesh.select: \"" + value + "\" is not a GPU rank (0 to " + number(state.mesh().world_size() - 1) + ")";
-        selected_ = *rank;
-        return {};
-    }
-    if (action == "data") {
-        show_data_ = value == "on" || value == "1" || value == "true";
-        return {};
-    }
+void MeshPanel::declare_actions() {
+    std::vector<std::string> dims;
+    for (Dim d : kAllDims) dims.emplace_back(to_string(d));
+    actions_.choice("dim", "the dim whose groups the canvas colours", dims, [this](AppState&, const ActionValue& v) {
+        dim_ = *dim_from_string(v.text);
+        return std::string();
+    });
+    actions_.rank("select", "focus one GPU (none: no focus)", [this](AppState& state, const ActionValue& v) {
+        if (v.integer >= state.mesh().world_size())
+            return "\"" + v.text + "\" is not a GPU rank (0 to " + number(state.mesh().world_size() - 1) + ")";
+        selected_ = v.integer;
+        return std::string();
+    });
+    actions_.on_off("data", "the table of every dim's groups, links and traffic", [this](AppState&, const ActionValue& v) {
+        show_data_ = v.on;
+        return std::string();
+    });
     // A change core rejects stays on screen as a draft with core's message (as typed in the panel),
     // and the action reports it, so `--action` exits 2 as the strategy panel's does.
-    const auto rejected = [&](const std::string& rule) { return rule.empty() ? rule : "mesh." + action + ": " + rule; };
-    if (action == "cluster") {
+    actions_.text("cluster", "a cluster preset's name", "the cluster preset of this name (its own node count)", [this](AppState& state, const ActionValue& v) {
         for (const ClusterPreset& preset : presets_)
-            if (preset.cluster.name == value) return rejected(set_cluster(state, preset.cluster));
-        return "mesh.cluster: no cluster preset named \"" + value + "\"";
-    }
-    if (action == "zoom") {
-        // Around the canvas centre; the canvas takes its size on the next frame, so apply it then.
-        char* end = nullptr;
-        const double factor = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end != '\0' || !(factor > 0)) return "mesh.zoom: \"" + value + "\" is not a positive factor";
-        pending_zoom_ *= static_cast<float>(factor);
-        return {};
-    }
-    if (action == "fit") {
+            if (preset.cluster.name == v.text) return set_cluster(state, preset.cluster);
+        return "no cluster preset named \"" + v.text + "\"";
+    });
+    actions_.number("zoom", "zoom the canvas by this factor around its centre", 0.001, 1000,
+                    [this](AppState&, const ActionValue& v) {
+                        // The canvas takes its size on the next frame: apply it then.
+                        pending_zoom_ *= static_cast<float>(v.number);
+                        return std::string();
+                    });
+    actions_.trigger("fit", "fit the whole mesh in the canvas", [this](AppState&, const ActionValue&) {
         grid_.request_fit();
-        return {};
-    }
-    if (action == "order") {
+        return std::string();
+    });
+    actions_.text("order", "the five mesh dims, e.g. tp,cp,dp_shard,dp_replicate,pp", "the mesh order, innermost first", [this](AppState& state, const ActionValue& v) {
         std::vector<Dim> order;
-        std::stringstream in(value);
-        for (std::string item; std::getline(in, item, ',');) {
+        for (const std::string& item : split_list(v.text)) {
             const auto d = mesh_dim_from_string(item);
-            if (!d) return "mesh.order: \"" + item + "\" is not a mesh dim";
+            if (!d) return "\"" + item + "\" is not a mesh dim (tp, cp, dp_shard, dp_replicate, pp)";
             order.push_back(*d);
         }
         sync_draft(state);
         draft_.parallel.order = order;
-        return rejected(apply_draft(state));
-    }
-    const auto n = parse_positive(value);
-    if (action == "nodes" || action == "gpus_per_node") {
-        if (!n) return "mesh." + action + ": \"" + value + "\" is not a whole number";
+        return apply_draft(state);
+    });
+    actions_.integer("nodes", "nodes in the cluster", 1, kMaxClusterCount, [this](AppState& state, const ActionValue& v) {
         sync_draft(state);
-        return rejected(set_cluster_shape(state, action == "nodes" ? *n : draft_.cluster.nodes,
-                                          action == "nodes" ? draft_.cluster.gpus_per_node : *n));
-    }
-    if (const auto d = dim_from_string(action)) {
-        if (!n) return "mesh." + action + ": \"" + value + "\" is not a whole number";
-        return rejected(set_factor(state, *d, *n));
-    }
-    return Panel::act(state, action, value);
+        return set_cluster_shape(state, v.integer, draft_.cluster.gpus_per_node);
+    });
+    actions_.integer("gpus_per_node", "GPUs in each node", 1, kMaxClusterCount, [this](AppState& state, const ActionValue& v) {
+        sync_draft(state);
+        return set_cluster_shape(state, draft_.cluster.nodes, v.integer);
+    });
+    for (Dim d : kAllDims)
+        actions_.integer(std::string(to_string(d)), "the " + std::string(to_string(d)) + " factor", 1, kMaxClusterCount,
+                         [this, d](AppState& state, const ActionValue& v) { return set_factor(state, d, v.integer); });
 }
 
 // ---- controls ------------------------------------------------------------------------------------

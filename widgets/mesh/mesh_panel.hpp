@@ -21,14 +21,9 @@ public:
     MeshPanel(Placement placement, bool open);
 
     void draw(AppState& state) override;
-    // dim=tp|cp|ep|dp_shard|dp_replicate|pp (colour by), select=RANK|none, data=on|off, fit=1, zoom=FACTOR,
-    // tp=N (any dim: sets its factor), nodes=N, gpus_per_node=N, order=tp,cp,dp_shard,dp_replicate,pp,
-    // cluster=NAME (a preset the app loaded; its own node count).
-    // A factor that breaks a rule is kept in the draft and its message shown, as when typed.
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
     void reset_view(AppState& state) override;
 
-    // Draft edits (the controls and act() use them): applied when the whole scenario is valid; the
+    // Draft edits (the controls and the actions use them): applied when the whole scenario is valid; the
     // rule broken otherwise ("" when applied).
     std::string set_factor(AppState& state, Dim d, int64_t value);
     std::string set_cluster_shape(AppState& state, int64_t nodes, int64_t gpus_per_node);
@@ -48,6 +43,7 @@ public:
     [[nodiscard]] const std::vector<std::string>& badges() const noexcept { return badges_; }
 
 private:
+    void declare_actions();
     void sync_draft(const AppState& state);
     std::string apply_draft(AppState& state);
 

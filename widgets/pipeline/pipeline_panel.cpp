@@ -23,6 +23,7 @@ constexpr Schedule kSchedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Sched
 constexpr int kMaxStagesControl = 512;
 constexpr int kMaxMicrobatchesControl = 1 << 16;  // the simulator's own limit
 constexpr int kMaxVirtualControl = 16;
+constexpr double kMaxStageMilliseconds = 1e6;  // a thousand seconds per micro-batch and stage
 constexpr float kStageTableWidth = 330.0f;
 constexpr float kGroupSpacing = 16.0f;
 
@@ -42,31 +43,6 @@ bool same_geometry(const TimelineGeometry& a, const TimelineGeometry& b) {
 bool same_spec(const PipelineSpec& a, const PipelineSpec& b) {
     return a.schedule == b.schedule && a.stages == b.stages && a.microbatches == b.microbatches &&
            a.virtual_stages == b.virtual_stages && a.p2p_time == b.p2p_time && same_costs(a.costs, b.costs);
-}
-
-std::optional<Schedule> parse_schedule(const std::string& v) {
-    if (v == "interleaved") return Schedule::interleaved_1f1b;
-    return schedule_from_string(v);
-}
-
-// Whole number in [lo, hi], or an error naming the action.
-std::string parse_int(const std::string& action, const std::string& value, int lo, int hi, int& out) {
-    char* end = nullptr;
-    const long v = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || v < lo || v > hi)
-        return action + ": expected a whole number " + std::to_string(lo) + ".." + std::to_string(hi) + ", got \"" +
-               value + "\"";
-    out = static_cast<int>(v);
-    return {};
-}
-
-std::string parse_double(const std::string& action, const std::string& value, double lo, double& out) {
-    char* end = nullptr;
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !std::isfinite(v) || v < lo)
-        return action + ": expected a number >= " + std::to_string(lo) + ", got \"" + value + "\"";
-    out = v;
-    return {};
 }
 
 // The core's closed form reads one stage's cost; with unequal stages the first is as good as any and
@@ -127,7 +103,9 @@ const char* closed_form_text(Schedule s) noexcept {
 }
 
 PipelinePanel::PipelinePanel(Placement placement, bool open)
-    : Panel("pipeline", "Pipeline timeline", placement, open) {}
+    : Panel("pipeline", "Pipeline timeline", placement, open) {
+    declare_actions();
+}
 
 std::vector<StageCost> PipelinePanel::stage_costs() const {
     const PipelineControls& c = controls_;
@@ -229,67 +207,102 @@ void PipelinePanel::take_from_scenario(const Scenario& s) {
 
 void PipelinePanel::reset_view(AppState&) { controls_.compare = false; }
 
-std::string PipelinePanel::act(AppState& state, const std::string& action, const std::string& value) {
+void PipelinePanel::declare_actions() {
     PipelineControls& c = controls_;
-    std::string error;
-    if (action == "schedule" || action == "compare") {
-        if (action == "compare" && (value == "none" || value == "off")) {
-            c.compare = false;
-            return {};
-        }
-        const std::optional<Schedule> s = parse_schedule(value);
-        if (!s) return action + ": unknown schedule \"" + value + "\" (gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, dualpipe)";
-        if (action == "schedule") {
-            c.schedule = *s;
-        } else {
-            c.compare = true;
-            c.compare_schedule = *s;
-        }
-    } else if (action == "stages") {
-        error = parse_int(action, value, 1, kMaxStagesControl, c.stages);
-        if (error.empty()) c.scenario_costs.clear();
-    } else if (action == "microbatches") {
-        error = parse_int(action, value, 1, kMaxMicrobatchesControl, c.microbatches);
-    } else if (action == "virtual") {
-        error = parse_int(action, value, 1, kMaxVirtualControl, c.virtual_stages);
-        // Asking for chunks means the interleaved schedule.
-        if (error.empty() && c.virtual_stages > 1) c.schedule = Schedule::interleaved_1f1b;
-    } else if (action == "f" || action == "b" || action == "w" || action == "p2p") {
-        double& field = action == "f" ? c.f_ms : action == "b" ? c.b_ms : action == "w" ? c.w_ms : c.p2p_ms;
-        error = parse_double(action, value, 0, field);
-        if (error.empty() && action != "p2p") c.scenario_costs.clear();
-    } else if (action == "first_extra" || action == "last_extra") {
-        double percent = 0;
-        error = parse_double(action, value, 0, percent);
-        if (error.empty()) (action == "first_extra" ? c.first_stage_extra : c.last_stage_extra) = percent / 100.0;
-        if (error.empty()) c.scenario_costs.clear();
-    } else if (action == "target") {
-        double percent = 0;
-        error = parse_double(action, value, 0, percent);
-        if (error.empty()) c.bubble_target = percent / 100.0;
-    } else if (action == "arrows") {
-        c.arrows = value == "on" || value == "1" || value == "true";
-    } else if (action == "from_scenario") {
-        take_from_scenario(state.scenario());
-    } else if (action == "zoom") {
+    // Every change but a zoom re-simulates; a changed stage cost drops the scenario's own costs.
+    const auto then_simulate = [this](AppState& state) {
         update_simulation(state);
-        if (value == "fit") {
-            fit_time_window();
-            return {};
-        }
-        const auto comma = value.find(',');
-        double a = 0, b = 0;
-        if (comma == std::string::npos || !parse_double(action, value.substr(0, comma), 0, a).empty() ||
-            !parse_double(action, value.substr(comma + 1), 0, b).empty() || b <= a || b > 1)
-            return "zoom: expected A,B with 0 <= A < B <= 1 (fractions of the longest makespan), or fit";
-        const double full = full_span() * 1.01;
-        set_time_window(TimeWindow{a * full, b * full});
-        return {};
-    } else {
-        return Panel::act(state, action, value);
+        return std::string();
+    };
+    const auto cost_changed = [this, then_simulate](AppState& state) {
+        controls_.scenario_costs.clear();
+        return then_simulate(state);
+    };
+    std::vector<std::string> schedules = names_of(kAllSchedules);
+    actions_.choice("schedule", "the schedule simulated", schedules, [&c, then_simulate](AppState& state, const ActionValue& v) {
+        c.schedule = *schedule_from_string(v.text);
+        return then_simulate(state);
+    });
+    schedules.push_back("none");
+    actions_.choice("compare", "a second schedule drawn beside the first (none: off)", schedules,
+                    [&c, then_simulate](AppState& state, const ActionValue& v) {
+                        c.compare = v.text != "none";
+                        if (c.compare) c.compare_schedule = *schedule_from_string(v.text);
+                        return then_simulate(state);
+                    });
+    actions_.integer("stages", "pipeline stages", 1, kMaxStagesControl, [&c, cost_changed](AppState& state, const ActionValue& v) {
+        c.stages = static_cast<int>(v.integer);
+        return cost_changed(state);
+    });
+    actions_.integer("microbatches", "micro-batches per step", 1, kMaxMicrobatchesControl,
+                     [&c, then_simulate](AppState& state, const ActionValue& v) {
+                         c.microbatches = static_cast<int>(v.integer);
+                         return then_simulate(state);
+                     });
+    actions_.integer("virtual", "chunks per stage (more than 1 picks interleaved 1F1B)", 1, kMaxVirtualControl,
+                     [&c, then_simulate](AppState& state, const ActionValue& v) {
+                         c.virtual_stages = static_cast<int>(v.integer);
+                         if (c.virtual_stages > 1) c.schedule = Schedule::interleaved_1f1b;
+                         return then_simulate(state);
+                     });
+    const struct {
+        const char* name;
+        const char* help;
+        double PipelineControls::*field;
+    } times[] = {{"f", "forward time of one micro-batch on one stage, ms", &PipelineControls::f_ms},
+                 {"b", "backward (input gradients) time, ms", &PipelineControls::b_ms},
+                 {"w", "weight-gradient time, ms", &PipelineControls::w_ms},
+                 {"p2p", "time to send activations to the next stage, ms", &PipelineControls::p2p_ms}};
+    for (const auto& t : times) {
+        const bool is_p2p = std::string(t.name) == "p2p";
+        actions_.number(t.name, t.help, 0, kMaxStageMilliseconds,
+                        [&c, field = t.field, is_p2p, cost_changed, then_simulate](AppState& state, const ActionValue& v) {
+                            c.*field = v.number;
+                            return is_p2p ? then_simulate(state) : cost_changed(state);
+                        });
     }
-    if (error.empty()) update_simulation(state);
-    return error;
+    actions_.number("first_extra", "extra work on the first stage (embedding), % of a stage", 0, 1000,
+                    [&c, cost_changed](AppState& state, const ActionValue& v) {
+                        c.first_stage_extra = v.number / 100.0;
+                        return cost_changed(state);
+                    });
+    actions_.number("last_extra", "extra work on the last stage (output layer and loss), % of a stage", 0, 1000,
+                    [&c, cost_changed](AppState& state, const ActionValue& v) {
+                        c.last_stage_extra = v.number / 100.0;
+                        return cost_changed(state);
+                    });
+    actions_.number("target", "the bubble share to aim for, %", 0, 100, [&c, then_simulate](AppState& state, const ActionValue& v) {
+        c.bubble_target = v.number / 100.0;
+        return then_simulate(state);
+    });
+    actions_.on_off("arrows", "arrows for sends between stages", [&c, then_simulate](AppState& state, const ActionValue& v) {
+        c.arrows = v.on;
+        return then_simulate(state);
+    });
+    actions_.trigger("from_scenario", "take stages, micro-batches, schedule and costs from the scenario",
+                     [this, then_simulate](AppState& state, const ActionValue&) {
+                         take_from_scenario(state.scenario());
+                         return then_simulate(state);
+                     });
+    actions_.text("zoom", "A,B with 0 <= A < B <= 1, or fit", "show fractions A to B of the longest makespan; fit: all of it",
+                  [this](AppState& state, const ActionValue& v) { return zoom_to(state, v.text); });
+}
+
+std::string PipelinePanel::zoom_to(AppState& state, const std::string& value) {
+    update_simulation(state);
+    if (value == "fit") {
+        fit_time_window();
+        return {};
+    }
+    const std::vector<std::string> parts = split_list(value);
+    ActionSpec fraction{"zoom", ActionType::number, "", 0, 1, {}, {}};
+    ActionValue a, b;
+    if (parts.size() != 2 || !parse_action_value(fraction, parts[0], a).empty() ||
+        !parse_action_value(fraction, parts[1], b).empty() || b.number <= a.number)
+        return "\"" + value + "\" is not A,B with 0 <= A < B <= 1 (fractions of the longest makespan), or fit";
+    const double full = full_span() * 1.01;
+    set_time_window(TimeWindow{a.number * full, b.number * full});
+    return {};
 }
 
 // ---- Drawing ------------------------------------------------------------------------------------

@@ -44,7 +44,6 @@ public:
     // schedule=NAME, compare=NAME|none, stages=N, microbatches=N, virtual=N, f|b|w|p2p=MS,
     // first_extra|last_extra=PERCENT, target=PERCENT, arrows=on|off, from_scenario=1, zoom=A,B (fractions
     // of the longest makespan; "fit" for all of it).
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
     void reset_view(AppState& state) override;
 
     // For tests and the bench.
@@ -68,6 +67,8 @@ public:
     [[nodiscard]] double last_simulation_seconds() const noexcept { return simulation_seconds_; }
 
 private:
+    void declare_actions();
+    std::string zoom_to(AppState& state, const std::string& value);
     struct Lane {
         PipelineSpec spec;
         PipelineTimeline timeline;

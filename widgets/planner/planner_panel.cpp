@@ -65,18 +65,6 @@ constexpr int kApplyColumn = 1;
 // Where each sortable column is drawn (the Apply column shifts the rest right by one).
 constexpr int drawn_at(int column) { return column == kRank ? 0 : column + 1; }
 
-bool parse_flag(const std::string& v, bool& out) {
-    if (v == "1" || v == "true" || v == "on") return out = true, true;
-    if (v == "0" || v == "false" || v == "off") return out = false, true;
-    return false;
-}
-
-int parse_rank(const std::string& v) {
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    return v.empty() || *end != '\0' ? 0 : static_cast<int>(n);
-}
-
 // The row's value in a column, for sorting (text columns compare their text).
 bool row_less(const PlannerRow& a, const PlannerRow& b, int column) {
     switch (column) {
@@ -102,6 +90,7 @@ PlannerPanel::PlannerPanel(Placement placement, bool open) : Panel("planner", "P
     options_.keep_costed = true;
     // Forty rows of one mesh with forty interleaving depths teach little: show distinct meshes.
     options_.one_per_mesh = true;
+    declare_actions();
 }
 
 PlannerPanel::~PlannerPanel() = default;
@@ -159,7 +148,7 @@ void PlannerPanel::update(const AppState& state, bool block) {
 
 std::string PlannerPanel::apply_rank(AppState& state, int rank) {
     if (rank < 1 || rank > static_cast<int>(ranked_.size()))
-        return "apply: no row ranked " + std::to_string(rank) + " (" + std::to_string(ranked_.size()) + " rows)";
+        return "no row ranked " + std::to_string(rank) + " (" + std::to_string(ranked_.size()) + " rows)";
     apply_error_ = state.try_apply(ranked_[static_cast<std::size_t>(rank - 1)].scenario);
     if (apply_error_.empty()) selected_rank_ = rank;
     return apply_error_;
@@ -181,44 +170,56 @@ void PlannerPanel::resort() {
     });
 }
 
-std::string PlannerPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    const auto set_option = [&](bool& option) -> std::string {
-        bool v = false;
-        if (!parse_flag(value, v)) return action + ": \"" + value + "\" is not 0 or 1";
-        if (option != v) options_changed_ = true;
-        option = v;
+void PlannerPanel::declare_actions() {
+    actions_.choice("objective", "what the ranking optimises", {"step", "mfu", "memory"}, [this](AppState& state, const ActionValue& v) {
+        const PlanObjective o = *plan_objective_from_string(v.text);
+        if (options_.objective != o) options_changed_ = true;
+        options_.objective = o;
         update(state, true);
-        return "";
+        return std::string();
+    });
+    actions_.integer("apply", "make the row of this rank the scenario", 1, kTopK, [this](AppState& state, const ActionValue& v) {
+        update(state, true);
+        return apply_rank(state, static_cast<int>(v.integer));
+    });
+    actions_.integer("select", "select the row of this rank", 1, kTopK, [this](AppState& state, const ActionValue& v) {
+        update(state, true);
+        if (v.integer > static_cast<int64_t>(view_.rows.size()))
+            return "no row ranked " + v.text + " (" + std::to_string(view_.rows.size()) + " rows)";
+        selected_rank_ = static_cast<int>(v.integer);
+        return std::string();
+    });
+    const struct {
+        const char* name;
+        const char* help;
+        bool PlanOptions::*option;
+    } switches[] = {{"all_orders", "search every mesh order, not only the usual one", &PlanOptions::all_orders},
+                    {"per_mesh", "show one row per mesh (its best schedule)", &PlanOptions::one_per_mesh}};
+    const struct {
+        const char* name;
+        const char* help;
+        bool PlanFilters::*filter;
+    } filters[] = {{"tp_in_node", "only layouts whose TP group stays in a node", &PlanFilters::tp_within_node},
+                   {"no_pp", "only layouts without pipeline parallelism", &PlanFilters::no_pp},
+                   {"zero_max_1", "only layouts with ZeRO stage 0 or 1", &PlanFilters::zero_at_most_1}};
+    const auto set_option = [this](AppState& state, bool& option, bool on) {
+        if (option != on) options_changed_ = true;
+        option = on;
+        update(state, true);
+        return std::string();
     };
-    if (action == "objective") {
-        const auto o = plan_objective_from_string(value);
-        if (!o) return "objective: \"" + value + "\" is not step, mfu or memory";
-        if (options_.objective != *o) options_changed_ = true;
-        options_.objective = *o;
+    for (const auto& f : filters)
+        actions_.on_off(f.name, f.help, [this, set_option, filter = f.filter](AppState& state, const ActionValue& v) {
+            return set_option(state, options_.filters.*filter, v.on);
+        });
+    for (const auto& o : switches)
+        actions_.on_off(o.name, o.help, [this, set_option, option = o.option](AppState& state, const ActionValue& v) {
+            return set_option(state, options_.*option, v.on);
+        });
+    actions_.trigger("wait", "finish the search before going on (for scripts and lessons)", [this](AppState& state, const ActionValue&) {
         update(state, true);
-        return "";
-    }
-    if (action == "apply") {
-        update(state, true);
-        return apply_rank(state, parse_rank(value));
-    }
-    if (action == "select") {
-        update(state, true);
-        const int rank = parse_rank(value);
-        if (rank < 1 || rank > static_cast<int>(view_.rows.size())) return "select: no row ranked " + value;
-        selected_rank_ = rank;
-        return "";
-    }
-    if (action == "tp_in_node") return set_option(options_.filters.tp_within_node);
-    if (action == "no_pp") return set_option(options_.filters.no_pp);
-    if (action == "zero_max_1") return set_option(options_.filters.zero_at_most_1);
-    if (action == "all_orders") return set_option(options_.all_orders);
-    if (action == "per_mesh") return set_option(options_.one_per_mesh);
-    if (action == "wait") {
-        update(state, true);
-        return "";
-    }
-    return Panel::act(state, action, value);
+        return std::string();
+    });
 }
 
 // ---- Drawing ----------------------------------------------------------------------------------------

@@ -22,11 +22,6 @@ public:
     ~PlannerPanel() override;
 
     void draw(AppState& state) override;
-    // objective=step|mfu|memory; apply=N (the row ranked N, 1-based); select=N;
-    // tp_in_node=0|1, no_pp=0|1, zero_max_1=0|1, all_orders=0|1, per_mesh=0|1 (filters and options:
-    // re-plan);
-    // wait=1 (block until the current search is done).
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // Starts a search if the scenario's planning key or the options changed; with `block`, returns only
     // once a result for them is in. Called by draw(); tests call it directly.
@@ -43,6 +38,7 @@ public:
     void sort_by(int column, bool ascending);
 
 private:
+    void declare_actions();
     struct Search;
 
     void start_search(const Scenario& key_scenario);

@@ -42,10 +42,6 @@ void outline_current_window(float seconds) {
 
 }  // namespace
 
-std::string Panel::act(AppState&, const std::string& action, const std::string&) {
-    return "panel " + id_ + " has no action \"" + action + "\"";
-}
-
 std::vector<std::string> PanelRegistry::show_only(const std::vector<std::string>& ids) {
     std::vector<std::string> unknown;
     for (const std::string& id : ids)
@@ -99,6 +95,14 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         if (visible) panel->draw(state);
         ImGui::End();
     }
+}
+
+std::string action_reference(const PanelRegistry& registry) {
+    std::string out = "| action | value | what it does |\n|---|---|---|\n";
+    for (const auto& panel : registry.panels())
+        for (const ActionSpec& spec : panel->actions().specs())
+            out += "| `" + panel->id() + "." + spec.name + "` | " + describe_values(spec) + " | " + spec.help + " |\n";
+    return out;
 }
 
 }  // namespace shardscope::ui

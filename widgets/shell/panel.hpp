@@ -2,6 +2,7 @@
 // The panel framework: one class per panel (one file each), a registry that the View menu, the
 // default layout and lessons use. A panel only lays out figures that core computed.
 
+#include "widgets/shell/actions.hpp"
 #include "widgets/shell/app_state.hpp"
 
 #include <memory>
@@ -39,14 +40,23 @@ public:
     // Draws the panel's contents inside its window (Begin/End are the registry's).
     virtual void draw(AppState& state) = 0;
     // A named action with a text value, from a lesson step or `--action ID.NAME=VALUE` (e.g. mesh
-    // "dim" = "dp_shard", collective "step" = "5"). Returns "" when done, else why not.
-    virtual std::string act(AppState& state, const std::string& action, const std::string& value);
+    // "dim" = "dp_shard", collective "step" = "5"), looked up in the panel's action table and its value
+    // read by the one parser. Returns "" when done, else why not ("ID.NAME: rule").
+    std::string act(AppState& state, const std::string& action, const std::string& value) {
+        return actions_.run(id_, state, action, value);
+    }
+    // The actions this panel takes, with their value types (for `--action list`).
+    [[nodiscard]] const ActionTable& actions() const noexcept { return actions_; }
     // Back to what a fresh view of the current scenario shows (no comparison left on, an animation at
     // its start): a lesson step or a cheat-sheet example calls it on the panels it shows, before its
     // own actions, so nothing leaks from what was shown before.
     virtual void reset_view(AppState& state) { (void)state; }
 
     bool open;
+
+protected:
+    // Filled by each panel's constructor; the UI controls call the same setters as these actions.
+    ActionTable actions_;
 
 private:
     friend class PanelRegistry;
@@ -90,5 +100,9 @@ private:
 
 // Every panel of the app, in View-menu order, with the default tiling.
 void register_default_panels(PanelRegistry& registry);
+
+// Every panel's actions as a Markdown table (action, value, what it does), in View-menu order: what
+// `--action list` prints and the README's list of actions is.
+[[nodiscard]] std::string action_reference(const PanelRegistry& registry);
 
 }  // namespace shardscope::ui

@@ -18,18 +18,8 @@ namespace {
 
 const ImVec4 kErrorColour{1.0f, 0.45f, 0.42f, 1.0f};
 
-std::optional<int64_t> parse_int(const std::string& v) {
-    int64_t out = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-    if (ec != std::errc{} || end != v.data() + v.size()) return std::nullopt;
-    return out;
-}
-
-std::optional<bool> parse_switch(const std::string& v) {
-    if (v == "on" || v == "1" || v == "true" || v == "yes") return true;
-    if (v == "off" || v == "0" || v == "false" || v == "no") return false;
-    return std::nullopt;
-}
+// Far beyond any cluster: what a typed factor may be before core's rules judge it.
+constexpr int64_t kMaxFactor = int64_t{1} << 30;
 
 // The scenario field a strategy's count edits, shown under its toggle.
 const char* factor_field(Dim s) {
@@ -82,56 +72,45 @@ std::string StrategyPanel::set_factor(AppState& state, Dim s, int64_t factor) {
     return rule;
 }
 
-std::string StrategyPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    if (action == "toggle") {
-        const auto s = strategy_from_key(value);
-        if (!s) return "toggle: unknown strategy '" + value + "' (dp, fsdp, tp, pp, ep, cp)";
-        const bool on = strategy_on(state.scenario().parallel, *s);
-        return set_factor(state, *s, on ? 1 : remembered_[static_cast<size_t>(*s)]);
-    }
-    if (action == "zero") {
-        const auto stage = parse_int(value);
-        if (!stage || *stage < 0 || *stage > 3) return "zero: expects 0, 1, 2 or 3";
-        if (*stage == 0) return set_factor(state, Dim::dp_shard, 1);
+void StrategyPanel::declare_actions() {
+    // The teaching keys first, then every other name core reads as a strategy.
+    std::vector<std::string> keys;
+    for (Dim d : kStrategyOrder) keys.emplace_back(strategy_key(d));
+    for (const char* alias : {"dp_shard", "dp_replicate", "zero", "ddp", "sp", "sp_cp"}) keys.emplace_back(alias);
+    actions_.choice("toggle", "turn a strategy on (at its last factor) or off", keys, [this](AppState& state, const ActionValue& v) {
+        const Dim s = *strategy_from_key(v.text);
+        const bool on = strategy_on(state.scenario().parallel, s);
+        return set_factor(state, s, on ? 1 : remembered_[dim_index(s)]);
+    });
+    for (Dim d : kStrategyOrder)
+        actions_.integer(std::string(strategy_key(d)), std::string(strategy_label(d)) + " factor (1 turns it off)", 1, kMaxFactor,
+                         [this, d](AppState& state, const ActionValue& v) { return set_factor(state, d, v.integer); });
+    actions_.integer("zero", "ZeRO stage (0: plain data parallel)", 0, 3, [this](AppState& state, const ActionValue& v) {
+        if (v.integer == 0) return set_factor(state, Dim::dp_shard, 1);
         Scenario c = state.scenario();
-        c.parallel.zero = static_cast<int>(*stage);
-        if (c.parallel.dp_shard <= 1) c.parallel.dp_shard = remembered_[static_cast<size_t>(Dim::dp_shard)];
+        c.parallel.zero = static_cast<int>(v.integer);
+        if (c.parallel.dp_shard <= 1) c.parallel.dp_shard = remembered_[dim_index(Dim::dp_shard)];
         return apply(state, c);
-    }
-    if (action == "sp") {
-        const auto on = parse_switch(value);
-        if (!on) return "sp: expects on or off";
+    });
+    actions_.on_off("sp", "sequence parallelism in the TP group", [this](AppState& state, const ActionValue& v) {
         Scenario c = state.scenario();
-        c.parallel.sequence_parallel = *on;
+        c.parallel.sequence_parallel = v.on;
         return apply(state, c);
-    }
-    if (action == "gpu") {
-        if (value == "none" || value.empty()) {
-            pinned_gpu_.reset();
-            return "";
-        }
-        const auto rank = parse_int(value);
-        if (!rank || *rank < 0) return "gpu: expects a GPU number or none";
-        pinned_gpu_ = *rank;
-        return "";
-    }
-    if (action == "data") {
-        const auto on = parse_switch(value);
-        if (!on) return "data: expects on or off";
-        show_data_ = *on;
-        return "";
-    }
-    if (action == "reset") {
+    });
+    actions_.rank("gpu", "focus one GPU (none: every GPU)", [this](AppState&, const ActionValue& v) {
+        if (v.integer < 0) pinned_gpu_.reset();
+        else pinned_gpu_ = v.integer;
+        return std::string();
+    });
+    actions_.on_off("data", "show what each GPU holds as data", [this](AppState&, const ActionValue& v) {
+        show_data_ = v.on;
+        return std::string();
+    });
+    actions_.trigger("reset", "every strategy off: one GPU's worth of work per copy", [this](AppState& state, const ActionValue&) {
         Scenario c = state.scenario();
         for (Dim s : kStrategyOrder) c = with_strategy_factor(c, s, 1);
         return apply(state, c);
-    }
-    if (const auto s = strategy_from_key(action)) {
-        const auto factor = parse_int(value);
-        if (!factor) return action + ": expects a GPU count";
-        return set_factor(state, *s, *factor);
-    }
-    return Panel::act(state, action, value);
+    });
 }
 
 // ---- drawing -----------------------------------------------------------------------------------

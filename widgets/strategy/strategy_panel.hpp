@@ -21,12 +21,11 @@ namespace shardscope::ui {
 class StrategyPanel : public Panel {
 public:
     StrategyPanel(std::string id, std::string title, Placement placement, bool open_by_default)
-        : Panel(std::move(id), std::move(title), placement, open_by_default) {}
+        : Panel(std::move(id), std::move(title), placement, open_by_default) {
+        declare_actions();
+    }
 
     void draw(AppState& state) override;
-    // toggle=<dp|fsdp|tp|pp|ep|cp>, <strategy>=<factor> (e.g. tp=4, 1 turns it off), zero=<0-3>,
-    // sp=<on|off>, gpu=<rank|none> (focus one GPU), data=<on|off> (show as data), reset (one GPU).
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // What the last draw built, for tests and lessons.
     [[nodiscard]] const Ownership& ownership() const noexcept { return ownership_; }
@@ -42,6 +41,7 @@ public:
     void refresh(const AppState& state, float width);
 
 private:
+    void declare_actions();
     std::string apply(AppState& state, const Scenario& candidate);
     std::string set_factor(AppState& state, Dim s, int64_t factor);
     void draw_toggles(AppState& state);

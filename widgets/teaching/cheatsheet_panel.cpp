@@ -27,7 +27,9 @@ std::vector<std::string> cells_of(const CheatSheetRow& r) {
 }  // namespace
 
 CheatSheetPanel::CheatSheetPanel(PanelRegistry& registry, Placement placement)
-    : Panel("cheatsheet", "Cheat sheet", placement, false), registry_(registry) {}
+    : Panel("cheatsheet", "Cheat sheet", placement, false), registry_(registry) {
+    declare_actions();
+}
 
 void CheatSheetPanel::set_sheet(std::optional<CheatSheet> sheet, std::string error) {
     sheet_ = std::move(sheet);
@@ -51,12 +53,13 @@ std::string CheatSheetPanel::load_row(AppState& state, size_t index) {
     return {};
 }
 
-std::string CheatSheetPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    if (action != "row") return Panel::act(state, action, value);
-    if (!sheet_) return "the cheat sheet was not loaded";
-    for (size_t i = 0; i < sheet_->rows.size(); ++i)
-        if (sheet_->rows[i].strategy == value || std::to_string(i + 1) == value) return load_row(state, i);
-    return "row: \"" + value + "\" is neither a row number nor a strategy of the cheat sheet";
+void CheatSheetPanel::declare_actions() {
+    actions_.text("row", "a row number from 1, or a row's strategy", "show the row's example", [this](AppState& state, const ActionValue& v) {
+        if (!sheet_) return std::string("the cheat sheet was not loaded");
+        for (size_t i = 0; i < sheet_->rows.size(); ++i)
+            if (sheet_->rows[i].strategy == v.text || std::to_string(i + 1) == v.text) return load_row(state, i);
+        return "\"" + v.text + "\" is neither a row number nor a strategy of the cheat sheet";
+    });
 }
 
 std::vector<CheatRowLayout> CheatSheetPanel::build_rows(const AppState& state, const std::vector<float>& widths,

@@ -29,8 +29,6 @@ public:
     [[nodiscard]] const std::optional<CheatSheet>& sheet() const noexcept { return sheet_; }
 
     void draw(AppState& state) override;
-    // row=N (1-based) or row=STRATEGY: loads that row's scenario.
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // Loads row `index` (0-based): its scenario becomes current; its panel opens, outlined. "" or why not.
     std::string load_row(AppState& state, size_t index);
@@ -39,6 +37,7 @@ public:
     [[nodiscard]] const std::vector<CheatRowLayout>& last_rows() const noexcept { return rows_; }
 
 private:
+    void declare_actions();
     PanelRegistry& registry_;
     std::optional<CheatSheet> sheet_;
     std::string error_;

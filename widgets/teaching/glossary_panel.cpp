@@ -34,7 +34,9 @@ std::string fit_to_width(const std::string& text, float width) {
 }
 }  // namespace
 
-GlossaryPanel::GlossaryPanel(Placement placement) : Panel("glossary", "Glossary", placement, false) {}
+GlossaryPanel::GlossaryPanel(Placement placement) : Panel("glossary", "Glossary", placement, false) {
+    declare_actions();
+}
 
 bool GlossaryPanel::select(const std::string& term) {
     const Glossary* g = shared_glossary();
@@ -53,18 +55,22 @@ void GlossaryPanel::set_search(const std::string& text) {
     std::snprintf(search_.data(), search_.size(), "%s", text.c_str());
 }
 
-std::string GlossaryPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    if (action == "term") return select(value) ? "" : "\"" + value + "\" is not in the glossary";
-    if (action == "search") return set_search(value), std::string();
-    if (action == "group") {
+void GlossaryPanel::declare_actions() {
+    actions_.text("term", "a glossary term", "show this term", [this](AppState&, const ActionValue& v) {
+        return select(v.text) ? std::string() : "\"" + v.text + "\" is not in the glossary";
+    });
+    actions_.text("search", "any text", "filter the terms by this text", [this](AppState&, const ActionValue& v) {
+        set_search(v.text);
+        return std::string();
+    });
+    actions_.text("group", "a glossary group, or nothing for all", "show only this group of terms", [this](AppState&, const ActionValue& v) {
         const Glossary* g = shared_glossary();
         const auto groups = g ? g->groups() : std::vector<std::string>{};
-        if (!value.empty() && std::find(groups.begin(), groups.end(), value) == groups.end())
-            return "\"" + value + "\" is not a glossary group";
-        group_ = value;
-        return {};
-    }
-    return Panel::act(state, action, value);
+        if (!v.text.empty() && std::find(groups.begin(), groups.end(), v.text) == groups.end())
+            return "\"" + v.text + "\" is not a glossary group";
+        group_ = v.text;
+        return std::string();
+    });
 }
 
 GlossaryView GlossaryPanel::build_view() const {

@@ -31,8 +31,6 @@ public:
     explicit GlossaryPanel(Placement placement);
 
     void draw(AppState& state) override;
-    // term=NAME (select it, by term or alias), search=TEXT, group=NAME ("" = all groups).
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // Lesson titles per glossary term (the term as the glossary spells it): "used in" under a definition.
     void set_lesson_mentions(std::map<std::string, std::vector<std::string>> mentions) { mentions_ = std::move(mentions); }
@@ -45,6 +43,7 @@ public:
     [[nodiscard]] const GlossaryView& last_view() const noexcept { return view_; }
 
 private:
+    void declare_actions();
     void draw_list(const GlossaryView& v);
     void draw_entry(const GlossaryView& v);
     void draw_links(const std::vector<std::string>& terms, const char* id);

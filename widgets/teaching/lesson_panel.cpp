@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 namespace shardscope::ui {
 
@@ -46,7 +48,9 @@ std::string step_label(int step, size_t count) {
 }  // namespace
 
 LessonPanel::LessonPanel(PanelRegistry& registry, Placement placement)
-    : Panel("lesson", "Lesson", placement, false), registry_(registry) {}
+    : Panel("lesson", "Lesson", placement, false), registry_(registry) {
+    declare_actions();
+}
 
 void LessonPanel::set_lessons(LessonSet lessons) {
     lessons_ = std::move(lessons.lessons);
@@ -156,35 +160,48 @@ void LessonPanel::answer(double value) {
     if (!right) ++misses_;
 }
 
-std::string LessonPanel::act(AppState& state, const std::string& action, const std::string& value) {
-    if (action == "open") return open_lesson(state, value, 1);
-    if (action == "close") return close_lesson(), std::string();
-    if (!current_lesson()) return "no lesson is open (lesson.open=ID first)";
-    if (action == "next") return next(state), std::string();
-    if (action == "back") return back(state), std::string();
-    if (action == "reset") return reset_to_step_scenario(state), std::string();
-    if (action == "step") {
-        char* end = nullptr;
-        const long k = std::strtol(value.c_str(), &end, 10);
-        if (value.empty() || *end) return "step: \"" + value + "\" is not a step number";
-        return open_lesson(state, current_lesson()->id, int(k));
-    }
-    if (action == "answer") {
-        const LessonStep* s = current_step();
-        if (!s->check) return "this step has no question";
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end) return "answer: \"" + value + "\" is not a number";
-        if (s->check->kind == CheckKind::choice) {
-            if (v < 1 || v > double(s->check->options.size()) || v != std::floor(v))
-                return "answer: pick an option from 1 to " + std::to_string(s->check->options.size());
-            answer(v - 1);
-        } else {
-            answer(v);
-        }
-        return {};
-    }
-    return Panel::act(state, action, value);
+void LessonPanel::declare_actions() {
+    actions_.text("open", "a lesson id, e.g. why-split", "open the lesson at its first step", [this](AppState& state, const ActionValue& v) {
+        return open_lesson(state, v.text, 1);
+    });
+    actions_.trigger("close", "close the lesson", [this](AppState&, const ActionValue&) {
+        close_lesson();
+        return std::string();
+    });
+    // The rest act on the open lesson.
+    const auto in_lesson = [this](std::function<std::string(AppState&, const ActionValue&)> run) {
+        return [this, run](AppState& state, const ActionValue& v) {
+            if (!current_lesson()) return std::string("no lesson is open (lesson.open=ID first)");
+            return run(state, v);
+        };
+    };
+    actions_.trigger("next", "the next step", in_lesson([this](AppState& state, const ActionValue&) {
+        next(state);
+        return std::string();
+    }));
+    actions_.trigger("back", "the step before", in_lesson([this](AppState& state, const ActionValue&) {
+        back(state);
+        return std::string();
+    }));
+    actions_.trigger("reset", "the step's own scenario again", in_lesson([this](AppState& state, const ActionValue&) {
+        reset_to_step_scenario(state);
+        return std::string();
+    }));
+    actions_.integer("step", "go to this step of the open lesson", 1, std::numeric_limits<int>::max(),
+                     in_lesson([this](AppState& state, const ActionValue& v) {
+                         return open_lesson(state, current_lesson()->id, static_cast<int>(v.integer));
+                     }));
+    actions_.number("answer", "answer the step's question (a number, or the option's number from 1)",
+                    -std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                    in_lesson([this](AppState&, const ActionValue& v) -> std::string {
+                        const LessonStep* s = current_step();
+                        if (!s->check) return "this step has no question";
+                        if (s->check->kind != CheckKind::choice) return answer(v.number), std::string();
+                        if (v.number < 1 || v.number > double(s->check->options.size()) || v.number != std::floor(v.number))
+                            return "pick an option from 1 to " + std::to_string(s->check->options.size());
+                        answer(v.number - 1);
+                        return {};
+                    }));
 }
 
 LessonView LessonPanel::build_view(const AppState& state) const {

@@ -64,8 +64,6 @@ public:
     [[nodiscard]] const std::vector<Lesson>& lessons() const noexcept { return lessons_; }
 
     void draw(AppState& state) override;
-    // open=ID (step 1), step=K (1-based), next, back, reset, close, answer=NUMBER or option (1-based).
-    std::string act(AppState& state, const std::string& action, const std::string& value) override;
 
     // Opens lesson `id` at step `step` (1-based) with that step's own scenario. "" or why not.
     std::string open_lesson(AppState& state, const std::string& id, int step);
@@ -87,6 +85,7 @@ public:
     [[nodiscard]] const TextFlowLayout& body_layout() const noexcept { return flow_; }
 
 private:
+    void declare_actions();
     enum class Entry { fresh, forward };
     void enter_step(AppState& state, int step, Entry how);
     void apply_panels(const LessonStep& step);
