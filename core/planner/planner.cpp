@@ -1,5 +1,7 @@
 #include "core/planner/planner.hpp"
 
+#include "core/planner/plan_floors.hpp"
+
 #include "core/model/cost_model.hpp"
 #include "core/model/memory.hpp"
 #include "core/mesh/mesh.hpp"
@@ -61,11 +63,6 @@ std::vector<int> zero_stages(const ParallelSpec& p, const PlanFilters& f) {
     if (f.zero_at_most_1) out.erase(std::remove_if(out.begin(), out.end(), [](int z) { return z > 1; }), out.end());
     return out;
 }
-
-struct ScheduleChoice {
-    Schedule schedule = Schedule::one_f_one_b;
-    int64_t virtual_stages = 1;
-};
 
 // The schedules validate_training accepts for pp stages and m micro-batches per pipeline, into `out`.
 void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
@@ -157,202 +154,6 @@ bool tp_within_node(const DeviceMesh& mesh) {
 }
 
 constexpr std::array<Recompute, 3> kRecomputes = {Recompute::none, Recompute::selective, Recompute::full};
-
-// ---- Floors -----------------------------------------------------------------------------------------
-
-// Per stage: memory without activations, and the activations of one micro-batch through the stage.
-struct StageMemoryParts {
-    double base = 0;          // model state + other (one parameter copy)
-    double extra_copy = 0;    // what DualPipe's second copy of weights and gradients adds
-    double one_inflight = 0;  // activations of one micro-batch
-};
-
-// Two stages whose memory and step-end collectives are the same: the same blocks and parameters, and
-// neither is the last stage (which also holds the loss's logits).
-bool same_footprint(const StageShape& a, const StageShape& b) noexcept {
-    const StageParams& p = a.params;
-    const StageParams& q = b.params;
-    return p.layers.count == q.layers.count && p.embedding == q.embedding && p.output == q.output &&
-           p.blocks_non_expert == q.blocks_non_expert && p.routed_experts == q.routed_experts &&
-           a.largest_block == b.largest_block;
-}
-
-// The first stage of every run of identical stages: most stages of a deep pipeline repeat their
-// neighbour, and a run is priced once.
-std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
-    std::vector<int64_t> out;
-    const auto last = static_cast<int64_t>(shapes.size()) - 1;
-    for (int64_t st = 0; st <= last; ++st) {
-        const bool repeats = st > 0 && st != last &&
-                             same_footprint(shapes[static_cast<std::size_t>(st)], shapes[static_cast<std::size_t>(st - 1)]);
-        if (!repeats) out.push_back(st);
-    }
-    return out;
-}
-
-// One run of identical stages, by its first stage.
-struct MemoryRun {
-    int64_t first_stage = 0;
-    StageMemoryParts parts;
-    double state = 0;  // weights, gradients and optimizer state alone (no micro-batch changes them)
-};
-
-// `s` has the layout's knobs, its schedule left at 1f1b (one parameter copy); `shapes` is stage_shape
-// of every stage (they do not depend on zero, micro-batch or recompute, so the caller computes them
-// once per layout), `starts` their run_starts.
-void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
-                 std::vector<MemoryRun>& out) {
-    out.clear();
-    for (const int64_t st : starts) {
-        // Activations are the only part that scales with the micro-batches in flight.
-        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0).bytes;
-        MemoryRun run;
-        run.first_stage = st;
-        run.parts.one_inflight = one.activations.value_or(0);
-        run.parts.base = one.params + one.grads + one.optimizer + one.other;
-        run.parts.extra_copy = one.params + one.grads;
-        run.state = one.params + one.grads + one.optimizer;
-        out.push_back(run);
-    }
-}
-
-// The micro-batches whose activations stage `stage` holds at its peak in build_report: the simulator's
-// peak, which its closed form gives exactly (a core test sweeps the two against each other). Where the
-// simulator will not run the schedule (too many ops), build_report simulates 1F1B instead, and where
-// not even that runs it counts one micro-batch.
-double inflight_peak(ScheduleChoice sc, int64_t pp, int64_t microbatches, int64_t stage) {
-    const auto p = static_cast<int>(pp);
-    const auto m = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));  // as cost_model's plan_pipeline
-    const auto too_many = [&](int64_t v) { return 3LL * m * p * v > kMaxPipelineOps; };
-    if (too_many(sc.schedule == Schedule::interleaved_1f1b ? sc.virtual_stages : 1)) {
-        if (too_many(1)) return 1.0;
-        return closed_form_peak_inflight(Schedule::one_f_one_b, p, m, 1, static_cast<int>(stage));
-    }
-    const int v = static_cast<int>(sc.virtual_stages);
-    const int peak = closed_form_peak_inflight(sc.schedule, p, m, v, static_cast<int>(stage));
-    return static_cast<double>(peak) / (sc.schedule == Schedule::interleaved_1f1b ? v : 1);
-}
-
-// A floor on build_report's memory: each stage holds its schedule's peak of activations. No schedule's
-// peak grows with the stage index (the same core test checks it), so a run's first stage is its
-// fullest.
-double memory_floor(const std::vector<MemoryRun>& runs, int64_t pp, ScheduleChoice sc, int64_t microbatches) {
-    const double copies_extra = parameter_copies(sc.schedule) > 1 ? 1.0 : 0.0;
-    double worst = 0;
-    for (const MemoryRun& run : runs) {
-        const StageMemoryParts& p = run.parts;
-        const double inflight = inflight_peak(sc, pp, microbatches, run.first_stage);
-        worst = std::max(worst, p.base + copies_extra * p.extra_copy + inflight * p.one_inflight);
-    }
-    // Summed in another order than MemoryBreakdown::total(): stay a hair below so rounding never prunes
-    // a candidate that fits to the last byte.
-    return worst * (1.0 - 1e-12);
-}
-
-// The most memory any stage needs before a single activation (base, or only model state): a floor
-// under every schedule's memory_floor, so when it overflows the GPU nothing of the group fits.
-double least_memory(const std::vector<MemoryRun>& runs, bool state_only) {
-    double most = 0;
-    for (const MemoryRun& run : runs) most = std::max(most, state_only ? run.state : run.parts.base);
-    return most * (1.0 - 1e-12);
-}
-
-bool has_whole_backward(Schedule s) noexcept {
-    return s == Schedule::gpipe || s == Schedule::one_f_one_b || s == Schedule::interleaved_1f1b;
-}
-
-bool same_cost(const StageCost& a, const StageCost& b) noexcept { return a.f == b.f && a.b == b.b && a.w == b.w; }
-
-// What the makespan floors of a group's schedules read from its pipeline spec, gathered once: the last
-// stage of every run of equal costs, with the unsplit work of the stages before it. Within a run the
-// busy time is the same and the lead and trail only grow, so the run's last stage bounds it.
-struct RunEnd {
-    double busy = 0;             // m (F + B + W)
-    double forward_before = 0;   // sum of F over the stages before
-    double backward_before = 0;  // sum of B + W over the stages before
-    double hops = 0;             // p2p time from stage 0
-};
-
-std::vector<RunEnd> run_ends(const PipelineSpec& spec) {
-    std::vector<RunEnd> out;
-    const double m = static_cast<double>(spec.microbatches);
-    double forward_before = 0, backward_before = 0;
-    for (std::size_t s = 0; s < spec.costs.size(); ++s) {
-        const StageCost& c = spec.costs[s];
-        if (s + 1 == spec.costs.size() || !same_cost(c, spec.costs[s + 1]))
-            out.push_back({m * c.total(), forward_before, backward_before, static_cast<double>(s) * spec.p2p_time});
-        forward_before += c.f;
-        backward_before += c.b + c.w;
-    }
-    return out;
-}
-
-// A floor on the simulated makespan (see planner.hpp): stage s can start no earlier than the first
-// chunk's forwards on stages 0..s-1 (plus a hop each), is busy m(F+B+W), and with a whole backward its
-// last op is followed by that backward on stages s-1..0. The spec's costs are the unsplit F and B (+ W)
-// of each stage. DualPipe feeds both ends at once: device d runs m/2 micro-batches through its own
-// layers (path position d of direction 0) and m/2 through stage p-1-d's (position p-1-d of direction
-// 1), and starts once the first micro-batch of either direction reaches it.
-double makespan_floor(const PipelineSpec& spec, const std::vector<RunEnd>& ends, ScheduleChoice sc) {
-    double best = 0;
-    if (sc.schedule == Schedule::dualpipe) {
-        const std::size_t p = spec.costs.size();
-        const double m = static_cast<double>(spec.microbatches);
-        std::vector<double> forward_before(p + 1, 0.0);  // sum of F over positions < k
-        for (std::size_t k = 0; k < p; ++k) forward_before[k + 1] = forward_before[k] + spec.costs[k].f;
-        for (std::size_t d = 0; d < p; ++d) {
-            const std::size_t mirror = p - 1 - d;
-            const double lead = std::min(forward_before[d] + static_cast<double>(d) * spec.p2p_time,
-                                         forward_before[mirror] + static_cast<double>(mirror) * spec.p2p_time);
-            best = std::max(best, lead + m / 2.0 * (spec.costs[d].total() + spec.costs[mirror].total()));
-        }
-    } else {
-        const double v = static_cast<double>(sc.virtual_stages);
-        const bool tail = has_whole_backward(sc.schedule);
-        for (const RunEnd& e : ends) {
-            const double lead = e.forward_before / v + e.hops;
-            const double trail = tail ? e.backward_before / v + e.hops : 0.0;
-            best = std::max(best, lead + e.busy + trail);
-        }
-    }
-    // Summation order differs from the simulator's: leave room for rounding so the floor stays below.
-    return best * (1.0 - 1e-9);
-}
-
-// step_end_times of the first stage of every run of identical stages (the rest of a run repeat it).
-std::vector<StepEndTimes> step_end_times_of_runs(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
-                                                 const std::vector<int64_t>& starts) {
-    std::vector<StepEndTimes> out;
-    out.reserve(starts.size());
-    for (const int64_t st : starts) out.push_back(step_end_times(s, counts, mesh, st));
-    return out;
-}
-
-// A floor on what the step adds after the pipeline drains: build_report charges the busiest stage's
-// step-end collectives beyond its last backward's compute. Whichever stage is busiest, the charge is at
-// least the least over all stages, and each stage's backward op (compute plus exposed communication)
-// hides at least as much as its compute alone would. A run's stages share their collectives, and the
-// longest backward in the run hides the most.
-double step_end_floor(const std::vector<StepEndTimes>& ends, const std::vector<int64_t>& starts,
-                      const PipelineSpec& spec) {
-    double least = std::numeric_limits<double>::infinity();
-    for (std::size_t r = 0; r < starts.size(); ++r) {
-        const auto first = static_cast<std::size_t>(starts[r]);
-        const std::size_t end = r + 1 < starts.size() ? static_cast<std::size_t>(starts[r + 1]) : spec.costs.size();
-        double longest = 0;
-        for (std::size_t st = first; st < end; ++st) longest = std::max(longest, spec.costs[st].full_backward());
-        least = std::min(least, ends[r].exposed(longest));
-    }
-    return ends.empty() ? 0.0 : least * (1.0 - 1e-9);
-}
-
-// A group's pipeline spec with the run ends its makespan floors read.
-struct FlooredSpec {
-    FlooredSpec() = default;
-    explicit FlooredSpec(PipelineSpec s) : spec(std::move(s)), run_ends(shardscope::run_ends(spec)) {}
-    PipelineSpec spec;
-    std::vector<RunEnd> run_ends;
-};
 
 // ---- Ranking ----------------------------------------------------------------------------------------
 
@@ -861,93 +662,6 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     return result;
 }
 
-// ---- Text -------------------------------------------------------------------------------------------
-
-namespace {
-
-std::string schedule_text(const TrainingSpec& t) {
-    std::string s(to_string(t.schedule));
-    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
-    return s;
-}
-
-std::string order_text(const std::vector<Dim>& order) {
-    std::string s;
-    for (Dim d : order) s += (s.empty() ? "" : ",") + std::string(to_string(d));
-    return s;
-}
-
-bool default_order(const std::vector<Dim>& order) {
-    return std::equal(order.begin(), order.end(), kMeshDims.begin(), kMeshDims.end());
-}
-
-}  // namespace
-
-std::string describe_layout(const Scenario& s) {
-    const ParallelSpec& p = s.parallel;
-    std::ostringstream os;
-    os << "tp " << p.tp;
-    for (Dim d : {Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
-        if (p.factor(d) > 1) os << ", " << to_string(d) << " " << p.factor(d);
-    os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
-       << ", recompute " << to_string(s.training.recompute);
-    if (!default_order(p.order)) os << ", order " << order_text(p.order);
-    return os.str();
-}
-
-std::string layout_changes(const Scenario& a, const Scenario& b) {
-    std::vector<std::string> parts;
-    const auto num = [&](std::string_view name, int64_t x, int64_t y) {
-        if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
-    };
-    const ParallelSpec& p = a.parallel;
-    const ParallelSpec& q = b.parallel;
-    for (Dim d : {Dim::tp, Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
-        num(to_string(d), p.factor(d), q.factor(d));
-    num("zero", p.zero, q.zero);
-    num("mb", a.training.micro_batch, b.training.micro_batch);
-    if (schedule_text(a.training) != schedule_text(b.training))
-        parts.push_back("schedule " + schedule_text(a.training) + " -> " + schedule_text(b.training));
-    if (a.training.recompute != b.training.recompute)
-        parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
-                        std::string(to_string(b.training.recompute)));
-    if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
-    std::string out;
-    for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
-
-std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, PlanObjective objective) {
-    std::ostringstream os;
-    const std::string changes = layout_changes(winner.scenario, loser.scenario);
-    const double dt = loser.step_s - winner.step_s;
-    const double dm = loser.memory_bytes - winner.memory_bytes;
-    if (objective == PlanObjective::memory && dm > 0) {
-        os << "needs " << format_bytes(dm) << " more per GPU";
-    } else if (objective != PlanObjective::memory && dt > 0) {
-        // The step is compute + exposed communication + bubble: the parts that changed, largest first.
-        std::pair<const char*, double> parts[] = {{"compute", loser.compute_s - winner.compute_s},
-                                                 {"exposed comm", loser.exposed_comm_s - winner.exposed_comm_s},
-                                                 {"bubble", loser.bubble_s - winner.bubble_s}};
-        std::sort(std::begin(parts), std::end(parts),
-                  [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
-        os << format_seconds(dt) << " slower per step (+" << format_percent(dt / winner.step_s) << "):";
-        const char* sep = " ";
-        for (const auto& [name, delta] : parts) {
-            if (std::abs(delta) < 1e-3 * dt) continue;  // a part that barely moved says nothing
-            os << sep << name << (delta > 0 ? " +" : " -") << format_seconds(std::abs(delta));
-            sep = ", ";
-        }
-    } else if (dm > 0) {
-        os << "same " << (objective == PlanObjective::memory ? "memory" : "step time") << ", "
-           << format_bytes(dm) << " less headroom";
-    } else {
-        os << "ties on step time and memory; ranked by the fixed knob order";
-    }
-    if (!changes.empty()) os << " [" << changes << "]";
-    return os.str();
-}
-
 std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries) {
     std::vector<std::size_t> idx(entries.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -965,6 +679,19 @@ std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries) {
         }
     }
     return front;
+}
+
+Scenario planning_key(const Scenario& s) {
+    Scenario k = s;
+    k.parallel.tp = k.parallel.cp = k.parallel.pp = k.parallel.dp_shard = k.parallel.ep = 1;
+    k.parallel.dp_replicate = 1;
+    k.parallel.zero = 0;
+    k.parallel.order = ParallelSpec{}.order;
+    k.training.micro_batch = 1;
+    k.training.recompute = Recompute::none;
+    k.training.schedule = Schedule::one_f_one_b;
+    k.training.virtual_stages = 1;
+    return k;
 }
 
 }  // namespace shardscope

@@ -139,4 +139,8 @@ struct PlanResult {
 // step time: the Pareto front of the scatter. Indices into `entries`.
 [[nodiscard]] std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries);
 
+// The knobs the planner searches, reset to fixed values: two scenarios with the same planning key
+// give the same ranking, so applying a row (which changes only those knobs) need not re-plan.
+[[nodiscard]] Scenario planning_key(const Scenario& s);
+
 }  // namespace shardscope

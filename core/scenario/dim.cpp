@@ -31,8 +31,8 @@ const DimFacts& dim_facts(Dim d) noexcept {
     // and on the network otherwise (core/mesh/mesh.hpp); link_rule says what puts a dim's groups there.
     static const DimFacts kFacts[] = {
         {"tp", "TP", "the matmuls inside each layer (heads, MLP columns and rows)",
-         "all-reduce of activations, twice per layer each way", "frequent, latency-bound messages that need the fastest links",
-         "one layer is too big and you have NVLink",
+         "all-reduce of activations, twice per layer each way",
+         "frequent, latency-bound messages that need the fastest links", "one layer is too big and you have NVLink",
          "stays on NVLink while tp divides a node's GPUs and comes first in `order`"},
         {"cp", "SP / CP", "the sequence (SP: norm/dropout regions; CP: attention too)",
          "K and V blocks around a ring, or all-gather", "extra traffic to move keys and values between GPUs",
@@ -43,7 +43,8 @@ const DimFacts& dim_facts(Dim d) noexcept {
          "borrows cp x dp_shard ranks; a group that spans nodes shares the node's NICs"},
         {"fsdp", "FSDP / ZeRO", "the batch, and the weights, gradients and optimizer state",
          "all-gather of weights + reduce-scatter of gradients",
-         "more traffic than DP: each layer is gathered right before it runs", "the model state barely fits under plain DP",
+         "more traffic than DP: each layer is gathered right before it runs",
+         "the model state barely fits under plain DP",
          "a group that spans nodes rides one NIC per member in the node (rails)"},
         {"dp", "DP / DDP", "the batch: each GPU trains on its own rows", "all-reduce of the gradients, once per step",
          "every GPU keeps the full weights, gradients and optimizer state", "the model fits and you want throughput",

@@ -50,13 +50,13 @@ inline constexpr std::array<Dim, 6> kStrategyOrder = {Dim::dp_replicate, Dim::dp
 
 // What one dim is and does, in this project's words.
 struct DimFacts {
-    const char* strategy_key;       // the teaching name: "dp", "fsdp", "tp", "pp", "ep", "cp"
-    const char* strategy_label;     // "DP / DDP", "FSDP / ZeRO", ...
-    const char* splits;             // what the dim divides among its group
-    const char* communication;      // what its groups exchange
-    const char* cost;               // what the split costs
+    const char* strategy_key;    // the teaching name: "dp", "fsdp", "tp", "pp", "ep", "cp"
+    const char* strategy_label;  // "DP / DDP", "FSDP / ZeRO", ...
+    const char* splits;          // what the dim divides among its group
+    const char* communication;   // what its groups exchange
+    const char* cost;            // what the split costs
     const char* reach_for_it_when;
-    const char* link_rule;          // which link that traffic crosses
+    const char* link_rule;  // which link that traffic crosses
 };
 [[nodiscard]] const DimFacts& dim_facts(Dim d) noexcept;
 

@@ -115,3 +115,30 @@ TEST_CASE("activation_bytes_per_stage: the 1F1B peak times one layer's stored ac
     CHECK(bytes[0] == doctest::Approx(2 * 77594624.0));
     CHECK(bytes[1] == doctest::Approx(77594624.0));
 }
+
+TEST_CASE("editable_stage_costs: one cost per stage, backward halved into B and W, ends as extras of a middle stage") {
+    PipelineSpec spec;
+    spec.stages = 4;
+    // First stage carries the embedding (+1 ms forward), last the head and loss (+2 ms F, +4 ms B).
+    spec.costs = {StageCost{0.011, 0.020, 0}, StageCost{0.010, 0.020, 0}, StageCost{0.010, 0.020, 0},
+                  StageCost{0.012, 0.024, 0}};
+    const EditableStageCosts c = editable_stage_costs(spec);
+    REQUIRE(c.per_stage.size() == 4);
+    CHECK(c.per_stage[0].b == doctest::Approx(0.010));
+    CHECK(c.per_stage[0].w == doctest::Approx(0.010));
+    CHECK(c.typical.f == doctest::Approx(0.010));
+    CHECK(c.typical.b == doctest::Approx(0.010));
+    // Totals (F + B): 31 ms, 30 ms (typical), 30 ms, 36 ms.
+    CHECK(c.first_extra == doctest::Approx(31.0 / 30.0 - 1.0));
+    CHECK(c.last_extra == doctest::Approx(36.0 / 30.0 - 1.0));
+
+    // A zero-bubble spec already has its W: kept as it is. One shared cost is repeated per stage.
+    PipelineSpec zb;
+    zb.stages = 3;
+    zb.costs = {StageCost{0.01, 0.012, 0.008}};
+    const EditableStageCosts z = editable_stage_costs(zb);
+    REQUIRE(z.per_stage.size() == 3);
+    CHECK(z.per_stage[2].b == doctest::Approx(0.012));
+    CHECK(z.per_stage[2].w == doctest::Approx(0.008));
+    CHECK(z.first_extra == doctest::Approx(0.0));
+}

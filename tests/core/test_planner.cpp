@@ -278,3 +278,22 @@ TEST_CASE("planner: progress counts the candidates costed; a cancelled search st
 TEST_CASE("the small dense planning scenario is itself valid") {
     CHECK(validate_scenario(small_dense()) == "");
 }
+
+TEST_CASE("planning_key: the knobs the planner searches do not change it; anything else does") {
+    Scenario a = default_scenario();
+    Scenario b = a;
+    b.parallel.tp = 4;
+    b.parallel.dp_shard = 2;
+    b.parallel.zero = 3;
+    b.training.micro_batch = 2;
+    b.training.recompute = Recompute::full;
+    b.training.schedule = Schedule::interleaved_1f1b;
+    b.training.virtual_stages = 2;
+    CHECK(planning_key(a) == planning_key(b));
+    Scenario c = a;
+    c.model.seq_len *= 2;  // the model is the planner's input, not its output
+    CHECK_FALSE(planning_key(a) == planning_key(c));
+    Scenario d = a;
+    d.cluster.nodes *= 2;
+    CHECK_FALSE(planning_key(a) == planning_key(d));
+}

@@ -89,12 +89,14 @@ TEST_CASE("actions: a table prefixes refusals with PANEL.NAME and runs only vali
         return v.integer == 3 ? std::string("3 does not divide 8") : std::string();
     });
     AppState state;
-    CHECK(table.run("collective", state, "ranks", "two") == "collective.ranks: \"two\" is not a whole number from 2 to 64");
+    CHECK(table.run("collective", state, "ranks", "two") ==
+          "collective.ranks: \"two\" is not a whole number from 2 to 64");
     CHECK(runs == 0);
     CHECK(table.run("collective", state, "ranks", "3") == "collective.ranks: 3 does not divide 8");
     CHECK(table.run("collective", state, "ranks", "8").empty());
     CHECK(runs == 2);
-    CHECK(table.run("collective", state, "rank", "8") == "panel collective has no action \"rank\" (its actions: ranks)");
+    CHECK(table.run("collective", state, "rank", "8") ==
+          "panel collective has no action \"rank\" (its actions: ranks)");
 }
 
 TEST_CASE("actions: every panel declares its actions, and the README lists exactly them") {

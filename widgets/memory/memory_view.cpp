@@ -124,7 +124,7 @@ MemoryView build_memory_view(const AppState& state) {
     v.fits = r.fits;
     v.fit_line = fit_line(r);
     // Re-costing candidates takes a while: only when there is something to fix.
-    if (!r.fits) v.advice = advise_fit(s);
+    v.advice = state.fit_advice();
     if (v.advice.found) {
         v.fix_preview = bar_record(memory_bar(v.advice.memory, v.advice.capacity_bytes, "after fix"));
         v.fix_preview->stack.label = "after fix";

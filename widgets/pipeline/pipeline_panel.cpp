@@ -189,20 +189,14 @@ void PipelinePanel::take_from_scenario(const Scenario& s) {
     c.microbatches = spec.microbatches;
     if (spec.schedule == Schedule::interleaved_1f1b) c.virtual_stages = spec.virtual_stages;
     c.p2p_ms = spec.p2p_time * 1e3;
-    // Costs in split form, so a comparison with a zero-bubble schedule has a W to move: for schedules
-    // that run B and W as one op only their sum matters, and the cost model halves it the same way.
-    std::vector<StageCost> costs = spec.costs;
-    if (costs.size() == 1) costs.assign(static_cast<std::size_t>(spec.stages), costs.front());
-    for (StageCost& cost : costs)
-        if (cost.w == 0) cost = StageCost{cost.f, cost.b / 2, cost.b / 2};
-    c.scenario_costs = costs;
+    const EditableStageCosts costs = editable_stage_costs(spec);
+    c.scenario_costs = costs.per_stage;
     // The number fields show a typical middle stage and the ends as extra fractions of it.
-    const StageCost& base = costs[costs.size() > 2 ? 1 : 0];
-    c.f_ms = base.f * 1e3;
-    c.b_ms = base.b * 1e3;
-    c.w_ms = base.w * 1e3;
-    c.first_stage_extra = costs.front().total() / base.total() - 1.0;
-    c.last_stage_extra = costs.back().total() / base.total() - 1.0;
+    c.f_ms = costs.typical.f * 1e3;
+    c.b_ms = costs.typical.b * 1e3;
+    c.w_ms = costs.typical.w * 1e3;
+    c.first_stage_extra = costs.first_extra;
+    c.last_stage_extra = costs.last_extra;
 }
 
 void PipelinePanel::reset_view(AppState&) { controls_.compare = false; }

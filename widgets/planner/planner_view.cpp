@@ -120,18 +120,4 @@ PlannerView build_planner_view(const PlanResult& result, double gpu_memory_bytes
                 format_count(static_cast<double>(st.fitting)) + " costed layouts fit";
     return v;
 }
-
-Scenario planning_key(const Scenario& s) {
-    Scenario k = s;
-    k.parallel.tp = k.parallel.cp = k.parallel.pp = k.parallel.dp_shard = k.parallel.ep = 1;
-    k.parallel.dp_replicate = 1;
-    k.parallel.zero = 0;
-    k.parallel.order = ParallelSpec{}.order;
-    k.training.micro_batch = 1;
-    k.training.recompute = Recompute::none;
-    k.training.schedule = Schedule::one_f_one_b;
-    k.training.virtual_stages = 1;
-    return k;
-}
-
 }  // namespace shardscope::ui

@@ -57,8 +57,4 @@ struct PlannerView {
 
 [[nodiscard]] PlannerView build_planner_view(const PlanResult& result, double gpu_memory_bytes);
 
-// The knobs the planner searches, reset to fixed values: two scenarios with the same planning key
-// give the same ranking, so applying a row (which changes only those knobs) does not re-plan.
-[[nodiscard]] Scenario planning_key(const Scenario& s);
-
 }  // namespace shardscope::ui

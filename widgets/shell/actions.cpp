@@ -61,7 +61,8 @@ std::string describe_values(const ActionSpec& spec) {
         case ActionType::integer: return range_text("whole number", spec);
         case ActionType::number: return range_text("number", spec);
         case ActionType::bytes:
-            return "a size such as 512, 64KiB or 1GiB, from " + format_bytes(spec.min) + " to " + format_bytes(spec.max);
+            return "a size such as 512, 64KiB or 1GiB, from " + format_bytes(spec.min) + " to " +
+                   format_bytes(spec.max);
         case ActionType::on_off: return "on or off (1/0, true/false, yes/no)";
         case ActionType::choice: return "one of " + joined(spec.choices);
         case ActionType::rank: return "a GPU rank (0, 1, ...) or none";
@@ -115,7 +116,12 @@ void ActionTable::trigger(std::string name, std::string help, ActionRun run) {
     add({std::move(name), ActionType::trigger, std::move(help), 0, 0, {}, std::move(run)});
 }
 void ActionTable::integer(std::string name, std::string help, int64_t min, int64_t max, ActionRun run) {
-    add({std::move(name), ActionType::integer, std::move(help), static_cast<double>(min), static_cast<double>(max), {},
+    add({std::move(name),
+         ActionType::integer,
+         std::move(help),
+         static_cast<double>(min),
+         static_cast<double>(max),
+         {},
          std::move(run)});
 }
 void ActionTable::number(std::string name, std::string help, double min, double max, ActionRun run) {
@@ -161,7 +167,8 @@ std::string ActionTable::run(const std::string& panel_id, AppState& state, const
     ActionValue v;
     if (std::string why = parse_action_value(*spec, value, v); !why.empty()) return prefix + why;
     // A rule that already names one of this panel's fields ("collective.gpus_per_node: ...") stands as is.
-    if (std::string why = spec->run(state, v); !why.empty()) return why.rfind(panel_id + ".", 0) == 0 ? why : prefix + why;
+    if (std::string why = spec->run(state, v); !why.empty())
+        return why.rfind(panel_id + ".", 0) == 0 ? why : prefix + why;
     return {};
 }
 

@@ -43,7 +43,7 @@ struct ActionSpec {
     double min = 0, max = 0;           // integer, number, bytes: inclusive bounds
     std::vector<std::string> choices;  // choice: the allowed values
     ActionRun run;
-    std::string value_words;           // text: what the text names ("a lesson id")
+    std::string value_words;  // text: what the text names ("a lesson id")
 };
 
 // The value rule of a spec in words: "a whole number from 2 to 64", "on or off", "one of a, b, c".

@@ -66,6 +66,26 @@ const DeviceMesh& AppState::mesh() const {
     return *mesh_;
 }
 
+const FitAdvice& AppState::fit_advice() const {
+    if (!fit_advice_ || fit_advice_version_ != version_) {
+        fit_advice_ = std::make_shared<const FitAdvice>(report().fits ? FitAdvice{} : advise_fit(scenario_));
+        fit_advice_version_ = version_;
+    }
+    return *fit_advice_;
+}
+
+bool AppState::scenario_is(const Scenario& other) const {
+    if (scenario_json_version_ != version_) {
+        scenario_json_ = scenario_to_json(scenario_);
+        scenario_json_version_ = version_;
+    }
+    if (compared_ != &other) {
+        compared_json_ = scenario_to_json(other);
+        compared_ = &other;
+    }
+    return scenario_json_ == compared_json_;
+}
+
 void AppState::remember_recent(const std::string& given) {
     // Absolute, so a recent file opens from any folder, and once, however it was reached.
     std::error_code ec;

@@ -4,6 +4,7 @@
 // screenshot, quit) are raised here and carried out by the app, so widgets never do that I/O.
 
 #include "core/mesh/mesh.hpp"
+#include "core/model/fit_advisor.hpp"
 #include "core/model/report.hpp"
 #include "core/scenario/scenario.hpp"
 #include "core/scenario/scenario_history.hpp"
@@ -50,6 +51,12 @@ public:
     // Core's figures for the current scenario, computed once per change and shared by every panel.
     [[nodiscard]] const Report& report() const;
     [[nodiscard]] const DeviceMesh& mesh() const;
+    // The fastest change that makes the scenario fit (core's fit advisor; none needed when it fits).
+    [[nodiscard]] const FitAdvice& fit_advice() const;
+    // Whether the current scenario is `other`, field for field. The current scenario's canonical JSON
+    // is written once per version and `other`'s once per address, so a panel may ask every frame about
+    // a scenario that lives unchanged where it is (a lesson step's, a cheat-sheet row's).
+    [[nodiscard]] bool scenario_is(const Scenario& other) const;
 
     // Validates candidate and, when valid, makes it current; returns the rule it breaks otherwise
     // (then nothing changes). The edit joins the undo history once no widget is being dragged.
@@ -81,6 +88,14 @@ private:
     mutable unsigned long report_version_ = 0;
     mutable std::shared_ptr<const DeviceMesh> mesh_;
     mutable unsigned long mesh_version_ = 0;
+    mutable std::shared_ptr<const FitAdvice> fit_advice_;
+    mutable unsigned long fit_advice_version_ = 0;
+    mutable std::string scenario_json_;
+    mutable unsigned long scenario_json_version_ = 0;
+    // The last scenario compared by scenario_is and its JSON: a lesson step or a cheat-sheet row is
+    // written once, not per frame.
+    mutable const Scenario* compared_ = nullptr;
+    mutable std::string compared_json_;
 };
 
 }  // namespace shardscope::ui

@@ -72,7 +72,7 @@ std::vector<CheatRowLayout> CheatSheetPanel::build_rows(const AppState& state, c
         row.height = line_height;
         for (size_t c = 0; c < row.cells.size() && c < widths.size(); ++c)
             row.height = std::max(row.height, ImGui::CalcTextSize(row.cells[c].c_str(), nullptr, false, widths[c]).y);
-        row.loaded = int(i) == loaded_ && state.scenario() == sheet_->rows[i].scenario;
+        row.loaded = int(i) == loaded_ && state.scenario_is(sheet_->rows[i].scenario);
         out.push_back(std::move(row));
     }
     return out;

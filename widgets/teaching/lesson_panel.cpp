@@ -226,7 +226,7 @@ LessonView LessonPanel::build_view(const AppState& state) const {
     for (const LessonStep& st : l->steps) v.step_titles.push_back(st.title);
     v.can_back = step_ > 0;
     v.can_next = step_ + 1 < int(l->steps.size());
-    v.scenario_changed_by_user = state.scenario() != s.scenario;
+    v.scenario_changed_by_user = !state.scenario_is(s.scenario);
     if (!s.check) return v;
     const LessonCheck& c = *s.check;
     QuizView q;

@@ -1,0 +1,97 @@
+#include "core/planner/planner.hpp"
+
+#include "core/scenario/units.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace shardscope {
+
+// The planner's text: a layout in one line, what changes between two, why one ranks below another.
+
+namespace {
+
+std::string schedule_text(const TrainingSpec& t) {
+    std::string s(to_string(t.schedule));
+    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
+    return s;
+}
+
+std::string order_text(const std::vector<Dim>& order) {
+    std::string s;
+    for (Dim d : order) s += (s.empty() ? "" : ",") + std::string(to_string(d));
+    return s;
+}
+
+bool default_order(const std::vector<Dim>& order) {
+    return std::equal(order.begin(), order.end(), kMeshDims.begin(), kMeshDims.end());
+}
+
+}  // namespace
+
+std::string describe_layout(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    std::ostringstream os;
+    os << "tp " << p.tp;
+    for (Dim d : {Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
+        if (p.factor(d) > 1) os << ", " << to_string(d) << " " << p.factor(d);
+    os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
+       << ", recompute " << to_string(s.training.recompute);
+    if (!default_order(p.order)) os << ", order " << order_text(p.order);
+    return os.str();
+}
+
+std::string layout_changes(const Scenario& a, const Scenario& b) {
+    std::vector<std::string> parts;
+    const auto num = [&](std::string_view name, int64_t x, int64_t y) {
+        if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
+    };
+    const ParallelSpec& p = a.parallel;
+    const ParallelSpec& q = b.parallel;
+    for (Dim d : {Dim::tp, Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
+        num(to_string(d), p.factor(d), q.factor(d));
+    num("zero", p.zero, q.zero);
+    num("mb", a.training.micro_batch, b.training.micro_batch);
+    if (schedule_text(a.training) != schedule_text(b.training))
+        parts.push_back("schedule " + schedule_text(a.training) + " -> " + schedule_text(b.training));
+    if (a.training.recompute != b.training.recompute)
+        parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
+                        std::string(to_string(b.training.recompute)));
+    if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
+    std::string out;
+    for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, PlanObjective objective) {
+    std::ostringstream os;
+    const std::string changes = layout_changes(winner.scenario, loser.scenario);
+    const double dt = loser.step_s - winner.step_s;
+    const double dm = loser.memory_bytes - winner.memory_bytes;
+    if (objective == PlanObjective::memory && dm > 0) {
+        os << "needs " << format_bytes(dm) << " more per GPU";
+    } else if (objective != PlanObjective::memory && dt > 0) {
+        // The step is compute + exposed communication + bubble: the parts that changed, largest first.
+        std::pair<const char*, double> parts[] = {{"compute", loser.compute_s - winner.compute_s},
+                                                  {"exposed comm", loser.exposed_comm_s - winner.exposed_comm_s},
+                                                  {"bubble", loser.bubble_s - winner.bubble_s}};
+        std::sort(std::begin(parts), std::end(parts),
+                  [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
+        os << format_seconds(dt) << " slower per step (+" << format_percent(dt / winner.step_s) << "):";
+        const char* sep = " ";
+        for (const auto& [name, delta] : parts) {
+            if (std::abs(delta) < 1e-3 * dt) continue;  // a part that barely moved says nothing
+            os << sep << name << (delta > 0 ? " +" : " -") << format_seconds(std::abs(delta));
+            sep = ", ";
+        }
+    } else if (dm > 0) {
+        os << "same " << (objective == PlanObjective::memory ? "memory" : "step time") << ", " << format_bytes(dm)
+           << " less headroom";
+    } else {
+        os << "ties on step time and memory; ranked by the fixed knob order";
+    }
+    if (!changes.empty()) os << " [" << changes << "]";
+    return os.str();
+}
+
+}  // namespace shardscope
