@@ -1,5 +1,7 @@
 #include "widgets/measure/measure_panel.hpp"
 
+#include "widgets/kit/background_job.hpp"
+
 #include "core/model/hardware.hpp"
 
 #include "core/collectives/collective_figures.hpp"
@@ -69,21 +71,15 @@ void heading(const char* text) {
 void set_measure_file_writer(TextFileWriter writer) { file_writer() = std::move(writer); }
 
 // One background job: a sweep or the single-GPU figures. The worker writes under the mutex; the UI
-// reads under it once a frame. Destroying a job cancels it and waits for the worker.
+// reads under it once a frame. The worker is the last member: destroying a job cancels it and waits
+// for the thread before the figures it writes go.
 struct MeasurePanel::Job {
     std::mutex mutex;
     std::vector<TimingRow> rows;
     std::size_t done = 0, total = 0;
     std::optional<MeasureResult> sweep;
     std::optional<SingleGpuResult> single;
-    std::atomic<bool> cancel{false};
-    std::atomic<bool> finished{false};
-    std::thread thread;
-
-    ~Job() {
-        cancel = true;
-        if (thread.joinable()) thread.join();
-    }
+    std::optional<BackgroundJob> worker;
 };
 
 MeasurePanel::MeasurePanel(Placement placement, bool open) : Panel("measure", "Measure (CUDA)", placement, open) {
@@ -102,7 +98,7 @@ void MeasurePanel::probe_backend() {
     probed_ = true;
 }
 
-bool MeasurePanel::running() const noexcept { return job_ && !job_->finished; }
+bool MeasurePanel::running() const noexcept { return job_ && !job_->worker->finished(); }
 
 std::string MeasurePanel::start(const AppState& state) {
     if (!probed_) probe_backend();
@@ -122,13 +118,13 @@ std::string MeasurePanel::start(const AppState& state) {
     job_spec_ = spec_;
     job_ = std::make_unique<Job>();
     Job* job = job_.get();
-    job->thread = std::thread([job, measurer = measurer_, spec = spec_, one_gpu, shapes] {
-        const MeasureProgress progress = [job](std::size_t done, std::size_t total, const TimingRow* row) {
+    job->worker.emplace([job, measurer = measurer_, spec = spec_, one_gpu, shapes](const std::atomic<bool>& cancel) {
+        const MeasureProgress progress = [job, &cancel](std::size_t done, std::size_t total, const TimingRow* row) {
             const std::lock_guard<std::mutex> lock(job->mutex);
             if (row) job->rows.push_back(*row);
             job->done = done;
             job->total = total;
-            return !job->cancel.load();
+            return !cancel.load();
         };
         if (one_gpu) {
             SingleGpuResult r = measurer->measure_single_gpu(shapes, kCopyBytes, spec.iters, spec.warmup, progress);
@@ -139,23 +135,21 @@ std::string MeasurePanel::start(const AppState& state) {
             const std::lock_guard<std::mutex> lock(job->mutex);
             job->sweep = std::move(r);
         }
-        job->finished = true;
     });
     return "";
 }
 
 void MeasurePanel::cancel() {
-    if (job_) job_->cancel = true;
+    if (job_) job_->worker->cancel();
 }
 
 void MeasurePanel::wait() {
-    if (job_ && job_->thread.joinable()) job_->thread.join();
+    if (job_) job_->worker->wait();
     collect_finished_job();
 }
 
 void MeasurePanel::collect_finished_job() {
-    if (!job_ || !job_->finished) return;
-    if (job_->thread.joinable()) job_->thread.join();
+    if (!job_ || !job_->worker->finished()) return;
     {
         const std::lock_guard<std::mutex> lock(job_->mutex);
         last_done_ = job_->done;

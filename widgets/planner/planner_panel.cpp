@@ -1,5 +1,7 @@
 #include "widgets/planner/planner_panel.hpp"
 
+#include "widgets/kit/background_job.hpp"
+
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
@@ -14,28 +16,24 @@
 
 namespace shardscope::ui {
 
-// One search on a worker thread. The scenario is copied in; the result is read only after `done`.
+// One search on a worker thread. The scenario is copied in; the result is read only once the job has
+// finished. The job is the last member: it is stopped and joined before the rest goes.
 struct PlannerPanel::Search {
     PlanProgress progress;
     PlanResult result;
     double gpu_memory_bytes = 0;
-    std::atomic<bool> done{false};
     double seconds = 0;
-    std::thread worker;
+    BackgroundJob job;
 
-    Search(Scenario scenario, PlanOptions options) {
-        gpu_memory_bytes = scenario.cluster.gpu.memory_gb * 1e9;
-        worker = std::thread([this, s = std::move(scenario), o = options] {
-            const auto start = std::chrono::steady_clock::now();
-            result = plan_layouts(s, o, &progress);
-            seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            done.store(true, std::memory_order_release);
-        });
-    }
-    ~Search() {
-        progress.cancel = true;
-        if (worker.joinable()) worker.join();
-    }
+    Search(Scenario scenario, PlanOptions options)
+        : gpu_memory_bytes(scenario.cluster.gpu.memory_gb * 1e9),
+          job([this, s = std::move(scenario), o = options](const std::atomic<bool>&) {
+              const auto start = std::chrono::steady_clock::now();
+              result = plan_layouts(s, o, &progress);
+              seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          }) {}
+    // The planner reads its own cancel flag, checked between candidates.
+    ~Search() { progress.cancel = true; }
     Search(const Search&) = delete;
     Search& operator=(const Search&) = delete;
 };
@@ -95,7 +93,7 @@ PlannerPanel::PlannerPanel(Placement placement, bool open) : Panel("planner", "P
 
 PlannerPanel::~PlannerPanel() = default;
 
-bool PlannerPanel::searching() const noexcept { return search_ && !search_->done.load(std::memory_order_acquire); }
+bool PlannerPanel::searching() const noexcept { return search_ && !search_->job.finished(); }
 
 void PlannerPanel::start_search(const Scenario& key_scenario) {
     search_.reset();  // cancels and joins a search still running for an older scenario
@@ -104,11 +102,10 @@ void PlannerPanel::start_search(const Scenario& key_scenario) {
 
 void PlannerPanel::take_result(bool block) {
     if (!search_) return;
-    if (!search_->done.load(std::memory_order_acquire)) {
+    if (!search_->job.finished()) {
         if (!block) return;
-        search_->worker.join();
+        search_->job.wait();
     }
-    if (search_->worker.joinable()) search_->worker.join();
     ranked_ = search_->result.ranked;
     view_ = build_planner_view(search_->result, search_->gpu_memory_bytes);
     last_search_s_ = search_->seconds;
@@ -140,9 +137,7 @@ void PlannerPanel::update(const AppState& state, bool block) {
     }
     // Wait up to one frame (longer for the first result), then leave it running behind a progress bar.
     const auto wait = has_result_ ? kFrameWait : kFirstWait;
-    const auto until = std::chrono::steady_clock::now() + wait;
-    while (!search_->done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    search_->job.wait_for(wait);
     take_result(false);
 }
 
