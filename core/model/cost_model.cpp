@@ -443,6 +443,7 @@ std::string dim_collective(Dim d, const ParallelSpec& p) {
                                : "reduce-scatter + all-gather";
         case Dim::dp_replicate: return "all-reduce";
         case Dim::pp: return "point-to-point";
+        case Dim::ep: return "all-to-all (dispatch + combine)";
     }
     return "";
 }
@@ -723,6 +724,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                 // A middle stage sends each micro-batch's activation forward and its gradient back.
                 r.dims.push_back(dim_entry(d, 2.0 * mb * pp_msg_bytes, 2.0 * mb * spec.p2p_time, pp_exposed));
                 break;
+            case Dim::ep: break;  // not in parallel.order: its entry follows
         }
     }
     if (p.ep > 1) {
@@ -731,7 +733,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
         dc.size = p.ep;
         dc.groups = mesh.ep_group_count();
         dc.link = std::string(to_string(mesh.ep_summary().links));
-        dc.collective = "all-to-all (dispatch + combine)";
+        dc.collective = dim_collective(Dim::ep, p);
         dc.bytes_per_step = mb * sc.ep_bytes;
         dc.time_s = mb * (sc.work.ep_forward_s + sc.work.ep_backward_s);
         dc.exposed_s = mb * (ex.ep_f + ex.ep_b);

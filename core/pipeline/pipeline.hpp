@@ -139,6 +139,12 @@ inline constexpr long long kMaxPipelineOps = 1LL << 21;
 // fraction is below `target` (e.g. 8 stages of 1F1B under 0.05 needs m = 134). Reads schedule, stages,
 // virtual_stages and the first stage's cost from `spec`. 0 when no m up to 1<<20 reaches it.
 [[nodiscard]] int min_microbatches_for_bubble(const PipelineSpec& spec, double target);
+// The same question asked of the simulator: the smallest m the schedule accepts whose simulated
+// bubble_fraction, with every stage's own costs and the p2p time, is below `target`. Unequal stages
+// need more micro-batches than the closed form says. The search doubles m, then bisects, which
+// assumes the simulated bubble falls as m grows; a core test checks the result against a scan of
+// every m for each schedule. 0 when no m the simulator accepts reaches the target.
+[[nodiscard]] int min_microbatches_for_simulated_bubble(const PipelineSpec& spec, double target);
 
 [[nodiscard]] std::string_view to_string(OpKind k) noexcept;  // "F", "B", "W", "BW"
 

@@ -298,3 +298,21 @@ TEST_CASE("after from scenario the timeline follows scenario edits until a cost 
     h.frame();
     CHECK(h.panel.spec(0).schedule == Schedule::zb_h1);
 }
+
+TEST_CASE("m for the bubble target is the simulated schedule's, and a heavier last stage raises it") {
+    PanelHarness h;
+    REQUIRE(h.act("schedule", "1f1b").empty());
+    REQUIRE(h.act("stages", "8").empty());
+    REQUIRE(h.act("target", "5").empty());
+    h.frame();
+    // Equal stages, no p2p: 7 / (m + 7) < 5% needs m = 134, as the closed form says.
+    CHECK(h.panel.microbatches_for_target(0) == 134);
+    // The last stage 2% heavier: the other seven wait for it every micro-batch, so more are needed.
+    REQUIRE(h.act("last_extra", "2").empty());
+    h.frame();
+    CHECK(h.panel.microbatches_for_target(0) > 134);
+    // 10% heavier: the other seven idle 7 x (0.1 / 1.1) / 8 = 8% of the step at any m, so none reaches 5%.
+    REQUIRE(h.act("last_extra", "10").empty());
+    h.frame();
+    CHECK(h.panel.microbatches_for_target(0) == 0);
+}

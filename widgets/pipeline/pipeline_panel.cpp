@@ -149,12 +149,18 @@ void PipelinePanel::update_simulation(const AppState& state) {
             l.spec = wanted;
             l.timeline = simulate_pipeline(l.spec);
             l.simulated = true;
+            l.target_searched = -1;
             simulation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             any_resimulated = true;
             ++generation_;
         }
         // Activation bytes read the scenario's model cut into this timeline's stages.
         if (resimulate || scenario_changed) l.activation_bytes = activation_bytes_per_stage(state.scenario(), l.timeline);
+        // A search simulates the schedule some twenty times: once per spec and target, not per frame.
+        if (l.target_searched != controls_.bubble_target) {
+            l.microbatches_for_target = min_microbatches_for_simulated_bubble(l.spec, controls_.bubble_target);
+            l.target_searched = controls_.bubble_target;
+        }
     }
     // A new timeline has a new length: show all of it.
     if (any_resimulated) view_.reset();
@@ -289,7 +295,7 @@ std::string PipelinePanel::zoom_to(AppState& state, const std::string& value) {
         return {};
     }
     const std::vector<std::string> parts = split_list(value);
-    ActionSpec fraction{"zoom", ActionType::number, "", 0, 1, {}, {}};
+    ActionSpec fraction{"zoom", ActionType::number, "", 0, 1, {}, {}, {}};
     ActionValue a, b;
     if (parts.size() != 2 || !parse_action_value(fraction, parts[0], a).empty() ||
         !parse_action_value(fraction, parts[1], b).empty() || b.number <= a.number)
@@ -476,11 +482,18 @@ void PipelinePanel::draw_lane_readout(int lane) {
         ImGui::SetTooltip("Needs the scenario's architecture and no more stages than it has layers");
 
     ImGui::TableNextColumn();
-    const int needed = min_microbatches_for_bubble(spec, controls_.bubble_target);
-    if (needed > 0)
-        ImGui::Text("%d", needed);
-    else
-        ImGui::TextDisabled("none");
+    // The simulated schedule's answer first (it sees unequal stages and p2p time), the closed form's beside it.
+    const int simulated = l.microbatches_for_target;
+    const int closed_form = min_microbatches_for_bubble(spec, controls_.bubble_target);
+    if (simulated > 0) ImGui::Text("%d", simulated);
+    else ImGui::TextDisabled("none");
+    ImGui::SameLine();
+    if (closed_form > 0) ImGui::TextDisabled("(closed form %d)", closed_form);
+    else ImGui::TextDisabled("(closed form: none)");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Fewest micro-batches whose simulated bubble (this schedule, these stage costs and p2p\n"
+                          "time) is under the target; \"none\" when unequal stages keep the others idle longer\n"
+                          "than that at any count. The closed form assumes equal stages and no p2p time.");
 }
 
 void PipelinePanel::draw_readout() {

@@ -55,6 +55,11 @@ public:
     [[nodiscard]] const PipelineTimeline& timeline(int lane) const { return lanes_[static_cast<std::size_t>(lane)].timeline; }
     [[nodiscard]] const PipelineSpec& spec(int lane) const { return lanes_[static_cast<std::size_t>(lane)].spec; }
     [[nodiscard]] int lane_count() const noexcept { return controls_.compare ? 2 : 1; }
+    // The fewest micro-batches whose simulated bubble is under the target, for a lane's schedule
+    // (core's min_microbatches_for_simulated_bubble; 0 when none does).
+    [[nodiscard]] int microbatches_for_target(int lane) const {
+        return lanes_[static_cast<std::size_t>(lane)].microbatches_for_target;
+    }
     [[nodiscard]] const TimelineRecords& records() const noexcept { return records_; }
     // The block under the mouse in the last frame, if any (its tooltip was shown).
     [[nodiscard]] const std::optional<TimelineBlock>& hovered_block() const noexcept { return hovered_; }
@@ -74,6 +79,10 @@ private:
         PipelineTimeline timeline;
         std::vector<double> activation_bytes;  // per stage, empty when unknown
         bool simulated = false;
+        // Micro-batches the simulated schedule needs for the bubble target (0: none reaches it), and
+        // the target it was found for (-1: not yet).
+        int microbatches_for_target = 0;
+        double target_searched = -1;
     };
 
     [[nodiscard]] std::vector<StageCost> stage_costs() const;

@@ -113,7 +113,7 @@ std::string parse_action_value(const ActionSpec& spec, const std::string& text, 
 void ActionTable::add(ActionSpec spec) { specs_.push_back(std::move(spec)); }
 
 void ActionTable::trigger(std::string name, std::string help, ActionRun run) {
-    add({std::move(name), ActionType::trigger, std::move(help), 0, 0, {}, std::move(run)});
+    add({std::move(name), ActionType::trigger, std::move(help), 0, 0, {}, std::move(run), {}});
 }
 void ActionTable::integer(std::string name, std::string help, int64_t min, int64_t max, ActionRun run) {
     add({std::move(name),
@@ -122,16 +122,16 @@ void ActionTable::integer(std::string name, std::string help, int64_t min, int64
          static_cast<double>(min),
          static_cast<double>(max),
          {},
-         std::move(run)});
+         std::move(run), {}});
 }
 void ActionTable::number(std::string name, std::string help, double min, double max, ActionRun run) {
-    add({std::move(name), ActionType::number, std::move(help), min, max, {}, std::move(run)});
+    add({std::move(name), ActionType::number, std::move(help), min, max, {}, std::move(run), {}});
 }
 void ActionTable::bytes(std::string name, std::string help, double min, double max, ActionRun run) {
-    add({std::move(name), ActionType::bytes, std::move(help), min, max, {}, std::move(run)});
+    add({std::move(name), ActionType::bytes, std::move(help), min, max, {}, std::move(run), {}});
 }
 void ActionTable::on_off(std::string name, std::string help, ActionRun run) {
-    add({std::move(name), ActionType::on_off, std::move(help), 0, 0, {}, std::move(run)});
+    add({std::move(name), ActionType::on_off, std::move(help), 0, 0, {}, std::move(run), {}});
 }
 void ActionTable::choice(std::string name, std::string help, std::vector<std::string> choices, ActionRun run) {
     // A value spelled the same two ways (measure's "broadcast") is listed once.
@@ -139,10 +139,10 @@ void ActionTable::choice(std::string name, std::string help, std::vector<std::st
     for (std::string& c : choices)
         if (std::find(distinct.begin(), distinct.end(), c) == distinct.end()) distinct.push_back(std::move(c));
     choices = std::move(distinct);
-    add({std::move(name), ActionType::choice, std::move(help), 0, 0, std::move(choices), std::move(run)});
+    add({std::move(name), ActionType::choice, std::move(help), 0, 0, std::move(choices), std::move(run), {}});
 }
 void ActionTable::rank(std::string name, std::string help, ActionRun run) {
-    add({std::move(name), ActionType::rank, std::move(help), 0, 0, {}, std::move(run)});
+    add({std::move(name), ActionType::rank, std::move(help), 0, 0, {}, std::move(run), {}});
 }
 void ActionTable::text(std::string name, std::string value_words, std::string help, ActionRun run) {
     add({std::move(name), ActionType::text, std::move(help), 0, 0, {}, std::move(run), std::move(value_words)});

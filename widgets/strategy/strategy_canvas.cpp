@@ -60,16 +60,7 @@ int band_of(PieceState s) {
     return 0;
 }
 
-std::string dim_short(Dim d) {
-    switch (d) {
-        case Dim::tp: return "tp";
-        case Dim::cp: return "cp";
-        case Dim::dp_shard: return "fsdp";
-        case Dim::dp_replicate: return "dp";
-        case Dim::pp: return "pp";
-    }
-    return "";
-}
+std::string dim_short(Dim d) { return dim_facts(d).strategy_key; }
 
 PieceRect piece_rect(const Ownership& own, size_t index, ImVec2 min, ImVec2 max) {
     const Piece& p = own.pieces[index];
