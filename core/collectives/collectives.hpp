@@ -24,7 +24,7 @@ struct Link {
     double latency_s = 0;
 
     [[nodiscard]] static Link from(const LinkSpec& spec) noexcept {
-        return Link{spec.bandwidth_gbps * 1e9, spec.latency_us * 1e-6};
+        return Link{spec.bytes_per_s(), spec.latency_us * 1e-6};
     }
 };
 

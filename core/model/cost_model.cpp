@@ -27,7 +27,7 @@ struct Placement {
 double nic_share_per_gpu(const ClusterSpec& c) noexcept {
     const double nics = static_cast<double>(c.inter_node.nics_per_node > 0 ? c.inter_node.nics_per_node
                                                                            : c.gpus_per_node);
-    return c.inter_node.bandwidth_gbps * 1e9 * nics / static_cast<double>(c.gpus_per_node);
+    return c.inter_node.bytes_per_s() * nics / static_cast<double>(c.gpus_per_node);
 }
 
 // Members per node of a group of `size` ranks `stride` apart (nodes hold contiguous ranks).
@@ -50,7 +50,7 @@ Link link_for(const ClusterSpec& c, Placement at) noexcept {
     // k members share k GPUs' worth of NICs, and never less than one NIC.
     const double rails_bandwidth = std::max(link.bandwidth_bytes_per_s,
                                             static_cast<double>(at.per_node) * nic_share_per_gpu(c));
-    link.bandwidth_bytes_per_s = std::min(c.intra_node.bandwidth_gbps * 1e9, rails_bandwidth);
+    link.bandwidth_bytes_per_s = std::min(c.intra_node.bytes_per_s(), rails_bandwidth);
     return link;
 }
 
@@ -64,7 +64,7 @@ Link all_to_all_link(const ClusterSpec& c, Placement at, int64_t ranks) noexcept
     Link link = Link::from(c.inter_node);
     const double n = static_cast<double>(ranks), k = static_cast<double>(std::min(at.per_node, ranks - 1));
     link.bandwidth_bytes_per_s =
-        std::min(c.intra_node.bandwidth_gbps * 1e9, nic_share_per_gpu(c) * (n - 1.0) / (n - k));
+        std::min(c.intra_node.bytes_per_s(), nic_share_per_gpu(c) * (n - 1.0) / (n - k));
     return link;
 }
 
@@ -650,6 +650,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     // Per-stage work, the exposed part of each op, and the schedule.
     const PlannedPipeline plan = plan_pipeline(cx, m);
     const PipelineSpec& spec = plan.spec;
+    r.pipeline = spec;
     const PipelineMemo::Simulated timeline = simulated(spec, memo);
     r.notes.insert(r.notes.end(), timeline.notes.begin(), timeline.notes.end());
     std::vector<double> inflight = timeline.peak_activation_microbatches;

@@ -123,7 +123,7 @@ HardwareFigures figures_of(const GpuSpec& g) {
     hw.fp8_gemm_ceiling = f.fp8_gemm_ceiling > 0 ? f.fp8_gemm_ceiling : kHopper.fp8_gemm_ceiling;
     hw.flash_forward = f.flash_forward;
     hw.flash_backward = f.flash_backward;
-    hw.hbm_bytes_per_s = g.hbm_gbps * 1e9 * f.hbm_fraction;
+    hw.hbm_bytes_per_s = g.hbm_bytes_per_s() * f.hbm_fraction;
     hw.capacity_bytes = exposed_bytes_of(g);
     // Shardscope's stated default: about 0.5 GiB of CUDA context and cuBLAS workspace and 0.5 GiB of
     // NCCL buffers (NCCL_BUFFSIZE is 4 MiB per channel and peer by default, NCCL's environment

@@ -8,6 +8,7 @@
 
 #include "core/scenario/units.hpp"
 #include "core/model/memory.hpp"
+#include "core/pipeline/pipeline.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -65,6 +66,9 @@ struct Report {
     std::vector<StageMemory> stages;
     int64_t most_loaded_stage = 0;
     double gpu_memory_bytes = 0;
+    // For the Pipeline timeline (not in the JSON): the pipeline the step was simulated from, exactly
+    // scenario_pipeline_spec's, so "from scenario" costs the stages once, here.
+    PipelineSpec pipeline;
 };
 
 // DESIGN.md's report JSON, two-space indent, trailing newline.

@@ -341,4 +341,16 @@ int min_microbatches_for_simulated_bubble(const PipelineSpec& spec, double targe
     return hi;
 }
 
+const char* closed_form_bubble_text(Schedule s) noexcept {
+    switch (s) {
+        case Schedule::gpipe:
+        case Schedule::one_f_one_b: return "(p-1)/(m+p-1)";
+        case Schedule::interleaved_1f1b: return "(p-1)(F+B+W)/v per step";
+        case Schedule::zb_h1: return "(p-1)(F+B-W), at least (p-1)F";
+        case Schedule::zb_h2: return "(p-1)(F+B-2W), at least (p-1)F";
+        case Schedule::dualpipe: return "(p/2-1)(F&B+B-3W)";
+    }
+    return "";
+}
+
 }  // namespace shardscope

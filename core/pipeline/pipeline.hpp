@@ -124,6 +124,8 @@ inline constexpr long long kMaxPipelineOps = 1LL << 21;
 // next step). DualPipe's figure holds while F <= B and W <= B, as in DeepSeek's setting.
 [[nodiscard]] double closed_form_step_bubble_time(Schedule s, int stages, int virtual_stages,
                                                   const StageCost& cost) noexcept;
+// The closed form's formula in words, as its source writes it: "(p-1)/(m+p-1)" for 1F1B.
+[[nodiscard]] const char* closed_form_bubble_text(Schedule s) noexcept;
 // Step bubble as a fraction of the makespan: bubble / (bubble + m*(F+B+W)); 1F1B (p-1)/(m+p-1).
 [[nodiscard]] double closed_form_bubble_fraction(Schedule s, int stages, int microbatches, int virtual_stages,
                                                  const StageCost& cost) noexcept;

@@ -90,6 +90,8 @@ struct GpuSpec {
     std::optional<int64_t> sm_count{};
     std::optional<double> memory_mib{};  // what the card exposes (nvidia-smi's total)
     std::optional<double> reserve_gib{}; // CUDA context, NCCL buffers and workspaces, per GPU
+
+    [[nodiscard]] double hbm_bytes_per_s() const noexcept { return hbm_gbps * 1e9; }  // datasheet, SI GB/s
 };
 
 struct LinkSpec {
@@ -98,6 +100,8 @@ struct LinkSpec {
     // Inter-node only: NICs per node (0 = one per GPU, as on DGX/HGX). A group with k members per
     // node crosses nodes over k NICs at once (NCCL spreads its rings over the rails).
     int64_t nics_per_node = 0;
+
+    [[nodiscard]] double bytes_per_s() const noexcept { return bandwidth_gbps * 1e9; }  // GB/s are SI
 };
 
 struct ClusterSpec {

@@ -142,3 +142,26 @@ TEST_CASE("editable_stage_costs: one cost per stage, backward halved into B and 
     CHECK(z.per_stage[2].w == doctest::Approx(0.008));
     CHECK(z.first_extra == doctest::Approx(0.0));
 }
+
+TEST_CASE("the report carries the pipeline it simulated: the same spec pipeline_spec_for gives") {
+    Scenario s = default_scenario();
+    s.parallel.pp = 4;
+    s.parallel.dp_shard = 2;
+    s.parallel.dp_replicate = 4;
+    s.training.schedule = Schedule::interleaved_1f1b;
+    s.training.virtual_stages = 2;
+    REQUIRE(validate_scenario(s).empty());
+    const Report r = build_report(s);
+    const PipelineSpec spec = pipeline_spec_for(s);
+    CHECK(r.pipeline.schedule == spec.schedule);
+    CHECK(r.pipeline.stages == 4);
+    CHECK(r.pipeline.microbatches == r.microbatches);
+    CHECK(r.pipeline.virtual_stages == 2);
+    CHECK(r.pipeline.p2p_time == spec.p2p_time);
+    REQUIRE(r.pipeline.costs.size() == spec.costs.size());
+    for (std::size_t i = 0; i < spec.costs.size(); ++i) {
+        CHECK(r.pipeline.costs[i].f == spec.costs[i].f);
+        CHECK(r.pipeline.costs[i].b == spec.costs[i].b);
+        CHECK(r.pipeline.costs[i].w == spec.costs[i].w);
+    }
+}

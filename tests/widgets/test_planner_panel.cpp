@@ -176,3 +176,11 @@ TEST_CASE("planner panel: draws a table and a chart") {
     CHECK(ui::find_item_rect("planner/row/1").has_value());
     CHECK(ui::find_item_rect("planner/apply/1").has_value());
 }
+
+TEST_CASE("planner panel: its GPU memory line is the capacity Memory and cost shows, not the nominal size") {
+    PanelHarness h;
+    REQUIRE(h.act("wait", "1").empty());
+    // An H100 SXM is sold as 80 GB but exposes 81,559 MiB (nvidia-smi): the report's capacity.
+    CHECK(h.panel.view().gpu_memory_bytes == h.state.report().gpu_memory_bytes);
+    CHECK(h.panel.view().gpu_memory_bytes == doctest::Approx(81559.0 * 1024 * 1024));
+}

@@ -518,10 +518,10 @@ void MeasurePanel::draw_fit(AppState& state) {
         const bool fitted = fit && fit->ok;
         row("intra-node alpha", format_seconds(cluster.intra_node.latency_us * 1e-6),
             fitted ? format_seconds(fit->alpha_s) : "-");
-        row("intra-node B (busbw)", format_bandwidth(cluster.intra_node.bandwidth_gbps * 1e9),
+        row("intra-node B (busbw)", format_bandwidth(cluster.intra_node.bytes_per_s()),
             fitted ? format_bandwidth(fit->bandwidth_bytes_per_s) : "-");
         row("fit error (rms)", "", fitted ? format_percent(fit->rms_relative_error) : "-");
-        row("HBM", format_bandwidth(cluster.gpu.hbm_gbps * 1e9),
+        row("HBM", format_bandwidth(cluster.gpu.hbm_bytes_per_s()),
             single && single->copy_bytes_per_s > 0 ? format_bandwidth(single->copy_bytes_per_s) : "-");
         row("GEMM ceiling", format_percent(hardware_figures(cluster.gpu).gemm_ceiling),
             calibrated_ && calibration_.best_gemm_flops_per_s

@@ -256,8 +256,8 @@ void MeshPanel::draw_cluster_inputs(AppState& state) {
     ImGui::TextColored(kMutedColour, "%s GPUs  ·  %s", number(draft_.cluster.gpu_count()).c_str(),
                        draft_.cluster.gpu.name.c_str());
     ImGui::TextColored(kMutedColour, "in node %s  ·  across %s",
-                       format_bandwidth(draft_.cluster.intra_node.bandwidth_gbps * 1e9).c_str(),
-                       format_bandwidth(draft_.cluster.inter_node.bandwidth_gbps * 1e9).c_str());
+                       format_bandwidth(draft_.cluster.intra_node.bytes_per_s()).c_str(),
+                       format_bandwidth(draft_.cluster.inter_node.bytes_per_s()).c_str());
 }
 
 void MeshPanel::draw_factor_inputs(AppState& state) {

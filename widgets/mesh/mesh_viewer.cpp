@@ -152,11 +152,11 @@ void MeshPanel::draw_summary(const AppState& state) {
         switch (sum.links) {
             case DimLinks::intra:
                 where = "Every group sits inside one node: fast (" +
-                        format_bandwidth(s.cluster.intra_node.bandwidth_gbps * 1e9) + " per GPU).";
+                        format_bandwidth(s.cluster.intra_node.bytes_per_s()) + " per GPU).";
                 break;
             case DimLinks::inter:
                 where = "Every group spans nodes: slow (" +
-                        format_bandwidth(s.cluster.inter_node.bandwidth_gbps * 1e9) + " per GPU across the network).";
+                        format_bandwidth(s.cluster.inter_node.bytes_per_s()) + " per GPU across the network).";
                 break;
             case DimLinks::mixed:
                 where = number(sum.intra_groups) + " groups sit inside a node (fast), " + number(sum.inter_groups) +

@@ -90,18 +90,6 @@ const char* schedule_display_name(Schedule s) noexcept {
     return "";
 }
 
-const char* closed_form_text(Schedule s) noexcept {
-    switch (s) {
-        case Schedule::gpipe:
-        case Schedule::one_f_one_b: return "(p-1)/(m+p-1)";
-        case Schedule::interleaved_1f1b: return "(p-1)(F+B+W)/v per step";
-        case Schedule::zb_h1: return "(p-1)(F+B-W), at least (p-1)F";
-        case Schedule::zb_h2: return "(p-1)(F+B-2W), at least (p-1)F";
-        case Schedule::dualpipe: return "(p/2-1)(F&B+B-3W)";
-    }
-    return "";
-}
-
 PipelinePanel::PipelinePanel(Placement placement, bool open)
     : Panel("pipeline", "Pipeline timeline", placement, open) {
     declare_actions();
@@ -138,7 +126,7 @@ void PipelinePanel::update_simulation(const AppState& state) {
     const bool scenario_changed = scenario_version_ != state.version();
     scenario_version_ = state.version();
     // While the costs come from the scenario, the timeline follows it (an edit, undo, a lesson step).
-    if (scenario_changed && !controls_.scenario_costs.empty()) take_from_scenario(state.scenario());
+    if (scenario_changed && !controls_.scenario_costs.empty()) take_from_scenario(state);
     bool any_resimulated = false;
     for (int lane = 0; lane < lane_count(); ++lane) {
         Lane& l = lanes_[lane];
@@ -187,8 +175,8 @@ void PipelinePanel::set_time_window(TimeWindow w) {
     view_ = TimeWindow{t0, t0 + span};
 }
 
-void PipelinePanel::take_from_scenario(const Scenario& s) {
-    const PipelineSpec spec = pipeline_spec_for(s);
+void PipelinePanel::take_from_scenario(const AppState& state) {
+    const PipelineSpec& spec = state.report().pipeline;
     PipelineControls& c = controls_;
     c.schedule = spec.schedule;
     c.stages = spec.stages;
@@ -281,7 +269,7 @@ void PipelinePanel::declare_actions() {
     });
     actions_.trigger("from_scenario", "take stages, micro-batches, schedule and costs from the scenario",
                      [this, then_simulate](AppState& state, const ActionValue&) {
-                         take_from_scenario(state.scenario());
+                         take_from_scenario(state);
                          return then_simulate(state);
                      });
     actions_.text("zoom", "A,B with 0 <= A < B <= 1, or fit", "show fractions A to B of the longest makespan; fit: all of it",
@@ -371,7 +359,7 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::EndDisabled();
 
     flow(button_width("From scenario") + ImGui::GetStyle().ItemSpacing.x + button_width("Fit"));
-    if (ImGui::Button("From scenario")) take_from_scenario(state.scenario());
+    if (ImGui::Button("From scenario")) take_from_scenario(state);
     note_last_item("pipeline/from_scenario");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Schedule, p, m, v, per-stage F/B/W and p2p time of the current scenario, from core's "
@@ -466,7 +454,7 @@ void PipelinePanel::draw_lane_readout(int lane) {
     const bool exact = stages_equal(spec) && spec.p2p_time == 0;
     ImGui::Text("%s%s", format_percent(closed).c_str(), exact ? "" : "*");
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", closed_form_text(spec.schedule));
+    ImGui::TextDisabled("%s", closed_form_bubble_text(spec.schedule));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", exact ? "Closed form of the schedule's source, as a share of the step"
                                       : "* The closed form assumes equal stages (stage 0's costs) and no p2p time;\n"

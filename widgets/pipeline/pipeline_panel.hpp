@@ -87,7 +87,7 @@ private:
 
     [[nodiscard]] std::vector<StageCost> stage_costs() const;
     [[nodiscard]] double full_span() const;
-    void take_from_scenario(const Scenario& s);
+    void take_from_scenario(const AppState& state);
     void draw_controls(AppState& state);
     void draw_cost_controls();
     void draw_readout();
@@ -121,7 +121,5 @@ private:
 
 // Display name of a schedule: "1F1B", "GPipe", "Interleaved 1F1B", "ZB-H1", "ZB-H2", "DualPipe".
 [[nodiscard]] const char* schedule_display_name(Schedule s) noexcept;
-// The closed form the source states, in words, e.g. "(p-1)/(m+p-1)".
-[[nodiscard]] const char* closed_form_text(Schedule s) noexcept;
 
 }  // namespace shardscope::ui

@@ -2,6 +2,7 @@
 
 #include "widgets/kit/background_job.hpp"
 
+#include "core/model/hardware.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
@@ -26,7 +27,7 @@ struct PlannerPanel::Search {
     BackgroundJob job;
 
     Search(Scenario scenario, PlanOptions options)
-        : gpu_memory_bytes(scenario.cluster.gpu.memory_gb * 1e9),
+        : gpu_memory_bytes(exposed_memory_bytes(scenario.cluster.gpu)),
           job([this, s = std::move(scenario), o = options](const std::atomic<bool>&) {
               const auto start = std::chrono::steady_clock::now();
               result = plan_layouts(s, o, &progress);

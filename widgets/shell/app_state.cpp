@@ -52,7 +52,8 @@ void AppState::redo() {
 
 const Report& AppState::report() const {
     if (!report_ || report_version_ != version_) {
-        report_ = std::make_shared<const Report>(build_report(scenario_));
+        // The shared mesh, so an edit builds it once for the report and every panel.
+        report_ = std::make_shared<const Report>(build_report(scenario_, count_params(scenario_.model), mesh()));
         report_version_ = version_;
     }
     return *report_;
