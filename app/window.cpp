@@ -26,6 +26,27 @@ namespace shardscope::app {
 
 namespace {
 
+// Idle, the window sleeps until input arrives (or AppUi's wait runs out) instead of redrawing:
+// under software GL continuous frames cost more than a core. After input it draws a few frames so
+// that ImGui settles (hover, a widget's release).
+constexpr int kSettleFrames = 3;
+
+void wait_or_poll(double wait_seconds, int& settle_frames) {
+    if (wait_seconds <= 0 || settle_frames > 0) {
+        glfwPollEvents();
+        if (settle_frames > 0) --settle_frames;
+        return;
+    }
+    const double before = glfwGetTime();
+    glfwWaitEventsTimeout(wait_seconds);
+    // Woken early: an event came in, so settle on it.
+    if (glfwGetTime() - before < wait_seconds * 0.9) settle_frames = kSettleFrames;
+}
+
+}  // namespace
+
+namespace {
+
 constexpr int kDefaultWidth = 1600;
 constexpr int kDefaultHeight = 1000;
 constexpr float kBaseFontPixels = 15.0f;
@@ -223,8 +244,9 @@ int run_window(const Options& options) {
 
     int exit_code = 0;
     const double start = glfwGetTime();
+    int settle_frames = kSettleFrames;
     for (int frame = 0; !glfwWindowShouldClose(window.handle); ++frame) {
-        glfwPollEvents();
+        wait_or_poll(headless_capture ? 0.0 : ui_root.frame_wait_seconds(), settle_frames);
         open_dropped_files(state);
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();

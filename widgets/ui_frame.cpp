@@ -21,6 +21,11 @@ void AppUi::handle_shortcuts(AppState& state) {
     if (ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;
 }
 
+double AppUi::frame_wait_seconds() const {
+    if (registry_.animating() || ImGui::GetIO().WantTextInput) return 0.0;
+    return registry_.pulsing() ? 1.0 / 15.0 : 0.5;
+}
+
 void AppUi::draw_frame(AppState& state, float seconds_since_start) {
     handle_shortcuts(state);
     draw_main_menu(state, registry_);

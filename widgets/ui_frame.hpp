@@ -12,6 +12,10 @@ public:
     // Between ImGui::NewFrame() and ImGui::Render().
     void draw_frame(AppState& state, float seconds_since_start);
     [[nodiscard]] PanelRegistry& registry() noexcept { return registry_; }
+    // How long the window may wait for input before it draws the next frame anyway: 0 while something
+    // animates or a text field has the keyboard (its cursor blinks), a fifteenth of a second while a
+    // lesson's outline pulses, half a second otherwise (a time-based change it would miss).
+    [[nodiscard]] double frame_wait_seconds() const;
 
 private:
     void handle_shortcuts(AppState& state);

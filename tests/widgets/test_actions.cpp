@@ -122,3 +122,26 @@ TEST_CASE("actions: every panel declares its actions, and the README lists exact
     // When this fails: paste the output of `shardscope --action list` between the two markers.
     CHECK(readme.substr(from + begin.size(), to - from - begin.size()) == action_reference(registry));
 }
+
+TEST_CASE("the window keeps drawing only while something moves: a playing animation, or slowly a lesson's outline") {
+    PanelRegistry registry;
+    register_default_panels(registry);
+    AppState state;
+    CHECK_FALSE(registry.animating());
+    Panel* collective = registry.find("collective");
+    REQUIRE(collective);
+    collective->open = true;
+    REQUIRE(collective->act(state, "play", "on").empty());
+    CHECK(registry.animating());
+    REQUIRE(collective->act(state, "play", "off").empty());
+    CHECK_FALSE(registry.animating());
+    // A closed panel's animation draws nothing.
+    REQUIRE(collective->act(state, "play", "on").empty());
+    collective->open = false;
+    CHECK_FALSE(registry.animating());
+    // A lesson's outline pulses: slow frames, not continuous ones.
+    CHECK_FALSE(registry.pulsing());
+    registry.set_highlight("memory");
+    CHECK(registry.pulsing());
+    CHECK_FALSE(registry.animating());
+}

@@ -69,6 +69,7 @@ public:
     [[nodiscard]] const MeasureRecords& records() const noexcept { return records_; }
     [[nodiscard]] const SweepSpec& spec() const noexcept { return spec_; }
     [[nodiscard]] bool running() const noexcept;
+    [[nodiscard]] bool animating() const override { return running(); }
     // Blocks until the running job (if any) ends: for tests and the command line, never the UI.
     void wait();
 

@@ -29,6 +29,7 @@ public:
     [[nodiscard]] const PlannerView& view() const noexcept { return view_; }
     [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
     [[nodiscard]] bool searching() const noexcept;
+    [[nodiscard]] bool animating() const override { return searching(); }
     [[nodiscard]] int selected_rank() const noexcept { return selected_rank_; }
     // Why the last apply was refused ("" when it was applied).
     [[nodiscard]] const std::string& apply_error() const noexcept { return apply_error_; }

@@ -97,6 +97,12 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
     }
 }
 
+bool PanelRegistry::animating() const {
+    for (const auto& p : panels_)
+        if (p->open && p->animating()) return true;
+    return false;
+}
+
 std::string action_reference(const PanelRegistry& registry) {
     std::string out = "| action | value | what it does |\n|---|---|---|\n";
     for (const auto& panel : registry.panels())

@@ -51,6 +51,9 @@ public:
     // its start): a lesson step or a cheat-sheet example calls it on the panels it shows, before its
     // own actions, so nothing leaks from what was shown before.
     virtual void reset_view(AppState& state) { (void)state; }
+    // Whether the panel changes on screen by itself (an animation playing, a background job running):
+    // while any open panel does, the window draws frames without waiting for input.
+    [[nodiscard]] virtual bool animating() const { return false; }
 
     bool open;
 
@@ -79,6 +82,10 @@ public:
     // Lessons point at a panel by id ("" for none).
     void set_highlight(std::string id) { highlighted_ = std::move(id); }
     [[nodiscard]] const std::string& highlighted() const noexcept { return highlighted_; }
+    // Whether an open panel moves without input (an animation, a background job's progress).
+    [[nodiscard]] bool animating() const;
+    // Whether a lesson's outline pulses: it moves too, but slowly enough for a few frames a second.
+    [[nodiscard]] bool pulsing() const noexcept { return !highlighted_.empty(); }
     // Every window goes to its tile again the next time it is drawn: each panel is placed once per
     // request, even when the request comes midway through a frame (a lesson step opening panels) or
     // the panel is drawn only frames later.
