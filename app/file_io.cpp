@@ -1,5 +1,7 @@
 #include "app/file_io.hpp"
 
+#include "core/scenario/json_reader.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -89,7 +91,10 @@ std::vector<std::string> load_recent_files() {
     if (p.empty()) return {};
     const auto text = read_text_file(p.string(), error);
     if (!text) return {};
-    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    // Read by the same rules as every other file (bounded nesting, numbers in range); a broken list
+    // is no list.
+    json_read::Json j;
+    if (!json_read::first_error([&] { j = json_read::parse_document(*text); }).empty()) return {};
     std::vector<std::string> out;
     if (j.is_array())
         for (const auto& item : j)

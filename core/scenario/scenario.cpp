@@ -282,23 +282,10 @@ int64_t ParallelSpec::factor(MeshDim d) const noexcept {
 
 ScenarioLoad parse_scenario(std::string_view json_text) {
     ScenarioLoad out;
-    Json doc;
-    try {
-        doc = Json::parse(json_text.begin(), json_text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        out.error = std::string("(document): not valid JSON: ") + e.what();
-        return out;
-    }
-    try {
-        Scenario s = read_scenario(doc);
-        if (std::string rule = validate_scenario(s); !rule.empty()) {
-            out.error = rule;
-            return out;
-        }
-        out.scenario = std::move(s);
-    } catch (const FieldError& e) {
-        out.error = e.message;
-    }
+    Scenario s;
+    out.error = json_read::first_error([&] { s = read_scenario(json_read::parse_document(json_text)); });
+    if (out.error.empty()) out.error = validate_scenario(s);
+    if (out.error.empty()) out.scenario = std::move(s);
     return out;
 }
 
