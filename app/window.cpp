@@ -40,6 +40,9 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 }
 
 void on_glfw_error(int code, const char* description) {
+    // ImGui asks for the clipboard on every Ctrl+V; an empty clipboard, or one holding no text, is
+    // nothing the user needs to read about.
+    if (code == GLFW_FORMAT_UNAVAILABLE) return;
     std::fprintf(stderr, "shardscope: GLFW error %d: %s\n", code, description);
 }
 
