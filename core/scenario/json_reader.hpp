@@ -71,7 +71,9 @@ public:
     bool start_array(std::size_t) override { return open(true); }
     bool end_array() override { return close(); }
     bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override {
-        if (e.id == 406) return reject(path(), token + " is beyond the range of a number (about 1.8e308)");
+        // A number of a thousand digits is quoted only as far as a reader needs to recognise it.
+        const std::string shown = token.size() <= 40 ? token : token.substr(0, 40) + "...";
+        if (e.id == 406) return reject(path(), shown + " is beyond the range of a number (about 1.8e308)");
         return reject("", std::string("not valid JSON: ") + e.what());
     }
 

@@ -64,6 +64,8 @@ TEST_CASE("a number beyond a double's range is a rule of its field, in a scenari
     CHECK(parse_scenario(scenario_text_with({{"cluster", {{"gpu", {{"peak_tflops", "@"}}}}}}, "-2e308")).error ==
           "cluster.gpu.peak_tflops: -2e308" + kBeyondDouble);
     // Inside a list the index is named: order[2] is dp_shard's place.
+    // A thousand-digit number is quoted by its first 40 characters.
+    CHECK(tp_error("1" + std::string(999, '0')) == "parallel.tp: 1" + std::string(39, '0') + "..." + kBeyondDouble);
     Json order = Json::array({"tp", "cp", "@", "dp_replicate", "pp"});
     CHECK(parse_scenario(scenario_text_with({{"parallel", {{"order", order}}}}, "1e999")).error ==
           "parallel.order[2]: 1e999" + kBeyondDouble);
