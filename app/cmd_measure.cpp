@@ -114,8 +114,8 @@ std::optional<Scenario> load_scenario(const std::string& path, int& exit_code) {
     std::string error;
     const auto text = app::read_text_file(path, error);
     if (!text) {
-        std::cerr << "measure: cannot read " << path << ": " << error << "\n";
-        exit_code = 1;
+        std::cerr << "measure: " << error << "\n";
+        exit_code = 2;
         return std::nullopt;
     }
     ScenarioLoad loaded = parse_scenario(*text);

@@ -3,7 +3,7 @@
 // every valid layout of the scenario's model on its cluster, ranked (core/planner/planner.hpp). The scenario's
 // own layout is only the starting point: the model, cluster, global batch and precision are what
 // count. --per-mesh keeps the best row of each distinct mesh. Exit 0 with the ranking on stdout; 2
-// with the reason on stderr for a rejected scenario or bad arguments; 1 when the file cannot be read.
+// with the reason on stderr for bad arguments or a scenario file that cannot be read or is rejected.
 
 #include "app/command_input.hpp"
 #include "app/commands.hpp"

@@ -1,6 +1,6 @@
 // `shardscope report --config FILE [--format json|text]`: the cost of one scenario (DESIGN.md, "The
-// report"). Exit 0 with the report on stdout; 2 with the reason on stderr for a rejected scenario or
-// bad arguments; 1 when the file cannot be read.
+// report"). Exit 0 with the report on stdout; 2 with the reason on stderr for bad arguments or a
+// scenario file that cannot be read or is rejected.
 
 #include "app/command_input.hpp"
 #include "app/commands.hpp"

@@ -18,7 +18,7 @@ std::optional<std::string> read_config_argument(const std::string& command, cons
     auto text = read_text_file(config, error);
     if (!text) {
         std::cerr << command << ": " << error << "\n";
-        exit_code = 1;
+        exit_code = 2;  // input the command cannot take, as the window exits for --config
     }
     return text;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // What the printing subcommands (report, plan) share: the --format check and the --config scenario,
-// with the same messages and exit codes everywhere (2 for a bad argument or a rejected scenario, 1 for
-// an unreadable file).
+// with the same messages and exit codes everywhere, the window's included: 2 for a bad argument or an
+// input file that cannot be read or is rejected (README, "Exit codes").
 
 #include "core/scenario/scenario.hpp"
 

@@ -1,56 +1,158 @@
 #include "app/file_io.hpp"
 
+#include "core/scenario/json_reader.hpp"
+
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
-#include <sstream>
 #include <system_error>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
 namespace shardscope::app {
 
+namespace {
+
+// A name too long to be a path is cut short in messages: a 1 GiB argument must not come back whole.
+std::string shown_name(const std::string& path) {
+    constexpr std::size_t kShown = 80;
+    return path.size() <= kMaxPathBytes ? path : path.substr(0, kShown) + "... (" + std::to_string(path.size()) + " bytes)";
+}
+
+// "" when `path` names something a file can be read from or written to, else why not.
+std::string path_name_problem(const std::string& path) {
+    if (path.empty()) return "(empty name): names no file";
+    if (path.size() > kMaxPathBytes)
+        return shown_name(path) + ": the name is longer than the " + std::to_string(kMaxPathBytes) + " bytes a path may be";
+    return {};
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// The file a path finally names, through any chain of symbolic links (40 at most, as the kernel's).
+fs::path through_links(fs::path p) {
+    std::error_code ec;
+    for (int hop = 0; hop < 40 && fs::is_symlink(p, ec); ++hop) {
+        const fs::path to = fs::read_symlink(p, ec);
+        if (ec) break;
+        p = to.is_absolute() ? to : p.parent_path() / to;
+    }
+    return p;
+}
+
+bool process_is_gone(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+// Temporary files of earlier saves of `target` (NAME.tmp-PID) whose process is gone: a crash mid-save
+// left them, and nothing else would ever remove them.
+void remove_stale_temporaries(const fs::path& target) {
+    const std::string prefix = target.filename().string() + ".tmp-";
+    std::error_code ec;
+    const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string digits = name.substr(prefix.size());
+        if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code ignored;
+        if (process_is_gone(std::stol(digits))) fs::remove(entry.path(), ignored);
+    }
+}
+
+// Writes every byte and flushes it to the disk; "" or why not.
+std::string write_and_sync(int fd, const std::string& bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return "write failed (" + errno_text() + ")";
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0) return "write failed (" + errno_text() + ")";
+    return {};
+}
+
+// After a rename the new name lives in the folder's entries: flushed too, or a crash can lose it.
+void sync_folder(const fs::path& folder) {
+    const int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)::fsync(fd);  // some file systems refuse a folder's fsync; the rename stands either way
+    ::close(fd);
+}
+
+}  // namespace
+
 std::optional<std::string> read_text_file(const std::string& path, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = path + ": cannot open for reading";
+    if (error = path_name_problem(path); !error.empty()) return std::nullopt;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        error = path + ": cannot open for reading (" + errno_text() + ")";
         return std::nullopt;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    if (S_ISDIR(st.st_mode)) {
+        error = path + ": is a folder, not a file";
+        return std::nullopt;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = path + ": is a device or other special file, not a regular file";
+        return std::nullopt;
+    }
+    if (static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
+        error = path + ": " + std::to_string(st.st_size) + " bytes is more than the " +
+                std::to_string(kMaxInputBytes >> 20) + " MiB a file may be";
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = path + ": cannot open for reading (" + errno_text() + ")";
+        return std::nullopt;
+    }
+    // At most one byte past the limit: a file that grew since stat() is still caught.
+    std::string text(kMaxInputBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
     if (in.bad()) {
         error = path + ": read failed";
         return std::nullopt;
     }
-    return ss.str();
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes) {
+        error = path + ": more than the " + std::to_string(kMaxInputBytes >> 20) + " MiB a file may be";
+        return std::nullopt;
+    }
+    return text;
 }
 
 std::string write_file_atomically(const std::string& path, const std::string& bytes) {
-    std::random_device rd;
-    const fs::path target(path);
-    const fs::path tmp = target.string() + ".tmp-" + std::to_string(rd() % 1000000);
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return path + ": cannot write in that folder";
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            fs::remove(tmp, ignored);
-            return path + ": write failed (disk full?)";
-        }
-    }
+    if (std::string e = path_name_problem(path); !e.empty()) return e;
+    // Saving over a symbolic link writes the file it points to; the link stays.
+    const fs::path target = through_links(path);
+    remove_stale_temporaries(target);
+    const fs::path tmp = target.string() + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
+    struct stat st {};
+    const bool replacing = ::stat(target.c_str(), &st) == 0;
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return path + ": cannot write in that folder (" + errno_text() + ")";
+    std::string error = write_and_sync(fd, bytes);
+    // The file keeps the mode it had (a private 0600 file stays private).
+    if (error.empty() && replacing && ::fchmod(fd, st.st_mode & 07777) != 0) error = "cannot keep its mode (" + errno_text() + ")";
+    if (::close(fd) != 0 && error.empty()) error = "write failed (" + errno_text() + ")";
     std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
+    if (error.empty()) fs::rename(tmp, target, ec);
+    if (!error.empty() || ec) {
         std::error_code ignored;
         fs::remove(tmp, ignored);
-        return path + ": cannot replace the file: " + ec.message();
+        return path + ": " + (error.empty() ? "cannot replace the file: " + ec.message() : error);
     }
+    sync_folder(target.parent_path());
     return {};
 }
 
@@ -89,7 +191,10 @@ std::vector<std::string> load_recent_files() {
     if (p.empty()) return {};
     const auto text = read_text_file(p.string(), error);
     if (!text) return {};
-    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    // Read by the same rules as every other file (bounded nesting, numbers in range); a broken list
+    // is no list.
+    json_read::Json j;
+    if (!json_read::first_error([&] { j = json_read::parse_document(*text); }).empty()) return {};
     std::vector<std::string> out;
     if (j.is_array())
         for (const auto& item : j)

@@ -1,16 +1,25 @@
 #pragma once
 // The app's only disk access: whole text files in, atomic writes out, the user's config folder.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace shardscope::app {
 
-// The file's bytes, or nullopt with `error` saying why.
+// Limits on what the app reads: every file it takes (scenarios, presets, lessons) is a few kilobytes.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{16} << 20;  // 16 MiB
+inline constexpr std::size_t kMaxPathBytes = 4096;                    // Linux's PATH_MAX
+
+// The file's bytes, or nullopt with `error` saying why: no such file, a folder, a device or other
+// special file (never read: /dev/zero would never end), over kMaxInputBytes, or a name over
+// kMaxPathBytes.
 std::optional<std::string> read_text_file(const std::string& path, std::string& error);
-// Writes to PATH.tmp-XXXX in the same folder, then renames over path, so a crash never leaves half a
-// file. Returns "" on success, else the reason.
+// Writes to NAME.tmp-PID in the same folder, flushes it to the disk, renames it over the file and
+// flushes the folder, so a crash never leaves half a file or loses the new name. Through a symbolic
+// link it writes the file the link points to; a file it replaces keeps its mode; temporary files an
+// earlier save left (their process gone) are removed first. Returns "" on success, else the reason.
 std::string write_file_atomically(const std::string& path, const std::string& bytes);
 // $XDG_CONFIG_HOME/shardscope (or ~/.config/shardscope), created on demand; "" when unavailable.
 std::string config_dir();

@@ -2,6 +2,7 @@
 
 #include "app/cluster_presets.hpp"
 #include "app/file_io.hpp"
+#include "app/imgui_settings.hpp"
 #include "app/key_latch.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
@@ -60,6 +61,9 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 }
 
 void on_glfw_error(int code, const char* description) {
+    // ImGui asks for the clipboard on every Ctrl+V; an empty clipboard, or one holding no text, is
+    // nothing the user needs to read about.
+    if (code == GLFW_FORMAT_UNAVAILABLE) return;
     std::fprintf(stderr, "shardscope: GLFW error %d: %s\n", code, description);
 }
 
@@ -197,7 +201,10 @@ int run_window(const Options& options) {
     // uses the default layout so it is the same on every machine.
     const std::string ini_path = headless_capture ? std::string() : config_dir().empty() ? std::string()
                                                                    : config_dir() + "/imgui.ini";
-    io.IniFilename = ini_path.empty() ? nullptr : ini_path.c_str();
+    // ImGui reads the file unchecked: a broken one is set aside before it can crash every start.
+    const ImGuiSettingsCheck ini_check = ini_path.empty() ? ImGuiSettingsCheck{} : set_aside_broken_imgui_settings(ini_path);
+    if (!ini_check.message.empty()) std::fprintf(stderr, "shardscope: %s\n", ini_check.message.c_str());
+    io.IniFilename = ini_path.empty() || !ini_check.readable ? nullptr : ini_path.c_str();
     load_fonts(headless_capture ? 1.0f : scale);
     apply_style(headless_capture ? 1.0f : scale);
     ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
@@ -207,6 +214,7 @@ int run_window(const Options& options) {
     ui::AppState state;
     ui::AppUi ui_root;
     fill_library_versions(state);
+    if (!ini_check.message.empty()) state.ui.status = ini_check.message;
     state.ui.recent_files = load_recent_files();
     state.ui.requested_lesson = options.lesson;
     state.ui.requested_step = options.step;

@@ -176,17 +176,10 @@ std::string measure_result_to_json(const MeasureResult& r) {
 }
 
 MeasureResultLoad parse_measure_result(std::string_view json_text) {
-    using detail::FieldError;
     using detail::ObjectReader;
     MeasureResultLoad out;
-    Json j;
-    try {
-        j = Json::parse(json_text);
-    } catch (const nlohmann::json::parse_error& e) {
-        out.error = std::string("not JSON: ") + e.what();
-        return out;
-    }
-    try {
+    out.error = json_read::first_error([&] {
+        const Json j = json_read::parse_document(json_text);
         ObjectReader top(j, "");
         top.expect_schema("shardscope.measure/1");
         MeasureResult r;
@@ -225,9 +218,7 @@ MeasureResultLoad parse_measure_result(std::string_view json_text) {
         r.error = top.string_field("error", std::string());
         top.reject_unknown();
         out.result = std::move(r);
-    } catch (const FieldError& e) {
-        out.error = e.message;
-    }
+    });
     return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace shardscope {
@@ -388,7 +389,9 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
     PipelineSpec& spec = plan.spec;
     spec.schedule = s.training.schedule;
     spec.stages = static_cast<int>(p.pp);
-    spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));
+    // validate_training keeps a scenario's micro-batches within the simulator's limit; past it (an
+    // unvalidated scenario) the simulator refuses the spec rather than pricing a shorter pipeline.
+    spec.microbatches = static_cast<int>(std::min<int64_t>(microbatches, std::numeric_limits<int>::max()));
     spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
     const auto stages = static_cast<std::size_t>(p.pp);
     plan.price_of.reserve(stages);
@@ -458,7 +461,10 @@ PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo& memo) {
         spec.virtual_stages = 1;
         for (StageCost& c : spec.costs) c = StageCost{c.f, c.b + c.w, 0};
     }
-    if (!pipeline_spec_error(spec).empty()) return out;  // not even 1F1B runs it (too many ops): no times
+    if (std::string e = pipeline_spec_error(spec); !e.empty()) {  // not even 1F1B runs it: no times
+        out.notes.back() = "pipeline: " + e + "; not simulated, so the step has no time";  // replaces the 1f1b note
+        return out;
+    }
     const PipelineProgram& program = memo.program(spec);
     if (!program.ok()) return out;  // only a wrong schedule order stalls
     PipelineProgram::Timing timing = program.time(spec);
@@ -495,7 +501,7 @@ std::string format_fixed(double v, int digits) {
 std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigures& hw) {
     std::vector<std::string> notes;
     const bool flash = s.training.attention == AttentionKernel::flash;
-    notes.push_back("FLOPs: model_per_step (MFU's numerator) counts 6 x active params x tokens plus the attention "
+    notes.push_back("FLOPs: model_per_step (MFU's numerator) counts 6 x active params x tokens (not the input embedding: a lookup) plus the attention "
                     "scores in full (12 x layers x heads x head_dim x seq x tokens, not halved for causal masking: "
                     "Megatron-LM's convention); hardware_per_step counts what the kernels execute (" +
                     std::string(flash ? "causal flash attention runs half the scores" : "eager attention runs all of them") +
@@ -567,13 +573,17 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
     // head widths) a token (4 x seq x heads x head_dim when the widths are equal).
     const double widths = as_double(m.heads) * as_double(m.qk_head_dim() + m.value_head_dim());
     const double scores_forward = 2.0 * as_double(m.layers) * widths * as_double(m.seq_len) * tokens;
+    // The input embedding is a lookup (a gather), not a matmul: counted in neither figure, as
+    // Megatron-LM's formula counts the output layer's vocab x hidden but not the input's. Counted in
+    // the model FLOPs it let a 1-layer model with a large vocabulary pass 100% MFU. Tied, the one
+    // matrix is also the output layer, a matmul.
+    const double matmul_params = counts.active_per_token - (counts.tied_output ? 0.0 : counts.embedding);
     StepFlops f;
-    f.model = 6.0 * counts.active_per_token * tokens + 3.0 * scores_forward;
-    // What the kernels execute: no FLOPs for the embedding lookup; causal flash attention runs half the
-    // scores forward and 2.5x that backward (it recomputes them); eager runs all of them, backward 2x.
+    f.model = 6.0 * matmul_params * tokens + 3.0 * scores_forward;
+    // What the kernels execute: causal flash attention runs half the scores forward and 2.5x that
+    // backward (it recomputes them); eager runs all of them, backward 2x.
     const bool flash = s.training.attention == AttentionKernel::flash;
     const double executed_forward = flash ? scores_forward / 2.0 : scores_forward;
-    const double matmul_params = counts.active_per_token - (counts.tied_output ? 0.0 : counts.embedding);
     f.hardware = 6.0 * matmul_params * tokens + executed_forward * (flash ? 3.5 : 3.0);
     if (s.training.recompute == Recompute::full) {
         double blocks = 0;
@@ -620,7 +630,6 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     PipelineMemo& memo = shared ? *shared : own;
     Report r;
     const ParallelSpec& p = mesh.effective();
-    const GpuSpec& gpu = s.cluster.gpu;
     const bool arch = s.model.has_architecture();
 
     const Context cx = make_context(s, counts, mesh);
@@ -757,8 +766,15 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     // holds (sharded by ZeRO 1-3).
     const double optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, static_cast<int64_t>(busiest)),
                                                       s.training.precision);
-    const double compute = mb * (sc.work.forward_s + sc.work.backward_s) + optimizer_s;
-    const double per_mb_exposed = mb * (ex.forward() + ex.backward());
+    // DualPipe sends half the micro-batches each way: a device runs its own stage's layers for one
+    // half and the mirror stage's (pp - 1 - its index) for the other.
+    const std::size_t mirror = spec.schedule == Schedule::dualpipe ? plan.price_of.size() - 1 - busiest : busiest;
+    const StageComm& msc = plan.stage(mirror);
+    const Exposed& mex = plan.exposed(mirror);
+    // Grouped so that a device whose mirror is itself gets its own figure back exactly.
+    const double work_per_mb = ((sc.work.forward_s + sc.work.backward_s) + (msc.work.forward_s + msc.work.backward_s)) / 2;
+    const double compute = mb * work_per_mb + optimizer_s;
+    const double per_mb_exposed = mb * ((ex.forward() + ex.backward()) + (mex.forward() + mex.backward())) / 2;
     const double step = timeline.makespan + step_end_exposed + optimizer_s;
     const double exposed_comm = per_mb_exposed + pp_exposed + step_end_exposed;
     r.time.compute = compute;
@@ -772,8 +788,60 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     r.throughput.tokens_per_s = tokens / step;
     r.throughput.model_tflops_per_gpu = flops.model / (step * world) / 1e12;
     r.throughput.hardware_tflops_per_gpu = flops.hardware / (step * world) / 1e12;
-    r.throughput.mfu = flops.model / (step * world * gpu.peak_tflops * 1e12);
+    // Against the peak of the dtype the GEMMs run in: FP8 GEMMs at the BF16 peak would pass 100%.
+    const double peak_tflops = training_peak_tflops(s);
+    r.throughput.mfu = flops.model / (step * world * peak_tflops * 1e12);
+    if (*r.throughput.mfu > 1) {
+        // Megatron's convention counts the half of the scores causal masking skips; when attention
+        // dominates and its kernel is fast, that is more FLOPs than the peak allows in the step.
+        r.notes.push_back("MFU: not reported; the convention counts " + format_fixed(*r.throughput.mfu * 100, 1) +
+                          "% of the peak here, because it counts the masked half of the attention scores that the "
+                          "kernels skip and attention dominates this step");
+        r.throughput.mfu.reset();
+        r.throughput.model_tflops_per_gpu.reset();
+    }
     return r;
+}
+
+double training_peak_tflops(const Scenario& s) noexcept {
+    return s.training.precision == Precision::fp8 ? s.cluster.gpu.peak_fp8_tflops : s.cluster.gpu.peak_tflops;
+}
+
+namespace {
+
+bool finite_and_at_least_zero(double v) noexcept { return std::isfinite(v) && v >= 0; }
+
+std::string memory_invariant_violation(const Report& r) {
+    const MemoryBreakdown& m = r.memory;
+    for (const double part : {m.params, m.grads, m.optimizer, m.activations.value_or(0), m.other, m.reserved})
+        if (!finite_and_at_least_zero(part)) return "memory: a part is negative or not finite";
+    const double parts = m.params + m.grads + m.optimizer + m.activations.value_or(0) + m.other + m.reserved;
+    if (std::fabs(parts - m.total()) > 1e-9 * m.total()) return "memory: the parts do not sum to the total";
+    for (const StageMemory& st : r.stages)
+        if (st.bytes.total() > m.total()) return "memory: stage " + std::to_string(st.stage) + " holds more than the most loaded";
+    return {};
+}
+
+}  // namespace
+
+std::string report_invariant_violation(const Scenario& s, const Report& r) {
+    if (auto e = memory_invariant_violation(r); !e.empty()) return e;
+    if (!s.model.has_architecture()) return {};  // no FLOPs, so no times to check
+    const double step = r.time.step.value_or(0), compute = r.time.compute.value_or(0);
+    if (!(std::isfinite(step) && step > 0)) return "time.step: " + format_fixed(step, 6) + " s is not positive and finite";
+    // Rounding of sums taken in another order: a relative hair.
+    if (compute > step * (1 + 1e-9))
+        return "time.step: " + format_fixed(step, 6) + " s is shorter than the busiest stage's compute (" +
+               format_fixed(compute, 6) + " s)";
+    // MFU may be left out, with a note saying why (build_report), but never shown above 100%.
+    if (r.throughput.mfu && !(*r.throughput.mfu > 0 && *r.throughput.mfu <= 1))
+        return "throughput.mfu: " + format_fixed(*r.throughput.mfu, 4) + " is not in (0, 1]";
+    const double peak = training_peak_tflops(s);
+    const double hardware = r.throughput.hardware_tflops_per_gpu.value_or(0);
+    if (!(hardware > 0 && hardware <= peak))
+        return "throughput.hardware_tflops_per_gpu: " + format_fixed(hardware, 1) + " is not in (0, peak " +
+               format_fixed(peak, 1) + "]";
+    return {};
 }
 
 ReportResult report_from_json(std::string_view scenario_json) {

@@ -3,7 +3,8 @@
 // time of one scenario, assembled into a Report (DESIGN.md, "The report").
 //
 // FLOP accounting (chosen once, here):
-// - model_per_step = 6 * active params * tokens + 12 * layers * hidden * seq * tokens. The attention
+// - model_per_step = 6 * active params * tokens + 12 * layers * hidden * seq * tokens, leaving out the
+//   input embedding (a lookup, no matmul; a tied embedding is the output layer too, so it stays). The attention
 //   term is NOT halved for causal masking: Megatron-LM's published formula (Narayanan et al. 2021,
 //   eq. 3) counts the full s x s score matrix, and the validation suite compares against it.
 // - hardware_per_step adds recomputation's extra forward: full recompute re-runs every block's forward
@@ -142,6 +143,18 @@ private:
 };
 [[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
                                   PipelineMemo* memo);
+
+// The dense peak of the dtype the GEMMs run in: peak_fp8_tflops under fp8 precision, else peak_tflops.
+// MFU's denominator.
+[[nodiscard]] double training_peak_tflops(const Scenario& s) noexcept;
+
+// What every report of a scenario that passed validate_scenario must satisfy: the step positive and
+// finite and no shorter than the busiest stage's compute, 0 < MFU <= 1 (or no MFU, with a note saying
+// why), hardware FLOP/s per GPU at
+// most the peak of the training dtype, the memory parts summing to the total, and the reported GPU
+// the most loaded. "" when they hold, else the first broken one in words. The planner ranks only
+// candidates that pass; a core property test checks them over random scenarios.
+[[nodiscard]] std::string report_invariant_violation(const Scenario& s, const Report& r);
 
 // Parse + validate + build: the report, or the loader's error (what `shardscope report` prints).
 struct ReportResult {

@@ -37,9 +37,9 @@ std::size_t PipelineTimeline::event_count() const noexcept {
 
 namespace {
 
-// Large enough for any pipeline a cluster runs, small enough that the events stay in memory.
-constexpr int kMaxStages = 4096;
-constexpr int kMaxMicrobatches = 1 << 16;
+// The scenario's own limits (core/scenario/scenario.hpp): every scenario that loads can be simulated.
+constexpr int kMaxStages = static_cast<int>(kMaxPipelineStages);
+constexpr int kMaxMicrobatchesPerStep = static_cast<int>(kMaxMicrobatches);
 
 std::string num(int v) { return std::to_string(v); }
 
@@ -72,8 +72,8 @@ StageCost op_cost(const PipelineSpec& spec, int stage, int chunk) noexcept {
 std::string pipeline_spec_error(const PipelineSpec& spec) {
     const int p = spec.stages, m = spec.microbatches;
     if (p < 1 || p > kMaxStages) return "stages: must be 1.." + num(kMaxStages) + ", got " + num(p);
-    if (m < 1 || m > kMaxMicrobatches)
-        return "microbatches: must be 1.." + num(kMaxMicrobatches) + ", got " + num(m);
+    if (m < 1 || m > kMaxMicrobatchesPerStep)
+        return "microbatches: must be 1.." + num(kMaxMicrobatchesPerStep) + ", got " + num(m);
     if (spec.virtual_stages < 1) return "virtual_stages: must be at least 1, got " + num(spec.virtual_stages);
     if (!spec.costs.empty() && spec.costs.size() != 1 && spec.costs.size() != static_cast<std::size_t>(p))
         return "costs: need 1 or " + num(p) + " entries, got " + std::to_string(spec.costs.size());
@@ -277,9 +277,9 @@ int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
         PipelineSpec candidate = spec;
         candidate.microbatches = m;
         candidate.costs = {cost};
-        if (m <= kMaxMicrobatches && !pipeline_spec_error(candidate).empty()) continue;
+        if (m <= kMaxMicrobatchesPerStep && !pipeline_spec_error(candidate).empty()) continue;
         // Beyond the simulator's limit only the schedule's own rules matter (checked above up to it).
-        if (m > kMaxMicrobatches) {
+        if (m > kMaxMicrobatchesPerStep) {
             if (spec.schedule == Schedule::interleaved_1f1b && m % spec.stages != 0) continue;
             if (spec.schedule == Schedule::dualpipe && m % 2 != 0) continue;
         }

@@ -83,9 +83,6 @@ struct PipelineTimeline {
     [[nodiscard]] std::size_t event_count() const noexcept;
 };
 
-// The most ops (3 m p v) one simulation accepts: about 100 MB of events. Beyond it, use the closed forms.
-inline constexpr long long kMaxPipelineOps = 1LL << 21;
-
 // "" when the simulator can run the spec, else the rule it breaks, e.g.
 // "microbatches: interleaved-1f1b needs a multiple of stages (4), got 6".
 [[nodiscard]] std::string pipeline_spec_error(const PipelineSpec& spec);

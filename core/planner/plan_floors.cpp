@@ -18,17 +18,11 @@ bool same_footprint(const StageShape& a, const StageShape& b) noexcept {
 }
 
 // The micro-batches whose activations stage `stage` holds at its peak in build_report: the simulator's
-// peak, which its closed form gives exactly (a core test sweeps the two against each other). Where the
-// simulator will not run the schedule (too many ops), build_report simulates 1F1B instead, and where
-// not even that runs it counts one micro-batch.
+// peak, which its closed form gives exactly (a core test sweeps the two against each other). Every
+// schedule schedules_for lists is one the simulator runs.
 double inflight_peak(ScheduleChoice sc, int64_t pp, int64_t microbatches, int64_t stage) {
     const auto p = static_cast<int>(pp);
-    const auto m = static_cast<int>(std::min<int64_t>(microbatches, 1 << 16));  // as cost_model's plan_pipeline
-    const auto too_many = [&](int64_t v) { return 3LL * m * p * v > kMaxPipelineOps; };
-    if (too_many(sc.schedule == Schedule::interleaved_1f1b ? sc.virtual_stages : 1)) {
-        if (too_many(1)) return 1.0;
-        return closed_form_peak_inflight(Schedule::one_f_one_b, p, m, 1, static_cast<int>(stage));
-    }
+    const auto m = static_cast<int>(microbatches);
     const int v = static_cast<int>(sc.virtual_stages);
     const int peak = closed_form_peak_inflight(sc.schedule, p, m, v, static_cast<int>(stage));
     return static_cast<double>(peak) / (sc.schedule == Schedule::interleaved_1f1b ? v : 1);

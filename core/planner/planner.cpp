@@ -64,9 +64,15 @@ std::vector<int> zero_stages(const ParallelSpec& p, const PlanFilters& f) {
     return out;
 }
 
+// validate_training's limits of the pipeline simulator: pp stages, m micro-batches, v chunks a stage.
+bool simulator_runs(int64_t pp, int64_t m, int64_t v) noexcept {
+    return pp <= kMaxPipelineStages && m <= kMaxMicrobatches && 3 * m * pp * v <= kMaxPipelineOps;
+}
+
 // The schedules validate_training accepts for pp stages and m micro-batches per pipeline, into `out`.
 void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
     out.clear();
+    if (!simulator_runs(pp, m, 1)) return;
     // One stage runs its ops back to back whatever the schedule; a count-only model has no times to
     // choose a schedule by. Both keep 1f1b alone.
     if (pp == 1 || !model.has_architecture()) {
@@ -76,7 +82,7 @@ void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<Sc
     out.insert(out.end(), {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1}, {Schedule::zb_h2, 1}});
     // Interleaving as Megatron-LM runs it: every chunk holds the same whole number of layers.
     if (m % pp == 0)
-        for (int64_t v = 2; pp * v <= model.layers; ++v)
+        for (int64_t v = 2; pp * v <= model.layers && simulator_runs(pp, m, v); ++v)
             if (model.layers % (pp * v) == 0) out.push_back({Schedule::interleaved_1f1b, v});
     if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
 }
@@ -89,9 +95,11 @@ std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, in
 
 // How many schedules schedules_for lists, without listing them.
 std::size_t schedule_count(const ModelSpec& model, int64_t pp, int64_t m) {
+    if (!simulator_runs(pp, m, 1)) return 0;
     if (pp == 1 || !model.has_architecture()) return 1;
     std::size_t n = 4;
-    if (m % pp == 0 && model.layers / pp >= 2) n += static_cast<std::size_t>(model.layers / pp - 1);
+    const int64_t most_chunks = std::min(model.layers / pp, kMaxPipelineOps / (3 * m * pp));
+    if (m % pp == 0 && most_chunks >= 2) n += static_cast<std::size_t>(most_chunks - 1);
     if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) ++n;
     return n;
 }
@@ -579,6 +587,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<ParallelSpec> layouts;  // with zero set
     std::vector<Group> groups;
     int64_t to_cost = 0;
+    int64_t impossible = 0;  // costed, but a figure broke report_invariant_violation
     for (Pass1& part : parts) {
         const auto layout_offset = static_cast<uint32_t>(layouts.size());
         for (Group g : part.groups) {
@@ -648,6 +657,11 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         const Report r = build_report(s, counts, mesh_of(g.layout), &memo);
         ++stats.costed;
         if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
+        // Never rank an impossible figure; the core property test keeps this from happening at all.
+        if (!report_invariant_violation(s, r).empty()) {
+            ++impossible;
+            continue;
+        }
         if (!r.fits) continue;
         ++stats.fitting;
         PlanEntry e = entry_from(s, r);
@@ -655,6 +669,8 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         top.offer(std::move(e));
     }
     stats.pruned_time = to_cost - stats.costed;
+    if (impossible > 0)
+        result.notes.push_back(std::to_string(impossible) + " costed layouts left out: their figures broke an invariant");
     result.ranked = top.take();
     if (result.ranked.empty() && !result.cancelled)
         result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");

@@ -37,12 +37,104 @@ struct FieldError {
     return parent + "[" + std::to_string(index) + "]";
 }
 
-// Parses text or fails with "(document): not valid JSON: ...".
-[[nodiscard]] inline Json parse_document(const std::string& text) {
+// No file the app reads nests deeper than a handful of levels; the bound keeps every recursive walk
+// of a document (merge, dump, compare) far from the end of the stack.
+inline constexpr int kMaxNesting = 64;
+
+// One pass over the text before any tree is built (nlohmann's SAX parser loops, it does not recurse),
+// tracking where it is so a broken rule names its field: nesting deeper than kMaxNesting, a number
+// beyond a double's range (`1e400`) and an integer beyond int64 are rejected here, so no later step
+// meets them. After a failed pass, `where` and `rule` say why (`where` empty for the whole document).
+class DocumentCheck : public nlohmann::json_sax<Json> {
+public:
+    std::string where;
+    std::string rule = "not valid JSON";
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t v) override {
+        if (v > static_cast<number_unsigned_t>(INT64_MAX))
+            return reject(path(), std::to_string(v) + " is beyond the range of a 64-bit integer (at most " +
+                                      std::to_string(INT64_MAX) + ")");
+        return value();
+    }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(false); }
+    bool key(string_t& k) override {
+        frames_.back().key = k;
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(true); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override {
+        // A number of a thousand digits is quoted only as far as a reader needs to recognise it.
+        const std::string shown = token.size() <= 40 ? token : token.substr(0, 40) + "...";
+        if (e.id == 406) return reject(path(), shown + " is beyond the range of a number (about 1.8e308)");
+        return reject("", std::string("not valid JSON: ") + e.what());
+    }
+
+private:
+    struct Frame {
+        bool is_array = false;
+        std::size_t index = 0;
+        std::string key;
+    };
+    std::vector<Frame> frames_;
+
+    [[nodiscard]] std::string path() const {
+        std::string out;
+        for (const Frame& f : frames_) out = f.is_array ? index_path(out, f.index) : join_path(out, f.key);
+        return out;
+    }
+    bool reject(std::string at, std::string broken) {
+        where = std::move(at);
+        rule = std::move(broken);
+        return false;
+    }
+    bool value() {
+        if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+        return true;
+    }
+    bool open(bool is_array) {
+        if (static_cast<int>(frames_.size()) >= kMaxNesting)
+            return reject("", "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+        frames_.push_back(Frame{is_array, 0, {}});
+        return true;
+    }
+    bool close() {
+        frames_.pop_back();
+        return value();
+    }
+};
+
+// Parses text or fails with "path: rule": "(document): not valid JSON: ...", a number out of range
+// or nesting too deep. Never lets a parser exception out.
+[[nodiscard]] inline Json parse_document(std::string_view text) {
+    DocumentCheck check;
+    const bool passed = Json::sax_parse(text.begin(), text.end(), &check);
+    if (!passed) fail(check.where, check.rule);
     try {
-        return Json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+        return Json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::exception& e) {
         fail("", std::string("not valid JSON: ") + e.what());
+    }
+}
+
+// Runs a loader's reading and returns its first broken rule ("" when none): a FieldError's message, or
+// any other exception of the JSON library as a rule of the whole document, so no loader lets one out.
+template <typename Read>
+[[nodiscard]] std::string first_error(Read&& read) {
+    try {
+        read();
+        return {};
+    } catch (const FieldError& e) {
+        return e.message;
+    } catch (const nlohmann::json::exception& e) {
+        return std::string("(document): ") + e.what();
     }
 }
 
@@ -93,10 +185,15 @@ public:
     int64_t int_field(const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
         if (!has(key) && fallback) return (seen_.insert(key), *fallback);
         const Json& v = required(key);
-        if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
+        if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+            fail(path(key), "is beyond the range of a 64-bit integer");
+        if (v.is_number_integer()) return v.get<int64_t>();
         if (v.is_number_float()) {
             const double d = v.get<double>();
-            if (std::floor(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+            // Past 2^53 a double no longer holds every whole number: 1e20 is not the count it looks like.
+            if (std::floor(d) == d && std::fabs(d) >= 9.0e15)
+                fail(path(key), "must be a whole number below 9e15");
+            if (std::floor(d) == d) return static_cast<int64_t>(d);
         }
         fail(path(key), "must be a whole number");
     }

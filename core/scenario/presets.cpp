@@ -5,7 +5,6 @@
 namespace shardscope {
 namespace {
 
-using detail::FieldError;
 using detail::Json;
 using detail::ObjectReader;
 
@@ -16,13 +15,8 @@ constexpr std::string_view kClusterSchema = "shardscope.cluster-preset/1";
 // only (the caller runs the cross-field rules after). Returns the error message, empty on success.
 template <typename Read>
 std::string read_preset(std::string_view text, std::string_view schema, std::string& source, Read&& read) {
-    Json doc;
-    try {
-        doc = Json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        return std::string("(document): not valid JSON: ") + e.what();
-    }
-    try {
+    return json_read::first_error([&] {
+        const Json doc = json_read::parse_document(text);
         ObjectReader r(doc, "");
         r.expect_schema(schema);
         source = r.string_field("source");
@@ -30,10 +24,7 @@ std::string read_preset(std::string_view text, std::string_view schema, std::str
         if (source.find_first_not_of(" \t\n") == std::string::npos) detail::fail("source", "must not be empty");
         read(r);
         r.reject_unknown();
-        return {};
-    } catch (const FieldError& e) {
-        return e.message;
-    }
+    });
 }
 
 }  // namespace

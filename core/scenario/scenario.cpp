@@ -290,23 +290,10 @@ int64_t ParallelSpec::factor(Dim d) const noexcept { return factor_field(*this, 
 
 ScenarioLoad parse_scenario(std::string_view json_text) {
     ScenarioLoad out;
-    Json doc;
-    try {
-        doc = Json::parse(json_text.begin(), json_text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        out.error = std::string("(document): not valid JSON: ") + e.what();
-        return out;
-    }
-    try {
-        Scenario s = read_scenario(doc);
-        if (std::string rule = validate_scenario(s); !rule.empty()) {
-            out.error = rule;
-            return out;
-        }
-        out.scenario = std::move(s);
-    } catch (const FieldError& e) {
-        out.error = e.message;
-    }
+    Scenario s;
+    out.error = json_read::first_error([&] { s = read_scenario(json_read::parse_document(json_text)); });
+    if (out.error.empty()) out.error = validate_scenario(s);
+    if (out.error.empty()) out.scenario = std::move(s);
     return out;
 }
 
@@ -555,6 +542,24 @@ std::string validate_parallel(const Scenario& s) {
     return {};
 }
 
+// The limits of the pipeline simulator the step is priced by (kMaxPipelineStages and its neighbours).
+std::string validate_pipeline_size(const Scenario& s, int64_t microbatches) {
+    const int64_t pp = s.parallel.pp;
+    if (pp > kMaxPipelineStages)
+        return "parallel.pp: " + num(pp) + " stages exceeds the limit of " + num(kMaxPipelineStages) +
+               " the pipeline simulator runs";
+    if (microbatches > kMaxMicrobatches)
+        return "training.global_batch: " + num(microbatches) + " micro-batches per pipeline exceeds the limit of " +
+               num(kMaxMicrobatches) + " the pipeline simulator runs; raise micro_batch or the data-parallel size";
+    const int64_t v = s.training.schedule == Schedule::interleaved_1f1b ? s.training.virtual_stages : 1;
+    const int64_t ops = 3 * microbatches * pp * v;  // each factor is bounded above: no overflow
+    if (ops > kMaxPipelineOps)
+        return "training.global_batch: 3 x " + num(microbatches) + " micro-batches x " + num(pp) + " stages" +
+               (v > 1 ? " x " + num(v) + " virtual stages" : std::string()) + " = " + num(ops) +
+               " pipeline ops exceeds the limit of " + num(kMaxPipelineOps) + " the pipeline simulator runs";
+    return {};
+}
+
 std::string validate_training(const Scenario& s) {
     const TrainingSpec& t = s.training;
     const ParallelSpec& p = s.parallel;
@@ -572,6 +577,7 @@ std::string validate_training(const Scenario& s) {
                num(dp_replicate) + leftover + ") = " + num(per_microbatch_step) + " sequences";
     }
     const int64_t m = t.global_batch / per_microbatch_step;
+    if (auto e = validate_pipeline_size(s, m); !e.empty()) return e;
 
     if (t.schedule != Schedule::interleaved_1f1b && t.virtual_stages != 1)
         return "training.virtual_stages: " + num(t.virtual_stages) + " needs schedule interleaved-1f1b (schedule is " +

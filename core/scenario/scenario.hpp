@@ -186,6 +186,12 @@ inline constexpr double kMaxMemoryGb = 1e6;
 inline constexpr double kMaxPeakTflops = 1e6;
 inline constexpr double kMaxBandwidthGbps = 1e6;        // links and HBM
 inline constexpr double kMaxLatencyUs = 1e6;
+// The step is priced by simulating its pipeline op by op (core/pipeline), so a scenario must fit the
+// simulator: at most this many stages, micro-batches per pipeline and ops (3 x micro-batches x
+// stages x virtual stages: about 100 MB of events). Past them no figure would be the one simulated.
+inline constexpr int64_t kMaxPipelineStages = 4'096;
+inline constexpr int64_t kMaxMicrobatches = 65'536;
+inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 
 // Checks every cross-field rule on an in-memory scenario (what the UI edits); empty string when valid.
 [[nodiscard]] std::string validate_scenario(const Scenario& s);

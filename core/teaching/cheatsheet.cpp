@@ -35,8 +35,8 @@ CheatSheetRow read_row(const Json& j, const std::string& path) {
 
 CheatSheetLoad parse_cheatsheet(std::string_view json_text, const std::string& file) {
     CheatSheetLoad out;
-    try {
-        const Json doc = json_read::parse_document(std::string(json_text));
+    const std::string error = json_read::first_error([&] {
+        const Json doc = json_read::parse_document(json_text);
         ObjectReader r(doc, "");
         r.expect_schema(kCheatSheetSchema);
         const Json& rows = r.array_field("rows");
@@ -44,9 +44,8 @@ CheatSheetLoad parse_cheatsheet(std::string_view json_text, const std::string& f
         CheatSheet sheet;
         for (size_t i = 0; i < rows.size(); ++i) sheet.rows.push_back(read_row(rows[i], index_path("rows", i)));
         out.sheet = std::move(sheet);
-    } catch (const FieldError& e) {
-        out.error = file + ": " + e.message;
-    }
+    });
+    if (!error.empty()) out.error = file + ": " + error;
     return out;
 }
 

@@ -10,7 +10,6 @@
 namespace shardscope {
 
 using json_read::fail;
-using json_read::FieldError;
 using json_read::index_path;
 using json_read::Json;
 using json_read::ObjectReader;
@@ -132,11 +131,9 @@ Glossary read_glossary(const Json& doc) {
 
 GlossaryLoad parse_glossary(std::string_view json_text, const std::string& file) {
     GlossaryLoad out;
-    try {
-        out.glossary = read_glossary(json_read::parse_document(std::string(json_text)));
-    } catch (const FieldError& e) {
-        out.error = file + ": " + e.message;
-    }
+    const std::string error =
+        json_read::first_error([&] { out.glossary = read_glossary(json_read::parse_document(json_text)); });
+    if (!error.empty()) out.error = file + ": " + error;
     return out;
 }
 

@@ -58,21 +58,14 @@ std::vector<std::string> glossary_links(std::string_view body) {
 
 ScenarioLoad merge_scenario(const Scenario& base, std::string_view partial_json) {
     Json merged = Json::parse(scenario_to_json(base));
-    Json patch;
-    try {
-        patch = Json::parse(partial_json.begin(), partial_json.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        ScenarioLoad out;
-        out.error = std::string("(document): not valid JSON: ") + e.what();
-        return out;
-    }
-    if (!patch.is_object()) {
-        ScenarioLoad out;
-        out.error = "(document): must be an object";
-        return out;
-    }
-    merged.merge_patch(patch);
-    return parse_scenario(merged.dump());
+    // parse_document bounds the nesting before merge_patch and dump recurse through it.
+    ScenarioLoad out;
+    out.error = json_read::first_error([&] {
+        const Json patch = json_read::parse_document(partial_json);
+        if (!patch.is_object()) fail("", "must be an object");
+        merged.merge_patch(patch);
+    });
+    return out.error.empty() ? parse_scenario(merged.dump()) : out;
 }
 
 namespace {
@@ -105,8 +98,9 @@ void describe_leaves(const Json& j, const Json& before, const std::string& path,
 std::vector<std::string> describe_scenario_changes(const Scenario& before, std::string_view changes_json) {
     std::vector<std::string> out;
     if (changes_json.empty()) return out;
-    const Json j = Json::parse(changes_json.begin(), changes_json.end(), nullptr, false);
-    if (!j.is_discarded()) describe_leaves(j, Json::parse(scenario_to_json(before)), "", out);
+    Json j;
+    if (!json_read::first_error([&] { j = json_read::parse_document(changes_json); }).empty()) return out;
+    describe_leaves(j, Json::parse(scenario_to_json(before)), "", out);
     return out;
 }
 
@@ -546,14 +540,12 @@ Lesson read_lesson(const Json& doc) {
 
 LessonLoad parse_lesson(std::string_view json_text, const std::string& file) {
     LessonLoad out;
-    try {
-        const Json doc = json_read::parse_document(std::string(json_text));
-        Lesson lesson = read_lesson(doc);
+    const std::string error = json_read::first_error([&] {
+        Lesson lesson = read_lesson(json_read::parse_document(json_text));
         lesson.file = file;
         out.lesson = std::move(lesson);
-    } catch (const FieldError& e) {
-        out.error = file + ": " + e.message;
-    }
+    });
+    if (!error.empty()) out.error = file + ": " + error;
     return out;
 }
 

@@ -29,9 +29,15 @@ inline std::string shell_output(const std::string& cmd) {
 
 class LiveApp {
 public:
-    // Starts shardscope ARGS at WxH in the background, in a scratch folder of its own.
-    LiveApp(const std::string& name, const std::string& args, int width = 1600, int height = 1000)
+    // Starts shardscope ARGS at WxH in the background, in a scratch folder of its own; `imgui_ini`,
+    // when given, is the layout file the app finds in its config folder.
+    LiveApp(const std::string& name, const std::string& args, int width = 1600, int height = 1000,
+            const std::string& imgui_ini = "")
         : dir_(scratch_dir(name)), probe_path_(dir_ / "probe.json") {
+        if (!imgui_ini.empty()) {
+            std::filesystem::create_directories(config_dir());
+            std::ofstream(config_dir() / "imgui.ini", std::ios::binary) << imgui_ini;
+        }
         const std::string cmd = "cd '" + dir_.string() + "' && XDG_CONFIG_HOME='" + (dir_ / "config").string() +
                                 "' '" SHARDSCOPE_EXE "' --size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " --ui-probe '" + probe_path_.string() + "' " + args +
@@ -47,6 +53,8 @@ public:
     LiveApp& operator=(const LiveApp&) = delete;
 
     [[nodiscard]] bool ok() const { return !wid_.empty(); }
+    // The app's own config folder ($XDG_CONFIG_HOME/shardscope).
+    [[nodiscard]] std::filesystem::path config_dir() const { return dir_ / "config" / "shardscope"; }
     [[nodiscard]] std::string err() const { return slurp(dir_ / "err.txt"); }
 
     // The last frame's probe (an empty object before the first).

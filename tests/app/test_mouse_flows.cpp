@@ -205,3 +205,12 @@ TEST_CASE("Memory and cost by mouse: the fix's Apply makes the layout fit; the c
     REQUIRE(app.click("memory/conventions"));
     CHECK(app.wait_frames(4)["items"].contains("memory/conventions/shown"));
 }
+
+TEST_CASE("Ctrl+V into a text field with nothing on the clipboard pastes nothing and prints no error") {
+    LiveApp app("paste-empty-clipboard", "--lesson why-split --step 1");
+    REQUIRE_MESSAGE(app.ok(), app.err());
+    REQUIRE(app.click("lesson/answer-box"));
+    app.key("ctrl+v");
+    app.wait_frames(4);
+    CHECK_MESSAGE(app.err().find("GLFW error") == std::string::npos, app.err());
+}

@@ -285,3 +285,29 @@ TEST_CASE("dense_layers round-trips and defaults to 0 when absent") {
     CHECK(scenario_to_json(*loaded.scenario) == text);
     CHECK(load_patched({{"model", {{"dense_layers", nullptr}}}}).scenario->model.dense_layers == 0);
 }
+
+TEST_CASE("a scenario must fit the pipeline simulator its step is priced by") {
+    // m = global_batch / (micro_batch 1 x dp_shard 8 x dp_replicate 2) = global_batch / 16.
+    check_rejected({{"training", {{"global_batch", 16 * 65537}}}},
+                   "training.global_batch: 65537 micro-batches per pipeline exceeds the limit of 65536 the pipeline "
+                   "simulator runs; raise micro_batch or the data-parallel size");
+    // 65,536 micro-batches x 2 stages is 393,216 ops: within every limit.
+    check_accepted({{"training", {{"global_batch", 16 * 65536}}}});
+    // tp 2 x pp 16 x dp_shard 2 = 64 GPUs: m = global_batch / 2. 3 x 43691 x 16 = 2,097,168 ops is
+    // past 2^21 = 2,097,152; 3 x 43690 x 16 = 2,097,120 is not.
+    const Json pp16 = {{"pp", 16}, {"dp_shard", 2}, {"dp_replicate", 1}};
+    check_rejected({{"parallel", pp16}, {"training", {{"global_batch", 2 * 43691}}}},
+                   "training.global_batch: 3 x 43691 micro-batches x 16 stages = 2097168 pipeline ops exceeds the "
+                   "limit of 2097152 the pipeline simulator runs");
+    check_accepted({{"parallel", pp16}, {"training", {{"global_batch", 2 * 43690}}}});
+    // Interleaving doubles the ops: 3 x 21856 x 16 x 2 = 2,098,176 (21856 = 16 x 1366, a multiple of pp).
+    check_rejected({{"parallel", pp16},
+                    {"training", {{"global_batch", 2 * 21856}, {"schedule", "interleaved-1f1b"}, {"virtual_stages", 2}}}},
+                   "training.global_batch: 3 x 21856 micro-batches x 16 stages x 2 virtual stages = 2098176 pipeline "
+                   "ops exceeds the limit of 2097152 the pipeline simulator runs");
+    // A bare parameter count has no layers to bound pp: 8,192 stages on 1,024 nodes x 8 GPUs.
+    check_rejected({{"model", {{"params", 70e9}, {"layers", 0}, {"hidden", 0}}},
+                    {"cluster", {{"nodes", 1024}}},
+                    {"parallel", {{"tp", 1}, {"pp", 8192}, {"dp_shard", 1}, {"dp_replicate", 1}, {"zero", 0}}}},
+                   "parallel.pp: 8192 stages exceeds the limit of 4096 the pipeline simulator runs");
+}

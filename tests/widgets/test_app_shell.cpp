@@ -77,7 +77,7 @@ TEST_CASE("an invalid edit is refused with the rule and leaves the scenario as i
     CHECK(state.version() == 1);
 }
 
-TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out") {
+TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out; Escape closes the file dialog as Cancel does") {
     ImGuiFixture f;
     ui::AppState state;
     ui::AppUi app;
@@ -86,6 +86,14 @@ TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out") {
     f.press_key(ui::keys::kF12, false, false, draw);
     CHECK(state.requests.screenshot);
     f.press_key(ui::keys::kO, true, false, draw);
+    CHECK(state.ui.file_dialog == ui::FileDialogMode::open);
+    const auto any_popup_open = [] { return ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel); };
+    CHECK(any_popup_open());
+    f.press_key(ImGuiKey_Escape, false, false, draw);
+    CHECK(state.ui.file_dialog == ui::FileDialogMode::none);
+    CHECK_FALSE(any_popup_open());
+    CHECK_FALSE(state.requests.open_path.has_value());
+    f.press_key(ui::keys::kO, true, false, draw);  // and it opens again
     CHECK(state.ui.file_dialog == ui::FileDialogMode::open);
 }
 

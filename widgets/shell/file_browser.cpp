@@ -18,6 +18,11 @@ namespace shardscope::ui {
 namespace {
 constexpr const char* kPopupName = "Scenario file###file_browser";
 
+void close_dialog(AppState& state) {
+    state.ui.file_dialog = FileDialogMode::none;
+    ImGui::CloseCurrentPopup();
+}
+
 bool is_json(const fs::path& p) {
     std::string ext = p.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -59,8 +64,7 @@ std::string resolve_typed_path(const std::string& dir, const std::string& typed,
 void FileBrowser::choose(AppState& state, const std::string& path) {
     if (state.ui.file_dialog == FileDialogMode::open) state.requests.open_path = path;
     else state.requests.save_path = path;
-    state.ui.file_dialog = FileDialogMode::none;
-    ImGui::CloseCurrentPopup();
+    close_dialog(state);
 }
 
 void FileBrowser::draw(AppState& state) {
@@ -73,6 +77,12 @@ void FileBrowser::draw(AppState& state) {
     was_open_ = want_open;
     ImGui::SetNextWindowSize(ImVec2(560, 420), ImGuiCond_FirstUseEver);
     if (!ImGui::BeginPopupModal(kPopupName, nullptr)) return;
+    // Escape cancels, as in any dialog (ImGui 1.86's modal popups do not close on it themselves).
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+        close_dialog(state);
+        ImGui::EndPopup();
+        return;
+    }
 
     const bool saving = state.ui.file_dialog == FileDialogMode::save;
     ImGui::TextUnformatted(saving ? "Save scenario as (*.json)" : "Open scenario (*.json)");
@@ -124,10 +134,7 @@ void FileBrowser::draw(AppState& state) {
         choose(state, resolve_typed_path(listed_dir_, name_, home ? home : ""));
     }
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
-        state.ui.file_dialog = FileDialogMode::none;
-        ImGui::CloseCurrentPopup();
-    }
+    if (ImGui::Button("Cancel")) close_dialog(state);
     ImGui::EndPopup();
 }
 

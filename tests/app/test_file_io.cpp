@@ -1,0 +1,113 @@
+// Saves and reads at the edges: a save keeps the file's mode, writes through a symbolic link, and
+// clears the temporary files a crashed save left; a read refuses folders, devices, oversized files
+// and absurd names with a message; the window and the subcommands exit with the same codes.
+#include "app/file_io.hpp"
+#include "app_runner.hpp"
+
+#include "core/scenario/scenario.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace shardscope;
+using namespace shardscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The process id of a child that has already exited: a save that crashed had such an id.
+long finished_process_id() {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return static_cast<long>(child);
+}
+
+unsigned mode_of(const fs::path& p) {
+    struct stat st {};
+    REQUIRE(stat(p.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("a save keeps the file's mode and writes through a symbolic link to the file it names") {
+    const auto dir = scratch_dir("save-mode-link");
+    const fs::path real = dir / "real.json";
+    std::ofstream(real) << "old";
+    REQUIRE(chmod(real.c_str(), 0600) == 0);
+    CHECK(app::write_file_atomically(real.string(), "new") == "");
+    CHECK(slurp(real) == "new");
+    CHECK(mode_of(real) == 0600);
+
+    const fs::path link = dir / "link.json";
+    fs::create_symlink("real.json", link);
+    CHECK(app::write_file_atomically(link.string(), "through the link") == "");
+    CHECK(fs::is_symlink(link));
+    CHECK(slurp(real) == "through the link");
+    CHECK(mode_of(real) == 0600);
+}
+
+TEST_CASE("a save removes the temporary files of earlier saves whose process is gone, and only those") {
+    const auto dir = scratch_dir("save-stale");
+    const std::string gone = std::to_string(finished_process_id());
+    const std::string alive = std::to_string(static_cast<long>(getppid()));
+    for (const std::string& name : {"x.json.tmp-" + gone, "x.json.tmp-" + alive, std::string("x.json.tmp-notes"), "y.json.tmp-" + gone})
+        std::ofstream(dir / name) << "half a file";
+    CHECK(app::write_file_atomically((dir / "x.json").string(), "whole") == "");
+    CHECK_FALSE(fs::exists(dir / ("x.json.tmp-" + gone)));
+    CHECK(fs::exists(dir / ("x.json.tmp-" + alive)));  // a save still running elsewhere
+    CHECK(fs::exists(dir / "x.json.tmp-notes"));          // not a name a save gives
+    CHECK(fs::exists(dir / ("y.json.tmp-" + gone)));      // another file's
+    CHECK(slurp(dir / "x.json") == "whole");
+    // The save's own temporary file is gone after it.
+    int left = 0;
+    for (const auto& e : fs::directory_iterator(dir)) left += e.path().filename().string().rfind("x.json.tmp-", 0) == 0;
+    CHECK(left == 2);
+}
+
+TEST_CASE("a read refuses folders, devices, oversized files and overlong names, saying which") {
+    const auto dir = scratch_dir("read-limits");
+    std::string error;
+    CHECK_FALSE(app::read_text_file(dir.string(), error));
+    CHECK(error == dir.string() + ": is a folder, not a file");
+    CHECK_FALSE(app::read_text_file("/dev/zero", error));
+    CHECK(error == "/dev/zero: is a device or other special file, not a regular file");
+    CHECK_FALSE(app::read_text_file((dir / "missing.json").string(), error));
+    CHECK(error == (dir / "missing.json").string() + ": cannot open for reading (No such file or directory)");
+    const fs::path big = dir / "big.json";
+    std::ofstream(big).close();
+    fs::resize_file(big, app::kMaxInputBytes + 1);
+    CHECK_FALSE(app::read_text_file(big.string(), error));
+    CHECK(error == big.string() + ": 16777217 bytes is more than the 16 MiB a file may be");
+    fs::resize_file(big, app::kMaxInputBytes);
+    CHECK(app::read_text_file(big.string(), error)->size() == app::kMaxInputBytes);
+    const std::string long_name(5000, 'a');
+    CHECK_FALSE(app::read_text_file(long_name, error));
+    CHECK(error == std::string(80, 'a') + "... (5000 bytes): the name is longer than the 4096 bytes a path may be");
+    CHECK(app::write_file_atomically(long_name, "x") == error);
+}
+
+TEST_CASE("the window and the subcommands exit 2, with the reason, for an input file they cannot take") {
+    const auto dir = scratch_dir("exit-codes");
+    const std::string missing = (dir / "missing.json").string();
+    for (const std::string command : {"report --config ", "plan --config ", "--screenshot x.png --config "}) {
+        CAPTURE(command);
+        const RunResult gone = run_shardscope(command + "'" + missing + "'", dir);
+        CHECK(gone.exit_code == 2);
+        CHECK(gone.err.find(missing + ": cannot open for reading (No such file or directory)") != std::string::npos);
+        const RunResult folder = run_shardscope(command + "'" + dir.string() + "'", dir);
+        CHECK(folder.exit_code == 2);
+        CHECK(folder.err.find(dir.string() + ": is a folder, not a file") != std::string::npos);
+        const RunResult device = run_shardscope(command + "/dev/zero", dir);
+        CHECK(device.exit_code == 2);
+        CHECK(device.err.find("/dev/zero: is a device or other special file, not a regular file") != std::string::npos);
+    }
+}
