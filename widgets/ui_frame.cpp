@@ -12,10 +12,11 @@ AppUi::AppUi() { register_default_panels(registry_); }
 
 void AppUi::handle_shortcuts(AppState& state) {
     const ImGuiIO& io = ImGui::GetIO();
-    if (io.WantTextInput) return;  // typing in a field: Ctrl+Z belongs to the field
     if (ImGui::IsKeyPressed(keys::kF12, false)) state.requests.screenshot = true;
     if (!io.KeyCtrl) return;
-    if (ImGui::IsKeyPressed(keys::kZ, false)) io.KeyShift ? state.redo() : state.undo();
+    // A text field keeps the keys it edits with (Ctrl+Z undoes typing there); the app's other
+    // shortcuts are no field's, so they work while one has the keyboard too.
+    if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kZ, false)) io.KeyShift ? state.redo() : state.undo();
     if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
     if (ImGui::IsKeyPressed(keys::kS, false)) state.ui.file_dialog = FileDialogMode::save;
     if (ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;

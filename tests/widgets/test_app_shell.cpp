@@ -97,6 +97,27 @@ TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out; Escape closes
     CHECK(state.ui.file_dialog == ui::FileDialogMode::open);
 }
 
+TEST_CASE("Ctrl+Q quits while a text field has the keyboard; Ctrl+Z there stays the field's") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
+    f.frame(draw);
+    Scenario edited = state.scenario();
+    edited.parallel.tp = 4;
+    edited.parallel.dp_shard = 4;
+    REQUIRE(state.try_apply(edited).empty());
+    f.frame(draw);
+    // Click into the file dialog's name field: it has the keyboard.
+    f.press_key(ui::keys::kO, true, false, draw);
+    REQUIRE(f.click_item("file/name", draw));
+    REQUIRE(ImGui::GetIO().WantTextInput);
+    f.press_key(ui::keys::kZ, true, false, draw);
+    CHECK(state.scenario().parallel.tp == 4);  // not undone: the field had the key
+    f.press_key(ui::keys::kQ, true, false, draw);
+    CHECK(state.requests.quit);
+}
+
 TEST_CASE("the shared report and mesh follow the scenario") {
     ui::AppState state;
     const int64_t world = state.scenario().cluster.gpu_count();
