@@ -33,7 +33,7 @@ void register_default_panels(PanelRegistry& r) {
     r.add(std::make_unique<PipelinePanel>(kBottomRight, true));
     r.add(std::make_unique<PlannerPanel>(kCentre, false));
     r.add(std::make_unique<CheatSheetPanel>(r, kCentre));
-    r.add(std::make_unique<GlossaryPanel>(kSideRight));
+    r.add(std::make_unique<GlossaryPanel>(r, kSideRight));
     r.add(std::make_unique<LessonPanel>(r, kSideRight));
     r.add(std::make_unique<MeasurePanel>(kCentre, false));
 }

@@ -214,3 +214,42 @@ TEST_CASE("Ctrl+V into a text field with nothing on the clipboard pastes nothing
     app.wait_frames(4);
     CHECK_MESSAGE(app.err().find("GLFW error") == std::string::npos, app.err());
 }
+
+TEST_CASE("Help > Lessons by mouse, to the last step, whose button starts the next lesson") {
+    LiveApp app("mouse-help-lessons", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/Help"));
+    REQUIRE(app.wait_for_item("menu/Help/lesson"));
+    REQUIRE(app.click("menu/Help/lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/why-split"));
+    REQUIRE(app.click("lesson/list/why-split"));
+    for (int steps = 0; steps < 30; ++steps) {
+        const Json probe = app.wait_frames(3);
+        if (!probe["items"].contains("lesson/next")) break;
+        REQUIRE(app.click("lesson/next"));
+    }
+    REQUIRE(app.wait_for_item("lesson/next_lesson/data-parallel"));
+    REQUIRE(app.click("lesson/next_lesson/data-parallel"));
+    const Json probe = app.wait_frames(4);
+    // The second lesson at its first step: Next again, no way further back, its panels tiled.
+    CHECK(probe["items"].contains("lesson/next"));
+    CHECK_FALSE(probe["items"].contains("lesson/finish"));
+    check_tiled(probe);
+}
+
+TEST_CASE("Help > Glossary by mouse: a term's lesson link opens that lesson at the step that explains it") {
+    LiveApp app("mouse-glossary-lesson", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/Help"));
+    REQUIRE(app.wait_for_item("menu/Help/glossary"));
+    REQUIRE(app.click("menu/Help/glossary"));
+    REQUIRE(app.wait_for_item("glossary/term/All-reduce"));
+    REQUIRE(app.click("glossary/term/All-reduce"));
+    REQUIRE(app.wait_for_item("glossary/lesson/data-parallel"));
+    REQUIRE(app.click("glossary/lesson/data-parallel"));
+    const Json probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("lesson/body"));
+    CHECK(probe["items"].contains("lesson/outline/1"));
+    CHECK_FALSE(probe["items"].contains("lesson/list/why-split"));  // a lesson, not the list
+    check_tiled(probe);
+}

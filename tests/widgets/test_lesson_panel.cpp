@@ -289,6 +289,26 @@ TEST_CASE("a broken lesson file is listed as not loaded while the others still s
     CHECK_FALSE(panel.last_view().has_lesson);
 }
 
+TEST_CASE("glossary panel: a lesson that explains the term is a link to the step that does") {
+    Harness h;
+    ui::GlossaryPanel& g = h.glossary();
+    g.open = true;
+    REQUIRE(g.act(h.state, "term", "All-reduce") == "");
+    h.f.frames(2, h.draw);
+    const auto& mentions = g.lesson_mentions().at("All-reduce");
+    const auto dp = std::find(mentions.begin(), mentions.end(), "Data parallel: copy, split, all-reduce");
+    REQUIRE(dp != mentions.end());
+    REQUIRE(h.f.click_item("glossary/lesson/" + dp->lesson_id, h.draw));
+    h.f.frame(h.draw);
+    REQUIRE(h.lesson().current_lesson());
+    CHECK(h.lesson().current_lesson()->id == dp->lesson_id);
+    CHECK(h.lesson().step_index() + 1 == dp->step);
+    // That step links the term, and no step before it does.
+    const auto& steps = h.lesson().current_lesson()->steps;
+    CHECK(steps[size_t(dp->step - 1)].body.find("[[all-reduce") != std::string::npos);
+    for (int k = 0; k + 1 < dp->step; ++k) CHECK(steps[size_t(k)].body.find("[[all-reduce") == std::string::npos);
+}
+
 TEST_CASE("glossary panel: search, groups, and see-also links") {
     Harness h;
     ui::GlossaryPanel& g = h.glossary();
@@ -312,7 +332,8 @@ TEST_CASE("glossary panel: search, groups, and see-also links") {
     h.f.frame(h.draw);  // the click lands after this frame's view was built
     CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "All-reduce");
     const auto& mentions = g.lesson_mentions().at("All-reduce");
-    CHECK(std::find(mentions.begin(), mentions.end(), "Data parallel: copy, split, all-reduce") != mentions.end());
+    const auto dp = std::find(mentions.begin(), mentions.end(), "Data parallel: copy, split, all-reduce");
+    CHECK(dp != mentions.end());
     REQUIRE(h.f.click_item("glossary/from/Ring algorithm", h.draw));  // Ring algorithm links back to All-reduce
     h.f.frame(h.draw);
     CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "Ring algorithm");

@@ -48,8 +48,22 @@ void draw_view_menu(PanelRegistry& registry) {
     ImGui::EndMenu();
 }
 
-void draw_help_menu(AppState& state) {
-    if (!ImGui::BeginMenu("Help")) return;
+// Opens a teaching panel where a newcomer looks first: the Help menu.
+void help_panel_item(PanelRegistry& registry, const char* label, const char* id) {
+    Panel* panel = registry.find(id);
+    if (!panel) return;
+    if (ImGui::MenuItem(label)) panel->open = true;
+    note_last_item(std::string("menu/Help/") + id);
+}
+
+void draw_help_menu(AppState& state, PanelRegistry& registry) {
+    const bool open = ImGui::BeginMenu("Help");
+    note_last_item("menu/Help");
+    if (!open) return;
+    help_panel_item(registry, "Lessons: start here", "lesson");
+    help_panel_item(registry, "Glossary", "glossary");
+    help_panel_item(registry, "Cheat sheet", "cheatsheet");
+    ImGui::Separator();
     ImGui::MenuItem("Keyboard shortcuts", nullptr, &state.ui.show_shortcuts);
     ImGui::MenuItem("About Shardscope", nullptr, &state.ui.show_about);
     ImGui::EndMenu();
@@ -62,7 +76,7 @@ void draw_main_menu(AppState& state, PanelRegistry& registry) {
     draw_file_menu(state);
     draw_edit_menu(state);
     draw_view_menu(registry);
-    draw_help_menu(state);
+    draw_help_menu(state, registry);
     ImGui::EndMainMenuBar();
 }
 

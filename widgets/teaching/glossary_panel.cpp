@@ -34,7 +34,8 @@ std::string fit_to_width(const std::string& text, float width) {
 }
 }  // namespace
 
-GlossaryPanel::GlossaryPanel(Placement placement) : Panel("glossary", "Glossary", placement, false) {
+GlossaryPanel::GlossaryPanel(PanelRegistry& registry, Placement placement)
+    : Panel("glossary", "Glossary", placement, false), registry_(registry) {
     declare_actions();
 }
 
@@ -96,7 +97,7 @@ GlossaryView GlossaryPanel::build_view() const {
     return v;
 }
 
-void GlossaryPanel::draw(AppState&) {
+void GlossaryPanel::draw(AppState& state) {
     const Glossary* g = shared_glossary();
     if (!g) {
         ImGui::TextDisabled("The glossary (assets/glossary.json) was not loaded.");
@@ -119,6 +120,14 @@ void GlossaryPanel::draw(AppState&) {
     draw_list(view_);
     ImGui::SameLine();
     draw_entry(view_);
+    if (open_request_) {
+        // The Lesson panel's own actions: it opens, lays out its step's panels and says why not.
+        const LessonMention m = *open_request_;
+        open_request_.reset();
+        std::string why = registry_.run_action(state, "lesson.open=" + m.lesson_id);
+        if (why.empty() && m.step > 1) why = registry_.run_action(state, "lesson.step=" + std::to_string(m.step));
+        if (!why.empty()) state.ui.status = why;
+    }
 }
 
 void GlossaryPanel::draw_list(const GlossaryView& v) {
@@ -205,7 +214,13 @@ void GlossaryPanel::draw_entry(const GlossaryView& v) {
     if (const auto it = mentions_.find(e.term); it != mentions_.end()) {
         ImGui::Spacing();
         ImGui::TextColored(kGroupColour, "Explained in the lessons");
-        for (const std::string& title : it->second) ImGui::BulletText("%s", title.c_str());
+        for (const LessonMention& m : it->second) {
+            ImGui::Bullet();
+            const std::string label = m.title + ", step " + std::to_string(m.step);
+            if (ImGui::SmallButton(label.c_str())) open_request_ = m;
+            note_last_item("glossary/lesson/" + m.lesson_id);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the lesson at this step");
+        }
     }
     ImGui::EndChild();
 }

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,15 +27,25 @@ struct GlossaryView {
     int selected = -1;             // entry index, -1 none
 };
 
+// Where a lesson explains a term: the lesson and the first step whose text links to it.
+struct LessonMention {
+    std::string lesson_id;
+    std::string title;
+    int step = 1;  // from 1
+
+    bool operator==(const std::string& lesson_title) const { return title == lesson_title; }
+};
+
 class GlossaryPanel final : public Panel {
 public:
-    explicit GlossaryPanel(Placement placement);
+    GlossaryPanel(PanelRegistry& registry, Placement placement);
 
     void draw(AppState& state) override;
 
-    // Lesson titles per glossary term (the term as the glossary spells it): "used in" under a definition.
-    void set_lesson_mentions(std::map<std::string, std::vector<std::string>> mentions) { mentions_ = std::move(mentions); }
-    [[nodiscard]] const std::map<std::string, std::vector<std::string>>& lesson_mentions() const noexcept { return mentions_; }
+    // The lessons that explain each glossary term (the term as the glossary spells it), in lesson
+    // order: links under a definition that open the lesson at that step.
+    void set_lesson_mentions(std::map<std::string, std::vector<LessonMention>> mentions) { mentions_ = std::move(mentions); }
+    [[nodiscard]] const std::map<std::string, std::vector<LessonMention>>& lesson_mentions() const noexcept { return mentions_; }
 
     // Selects a term (by term or alias); false when the glossary has no such term.
     bool select(const std::string& term);
@@ -53,7 +64,9 @@ private:
     int selected_ = -1;
     bool scroll_to_selected_ = false;
     GlossaryView view_;
-    std::map<std::string, std::vector<std::string>> mentions_;
+    std::map<std::string, std::vector<LessonMention>> mentions_;
+    PanelRegistry& registry_;
+    std::optional<LessonMention> open_request_;  // a lesson link clicked this frame
 };
 
 }  // namespace shardscope::ui

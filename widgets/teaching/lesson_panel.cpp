@@ -333,7 +333,8 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     ImGui::Separator();
 
     // The body scrolls; the buttons stay at the bottom.
-    const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + ImGui::GetStyle().ItemSpacing.y;
+    const bool offers_next_lesson = !v.can_next && lesson_ + 1 < int(lessons_.size());
+    const float footer = ImGui::GetFrameHeightWithSpacing() * (offers_next_lesson ? 3 : 2) + ImGui::GetStyle().ItemSpacing.y;
     ImGui::BeginChild("step-body", ImVec2(0, -footer), false);
     const float width = ImGui::GetContentRegionAvail().x;
     const std::string key = l.id + "/" + std::to_string(step_);
@@ -356,6 +357,15 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     ImGui::EndChild();
 
     ImGui::Separator();
+    // The last step points on: the next lesson in the list, one click away.
+    if (offers_next_lesson) {
+        const Lesson& following = lessons_[size_t(lesson_ + 1)];
+        ImGui::TextDisabled("Next lesson:");
+        ImGui::SameLine();
+        const std::string label = following.title + " >";
+        if (ImGui::Button(label.c_str())) (void)open_lesson(state, following.id, 1);
+        note_last_item("lesson/next_lesson/" + following.id);
+    }
     if (v.scenario_changed_by_user) ImGui::TextDisabled("You changed the scenario since this step began.");
     else ImGui::TextDisabled("Left / Right arrow keys step through.");
     const float button_w = ImGui::GetFontSize() * 6;

@@ -15,16 +15,18 @@
 namespace shardscope::ui {
 
 namespace {
-// Which lessons link to each term (by the glossary's spelling), each lesson once, in lesson order.
-std::map<std::string, std::vector<std::string>> lesson_mentions(const Glossary& glossary, const std::vector<Lesson>& lessons) {
-    std::map<std::string, std::vector<std::string>> out;
+// Which lessons link to each term (by the glossary's spelling), each lesson once at its first step
+// that does, in lesson order.
+std::map<std::string, std::vector<LessonMention>> lesson_mentions(const Glossary& glossary, const std::vector<Lesson>& lessons) {
+    std::map<std::string, std::vector<LessonMention>> out;
     for (const Lesson& lesson : lessons)
-        for (const LessonStep& step : lesson.steps)
-            for (const std::string& term : glossary_links(step.body)) {
+        for (size_t k = 0; k < lesson.steps.size(); ++k)
+            for (const std::string& term : glossary_links(lesson.steps[k].body)) {
                 const GlossaryEntry* e = glossary.find(term);
                 if (!e) continue;
-                auto& titles = out[e->term];
-                if (std::find(titles.begin(), titles.end(), lesson.title) == titles.end()) titles.push_back(lesson.title);
+                auto& mentions = out[e->term];
+                if (std::find(mentions.begin(), mentions.end(), lesson.title) == mentions.end())
+                    mentions.push_back({lesson.id, lesson.title, static_cast<int>(k) + 1});
             }
     return out;
 }
