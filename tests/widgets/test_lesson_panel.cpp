@@ -309,6 +309,24 @@ TEST_CASE("glossary panel: a lesson that explains the term is a link to the step
     for (int k = 0; k + 1 < dp->step; ++k) CHECK(steps[size_t(k)].body.find("[[all-reduce") == std::string::npos);
 }
 
+TEST_CASE("glossary panel: a search that names a term shows that term, not the first match") {
+    Harness h;
+    ui::GlossaryPanel& g = h.glossary();
+    g.open = true;
+    REQUIRE(g.act(h.state, "term", "1F1B") == "");
+    h.f.frames(2, h.draw);
+    // "bubble" is in 1F1B's definition too, and 1F1B sorts first among the schedules.
+    REQUIRE(g.act(h.state, "search", "bubble") == "");
+    h.f.frames(2, h.draw);
+    const Glossary& glossary = *ui::shared_glossary();
+    REQUIRE(g.last_view().selected >= 0);
+    CHECK(glossary.entries()[size_t(g.last_view().selected)].term == "Bubble");
+    // Without an exact name, the first match as before.
+    REQUIRE(g.act(h.state, "search", "bubb") == "");
+    h.f.frames(2, h.draw);
+    CHECK(g.last_view().selected == int(g.last_view().groups.front().entries.front()));
+}
+
 TEST_CASE("glossary panel: search, groups, and see-also links") {
     Harness h;
     ui::GlossaryPanel& g = h.glossary();

@@ -54,6 +54,7 @@ bool GlossaryPanel::select(const std::string& term) {
 
 void GlossaryPanel::set_search(const std::string& text) {
     std::snprintf(search_.data(), search_.size(), "%s", text.c_str());
+    selected_ = -1;  // a new search shows its own best match
 }
 
 void GlossaryPanel::declare_actions() {
@@ -93,7 +94,13 @@ GlossaryView GlossaryPanel::build_view() const {
         if (!rows.entries.empty()) v.groups.push_back(std::move(rows));
     }
     v.selected = selected_;
-    if (v.selected < 0 && !v.groups.empty()) v.selected = int(v.groups.front().entries.front());
+    if (v.selected < 0 && !v.groups.empty()) {
+        // A search that names a term (or an alias) shows that term, wherever its group sorts.
+        const GlossaryEntry* exact = search_[0] != '\0' ? g->find(search_.data()) : nullptr;
+        const auto index = exact ? static_cast<size_t>(exact - g->entries().data()) : hits.size();
+        const bool listed = exact && std::find(hits.begin(), hits.end(), index) != hits.end();
+        v.selected = listed ? int(index) : int(v.groups.front().entries.front());
+    }
     return v;
 }
 
@@ -104,7 +111,8 @@ void GlossaryPanel::draw(AppState& state) {
         return;
     }
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-    ImGui::InputTextWithHint("##search", "Search terms and definitions", search_.data(), search_.size());
+    if (ImGui::InputTextWithHint("##search", "Search terms and definitions", search_.data(), search_.size()))
+        selected_ = -1;  // a new search shows its own best match
     note_last_item("glossary/search");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-1);
