@@ -522,7 +522,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed(per.weights, 0) + " + " + format_fixed(per.grads, 0) + " + " +
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)");
-    notes.push_back("memory: judged against " + format_bytes(hw.capacity_bytes) +
+    notes.push_back("memory: judged against " + format_memory(hw.capacity_bytes) +
                     " (what the card exposes); reserved = " + format_fixed(hw.reserve_bytes / (1024.0 * 1024 * 1024), 1) +
                     " GiB runtime (CUDA context, NCCL buffers) + 5% allocator slack");
     if (s.parallel.zero == 3)
@@ -670,8 +670,8 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     r.most_loaded_stage = heaviest.stage;
     r.memory = heaviest.bytes;
     r.fits = r.memory.total() <= r.gpu_memory_bytes;
-    if (!r.fits) r.notes.push_back("does not fit: the most loaded GPU needs " + format_bytes(r.memory.total()) +
-                                   " of " + format_bytes(r.gpu_memory_bytes));
+    if (!r.fits) r.notes.push_back("does not fit: the most loaded GPU needs " + format_memory(r.memory.total()) +
+                                   " of " + format_memory(r.gpu_memory_bytes));
 
     // The busiest stage governs time.
     std::size_t busiest = 0;

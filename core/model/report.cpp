@@ -25,7 +25,6 @@ std::string or_na(const std::optional<double>& v, std::string (*format)(double))
     return v ? format(*v) : std::string("n/a");
 }
 
-std::string format_number(double v) { return printf_string("%.4g%s", v, ""); }
 std::string format_tflops(double v) { return printf_string("%.1f%s", v, " TFLOP/s"); }
 
 }  // namespace
@@ -83,13 +82,13 @@ std::string report_to_text(const Report& r) {
     if (r.params_active > 0 && r.params_active != r.params_total)
         os << " total, " << format_count(r.params_active) << " active per token";
     os << "\n\nMemory per GPU (most loaded: pipeline stage " << r.most_loaded_stage << ")\n";
-    os << "  params      " << format_bytes(r.memory.params) << "\n";
-    os << "  grads       " << format_bytes(r.memory.grads) << "\n";
-    os << "  optimizer   " << format_bytes(r.memory.optimizer) << "\n";
-    os << "  activations " << (r.memory.activations ? format_bytes(*r.memory.activations) : std::string("n/a")) << "\n";
-    os << "  other       " << format_bytes(r.memory.other) << "\n";
-    os << "  reserved    " << format_bytes(r.memory.reserved) << "  (runtime + allocator)\n";
-    os << "  total       " << format_bytes(r.memory.total()) << " of " << format_bytes(r.gpu_memory_bytes)
+    os << "  params      " << format_memory(r.memory.params) << "\n";
+    os << "  grads       " << format_memory(r.memory.grads) << "\n";
+    os << "  optimizer   " << format_memory(r.memory.optimizer) << "\n";
+    os << "  activations " << (r.memory.activations ? format_memory(*r.memory.activations) : std::string("n/a")) << "\n";
+    os << "  other       " << format_memory(r.memory.other) << "\n";
+    os << "  reserved    " << format_memory(r.memory.reserved) << "  (runtime + allocator)\n";
+    os << "  total       " << format_memory(r.memory.total()) << " of " << format_memory(r.gpu_memory_bytes)
        << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
     if (r.stages.size() > 1) {
         os << "  per stage:";
@@ -98,7 +97,7 @@ std::string report_to_text(const Report& r) {
                 if (s.stage == 2) os << " ...";
                 continue;
             }
-            os << " [" << s.stage << "] " << format_bytes(s.bytes.total());
+            os << " [" << s.stage << "] " << format_memory(s.bytes.total());
         }
         os << "\n";
     }
@@ -121,7 +120,7 @@ std::string report_to_text(const Report& r) {
        << " (idle share of all stages, simulated schedule)"
        << "\n";
     os << "\nThroughput\n";
-    os << "  tokens/s         " << or_na(r.throughput.tokens_per_s, format_number) << "\n";
+    os << "  tokens/s         " << or_na(r.throughput.tokens_per_s, format_count) << "\n";
     os << "  model TFLOP/s    " << or_na(r.throughput.model_tflops_per_gpu, format_tflops) << " per GPU\n";
     os << "  hardware TFLOP/s " << or_na(r.throughput.hardware_tflops_per_gpu, format_tflops) << " per GPU\n";
     os << "  MFU              " << or_na(r.throughput.mfu, format_percent) << "\n";

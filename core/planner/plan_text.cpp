@@ -69,7 +69,7 @@ std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, Pl
     const double dt = loser.step_s - winner.step_s;
     const double dm = loser.memory_bytes - winner.memory_bytes;
     if (objective == PlanObjective::memory && dm > 0) {
-        os << "needs " << format_bytes(dm) << " more per GPU";
+        os << "needs " << format_memory(dm) << " more per GPU";
     } else if (objective != PlanObjective::memory && dt > 0) {
         // The step is compute + exposed communication + bubble: the parts that changed, largest first.
         std::pair<const char*, double> parts[] = {{"compute", loser.compute_s - winner.compute_s},
@@ -85,7 +85,7 @@ std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, Pl
             sep = ", ";
         }
     } else if (dm > 0) {
-        os << "same " << (objective == PlanObjective::memory ? "memory" : "step time") << ", " << format_bytes(dm)
+        os << "same " << (objective == PlanObjective::memory ? "memory" : "step time") << ", " << format_memory(dm)
            << " less headroom";
     } else {
         os << "ties on step time and memory; ranked by the fixed knob order";

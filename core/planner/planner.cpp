@@ -673,7 +673,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         result.notes.push_back(std::to_string(impossible) + " costed layouts left out: their figures broke an invariant");
     result.ranked = top.take();
     if (result.ranked.empty() && !result.cancelled)
-        result.notes.push_back("no layout fits in " + format_bytes(gpu_bytes) + " per GPU");
+        result.notes.push_back("no layout fits in " + format_memory(gpu_bytes) + " per GPU");
     stop_clock();
     return result;
 }

@@ -37,6 +37,24 @@ std::string format_bytes(double bytes) {
     return scaled(bytes, steps);
 }
 
+std::string format_memory(double bytes) {
+    const double gib = bytes / (1024.0 * 1024 * 1024);
+    const double size = std::fabs(gib);
+    if (size == 0) return "0 GiB";
+    if (size < 0.001) return std::string(gib < 0 ? "-" : "") + "< 0.001 GiB";
+    char text[48];
+    if (size >= 1000) {
+        // Whole GiB with thousands separators: "1,230 GiB".
+        std::string digits = std::to_string(static_cast<long long>(std::llround(size)));
+        for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+        return std::string(gib < 0 ? "-" : "") + digits + " GiB";
+    }
+    // Three significant figures, never an exponent.
+    const int decimals = size >= 100 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3;
+    std::snprintf(text, sizeof text, "%.*f GiB", decimals, gib);
+    return text;
+}
+
 std::string format_seconds(double seconds) {
     static const Step steps[] = {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
     if (seconds == 0) return "0 s";

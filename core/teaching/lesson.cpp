@@ -319,7 +319,7 @@ std::string format_quantity(std::string_view name, double value) {
     const std::string unit = info ? info->unit : "";
     if (name == "report.fits" || name == "mesh.hsdp" || ends_with(name, ".inter")) return value != 0 ? "yes" : "no";
     if (name == "report.bubble_fraction" || name == "report.mfu") return three_digits(value) + " (" + format_percent(value) + ")";
-    if (unit == "GiB") return format_bytes(value * kGib);
+    if (unit == "GiB") return format_memory(value * kGib);
     if (unit == "s") return format_seconds(value);
     if (unit == "billion") return three_digits(value) + " billion";
     if (name == "report.params_total") return format_count(value);

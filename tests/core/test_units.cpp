@@ -26,3 +26,16 @@ TEST_CASE("rates, counts and percentages") {
     CHECK(format_count(8) == "8");
     CHECK(format_percent(0.412) == "41.2%");
 }
+
+TEST_CASE("format_memory: always GiB, three significant figures, no exponent") {
+    const double gib = 1024.0 * 1024 * 1024;
+    CHECK(format_memory(0) == "0 GiB");
+    CHECK(format_memory(12.34 * gib) == "12.3 GiB");
+    CHECK(format_memory(517.0 * 1024 * 1024) == "0.505 GiB");  // 517 MiB / 1024
+    CHECK(format_memory(1.5 * gib) == "1.50 GiB");
+    CHECK(format_memory(79.6484375 * gib) == "79.6 GiB");     // an H100's 81,559 MiB
+    CHECK(format_memory(230.4 * gib) == "230 GiB");
+    CHECK(format_memory(1230.0 * gib) == "1,230 GiB");
+    CHECK(format_memory(1000.0) == "< 0.001 GiB");
+    CHECK(format_memory(-2.5 * gib) == "-2.50 GiB");
+}

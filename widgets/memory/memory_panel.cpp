@@ -191,7 +191,7 @@ void MemoryPanel::draw_memory_chart(float height) {
     for (const MemoryBarRecord* b : bars) top = std::max(top, b->total_bytes);
     const double unit = top >= 1024.0 * kGiB ? 1024.0 * kGiB : top >= kGiB ? kGiB : 1024.0 * 1024.0;
     const double axis_top = top / unit * 1.12;  // head room for the totals printed above the bars
-    const auto bytes = [unit](double u) { return format_bytes(u * unit); };
+    const auto bytes = [unit](double u) { return format_memory(u * unit); };
     const auto no_label = [](double) { return std::string(); };
     const double n = static_cast<double>(bars.size());
     plot::Chart chart("##memory_chart", ImVec2(-1.0f, height), plot::Axis("", -0.5, n - 0.5, plot::Scale::linear, no_label),
@@ -261,7 +261,7 @@ void MemoryPanel::draw_memory_table() {
             ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
             if (kind == palette::MemoryPart::activations && !bars[i]->activations_known)
                 ImGui::TextDisabled("n/a (no architecture)");
-            else ImGui::TextUnformatted(format_bytes(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
+            else ImGui::TextUnformatted(format_memory(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
         }
     }
     ImGui::TableNextRow();

@@ -38,7 +38,7 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     rec.fits = b.fits;
     rec.total_bytes = b.total_bytes;
     rec.activations_known = b.bytes.activations.has_value();
-    rec.total_short = format_bytes(b.total_bytes);
+    rec.total_short = format_memory(b.total_bytes);
     rec.total_text = rec.total_short + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
     rec.stack.label = bar_label(b);
     rec.stack.highlight = !b.fits;
@@ -53,8 +53,8 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
 std::string fit_line(const Report& r) {
     const std::string where =
         r.stages.size() > 1 ? " on the most loaded GPU (stage " + std::to_string(r.most_loaded_stage) + ")" : " per GPU";
-    if (r.fits) return "Fits: " + format_bytes(r.memory.total()) + " of " + format_bytes(r.gpu_memory_bytes) + where + ".";
-    return "Does not fit: " + format_bytes(r.memory.total()) + " needed of " + format_bytes(r.gpu_memory_bytes) + where + ".";
+    if (r.fits) return "Fits: " + format_memory(r.memory.total()) + " of " + format_memory(r.gpu_memory_bytes) + where + ".";
+    return "Does not fit: " + format_memory(r.memory.total()) + " needed of " + format_memory(r.gpu_memory_bytes) + where + ".";
 }
 
 std::string changes_text(const std::vector<KnobChange>& changes) {
@@ -68,15 +68,15 @@ std::string advice_line(const FitAdvice& a) {
     const std::string searched = " (" + count_of(a.candidates_screened, "layout") + " screened, " +
                                  std::to_string(a.candidates_costed) + " re-costed)";
     if (a.found) {
-        std::string line = "Fastest fix that fits: " + a.summary() + ". Then " + format_bytes(a.total_bytes) + " of " +
-                           format_bytes(a.capacity_bytes);
+        std::string line = "Fastest fix that fits: " + a.summary() + ". Then " + format_memory(a.total_bytes) + " of " +
+                           format_memory(a.capacity_bytes);
         if (a.step_s) line += ", step " + format_seconds(*a.step_s);
         return line + searched + ".";
     }
     std::string line = "No mix of ZeRO stage, micro-batch, recompute, TP and PP fits on these GPUs" + searched + ".";
     if (!a.closest_changes.empty())
         line += " Even the lightest (" + changes_text(a.closest_changes) + ") needs at least " +
-                format_bytes(a.closest_bytes) + " per GPU.";
+                format_memory(a.closest_bytes) + " per GPU.";
     return line + " It takes more GPUs, or GPUs with more memory.";
 }
 
@@ -120,7 +120,7 @@ MemoryView build_memory_view(const AppState& state) {
     v.setup_line = setup_line(s, r);
     for (const MemoryBar& b : memory_bars(r)) v.bars.push_back(bar_record(b));
     v.capacity_bytes = r.gpu_memory_bytes;
-    v.capacity_label = s.cluster.gpu.name + ": " + format_bytes(r.gpu_memory_bytes);
+    v.capacity_label = s.cluster.gpu.name + ": " + format_memory(r.gpu_memory_bytes);
     v.fits = r.fits;
     v.fit_line = fit_line(r);
     // Re-costing candidates takes a while: only when there is something to fix.

@@ -465,7 +465,7 @@ void PipelinePanel::draw_lane_readout(int lane) {
     const std::size_t peak_stage = static_cast<std::size_t>(peak - t.peak_activation_microbatches.begin());
     ImGui::Text("%.4g on stage %zu", *peak, peak_stage);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_bytes(l.activation_bytes[peak_stage]).c_str());
+    ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_memory(l.activation_bytes[peak_stage]).c_str());
     if (l.activation_bytes.empty() && ImGui::IsItemHovered())
         ImGui::SetTooltip("Needs the scenario's architecture and no more stages than it has layers");
 
@@ -641,13 +641,13 @@ void PipelinePanel::draw_stage_table(float width, float height) {
                 ImGui::Text("%d", closed_form_peak_inflight(spec.schedule, spec.stages, spec.microbatches,
                                                             spec.virtual_stages, s));
                 ImGui::TableNextColumn();
-                ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_bytes(l.activation_bytes[i]).c_str());
+                ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_memory(l.activation_bytes[i]).c_str());
                 if (cmp) {
                     const Lane& c = lanes_[1];
                     ImGui::TableNextColumn();
                     ImGui::Text("%d", c.timeline.peak_inflight[i]);
                     ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(c.activation_bytes.empty() ? "n/a" : format_bytes(c.activation_bytes[i]).c_str());
+                    ImGui::TextUnformatted(c.activation_bytes.empty() ? "n/a" : format_memory(c.activation_bytes[i]).c_str());
                 }
             }
     }

@@ -388,7 +388,7 @@ void PlannerPanel::draw_scatter(float height) {
     plot::legend({{"#1", kBest}, {"Pareto front", kFront}, {"selected", kSelected}, {"other costed layouts", kOther}});
     const float chart_h = std::max(120.0f, height - ImGui::GetCursorPosY() - 8.0f);
     plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h),
-                      plot::Axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_bytes),
+                      plot::Axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_memory),
                       step_axis);
     chart.vertical_line(view_.gpu_memory_bytes, kCapacity, "GPU memory");
     for (const PlannerPoint& p : view_.points)

@@ -57,8 +57,8 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.headroom_bytes = e.headroom_bytes;
     r.step_text = format_seconds(e.step_s);
     r.mfu_text = format_percent(e.mfu);
-    r.memory_text = format_bytes(e.memory_bytes);
-    r.headroom_text = format_bytes(e.headroom_bytes);
+    r.memory_text = format_memory(e.memory_bytes);
+    r.headroom_text = format_memory(e.headroom_bytes);
     return r;
 }
 
@@ -77,7 +77,7 @@ bool same_knobs(const Scenario& a, const Scenario& b) {
 
 std::string point_label(const PlanEntry& e) {
     return describe_layout(e.scenario) + "\nstep " + format_seconds(e.step_s) + ", MFU " + format_percent(e.mfu) +
-           ", " + format_bytes(e.memory_bytes) + " per GPU";
+           ", " + format_memory(e.memory_bytes) + " per GPU";
 }
 
 }  // namespace

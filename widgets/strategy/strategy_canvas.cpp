@@ -266,8 +266,8 @@ private:
             const double values3[] = {h.weights, h.grads, h.optimizer};
             if (three)
                 for (int c = 0; c < 3; ++c)
-                    text({x + name_w + col_w * static_cast<float>(c), ry + 2}, format_bytes(values3[c]), kText, small_);
-            else text({x + name_w, ry + 2}, format_bytes(h.weights + h.grads + h.optimizer), kText, small_);
+                    text({x + name_w + col_w * static_cast<float>(c), ry + 2}, format_memory(values3[c]), kText, small_);
+            else text({x + name_w, ry + 2}, format_memory(h.weights + h.grads + h.optimizer), kText, small_);
         }
         const int64_t rows = (own_.gpus + per_row - 1) / per_row;
         return y + row_h * static_cast<float>(rows) + 6;
@@ -529,9 +529,9 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
         const float line = ImGui::GetFontSize() + 4;
         const std::string lines[] = {
             "GPU " + std::to_string(*focus) + " (" + gpu_coords_text(own, *focus) + ") holds:",
-            "weights " + format_bytes(h.weights) + ", grads " + format_bytes(h.grads),
-            "optimizer state " + format_bytes(h.optimizer),
-            "hidden states " + format_bytes(h.data) + " / block",
+            "weights " + format_memory(h.weights) + ", grads " + format_memory(h.grads),
+            "optimizer state " + format_memory(h.optimizer),
+            "hidden states " + format_memory(h.data) + " / block",
         };
         for (int i = 0; i < 4; ++i)
             list->AddText(ImVec2(at.x, at.y + line * static_cast<float>(i)), i == 0 ? kText : kTextDim, lines[i].c_str());
@@ -572,8 +572,8 @@ std::string describe_piece(const Ownership& own, const Scenario& s, const Piece&
         for (size_t i = 0; i < p.owners.size(); ++i) who += (i ? ", GPU " : "GPU ") + std::to_string(p.owners[i]);
         who += " (" + std::to_string(p.owners.size()) + " copies)";
     }
-    const std::string size = p.state == PieceState::data ? format_bytes(p.bytes) + " of hidden states per block"
-                                                          : format_bytes(p.bytes) + " on each holder";
+    const std::string size = p.state == PieceState::data ? format_memory(p.bytes) + " of hidden states per block"
+                                                          : format_memory(p.bytes) + " on each holder";
     return what + "\nHeld by: " + who + "\nSize: " + size + "\nCommunication: " + p.collective;
 }
 

@@ -282,7 +282,7 @@ void StrategyPanel::draw_price(const AppState& state) {
                 ImGui::TableNextColumn();
                 table_text(format_seconds(pr.exposed_s));
                 ImGui::TableNextColumn();
-                if (pr.memory_saved) table_text(format_bytes(*pr.memory_saved));
+                if (pr.memory_saved) table_text(format_memory(*pr.memory_saved));
                 else {
                     ImGui::TextDisabled("n/a");
                     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pr.saved_note.c_str());
@@ -292,8 +292,8 @@ void StrategyPanel::draw_price(const AppState& state) {
         }
     }
     const Report& r = state.report();
-    ImGui::Text("Memory per GPU (most loaded): %s of %s", format_bytes(r.memory.total()).c_str(),
-                format_bytes(r.gpu_memory_bytes).c_str());
+    ImGui::Text("Memory per GPU (most loaded): %s of %s", format_memory(r.memory.total()).c_str(),
+                format_memory(r.gpu_memory_bytes).c_str());
     if (!r.fits) {
         ImGui::SameLine();
         ImGui::TextColored(kErrorColour, "does not fit");
@@ -301,7 +301,7 @@ void StrategyPanel::draw_price(const AppState& state) {
     if (saved_vs_plain_) {
         ImGui::SameLine();
         ImGui::TextDisabled("  |  plain DP on the same GPUs would need %s (this layout saves %s)",
-                            format_bytes(r.memory.total() + *saved_vs_plain_).c_str(), format_bytes(*saved_vs_plain_).c_str());
+                            format_memory(r.memory.total() + *saved_vs_plain_).c_str(), format_memory(*saved_vs_plain_).c_str());
     }
 }
 
@@ -366,7 +366,7 @@ void StrategyPanel::draw_held_table() {
         ImGui::Text("%lld-%lld", static_cast<long long>(h.token_first), static_cast<long long>(h.token_last - 1));
         for (double v : {h.weights, h.grads, h.optimizer}) {
             ImGui::TableNextColumn();
-            table_text(format_bytes(v));
+            table_text(format_memory(v));
         }
     }
     ImGui::EndTable();
