@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include <sys/stat.h>
@@ -110,4 +111,41 @@ TEST_CASE("the window and the subcommands exit 2, with the reason, for an input 
         CHECK(device.exit_code == 2);
         CHECK(device.err.find("/dev/zero: is a device or other special file, not a regular file") != std::string::npos);
     }
+}
+
+TEST_CASE("a save flushes the new file to disk before it takes the old one's name") {
+    const fs::path dir = scratch_dir("fsync");
+    if (std::system("strace -o /dev/null true > /dev/null 2>&1") != 0) {
+        MESSAGE("strace cannot trace here (no ptrace): the order of fsync and rename is not checked");
+        return;
+    }
+    const fs::path saved = dir / "saved.json";
+    const fs::path trace = dir / "trace.txt";
+    const std::string cmd = "XDG_CONFIG_HOME='" + (dir / "config").string() + "' strace -f -qq -e trace=openat,fsync,rename,renameat,renameat2 -o '" +
+                            trace.string() + "' '" SHARDSCOPE_EXE "' --config examples/llama3-8b-64xh100.json --save-as '" +
+                            saved.string() + "' --frames 1 --screenshot '" + (dir / "shot.png").string() + "' > /dev/null 2>&1";
+    REQUIRE(std::system(("cd '" SHARDSCOPE_SOURCE_DIR "' && " + cmd).c_str()) == 0);
+    REQUIRE(fs::exists(saved));
+    // The trace, line by line: the temporary file is opened as some descriptor N, fsync(N) succeeds,
+    // and only then is it renamed onto saved.json.
+    std::istringstream lines(slurp(trace));
+    std::string temp_fd;
+    bool synced = false, renamed_after_sync = false, renamed = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("openat(") != std::string::npos && line.find(saved.string() + ".tmp") != std::string::npos) {
+            const auto eq = line.rfind("= ");
+            if (eq != std::string::npos) temp_fd = line.substr(eq + 2);
+        }
+        if (!temp_fd.empty() && line.find("fsync(" + temp_fd + ")") != std::string::npos &&
+            line.find("= 0") != std::string::npos)
+            synced = true;
+        if (line.find("rename") != std::string::npos && line.find(saved.string() + "\")") != std::string::npos) {
+            renamed = true;
+            renamed_after_sync = synced;
+        }
+    }
+    CAPTURE(slurp(trace));
+    CHECK_FALSE(temp_fd.empty());
+    CHECK(renamed);
+    CHECK(renamed_after_sync);
 }
