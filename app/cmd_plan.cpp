@@ -50,7 +50,7 @@ nlohmann::json entry_json(const PlanEntry& e, int rank) {
             {"memory_bytes", e.memory_bytes},
             {"headroom_bytes", e.headroom_bytes},
             {"time_s", {{"step", e.step_s}, {"compute", e.compute_s}, {"exposed_comm", e.exposed_comm_s}, {"bubble", e.bubble_s}}},
-            {"mfu", e.mfu},
+            {"mfu", e.mfu_known ? nlohmann::json(e.mfu) : nlohmann::json(nullptr)},
             {"tokens_per_s", e.tokens_per_s}};
 }
 
@@ -86,8 +86,8 @@ std::string plan_text(const PlanResult& r) {
     for (std::size_t i = 0; i < r.ranked.size(); ++i) {
         const PlanEntry& e = r.ranked[i];
         std::snprintf(line, sizeof line, "%4zu  %-11s %-8s %-11s %-11s  %s\n", i + 1, format_seconds(e.step_s).c_str(),
-                      format_percent(e.mfu).c_str(), format_bytes(e.memory_bytes).c_str(),
-                      format_bytes(e.headroom_bytes).c_str(), describe_layout(e.scenario).c_str());
+                      format_percent_or_na(e.mfu, e.mfu_known).c_str(), format_memory(e.memory_bytes).c_str(),
+                      format_memory(e.headroom_bytes).c_str(), describe_layout(e.scenario).c_str());
         os << line;
     }
     if (r.ranked.size() > 1)

@@ -180,6 +180,7 @@ PlanEntry entry_from(const Scenario& s, const Report& r) {
     e.scenario = s;
     e.step_s = r.time.step.value_or(0);
     e.mfu = r.throughput.mfu.value_or(0);
+    e.mfu_known = r.throughput.mfu.has_value();
     e.tokens_per_s = r.throughput.tokens_per_s.value_or(0);
     e.memory_bytes = r.memory.total();
     e.headroom_bytes = r.gpu_memory_bytes - e.memory_bytes;

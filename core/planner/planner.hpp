@@ -86,7 +86,8 @@ struct PlanProgress {
 struct PlanEntry {
     Scenario scenario;            // the whole scenario with this layout: ready for AppState::try_apply
     double step_s = 0;
-    double mfu = 0;
+    double mfu = 0;               // 0 when unknown (see mfu_known)
+    bool mfu_known = true;        // false where the report gives none (Megatron's FLOPs above the peak)
     double tokens_per_s = 0;
     double memory_bytes = 0;      // the most loaded GPU
     double headroom_bytes = 0;    // GPU memory - memory_bytes

@@ -95,4 +95,6 @@ std::string count_of(long long n, const std::string& singular, const std::string
     return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
 }
 
+std::string format_percent_or_na(double fraction, bool known) { return known ? format_percent(fraction) : "n/a"; }
+
 }  // namespace shardscope

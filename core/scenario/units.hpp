@@ -17,5 +17,7 @@ namespace shardscope {
 // A whole count with its noun, singular or plural: "1 group", "32 groups", "1 layout".
 [[nodiscard]] std::string count_of(long long n, const std::string& singular, const std::string& plural = "");
 [[nodiscard]] std::string format_percent(double fraction);       // "41.2%"
+// A share that may be unknown: "n/a" then.
+[[nodiscard]] std::string format_percent_or_na(double fraction, bool known);
 
 }  // namespace shardscope

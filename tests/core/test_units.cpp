@@ -39,3 +39,8 @@ TEST_CASE("format_memory: always GiB, three significant figures, no exponent") {
     CHECK(format_memory(1000.0) == "< 0.001 GiB");
     CHECK(format_memory(-2.5 * gib) == "-2.50 GiB");
 }
+
+TEST_CASE("format_percent_or_na: a share the report does not give reads n/a, never 0.0%") {
+    CHECK(format_percent_or_na(0.412, true) == "41.2%");
+    CHECK(format_percent_or_na(0.0, false) == "n/a");
+}

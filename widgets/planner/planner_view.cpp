@@ -56,7 +56,7 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.memory_bytes = e.memory_bytes;
     r.headroom_bytes = e.headroom_bytes;
     r.step_text = format_seconds(e.step_s);
-    r.mfu_text = format_percent(e.mfu);
+    r.mfu_text = format_percent_or_na(e.mfu, e.mfu_known);
     r.memory_text = format_memory(e.memory_bytes);
     r.headroom_text = format_memory(e.headroom_bytes);
     return r;
@@ -76,7 +76,7 @@ bool same_knobs(const Scenario& a, const Scenario& b) {
 }
 
 std::string point_label(const PlanEntry& e) {
-    return describe_layout(e.scenario) + "\nstep " + format_seconds(e.step_s) + ", MFU " + format_percent(e.mfu) +
+    return describe_layout(e.scenario) + "\nstep " + format_seconds(e.step_s) + ", MFU " + format_percent_or_na(e.mfu, e.mfu_known) +
            ", " + format_memory(e.memory_bytes) + " per GPU";
 }
 
