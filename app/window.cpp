@@ -219,7 +219,10 @@ int run_window(const Options& options) {
     state.ui.requested_lesson = options.lesson;
     state.ui.requested_step = options.step;
     if (!options.config.empty() && !open_scenario_file(state, options.config)) {
-        std::fprintf(stderr, "shardscope: %s\n", state.ui.error_message.c_str());
+        // As `report` says it: the file, then its field and rule.
+        const std::string& why = state.ui.error_message;
+        const bool names_file = why.rfind(options.config, 0) == 0;
+        std::fprintf(stderr, "shardscope: %s%s\n", names_file ? "" : (options.config + ": ").c_str(), why.c_str());
         return 2;
     }
 

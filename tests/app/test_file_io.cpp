@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -110,6 +111,12 @@ TEST_CASE("the window and the subcommands exit 2, with the reason, for an input 
         const RunResult device = run_shardscope(command + "/dev/zero", dir);
         CHECK(device.exit_code == 2);
         CHECK(device.err.find("/dev/zero: is a device or other special file, not a regular file") != std::string::npos);
+        // A file that is read but rejected: named the same way, then the field and the rule.
+        const fs::path rejected = dir / "rejected.json";
+        std::ofstream(rejected) << R"({"parallel": {"tp": 3}})";
+        const RunResult bad = run_shardscope(command + "'" + rejected.string() + "'", dir);
+        CHECK(bad.exit_code == 2);
+        CHECK(bad.err.find(rejected.string() + ": schema: is required") != std::string::npos);
     }
 }
 
