@@ -270,24 +270,6 @@ int closed_form_peak_inflight(Schedule s, int p, int m, int v, int stage) noexce
 
 int parameter_copies(Schedule s) noexcept { return s == Schedule::dualpipe ? 2 : 1; }
 
-int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
-    if (!(target > 0) || spec.stages < 1 || spec.stages > kMaxStages || spec.virtual_stages < 1) return 0;
-    const StageCost cost = spec.costs.empty() ? StageCost{} : spec.costs.front();
-    for (int m = 1; m <= (1 << 20); ++m) {
-        PipelineSpec candidate = spec;
-        candidate.microbatches = m;
-        candidate.costs = {cost};
-        if (m <= kMaxMicrobatchesPerStep && !pipeline_spec_error(candidate).empty()) continue;
-        // Beyond the simulator's limit only the schedule's own rules matter (checked above up to it).
-        if (m > kMaxMicrobatchesPerStep) {
-            if (spec.schedule == Schedule::interleaved_1f1b && m % spec.stages != 0) continue;
-            if (spec.schedule == Schedule::dualpipe && m % 2 != 0) continue;
-        }
-        if (closed_form_bubble_fraction(spec.schedule, spec.stages, m, spec.virtual_stages, cost) < target) return m;
-    }
-    return 0;
-}
-
 namespace {
 
 // Micro-batch counts the schedule accepts come in steps: interleaved 1F1B needs a multiple of the
@@ -310,33 +292,50 @@ std::optional<double> simulated_bubble(const PipelineSpec& spec, int m) {
 
 }  // namespace
 
+int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
+    if (!(target > 0) || spec.stages < 1 || spec.stages > kMaxStages || spec.virtual_stages < 1) return 0;
+    const StageCost cost = spec.costs.empty() ? StageCost{} : spec.costs.front();
+    for (int m = 1; m <= (1 << 20); ++m) {
+        PipelineSpec candidate = spec;
+        candidate.microbatches = m;
+        candidate.costs = {cost};
+        if (m <= kMaxMicrobatchesPerStep && !pipeline_spec_error(candidate).empty()) continue;
+        // Beyond the simulator's limit only the schedule's own rules matter (checked above up to it).
+        if (m > kMaxMicrobatchesPerStep && m % microbatch_step(spec) != 0) continue;
+        if (closed_form_bubble_fraction(spec.schedule, spec.stages, m, spec.virtual_stages, cost) < target) return m;
+    }
+    return 0;
+}
+
 int min_microbatches_for_simulated_bubble(const PipelineSpec& spec, double target) {
     if (!(target > 0) || spec.stages < 1) return 0;
     const int step = microbatch_step(spec);
-    // The smallest count the schedule takes at all (DualPipe and interleaving want at least a few).
-    int first = 0;
-    for (int m = step; m <= 4 * spec.stages * step && first == 0; m += step)
-        if (simulated_bubble(spec, m)) first = m;
-    if (first == 0) return 0;
     // Below by more than rounding: 7 idle units in 140 is exactly 5%, not under it, however the
     // simulator's sums round.
-    const auto below = [&](int m) {
-        const auto b = simulated_bubble(spec, m);
-        return b && *b < target * (1 - 1e-9);
-    };
-    if (below(first)) return first;
-    // Double until the bubble is below target or the simulator refuses; then bisect in steps.
+    const double threshold = target * (1 - 1e-9);
+    // The smallest count the schedule takes at all (DualPipe and interleaving want at least a few).
+    int first = 0;
+    std::optional<double> first_bubble;
+    for (int m = step; m <= 4 * spec.stages * step && !first_bubble; m += step)
+        if ((first_bubble = simulated_bubble(spec, m))) first = m;
+    if (!first_bubble) return 0;
+    if (*first_bubble < threshold) return first;
+    // Double until the bubble is below target or the simulator refuses; then bisect in steps. Each
+    // count is simulated once.
     int lo = first, hi = first;
     while (true) {
         const long long next = static_cast<long long>(lo) * 2;
-        if (next > kMaxMicrobatches || !simulated_bubble(spec, static_cast<int>(next))) return 0;
+        if (next > kMaxMicrobatches) return 0;
+        const auto bubble = simulated_bubble(spec, static_cast<int>(next));
+        if (!bubble) return 0;
         hi = static_cast<int>(next);
-        if (below(hi)) break;
+        if (*bubble < threshold) break;
         lo = hi;
     }
     while (hi - lo > step) {
         const int mid = lo + (hi - lo) / (2 * step) * step;
-        (below(mid) ? hi : lo) = mid;
+        const auto bubble = simulated_bubble(spec, mid);
+        (bubble && *bubble < threshold ? hi : lo) = mid;
     }
     return hi;
 }

@@ -557,6 +557,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     const ParamCounts counts = count_params(base.model);
     Floors floors(base, counts, options, by_memory);  // pass 2's, to expand groups
     const double gpu_bytes = floors.gpu_bytes();
+    result.gpu_memory_bytes = gpu_bytes;
     PlanStats& stats = result.stats;
     const auto cancelled = [&] { return progress && progress->cancel.load(std::memory_order_relaxed); };
 

@@ -115,6 +115,7 @@ struct PlanResult {
     PlanObjective objective = PlanObjective::step;  // what was ranked by (memory for a count-only model)
     bool cancelled = false;
     std::vector<std::string> notes;
+    double gpu_memory_bytes = 0;       // the capacity every candidate was judged against
 };
 
 // Runs the search for `base` (which must pass validate_scenario). `progress` may be null.

@@ -6,9 +6,32 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 
 using namespace shardscope;
 using shardscope::test::ImGuiFixture;
+
+namespace {
+
+// A whole app frame by frame, with one committed edit (tp 4, dp_shard 4) to undo.
+struct EditedApp {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::AppUi app;
+    std::function<void()> draw = [this] { app.draw_frame(state, f.seconds()); };
+
+    EditedApp() {
+        f.frame(draw);
+        Scenario edited = state.scenario();
+        edited.parallel.tp = 4;
+        edited.parallel.dp_shard = 4;
+        REQUIRE(state.try_apply(edited).empty());
+        f.frame(draw);  // no widget active: the edit is committed as one step
+        REQUIRE(state.scenario().parallel.tp == 4);
+    }
+};
+
+}  // namespace
 
 TEST_CASE("every default panel is registered, and the open ones emit vertices") {
     ImGuiFixture f;
@@ -49,22 +72,11 @@ TEST_CASE("clicking a panel in the View menu toggles it") {
 }
 
 TEST_CASE("Ctrl+Z undoes an applied edit and Ctrl+Shift+Z redoes it") {
-    ImGuiFixture f;
-    ui::AppState state;
-    ui::AppUi app;
-    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
-    f.frame(draw);
-    Scenario edited = state.scenario();
-    edited.parallel.tp = 4;
-    edited.parallel.dp_shard = 4;
-    REQUIRE(state.try_apply(edited).empty());
-    f.frame(draw);  // no widget active: the edit is committed as one step
-    REQUIRE(state.scenario().parallel.tp == 4);
-
-    f.press_key(ui::keys::kZ, true, false, draw);
-    CHECK(state.scenario().parallel.tp == default_scenario().parallel.tp);
-    f.press_key(ui::keys::kZ, true, true, draw);
-    CHECK(state.scenario().parallel.tp == 4);
+    EditedApp a;
+    a.f.press_key(ui::keys::kZ, true, false, a.draw);
+    CHECK(a.state.scenario().parallel.tp == default_scenario().parallel.tp);
+    a.f.press_key(ui::keys::kZ, true, true, a.draw);
+    CHECK(a.state.scenario().parallel.tp == 4);
 }
 
 TEST_CASE("an invalid edit is refused with the rule and leaves the scenario as it was") {
@@ -98,24 +110,15 @@ TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out; Escape closes
 }
 
 TEST_CASE("Ctrl+Q quits while a text field has the keyboard; Ctrl+Z there stays the field's") {
-    ImGuiFixture f;
-    ui::AppState state;
-    ui::AppUi app;
-    const auto draw = [&] { app.draw_frame(state, f.seconds()); };
-    f.frame(draw);
-    Scenario edited = state.scenario();
-    edited.parallel.tp = 4;
-    edited.parallel.dp_shard = 4;
-    REQUIRE(state.try_apply(edited).empty());
-    f.frame(draw);
+    EditedApp a;
     // Click into the file dialog's name field: it has the keyboard.
-    f.press_key(ui::keys::kO, true, false, draw);
-    REQUIRE(f.click_item("file/name", draw));
+    a.f.press_key(ui::keys::kO, true, false, a.draw);
+    REQUIRE(a.f.click_item("file/name", a.draw));
     REQUIRE(ImGui::GetIO().WantTextInput);
-    f.press_key(ui::keys::kZ, true, false, draw);
-    CHECK(state.scenario().parallel.tp == 4);  // not undone: the field had the key
-    f.press_key(ui::keys::kQ, true, false, draw);
-    CHECK(state.requests.quit);
+    a.f.press_key(ui::keys::kZ, true, false, a.draw);
+    CHECK(a.state.scenario().parallel.tp == 4);  // not undone: the field had the key
+    a.f.press_key(ui::keys::kQ, true, false, a.draw);
+    CHECK(a.state.requests.quit);
 }
 
 TEST_CASE("the shared report and mesh follow the scenario") {

@@ -26,9 +26,6 @@ constexpr float kWideLayout = 760.0f;   // narrower windows put the controls abo
 constexpr const char* kOrderPayload = "SHARDSCOPE_MESH_ORDER";
 const ImVec4 kErrorColour{1.0f, 0.45f, 0.40f, 1.0f};
 
-// Beyond any cluster: what a typed count may be before core's rules judge it.
-constexpr int64_t kMaxClusterCount = int64_t{1} << 30;
-
 // Halve / double buttons beside an integer input: factors are nearly always powers of two.
 bool step_buttons(const char* id, int64_t& value) {
     bool changed = false;
@@ -175,16 +172,16 @@ void MeshPanel::declare_actions() {
         draft_.parallel.order = order;
         return apply_draft(state);
     });
-    actions_.integer("nodes", "nodes in the cluster", 1, kMaxClusterCount, [this](AppState& state, const ActionValue& v) {
+    actions_.integer("nodes", "nodes in the cluster", 1, kNoUpperCount, [this](AppState& state, const ActionValue& v) {
         sync_draft(state);
         return set_cluster_shape(state, v.integer, draft_.cluster.gpus_per_node);
     });
-    actions_.integer("gpus_per_node", "GPUs in each node", 1, kMaxClusterCount, [this](AppState& state, const ActionValue& v) {
+    actions_.integer("gpus_per_node", "GPUs in each node", 1, kNoUpperCount, [this](AppState& state, const ActionValue& v) {
         sync_draft(state);
         return set_cluster_shape(state, draft_.cluster.nodes, v.integer);
     });
     for (Dim d : kAllDims)
-        actions_.integer(std::string(to_string(d)), "the " + std::string(to_string(d)) + " factor", 1, kMaxClusterCount,
+        actions_.integer(std::string(to_string(d)), "the " + std::string(to_string(d)) + " factor", 1, kNoUpperCount,
                          [this, d](AppState& state, const ActionValue& v) { return set_factor(state, d, v.integer); });
 }
 

@@ -2,7 +2,6 @@
 
 #include "widgets/kit/background_job.hpp"
 
-#include "core/model/hardware.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
@@ -22,16 +21,11 @@ namespace shardscope::ui {
 struct PlannerPanel::Search {
     PlanProgress progress;
     PlanResult result;
-    double gpu_memory_bytes = 0;
-    double seconds = 0;
     BackgroundJob job;
 
     Search(Scenario scenario, PlanOptions options)
-        : gpu_memory_bytes(exposed_memory_bytes(scenario.cluster.gpu)),
-          job([this, s = std::move(scenario), o = options](const std::atomic<bool>&) {
-              const auto start = std::chrono::steady_clock::now();
+        : job([this, s = std::move(scenario), o = options](const std::atomic<bool>&) {
               result = plan_layouts(s, o, &progress);
-              seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           }) {}
     // The planner reads its own cancel flag, checked between candidates.
     ~Search() { progress.cancel = true; }
@@ -108,8 +102,8 @@ void PlannerPanel::take_result(bool block) {
         search_->job.wait();
     }
     ranked_ = search_->result.ranked;
-    view_ = build_planner_view(search_->result, search_->gpu_memory_bytes);
-    last_search_s_ = search_->seconds;
+    view_ = build_planner_view(search_->result);
+    last_search_s_ = search_->result.stats.seconds;
     has_result_ = true;
     search_.reset();
     selected_rank_ = view_.rows.empty() ? 0 : 1;

@@ -82,10 +82,10 @@ std::string point_label(const PlanEntry& e) {
 
 }  // namespace
 
-PlannerView build_planner_view(const PlanResult& result, double gpu_memory_bytes) {
+PlannerView build_planner_view(const PlanResult& result) {
     PlannerView v;
     v.objective = result.objective;
-    v.gpu_memory_bytes = gpu_memory_bytes;
+    v.gpu_memory_bytes = result.gpu_memory_bytes;
     v.notes = result.notes;
     for (std::size_t i = 0; i < result.ranked.size(); ++i) {
         const PlanEntry& e = result.ranked[i];

@@ -55,6 +55,6 @@ struct PlannerView {
     PlanObjective objective = PlanObjective::step;
 };
 
-[[nodiscard]] PlannerView build_planner_view(const PlanResult& result, double gpu_memory_bytes);
+[[nodiscard]] PlannerView build_planner_view(const PlanResult& result);
 
 }  // namespace shardscope::ui

@@ -38,12 +38,11 @@ std::string number_text(double v) {
 }
 
 // Bounds past these are "no bound" in words: a count no cluster reaches, any finite number.
-constexpr double kUnboundedCount = double(int64_t{1} << 30);
 constexpr double kUnboundedNumber = 1e300;
 
 std::string range_text(const char* what, const ActionSpec& spec) {
     if (spec.min <= -kUnboundedNumber && spec.max >= kUnboundedNumber) return std::string("any ") + what;
-    if (spec.max >= kUnboundedCount) return std::string("a ") + what + ", " + number_text(spec.min) + " or more";
+    if (spec.max >= static_cast<double>(kNoUpperCount)) return std::string("a ") + what + ", " + number_text(spec.min) + " or more";
     return std::string("a ") + what + " from " + number_text(spec.min) + " to " + number_text(spec.max);
 }
 

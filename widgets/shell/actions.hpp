@@ -25,6 +25,10 @@ enum class ActionType {
     text,     // any text: a path, a glossary term, a preset's name
 };
 
+// An upper bound no cluster reaches: counts typed up to it are judged by core's rules, and the list
+// of actions says "N or more" for them.
+inline constexpr int64_t kNoUpperCount = int64_t{1} << 30;
+
 // A value read by its action's type: `text` always, and the typed reading that applies.
 struct ActionValue {
     std::string text;

@@ -60,8 +60,6 @@ int band_of(PieceState s) {
     return 0;
 }
 
-std::string dim_short(Dim d) { return dim_facts(d).strategy_key; }
-
 PieceRect piece_rect(const Ownership& own, size_t index, ImVec2 min, ImVec2 max) {
     const Piece& p = own.pieces[index];
     PieceRect r;
@@ -450,7 +448,7 @@ std::string gpu_coords_text(const Ownership& own, int64_t rank) {
     for (Dim d : kMeshDims) {
         if (own.parallel.factor(d) <= 1) continue;
         if (!out.empty()) out += ' ';
-        out += dim_short(d) + std::to_string(g.coords[mesh_axis(d)]);
+        out += dim_facts(d).strategy_key + std::to_string(g.coords[mesh_axis(d)]);
     }
     if (own.parallel.ep > 1) out += " ep" + std::to_string(g.ep_position);
     return out.empty() ? "whole model" : out;

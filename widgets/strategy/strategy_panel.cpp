@@ -18,9 +18,6 @@ namespace {
 
 const ImVec4 kErrorColour{1.0f, 0.45f, 0.42f, 1.0f};
 
-// Far beyond any cluster: what a typed factor may be before core's rules judge it.
-constexpr int64_t kMaxFactor = int64_t{1} << 30;
-
 // The scenario field a strategy's count edits, shown under its toggle.
 const char* factor_field(Dim s) {
     switch (s) {
@@ -83,7 +80,7 @@ void StrategyPanel::declare_actions() {
         return set_factor(state, s, on ? 1 : remembered_[dim_index(s)]);
     });
     for (Dim d : kStrategyOrder)
-        actions_.integer(std::string(strategy_key(d)), std::string(strategy_label(d)) + " factor (1 turns it off)", 1, kMaxFactor,
+        actions_.integer(std::string(strategy_key(d)), std::string(strategy_label(d)) + " factor (1 turns it off)", 1, kNoUpperCount,
                          [this, d](AppState& state, const ActionValue& v) { return set_factor(state, d, v.integer); });
     actions_.integer("zero", "ZeRO stage (0: plain data parallel)", 0, 3, [this](AppState& state, const ActionValue& v) {
         if (v.integer == 0) return set_factor(state, Dim::dp_shard, 1);
