@@ -99,6 +99,27 @@ public:
         wait_frames(4);
         return true;
     }
+    // Moves the mouse over the widget drawn under `key` and waits for frames to see the hover.
+    bool hover(const std::string& key) {
+        const nlohmann::json j = probe();
+        if (!j["items"].contains(key)) return false;
+        const auto& r = j["items"][key];
+        xdo("mousemove --window " + wid_ + " " + std::to_string(static_cast<int>((r[0].get<double>() + r[2].get<double>()) / 2)) +
+            " " + std::to_string(static_cast<int>((r[1].get<double>() + r[3].get<double>()) / 2)));
+        wait_frames(4);
+        return true;
+    }
+    // Whether the app's process has ended, waiting up to `seconds`.
+    bool exited_within(int seconds) const {
+        for (int i = 0; i < seconds * 10; ++i) {
+            // Gone, or a zombie nobody has reaped yet: either way it has exited.
+            const std::string stat = slurp("/proc/" + pid_ + "/stat");
+            const auto paren = stat.rfind(')');
+            if (stat.empty() || (paren != std::string::npos && stat.compare(paren + 1, 2, " Z") == 0)) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        return false;
+    }
     void key(const std::string& keys) {
         xdo("key --window " + wid_ + " " + keys);
         wait_frames(4);

@@ -253,3 +253,38 @@ TEST_CASE("Help > Glossary by mouse: a term's lesson link opens that lesson at t
     CHECK_FALSE(probe["items"].contains("lesson/list/why-split"));  // a lesson, not the list
     check_tiled(probe);
 }
+
+TEST_CASE("Ctrl+Q typed while the file dialog's name field has the keyboard quits the app") {
+    LiveApp app("mouse-quit-in-field", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    app.key("ctrl+o");
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.type("draft");
+    CHECK_FALSE(app.exited_within(0));
+    app.key("ctrl+q");
+    CHECK(app.exited_within(10));
+}
+
+TEST_CASE("a glossary search typed by keyboard shows the term it names, not the first match") {
+    LiveApp app("mouse-glossary-search", "--show glossary");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("glossary/search"));
+    REQUIRE(app.click("glossary/search"));
+    app.type("bubble");
+    const Json probe = app.wait_frames(4);
+    // "bubble" is in 1F1B's definition too, and 1F1B lists before Bubble; the entry shown is Bubble.
+    CHECK(probe["items"].contains("glossary/term/1F1B"));
+    CHECK(probe["items"].contains("glossary/entry/Bubble"));
+    CHECK_FALSE(probe["items"].contains("glossary/entry/1F1B"));
+}
+
+TEST_CASE("hovering a dim in the mesh's data table shows what it exchanges and which link it crosses") {
+    LiveApp app("mouse-mesh-dim-tip", "--show mesh --action mesh.data=on");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("mesh/data/dim/dp_shard"));
+    CHECK_FALSE(app.probe()["items"].contains("mesh/data/tip/dp_shard"));
+    REQUIRE(app.hover("mesh/data/dim/dp_shard"));
+    CHECK(app.probe()["items"].contains("mesh/data/tip/dp_shard"));
+    CHECK_FALSE(app.probe()["items"].contains("mesh/data/tip/tp"));
+}

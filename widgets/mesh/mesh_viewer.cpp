@@ -344,10 +344,14 @@ void MeshPanel::draw_data_table(const AppState& state) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         coloured_dim_label(d);
+        note_last_item("mesh/data/dim/" + name_of(d));
         if (ImGui::IsItemHovered()) {
             const DimFacts& facts = dim_facts(d);
-            ImGui::SetTooltip("%s (%s)\nExchanges: %s\nLink: %s", name_of(d).c_str(), facts.strategy_label,
-                              facts.communication, facts.link_rule);
+            ImGui::BeginTooltip();
+            ImGui::Text("%s (%s)\nExchanges: %s\nLink: %s", name_of(d).c_str(), facts.strategy_label,
+                        facts.communication, facts.link_rule);
+            note_last_item("mesh/data/tip/" + name_of(d));
+            ImGui::EndTooltip();
         }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(number(s.size).c_str());

@@ -194,6 +194,7 @@ void GlossaryPanel::draw_entry(const GlossaryView& v) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
     ImGui::SetWindowFontScale(1.35f);
     ImGui::TextColored(kTermColour, "%s", e.term.c_str());
+    note_last_item("glossary/entry/" + e.term);  // the term shown: what tests driving the window read
     ImGui::SetWindowFontScale(1.0f);
     ImGui::TextColored(kGroupColour, "%s", e.group.c_str());
     if (!e.aliases.empty()) {
