@@ -217,18 +217,35 @@ struct BlockPrice {
     double forward_flops = 0, backward_flops = 0;
 };
 
+// FP8 GEMMs read FP8 operands that someone wrote: Transformer Engine casts each GEMM's input (the
+// activation forward, the output gradient backward) from BF16 and keeps a transposed FP8 copy for the
+// other backward GEMM (NVIDIA Transformer Engine documentation, "Using FP8 with Transformer Engine":
+// Hopper's FP8 tensor cores take only the TN layout). Counted per element: read 2 bytes, write 1
+// byte and its transpose 1 byte. Weights are cast once per step and left out.
+constexpr double kFp8CastBytes = 4.0;
+
+double fp8_cast_bytes(const std::vector<GemmDims>& gemms, bool backward) {
+    double elements = 0;
+    for (const GemmDims& g : gemms) elements += (backward ? g.m * g.n : g.m * g.k) * g.batch;
+    return kFp8CastBytes * elements;
+}
+
 BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh, const HardwareFigures& hw,
                        const Prices& price, bool moe) {
     const std::vector<GemmDims> fwd = block_gemms(s, p, sh, moe);
-    const std::vector<double> streams = block_streams(s, sh, moe);
+    std::vector<double> streams = block_streams(s, sh, moe);
+    std::vector<double> streams_back;
+    for (double x : streams) streams_back.push_back(2.0 * x);
+    if (s.training.precision == Precision::fp8) {
+        streams.push_back(fp8_cast_bytes(fwd, false));
+        streams_back.push_back(fp8_cast_bytes(fwd, true));
+    }
     const AttentionCore core = attention_core(s, sh, hw);
     BlockPrice b;
     b.attention_forward_s = price.pass(core.forward);
     const double gemm_fwd_s = price.gemms(fwd);
     const double stream_fwd_s = price.streams(streams);
     b.forward_s = gemm_fwd_s + b.attention_forward_s + stream_fwd_s;
-    std::vector<double> streams_back;
-    for (double x : streams) streams_back.push_back(2.0 * x);
     b.backward_s = price.gemms(backward_gemms(fwd)) + price.pass(core.backward) + price.streams(streams_back);
     const double core_fwd_flops = core.forward.attention_flops + gemm_flops(core.forward.gemms);
     b.forward_flops = gemm_flops(fwd) + core_fwd_flops;
@@ -337,13 +354,17 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         out.backward_s += streaming_seconds(hw, 3.0 * 4.0 * sh.h * sh.tokens);
     }
     if (blocks.output) {
+        // The output layer stays in BF16 under FP8 training: Megatron-Core's output layer is a plain
+        // ColumnParallelLinear outside Transformer Engine's FP8 region, and DeepSeek-V3 keeps its
+        // output head in BF16 (arXiv:2412.19437, section 3.3.1).
+        const Prices head_price{hw, hw.peak_flops, hw.gemm_ceiling, fp8 ? 2.0 : price.elem};
         const std::vector<GemmDims> head = {GemmDims{sh.tokens, V / sh.tp, sh.h}};
         // The final norm, and the loss over fp32 logits: softmax statistics forward (two passes),
         // the gradient of the logits backward (two passes), 4 bytes each.
         const double logits = sh.tokens * V / sh.tp * 4.0;
-        out.forward_s += price.gemms(head) + streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.rep * sh.tokens) +
+        out.forward_s += head_price.gemms(head) + streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.rep * sh.tokens) +
                          streaming_seconds(hw, 2.0 * logits);
-        out.backward_s += price.gemms(backward_gemms(head)) + streaming_seconds(hw, 2.0 * logits) +
+        out.backward_s += head_price.gemms(backward_gemms(head)) + streaming_seconds(hw, 2.0 * logits) +
                           streaming_seconds(hw, 4.0 * sh.e * sh.h * sh.rep * sh.tokens);
         out.forward_flops += gemm_flops(head);
         out.backward_flops += 2.0 * gemm_flops(head);

@@ -10,10 +10,8 @@
 // - hardware_per_step adds recomputation's extra forward: full recompute re-runs every block's forward
 //   (2 * block params * tokens + 4 * hidden * seq * tokens per layer), selective recompute re-runs the
 //   attention core (4 * hidden * seq * tokens per layer). The output layer is never recomputed.
-// - Compute time runs the busiest pipeline stage's matmul FLOPs at peak_tflops * matmul_efficiency
-//   (GpuSpec, default 0.75), plus the memory-bound element-wise work (norms, softmax, dropout, GeLU):
-//   Korthikanti's stored-activation bytes streamed through HBM once per forward, twice per backward and
-//   once more for a full recompute.
+// - Compute time comes from the hardware up (compute.hpp, hardware.hpp): each GEMM by its shape,
+//   attention by its kernel, memory-bound kernels at HBM bandwidth.
 //
 // Overlap rules, stated in ONE place (apply_overlap_rules in cost_model.cpp follows them):
 // - Data parallel (DDP all-reduce, ZeRO-1/2 reduce-scatter, HSDP's replica all-reduce): gradients are
@@ -26,6 +24,8 @@
 // - EP: all-to-all dispatch and combine are exposed.
 // - PP: point-to-point activations are the simulator's p2p_time between stages: they lengthen the
 //   critical path at stage boundaries, and the bubble is read off the simulated schedule.
+// - A collective hidden under compute is not free: the compute beside it loses a share of its speed
+//   (hardware.hpp, [OVERLAP]); that loss is part of the dim's exposed time (DimCost::contention_s).
 // Exposed per-micro-batch communication is added to the stage's forward / backward op costs before
 // simulating, so the pipeline magnifies it exactly as it would compute.
 
@@ -86,12 +86,25 @@ struct StageWork {
 // gradient reduction (hidden under the last micro-batch's backward, up to its compute) and ZeRO-1/2's
 // all-gather of the updated weights (exposed). They depend on the layout and ZeRO stage only, not on the
 // micro-batch, recompute or schedule, which lets the planner bound a step before simulating it.
+// What a collective of `comm_s` costs the critical path when it runs beside `compute_s` of work:
+// the compute keeps only (1 - loss) of its speed while the collective runs, so together they take
+// max(comm, compute + loss x comm). `past` is the collective's time beyond the compute, `contention`
+// the compute time lost to running beside it.
+struct OverlapCost {
+    double past = 0;
+    double contention = 0;
+    [[nodiscard]] double total() const noexcept { return past + contention; }
+};
+[[nodiscard]] OverlapCost overlap_cost(double comm_s, double compute_s, double loss) noexcept;
+
 struct StepEndTimes {
     double reduce_s = 0;
     double gather_s = 0;
-    // What the step adds after the pipeline drains when the stage's backward compute is `backward_s`.
+    double overlap_loss = 0;  // HardwareFigures::overlap_compute_loss of the GPU
+    // What the step adds after the pipeline drains when the stage's backward compute is `backward_s`
+    // (never more as the backward grows, so the longest backward gives the least).
     [[nodiscard]] double exposed(double backward_s) const noexcept {
-        return (reduce_s - backward_s > 0.0 ? reduce_s - backward_s : 0.0) + gather_s;
+        return overlap_cost(reduce_s, backward_s, overlap_loss).total() + gather_s;
     }
 };
 [[nodiscard]] StepEndTimes step_end_times(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,

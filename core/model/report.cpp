@@ -45,6 +45,8 @@ std::string report_to_json(const Report& r) {
         dj["collective"] = d.collective;
         dj["bytes_per_step"] = d.bytes_per_step;
         dj["time_s"] = d.time_s;
+        dj["exposed_s"] = d.exposed_s;
+        dj["contention_s"] = d.contention_s;
         dims.push_back(std::move(dj));
     }
     j["mesh"] = Json{{"dims", std::move(dims)}};
@@ -109,7 +111,9 @@ std::string report_to_text(const Report& r) {
             continue;
         }
         os << d.collective << ", " << format_bytes(d.bytes_per_step) << ", " << format_seconds(d.time_s)
-           << " (exposed " << format_seconds(d.exposed_s) << ")\n";
+           << " (exposed " << format_seconds(d.exposed_s);
+        if (d.contention_s > 0) os << ", of which " << format_seconds(d.contention_s) << " compute slowed beside it";
+        os << ")\n";
     }
     os << "\nStep\n";
     os << "  compute       " << or_na(r.time.compute, format_seconds) << "\n";

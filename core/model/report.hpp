@@ -27,6 +27,7 @@ struct DimCost {
     double bytes_per_step = 0;   // bytes one GPU sends in this dim per step
     double time_s = 0;           // alpha-beta time of those collectives per step, before any overlap
     double exposed_s = 0;        // the part left on the critical path (not in DESIGN.md's JSON)
+    double contention_s = 0;     // of exposed_s: compute slowed while these collectives ran beside it
 };
 
 struct ReportTimes {

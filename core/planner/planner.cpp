@@ -19,6 +19,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace shardscope {
 namespace {
@@ -268,9 +269,11 @@ struct LayoutShape {
 // What the groups of one mesh order share: the pipeline specs and step-end collectives (they depend on
 // the links the order gives each dim), which several groups would otherwise build again.
 struct OrderCache {
-    // By (micro_batch, recompute), for ZeRO 0-2, which build the same spec: below stage 3 ZeRO adds no
-    // per-micro-batch communication and places no ranks, and the spec's schedule is always 1f1b here.
-    std::map<std::pair<int64_t, int>, FlooredSpec> specs;
+    // By (micro_batch, recompute, expert all-to-all overlapped), for ZeRO 0-2, which build the same
+    // spec: below stage 3 ZeRO adds no per-micro-batch communication and places no ranks. The spec's
+    // schedule is 1f1b, or DualPipe where that hides the all-to-all.
+    using Key = std::tuple<int64_t, int, bool>;
+    std::map<Key, FlooredSpec> specs;
     std::map<int, std::vector<StepEndTimes>> ends;  // by ZeRO stage (it changes what the step ends with)
 };
 
@@ -351,22 +354,29 @@ public:
     void floor_time(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
                     OrderCache& cache, const DeviceMesh& m, std::vector<Candidate>& out) {
         set_knobs(p, micro_batch, rc);
-        const FlooredSpec* spec = nullptr;
-        FlooredSpec fresh;
-        if (p.zero < 3) {
-            const std::pair<int64_t, int> key{micro_batch, static_cast<int>(rc)};
+        // DualPipe hides the expert all-to-all that 1f1b exposes: its candidates get a spec of their own.
+        const bool overlap_differs = p.ep > 1 && !p.ep_comm_overlap;
+        std::array<std::optional<FlooredSpec>, 2> fresh;
+        const auto spec_for = [&](bool ep_overlapped) -> const FlooredSpec& {
+            work_.training.schedule = ep_overlapped ? Schedule::dualpipe : Schedule::one_f_one_b;
+            const auto build = [&] { return FlooredSpec(scenario_pipeline_spec(work_, counts_, m)); };
+            if (p.zero >= 3) {
+                std::optional<FlooredSpec>& slot = fresh[ep_overlapped ? 1 : 0];
+                if (!slot) slot = build();
+                return *slot;
+            }
+            const OrderCache::Key key{micro_batch, static_cast<int>(rc), ep_overlapped};
             auto it = cache.specs.find(key);
-            if (it == cache.specs.end())
-                it = cache.specs.emplace(key, FlooredSpec(scenario_pipeline_spec(work_, counts_, m))).first;
-            spec = &it->second;
-        } else {
-            fresh = FlooredSpec(scenario_pipeline_spec(work_, counts_, m));
-            spec = &fresh;
-        }
+            if (it == cache.specs.end()) it = cache.specs.emplace(key, build()).first;
+            return it->second;
+        };
         std::vector<StepEndTimes>& ends = cache.ends[p.zero];
         if (ends.empty()) ends = step_end_times_of_runs(work_, counts_, m, shape.starts);
-        const double end_floor = step_end_floor(ends, shape.starts, spec->spec);
-        for (Candidate& c : out) c.floor = makespan_floor(spec->spec, spec->run_ends, c.schedule) + end_floor;
+        for (Candidate& c : out) {
+            const FlooredSpec& spec = spec_for(overlap_differs && c.schedule.schedule == Schedule::dualpipe);
+            c.floor = makespan_floor(spec.spec, spec.run_ends, c.schedule) + step_end_floor(ends, shape.starts, spec.spec);
+        }
+        work_.training.schedule = Schedule::one_f_one_b;
     }
 
 private:

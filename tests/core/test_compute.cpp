@@ -223,3 +223,32 @@ TEST_CASE("every preset scenario keeps hardware FLOP/s under the peak and MFU un
         }
     }
 }
+
+TEST_CASE("fp8: GEMMs at the FP8 rate, each GEMM input cast from BF16, the output layer left in BF16") {
+    Scenario bf16 = round_model();
+    bf16.cluster.gpu.peak_fp8_tflops = 2;
+    Scenario fp8 = bf16;
+    fp8.training.precision = Precision::fp8;
+    const HardwareFigures hw = hardware_figures(fp8.cluster.gpu);
+    // No FP8 figure for this family: Hopper's sustained FP8 ceiling, 0.642 (hardware.cpp).
+    REQUIRE(hw.fp8_gemm_ceiling == doctest::Approx(0.642));
+    const double floor = 3e-6, hbm = 10e9 * 0.89;
+    const StageCompute b = stage_compute(bf16, bf16.parallel, hw, StageBlocks{1, 0, false, false});
+    const StageCompute f = stage_compute(fp8, fp8.parallel, hw, StageBlocks{1, 0, false, false});
+    // The block's 402,653,184 forward GEMM FLOPs move from 1 TFLOP/s x 0.5 to 2 TFLOP/s x 0.642.
+    const double gemm_bf16 = 402653184.0 / 0.5e12 + 4 * floor;
+    const double gemm_fp8 = 402653184.0 / (2e12 * 0.642) + 4 * floor;
+    // Casts, 4 B an element (read 2, write 1 and its transpose 1). Forward: each GEMM's input, T x K:
+    // 256 x (256 + 256 + 256 + 1024). Backward: each output gradient, T x N: 256 x (768 + 256 + 1024 + 256).
+    const double cast_f = 4.0 * 256 * 1792 / hbm;
+    const double cast_b = 4.0 * 256 * 2304 / hbm;
+    CHECK(f.forward_s == doctest::Approx(b.forward_s - gemm_bf16 + gemm_fp8 + cast_f));
+    const double back_bf16 = 2 * 402653184.0 / 0.5e12 + 8 * floor;
+    const double back_fp8 = 2 * 402653184.0 / (2e12 * 0.642) + 8 * floor;
+    CHECK(f.backward_s == doctest::Approx(b.backward_s - back_bf16 + back_fp8 + cast_b));
+    // The output layer runs the same BF16 GEMM either way.
+    const StageCompute bh = stage_compute(bf16, bf16.parallel, hw, StageBlocks{0, 0, false, true});
+    const StageCompute fh = stage_compute(fp8, fp8.parallel, hw, StageBlocks{0, 0, false, true});
+    CHECK(fh.forward_s == doctest::Approx(bh.forward_s));
+    CHECK(fh.backward_s == doctest::Approx(bh.backward_s));
+}

@@ -198,3 +198,25 @@ TEST_CASE("EP: all-to-all dispatch and combine per MoE block, forward and backwa
     CHECK(ep->time_s == doctest::Approx(32 * (2e-6 + 32.0 / 450e9)));
     CHECK(ep->exposed_s == doctest::Approx(ep->time_s));
 }
+
+TEST_CASE("a collective beside compute: past the compute it is exposed, under it the compute slows") {
+    // Together they take max(comm, compute + loss x comm); loss 0.159 (hardware.hpp).
+    const double loss = 0.159;
+    // Well hidden: 1 s of collective under 10 s of compute costs 0.159 s of slowed compute.
+    OverlapCost c = overlap_cost(1.0, 10.0, loss);
+    CHECK(c.past == 0);
+    CHECK(c.contention == doctest::Approx(0.159));
+    // Just past: 1.1 s beside 1 s: together max(1.1, 1 + 0.1749) = 1.1749 s, 0.1 s past the compute
+    // and 0.0749 s of slowing.
+    c = overlap_cost(1.1, 1.0, loss);
+    CHECK(c.past == doctest::Approx(0.1));
+    CHECK(c.contention == doctest::Approx(0.0749));
+    CHECK(c.total() == doctest::Approx(0.1749));
+    // Far past: the compute finishes while the collective still runs; only the collective counts.
+    c = overlap_cost(10.0, 1.0, loss);
+    CHECK(c.past == doctest::Approx(9.0));
+    CHECK(c.contention == 0);
+    // Nothing to hide, or nothing to hide under.
+    CHECK(overlap_cost(0.0, 1.0, loss).total() == 0);
+    CHECK(overlap_cost(1.0, 0.0, loss).total() == doctest::Approx(1.0));
+}

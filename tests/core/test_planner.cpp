@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -183,7 +184,8 @@ TEST_CASE("planner: one node, a model that fits anywhere: pure FSDP over all 8 G
     // By hand, from the overlap rules of cost_model.hpp. 8 sequences on 8 GPUs: a data-parallel
     // layout gives each GPU one micro-batch. FSDP's gathers hide under the forward and backward they
     // feed (NVLink moves this ~0.2 GB model in well under the compute time), and ZeRO-3 has no step-end
-    // reduction, so its step is its compute alone. Every other layout adds something: TP exposes its
+    // reduction, so its step is its compute plus what the compute loses while the gathers run beside
+    // it (15.9% of the gathers' time, hardware.hpp). Every other layout adds something: TP exposes its
     // per-block collectives, PP a bubble, ZeRO-1/2 the all-gather of the updated weights, plain DDP the
     // part of the all-reduce beyond the last backward. Among equal steps the one with the least memory
     // wins, and ZeRO-3 over 8 holds 1/8 of everything: dp_shard 8, zero 3.
@@ -199,9 +201,16 @@ TEST_CASE("planner: one node, a model that fits anywhere: pure FSDP over all 8 G
     CHECK(best.scenario.parallel.pp == 1);
     CHECK(best.scenario.parallel.zero == 3);
     CHECK(best.scenario.parallel.dp_shard * best.scenario.parallel.cp == 8);
-    CHECK(best.exposed_comm_s == 0);
+    const Report rep = build_report(best.scenario);
+    const auto shard = std::find_if(rep.dims.begin(), rep.dims.end(), [](const DimCost& d) { return d.name == "dp_shard"; });
+    REQUIRE(shard != rep.dims.end());
+    CHECK(shard->time_s > 0);
+    CHECK(shard->time_s < best.compute_s);  // hidden: nothing past the compute
+    CHECK(shard->contention_s == doctest::Approx(0.159 * shard->time_s));
+    CHECK(shard->exposed_s == doctest::Approx(shard->contention_s));
+    CHECK(best.exposed_comm_s == doctest::Approx(shard->contention_s));
     CHECK(best.bubble_s == doctest::Approx(0).epsilon(1e-12));
-    CHECK(best.step_s == doctest::Approx(best.compute_s));
+    CHECK(best.step_s == doctest::Approx(best.compute_s + best.exposed_comm_s));
 }
 
 TEST_CASE("planner: objectives, filters and the texts") {
