@@ -65,14 +65,14 @@ std::vector<StepPart> step_parts(const Report& r) {
     std::vector<StepPart> parts;
     if (!r.time.step || !r.time.compute || *r.time.step <= 0) return parts;
     const double step = *r.time.step;
-    const auto add = [&](std::string name, std::string dim, StepPartKind kind, double s) {
-        parts.push_back(StepPart{std::move(name), std::move(dim), kind, s, s / step});
+    const auto add = [&](std::string name, std::string dim, StepPartKind kind, double s, double contention = 0) {
+        parts.push_back(StepPart{std::move(name), std::move(dim), kind, s, s / step, contention});
     };
     add("compute", "", StepPartKind::compute, *r.time.compute);
     double dims_exposed = 0;
     for (const DimCost& d : r.dims) {
         if (d.exposed_s <= 0) continue;
-        add(d.name + " comm", d.name, StepPartKind::communication, d.exposed_s);
+        add(d.name + " comm", d.name, StepPartKind::communication, d.exposed_s, d.contention_s);
         dims_exposed += d.exposed_s;
     }
     // Rounding aside, the dims account for all exposed communication; list a real remainder.

@@ -38,6 +38,7 @@ struct StepPart {
     StepPartKind kind = StepPartKind::compute;
     double seconds = 0;
     double fraction = 0;   // of the step
+    double contention_s = 0;  // of `seconds`: compute slowed while the dim's collectives ran beside it
 };
 
 // compute, then each dim's exposed communication (dims that expose none are left out), then the

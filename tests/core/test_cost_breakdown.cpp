@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace shardscope;
 
 TEST_CASE("memory bars: one bar when pp = 1") {
@@ -67,6 +69,27 @@ TEST_CASE("step parts: compute, each dim's exposed communication and the bubble 
     for (const StepPart& p : parts) has_tp = has_tp || (p.dim == "tp" && p.kind == StepPartKind::communication);
     CHECK(has_tp);
     CHECK(parts.back().name == "bubble");
+}
+
+TEST_CASE("step parts: a hidden collective's part is the compute it slowed, and says so") {
+    // FSDP over one node of 8: the gathers hide under the compute, so all that dp_shard adds to the
+    // step is the slowing of the compute beside them (15.9% of their time, hardware.hpp).
+    Scenario s = default_scenario();
+    s.cluster.nodes = 1;
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_shard = 8;
+    s.parallel.zero = 3;
+    s.training.global_batch = 8;
+    REQUIRE(validate_scenario(s) == "");
+    const Report r = build_report(s);
+    const auto dim = std::find_if(r.dims.begin(), r.dims.end(), [](const DimCost& d) { return d.name == "dp_shard"; });
+    REQUIRE(dim != r.dims.end());
+    REQUIRE(dim->time_s < *r.time.compute);
+    const auto parts = step_parts(r);
+    const auto part = std::find_if(parts.begin(), parts.end(), [](const StepPart& p) { return p.dim == "dp_shard"; });
+    REQUIRE(part != parts.end());
+    CHECK(part->seconds == doctest::Approx(0.159 * dim->time_s));
+    CHECK(part->contention_s == doctest::Approx(part->seconds));
 }
 
 TEST_CASE("step parts: none for a count-only model") {

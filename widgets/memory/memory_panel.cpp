@@ -364,6 +364,12 @@ void MemoryPanel::draw_step_section() {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(seg.colour), "%s", seg.name.c_str());
+        if (!seg.detail.empty()) {
+            // Hidden collectives still take SMs and memory bandwidth from the compute beside them.
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("%s", seg.detail.c_str());
+            ImGui::PopStyleColor();
+        }
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(seg.time_text.c_str());
         ImGui::TableSetColumnIndex(2);
@@ -392,7 +398,8 @@ void MemoryPanel::draw_step_bar() {
         if (size.x + 8.0f < w)
             draw->AddText(ImVec2(x + 4.0f, origin.y + (height - size.y) * 0.5f), IM_COL32(20, 20, 24, 255), text.c_str());
         if (hovered && mouse_x >= a.x && mouse_x < b.x)
-            ImGui::SetTooltip("%s\n%s per step (%s)", seg.name.c_str(), seg.time_text.c_str(), seg.share_text.c_str());
+            ImGui::SetTooltip("%s\n%s per step (%s)%s%s", seg.name.c_str(), seg.time_text.c_str(), seg.share_text.c_str(),
+                              seg.detail.empty() ? "" : "\n", seg.detail.c_str());
         x += w;
     }
     draw->AddRect(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_Border));

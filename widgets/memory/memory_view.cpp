@@ -131,8 +131,10 @@ MemoryView build_memory_view(const AppState& state) {
     }
     v.advice_line = advice_line(v.advice);
     for (const StepPart& p : step_parts(r))
-        v.step.push_back(StepSegmentRecord{p.name, p.dim, p.seconds, p.fraction, step_part_colour(p),
-                                           format_seconds(p.seconds), format_percent(p.fraction)});
+        v.step.push_back(StepSegmentRecord{
+            p.name, p.dim, p.seconds, p.fraction, step_part_colour(p), format_seconds(p.seconds),
+            format_percent(p.fraction),
+            p.contention_s > 0 ? "of it, " + format_seconds(p.contention_s) + " is compute slowed beside it" : ""});
     v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
     v.figures = figures(r);
     v.conventions = r.conventions;

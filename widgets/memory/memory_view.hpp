@@ -42,6 +42,7 @@ struct StepSegmentRecord {
     ImU32 colour = 0;
     std::string time_text;   // "4.06 s"
     std::string share_text;  // "91.0%"
+    std::string detail;      // "of it, 25.0 ms is compute slowed beside it", or ""
 };
 
 struct FigureRecord {
