@@ -13,12 +13,24 @@ TEST_CASE("nice ticks step by 1, 2 or 5 times a power of ten") {
     CHECK(nice_ticks(0, 1, 3) == std::vector<double>{0, 0.5, 1});
     // 3..17 with up to 8 ticks: raw 2 -> 2, starting at the first multiple inside: 4.
     CHECK(nice_ticks(3, 17, 8) == std::vector<double>{4, 6, 8, 10, 12, 14, 16});
+    // 30..92 in at most 4: raw 20.7 -> 50 would leave one tick (50); 20 gives three.
+    CHECK(nice_ticks(30, 92, 4) == std::vector<double>{40, 60, 80});
 }
 
 TEST_CASE("log ticks are the powers of ten inside the range") {
     CHECK(nice_ticks(64, 4.0e9, 12, Scale::log10) == std::vector<double>{1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9});
     // Too many decades for the ticks allowed: every other one.
     CHECK(nice_ticks(1, 1e8, 5, Scale::log10) == std::vector<double>{1, 1e2, 1e4, 1e6, 1e8});
+}
+
+TEST_CASE("an axis in GiB ticks on whole GiB, not on round byte counts") {
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    Axis a("memory per GPU", 40 * gib, 100 * gib);
+    // In bytes (42.9e9 .. 107.4e9) the ticks fall on round byte counts: 55.9, 74.5 and 93.1 GiB.
+    CHECK(axis_ticks(a, 4) == std::vector<double>{6e10, 8e10, 1e11});
+    a.unit = gib;
+    // In GiB: 40..100 in at most 4 ticks, a step of 20 GiB.
+    CHECK(axis_ticks(a, 4) == std::vector<double>{40 * gib, 60 * gib, 80 * gib, 100 * gib});
 }
 
 TEST_CASE("a chart maps data corners to its plotting area and draws into the window") {

@@ -23,6 +23,13 @@ constexpr float kHoverRadius = 12.0f;
 
 }  // namespace
 
+std::vector<double> axis_ticks(const Axis& a, int max_ticks) {
+    const double unit = a.unit > 0 ? a.unit : 1.0;
+    std::vector<double> ticks = nice_ticks(a.min / unit, a.max / unit, max_ticks, a.scale);
+    for (double& t : ticks) t *= unit;
+    return ticks;
+}
+
 std::vector<double> nice_ticks(double min, double max, int max_ticks, Scale scale) {
     std::vector<double> ticks;
     if (!(max > min) || max_ticks < 2) return ticks;
@@ -36,11 +43,17 @@ std::vector<double> nice_ticks(double min, double max, int max_ticks, Scale scal
     }
     const double raw = (max - min) / (max_ticks - 1);
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = magnitude;
+    const auto ticks_with = [&](double step) {
+        return std::floor(max / step + 1e-9) - std::ceil(min / step - 1e-9) + 1.0;
+    };
+    double step = magnitude, smaller = magnitude;
     for (double m : {1.0, 2.0, 5.0, 10.0}) {
+        smaller = step;
         step = m * magnitude;
         if (step >= raw) break;
     }
+    // A jump from 2 to 5 can leave a single tick: take the smaller step when it gives three or more.
+    if (ticks_with(step) < 3 && max_ticks >= 3 && smaller < step && ticks_with(smaller) >= 3) step = smaller;
     const double first = std::ceil(min / step - 1e-9) * step;
     for (double t = first; t <= max + step * 1e-9; t += step) ticks.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
     return ticks;
@@ -77,7 +90,7 @@ void Chart::draw_axes() {
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const float text_h = ImGui::GetTextLineHeight();
     draw_->AddRectFilled(min_, max_, ImGui::GetColorU32(ImGuiCol_FrameBg, 0.35f));
-    for (double t : nice_ticks(y_.min, y_.max, 6, y_.scale)) {
+    for (double t : axis_ticks(y_, 6)) {
         const float y = to_screen(x_.min, t).y;
         draw_->AddLine(ImVec2(min_.x, y), ImVec2(max_.x, y), grid);
         const std::string label = y_.format ? y_.format(t) : plain_number(t);
@@ -85,13 +98,19 @@ void Chart::draw_axes() {
         draw_->AddText(ImVec2(min_.x - sz.x - 4.0f, y - sz.y * 0.5f), text, label.c_str());
     }
     if (!x_.format || x_.scale == Scale::log10 || x_.min != -0.5) {
-        const int max_ticks = std::max(2, static_cast<int>((max_.x - min_.x) / 90.0f));
-        for (double t : nice_ticks(x_.min, x_.max, max_ticks, x_.scale)) {
+        // As many ticks as labels as wide as the widest end's fit, with a gap between them.
+        const auto label_of = [&](double v) { return x_.format ? x_.format(v) : plain_number(v); };
+        const float widest = std::max(ImGui::CalcTextSize(label_of(x_.min).c_str()).x,
+                                      ImGui::CalcTextSize(label_of(x_.max).c_str()).x);
+        const int max_ticks = std::max(2, static_cast<int>((max_.x - min_.x) / (widest + 24.0f)));
+        for (double t : axis_ticks(x_, max_ticks)) {
             const float x = to_screen(t, y_.min).x;
             draw_->AddLine(ImVec2(x, min_.y), ImVec2(x, max_.y), grid);
             const std::string label = x_.format ? x_.format(t) : plain_number(t);
             const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
-            draw_->AddText(ImVec2(x - sz.x * 0.5f, max_.y + 2.0f), text, label.c_str());
+            // Centred under its line, but never past the chart's right edge.
+            const float left = std::min(x - sz.x * 0.5f, frame_max_.x - sz.x);
+            draw_->AddText(ImVec2(left, max_.y + 2.0f), text, label.c_str());
         }
     }
     draw_->AddRect(min_, max_, ImGui::GetColorU32(ImGuiCol_Border));
@@ -176,7 +195,10 @@ void Chart::vertical_line(double x, ImU32 colour, const std::string& label) {
     const float sx = to_screen(x, y_.min).x;
     if (sx < min_.x || sx > max_.x) return;
     draw_->AddLine(ImVec2(sx, min_.y), ImVec2(sx, max_.y), colour, 1.5f);
-    draw_->AddText(ImVec2(sx + 3.0f, min_.y + 2.0f), colour, label.c_str());
+    // Right of the line when the label fits inside the plot, else left of it.
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    const float left = sx + 3.0f + w <= max_.x ? sx + 3.0f : sx - 3.0f - w;
+    draw_->AddText(ImVec2(left, min_.y + 2.0f), colour, label.c_str());
 }
 
 void Chart::point(double x, double y, ImU32 colour, float radius, const std::string& hover_text) {

@@ -23,6 +23,7 @@ struct Axis {
     double min = 0, max = 1;
     Scale scale = Scale::linear;
     Formatter format;  // tick labels; plain numbers when empty
+    double unit = 1;   // ticks fall on nice multiples of this (2^30 for a GiB axis: 40 GiB, not 46.6)
 };
 
 struct Series {
@@ -57,6 +58,8 @@ struct LegendEntry {
 // "Nice" tick positions (1, 2, 5 x 10^k) covering [min, max] with at most max_ticks ticks; on a log
 // axis, the powers of ten inside the range.
 [[nodiscard]] std::vector<double> nice_ticks(double min, double max, int max_ticks, Scale scale = Scale::linear);
+// nice_ticks of an axis counted in its unit, returned in the axis's own values.
+[[nodiscard]] std::vector<double> axis_ticks(const Axis& a, int max_ticks);
 
 // A chart occupying `size` (negative width = fill) at the cursor. Draw series between begin and end.
 class Chart {

@@ -381,9 +381,9 @@ void PlannerPanel::draw_scatter(float height) {
     ImGui::TextUnformatted("Step time against memory per GPU, every layout costed");
     plot::legend({{"#1", kBest}, {"Pareto front", kFront}, {"selected", kSelected}, {"other costed layouts", kOther}});
     const float chart_h = std::max(120.0f, height - ImGui::GetCursorPosY() - 8.0f);
-    plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h),
-                      plot::Axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_memory),
-                      step_axis);
+    plot::Axis memory_axis("memory per GPU", x_lo, x_hi, plot::Scale::linear, format_memory);
+    memory_axis.unit = 1024.0 * 1024.0 * 1024.0;  // ticks on whole GiB, as the labels read
+    plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h), memory_axis, step_axis);
     chart.vertical_line(view_.gpu_memory_bytes, kCapacity, "GPU memory");
     for (const PlannerPoint& p : view_.points)
         if (!p.on_front && p.rank != 1 && p.rank != selected_rank_) chart.point(p.memory_bytes, p.step_s, kOther, 2.5f, p.label);
