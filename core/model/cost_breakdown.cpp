@@ -79,7 +79,7 @@ std::vector<StepPart> step_parts(const Report& r) {
     const double rest = r.time.exposed_comm.value_or(0) - dims_exposed;
     if (rest > 1e-9 * step) add("other comm", "", StepPartKind::communication, rest);
     // A bubble of rounding residue (no pipeline) is not a part.
-    if (r.time.bubble.value_or(0) > 1e-9 * step) add("bubble", "", StepPartKind::bubble, *r.time.bubble);
+    if (r.time.bubble.value_or(0) > 1e-9 * step) add("bubble (busiest stage idle)", "", StepPartKind::bubble, *r.time.bubble);
     return parts;
 }
 

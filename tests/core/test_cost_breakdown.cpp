@@ -68,7 +68,7 @@ TEST_CASE("step parts: compute, each dim's exposed communication and the bubble 
     bool has_tp = false;
     for (const StepPart& p : parts) has_tp = has_tp || (p.dim == "tp" && p.kind == StepPartKind::communication);
     CHECK(has_tp);
-    CHECK(parts.back().name == "bubble");
+    CHECK(parts.back().name == "bubble (busiest stage idle)");
 }
 
 TEST_CASE("step parts: a hidden collective's part is the compute it slowed, and says so") {

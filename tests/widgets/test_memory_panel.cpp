@@ -99,7 +99,7 @@ TEST_CASE("memory panel: the step bar is compute, each dim's exposed communicati
     REQUIRE(v.step.size() >= 3);
     CHECK(v.step.front().name == "compute");
     CHECK(v.step.front().seconds == *r.time.compute);
-    CHECK(v.step.back().name == "bubble");  // pp 2 idles
+    CHECK(v.step.back().name == "bubble (busiest stage idle)");  // pp 2 idles
     CHECK(v.step.back().seconds == *r.time.bubble);
     double seconds = 0, share = 0;
     bool tp = false;

@@ -81,7 +81,7 @@ TEST_CASE("memory panel: each dim's exposed communication is its palette colour;
     for (const ui::StepSegmentRecord& s : v.step) {
         INFO(s.name);
         if (s.name == "compute") CHECK(s.colour == palette::compute_colour());
-        else if (s.name == "bubble") CHECK(s.colour == palette::bubble_colour());
+        else if (s.name == "bubble (busiest stage idle)") CHECK(s.colour == palette::bubble_colour());
         else if (!s.dim.empty()) {
             REQUIRE(palette::dim_colour(s.dim).has_value());
             CHECK(s.colour == *palette::dim_colour(s.dim));

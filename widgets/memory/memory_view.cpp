@@ -89,7 +89,7 @@ std::vector<FigureRecord> figures(const Report& r) {
     out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches)});
     // The simulated schedule's idle share, before communication lengthens the step (the step bar's
     // bubble is a share of the whole step).
-    add("Pipeline bubble (schedule)", r.bubble_fraction, format_percent, "");
+    add("Pipeline bubble (idle share of all stages)", r.bubble_fraction, format_percent, "");
     add("Tokens per second", r.throughput.tokens_per_s, format_count, " tokens/s");
     // Report keeps TFLOP/s; format_flops_rate takes FLOP/s.
     const auto flops = [](const std::optional<double>& tflops) {

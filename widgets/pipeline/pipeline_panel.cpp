@@ -421,7 +421,7 @@ std::string PipelinePanel::lane_title(int lane) const {
     std::string title = schedule_display_name(l.spec.schedule);
     if (l.spec.schedule == Schedule::interleaved_1f1b) title += " (v = " + std::to_string(l.spec.virtual_stages) + ")";
     if (!l.timeline.ok()) return title + ":";
-    return title + "   makespan " + format_seconds(l.timeline.makespan) + ", bubble " +
+    return title + "   makespan " + format_seconds(l.timeline.makespan) + ", bubble (idle share) " +
            format_percent(l.timeline.bubble_fraction);
 }
 
@@ -489,8 +489,8 @@ void PipelinePanel::draw_readout() {
     if (ImGui::BeginTable("readout", 7, flags)) {
         ImGui::TableSetupColumn("Schedule");
         ImGui::TableSetupColumn("Makespan");
-        ImGui::TableSetupColumn("Bubble");
-        ImGui::TableSetupColumn("Closed form");
+        ImGui::TableSetupColumn("Bubble: idle share");
+        ImGui::TableSetupColumn("Bubble: closed form");
         ImGui::TableSetupColumn("Peak in flight (micro-batches)");
         ImGui::TableSetupColumn("Activations at peak");
         const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
