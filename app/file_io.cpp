@@ -202,6 +202,24 @@ std::vector<std::string> load_recent_files() {
     return out;
 }
 
+namespace {
+fs::path welcome_marker_path() {
+    const std::string dir = config_dir();
+    return dir.empty() ? fs::path() : fs::path(dir) / "welcomed";
+}
+}  // namespace
+
+bool welcome_answered_before() {
+    const fs::path p = welcome_marker_path();
+    std::error_code ec;
+    return p.empty() || fs::exists(p, ec);
+}
+
+void remember_welcome_answered() {
+    const fs::path p = welcome_marker_path();
+    if (!p.empty()) (void)write_file_atomically(p.string(), "The first-run welcome was answered.\n");
+}
+
 void save_recent_files(const std::vector<std::string>& paths) {
     const fs::path p = recent_file_path();
     if (!p.empty()) (void)write_file_atomically(p.string(), nlohmann::json(paths).dump(2) + "\n");

@@ -29,5 +29,9 @@ std::string data_dir();
 
 std::vector<std::string> load_recent_files();
 void save_recent_files(const std::vector<std::string>& paths);
+// Whether this user has answered the first-run welcome (a marker in the config folder); false
+// where there is no config folder.
+bool welcome_answered_before();
+void remember_welcome_answered();
 
 }  // namespace shardscope::app

@@ -217,6 +217,10 @@ int run_window(const Options& options) {
     if (!ini_check.message.empty()) state.ui.status = ini_check.message;
     state.ui.recent_files = load_recent_files();
     state.ui.requested_lesson = options.lesson;
+    // A plain first start offers the lessons; one asked for a file, lesson or panel already knows
+    // where it is going.
+    state.ui.show_welcome = !headless_capture && options.config.empty() && options.lesson.empty() &&
+                            options.show.empty() && options.actions.empty() && !welcome_answered_before();
     state.ui.requested_step = options.step;
     if (!options.config.empty() && !open_scenario_file(state, options.config)) {
         // As `report` says it: the file, then its field and rule.
@@ -287,6 +291,10 @@ int run_window(const Options& options) {
         }
         glfwSwapBuffers(window.handle);
         handle_file_requests(state);
+        if (state.ui.welcome_answered) {
+            state.ui.welcome_answered = false;
+            remember_welcome_answered();
+        }
         if (state.requests.quit) glfwSetWindowShouldClose(window.handle, GLFW_TRUE);
     }
 

@@ -30,14 +30,14 @@ inline std::string shell_output(const std::string& cmd) {
 class LiveApp {
 public:
     // Starts shardscope ARGS at WxH in the background, in a scratch folder of its own; `imgui_ini`,
-    // when given, is the layout file the app finds in its config folder.
+    // when given, is the layout file the app finds in its config folder. The user has started the app
+    // before (the first-run welcome was answered) unless `first_run`.
     LiveApp(const std::string& name, const std::string& args, int width = 1600, int height = 1000,
-            const std::string& imgui_ini = "")
+            const std::string& imgui_ini = "", bool first_run = false)
         : dir_(scratch_dir(name)), probe_path_(dir_ / "probe.json") {
-        if (!imgui_ini.empty()) {
-            std::filesystem::create_directories(config_dir());
-            std::ofstream(config_dir() / "imgui.ini", std::ios::binary) << imgui_ini;
-        }
+        std::filesystem::create_directories(config_dir());
+        if (!imgui_ini.empty()) std::ofstream(config_dir() / "imgui.ini", std::ios::binary) << imgui_ini;
+        if (!first_run) std::ofstream(config_dir() / "welcomed") << "answered\n";
         const std::string cmd = "cd '" + dir_.string() + "' && XDG_CONFIG_HOME='" + (dir_ / "config").string() +
                                 "' '" SHARDSCOPE_EXE "' --size " + std::to_string(width) + "x" +
                                 std::to_string(height) + " --ui-probe '" + probe_path_.string() + "' " + args +

@@ -288,3 +288,41 @@ TEST_CASE("hovering a dim in the mesh's data table shows what it exchanges and w
     CHECK(app.probe()["items"].contains("mesh/data/tip/dp_shard"));
     CHECK_FALSE(app.probe()["items"].contains("mesh/data/tip/tp"));
 }
+
+TEST_CASE("a first start offers the lessons: its button, clicked by mouse, opens the first lesson, once") {
+    LiveApp app("mouse-welcome", "", 1600, 1000, "", /*first_run=*/true);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    CHECK_FALSE(std::filesystem::exists(app.config_dir() / "welcomed"));
+    REQUIRE(app.wait_for_item("welcome/start"));
+    REQUIRE(app.click("welcome/start"));
+    const Json probe = app.wait_frames(4);
+    CHECK_FALSE(probe["items"].contains("welcome/start"));
+    // The first lesson at its first step: its scenario (a 70B model on one GPU) and its panels tiled.
+    CHECK(probe["items"].contains("lesson/body"));
+    CHECK(probe["scenario"]["model"]["name"] == "Llama 3 70B");
+    CHECK(probe["scenario"]["cluster"]["gpus_per_node"] == 1);
+    check_tiled(probe);
+    // Answered: the next start does not ask again.
+    CHECK(std::filesystem::exists(app.config_dir() / "welcomed"));
+}
+
+TEST_CASE("the first start's 'Not now', clicked by mouse, closes the welcome and changes nothing else") {
+    LiveApp app("mouse-welcome-not-now", "", 1600, 1000, "", /*first_run=*/true);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("welcome/dismiss"));
+    const Json before = app.probe();
+    REQUIRE(app.click("welcome/dismiss"));
+    const Json after = app.wait_frames(4);
+    CHECK_FALSE(after["items"].contains("welcome/dismiss"));
+    CHECK_FALSE(after["items"].contains("lesson/body"));
+    CHECK(after["scenario"] == before["scenario"]);
+    CHECK(std::filesystem::exists(app.config_dir() / "welcomed"));
+}
+
+TEST_CASE("a returning user's start shows no welcome") {
+    LiveApp app("mouse-welcome-returning", "");  // the marker of an answered welcome is there
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    const Json probe = app.wait_frames(5);
+    CHECK(probe["items"].contains("menu/Help"));
+    CHECK_FALSE(probe["items"].contains("welcome/start"));
+}

@@ -38,6 +38,10 @@ struct UiState {
     int requested_step = 1;
     bool show_about = false;
     bool show_shortcuts = false;
+    // A first run (no marker in the user's config folder) offers the lessons; the app writes the marker
+    // once the newcomer has answered (welcome_answered).
+    bool show_welcome = false;
+    bool welcome_answered = false;
     std::vector<std::pair<std::string, std::string>> library_versions;  // filled by the app
 };
 

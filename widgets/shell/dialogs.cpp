@@ -1,10 +1,16 @@
 #include "widgets/shell/dialogs.hpp"
 
+#include "widgets/shell/item_rects.hpp"
+
 #include <imgui.h>
+
+#include <string>
 
 namespace shardscope::ui {
 
 namespace {
+// The lesson a newcomer starts with (lessons/01_why_split.json).
+constexpr const char* kFirstLessonId = "why-split";
 constexpr const char* kErrorPopup = "Could not use that file###error_modal";
 }
 
@@ -23,6 +29,40 @@ void draw_error_modal(AppState& state) {
         ImGui::CloseCurrentPopup();
     }
     ImGui::EndPopup();
+}
+
+void draw_welcome_window(AppState& state, PanelRegistry& registry) {
+    if (!state.ui.show_welcome) return;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.35f),
+                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(480, 0), ImGuiCond_Appearing);
+    bool open = true;
+    if (ImGui::Begin("Welcome to Shardscope###welcome", &open,
+                     ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings)) {
+        if (ImGui::IsWindowAppearing()) ImGui::SetWindowFocus();  // in front once, then like any window
+        ImGui::TextWrapped("Shardscope shows how LLM training is split across GPUs and what each split costs: "
+                           "what every GPU holds and sends, memory per GPU, step time.");
+        ImGui::Spacing();
+        ImGui::TextWrapped("New to it? Nine short lessons walk through each strategy, driving the panels as they "
+                           "go, each step with a question to check yourself. They are always under Help > "
+                           "Lessons: start here.");
+        ImGui::Spacing();
+        if (ImGui::Button("Start the first lesson")) {
+            const std::string error = registry.run_action(state, "lesson.open=" + std::string(kFirstLessonId));
+            if (!error.empty()) state.ui.status = error;
+            open = false;
+        }
+        note_last_item("welcome/start");
+        ImGui::SameLine();
+        if (ImGui::Button("Not now")) open = false;
+        note_last_item("welcome/dismiss");
+    }
+    ImGui::End();
+    if (!open) {
+        state.ui.show_welcome = false;
+        state.ui.welcome_answered = true;
+    }
 }
 
 void draw_about_window(AppState& state) {

@@ -1,10 +1,13 @@
 #pragma once
 #include "widgets/shell/app_state.hpp"
+#include "widgets/shell/panel.hpp"
 
 namespace shardscope::ui {
 // The error modal (a rejected file's field path and rule), About, Keyboard shortcuts, the status line.
 void draw_error_modal(AppState& state);
 void draw_about_window(AppState& state);
+// First run: what the app is, and a button into the first lesson (or "not now").
+void draw_welcome_window(AppState& state, PanelRegistry& registry);
 void draw_shortcuts_window(AppState& state);
 void draw_status_line(const AppState& state);
 }  // namespace shardscope::ui
