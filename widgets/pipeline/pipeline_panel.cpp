@@ -464,6 +464,8 @@ void PipelinePanel::draw_lane_readout(int lane) {
     const auto peak = std::max_element(t.peak_activation_microbatches.begin(), t.peak_activation_microbatches.end());
     const std::size_t peak_stage = static_cast<std::size_t>(peak - t.peak_activation_microbatches.begin());
     ImGui::Text("%.4g on stage %zu", *peak, peak_stage);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Micro-batches whose activations stage %zu holds at once, at its peak", peak_stage);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_memory(l.activation_bytes[peak_stage]).c_str());
     if (l.activation_bytes.empty() && ImGui::IsItemHovered())
@@ -485,13 +487,18 @@ void PipelinePanel::draw_lane_readout(int lane) {
 }
 
 void PipelinePanel::draw_readout() {
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-    if (ImGui::BeginTable("readout", 7, flags)) {
+    // A narrow tile scrolls the table sideways rather than clipping its last columns.
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float height = static_cast<float>(lane_count() + 1) * (ImGui::GetTextLineHeight() + 2.0f * style.CellPadding.y) +
+                         style.ScrollbarSize + 4.0f;
+    if (ImGui::BeginTable("readout", 7, flags, ImVec2(0.0f, height))) {
         ImGui::TableSetupColumn("Schedule");
         ImGui::TableSetupColumn("Makespan");
         ImGui::TableSetupColumn("Bubble: idle share");
         ImGui::TableSetupColumn("Bubble: closed form");
-        ImGui::TableSetupColumn("Peak in flight (micro-batches)");
+        ImGui::TableSetupColumn("Peak in flight");
         ImGui::TableSetupColumn("Activations at peak");
         const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
         ImGui::TableSetupColumn(target.c_str(), ImGuiTableColumnFlags_WidthStretch);
