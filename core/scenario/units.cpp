@@ -57,7 +57,9 @@ std::string format_memory(double bytes) {
 
 std::string format_seconds(double seconds) {
     static const Step steps[] = {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
-    if (seconds == 0) return "0 s";
+    // Nothing here takes under a nanosecond: a smaller figure is the rounding left by a subtraction
+    // (a step less its parts), and "0.00 ns" would read as a measurement.
+    if (std::fabs(seconds) < 0.5e-9) return "0 s";
     return scaled(seconds, steps);
 }
 

@@ -16,6 +16,10 @@ TEST_CASE("times pick s, ms or us") {
     CHECK(format_seconds(0.0034) == "3.40 ms");
     CHECK(format_seconds(12e-6) == "12.0 us");
     CHECK(format_seconds(0) == "0 s");
+    // Below a nanosecond is rounding residue, not a time.
+    CHECK(format_seconds(3e-12) == "0 s");
+    CHECK(format_seconds(-1e-15) == "0 s");
+    CHECK(format_seconds(2e-9) == "2.00 ns");
 }
 
 TEST_CASE("rates, counts and percentages") {
