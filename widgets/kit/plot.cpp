@@ -1,5 +1,7 @@
 #include "widgets/kit/plot.hpp"
 
+#include "widgets/kit/flow.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -214,11 +216,9 @@ void Chart::end() {
 
 void legend(const std::vector<LegendEntry>& entries) {
     const float box = ImGui::GetTextLineHeight() * 0.8f;
-    const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     for (size_t i = 0; i < entries.size(); ++i) {
         // On the line while the entry fits, else it starts the next line (never clipped at the edge).
-        const float width = box + 4.0f + ImGui::CalcTextSize(entries[i].name.c_str()).x;
-        if (i > 0 && ImGui::GetItemRectMax().x + 14.0f + width <= right_edge) ImGui::SameLine(0, 14.0f);
+        if (i > 0) flow(box + 4.0f + ImGui::CalcTextSize(entries[i].name.c_str()).x, 14.0f);
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const float dy = (ImGui::GetTextLineHeight() - box) * 0.5f;
         ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + dy), ImVec2(p.x + box, p.y + dy + box),

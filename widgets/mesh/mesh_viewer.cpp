@@ -2,6 +2,8 @@
 // groups, the legend and the data table. The editor (controls, draft, actions) is mesh_panel.cpp.
 #include "widgets/mesh/mesh_panel.hpp"
 
+#include "widgets/kit/flow.hpp"
+
 #include "widgets/mesh/mesh_text.hpp"
 
 #include "core/scenario/units.hpp"
@@ -105,14 +107,15 @@ void MeshPanel::draw_toolbar(const DeviceMesh& mesh) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextColored(kMutedColour, "Colour groups of");
     for (Dim d : kAllDims) {
-        ImGui::SameLine();
         const bool active = d == dim_;
         const int64_t size = group_size(mesh, d);
+        const std::string label = name_of(d) + " " + number(size);
+        flow(ImGui::CalcTextSize(label.c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x,
+             ImGui::GetStyle().ItemSpacing.x);
         ImVec4 c = colour_of(d);
         ImGui::PushStyleColor(ImGuiCol_Button, active ? c : ImVec4(c.x, c.y, c.z, 0.16f));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(c.x, c.y, c.z, active ? 1.0f : 0.35f));
         ImGui::PushStyleColor(ImGuiCol_Text, active ? ImVec4(0.07f, 0.07f, 0.09f, 1) : (size > 1 ? c : kMutedColour));
-        const std::string label = name_of(d) + " " + number(size);
         if (ImGui::Button(label.c_str())) dim_ = d;
         ImGui::PopStyleColor(3);
         note_last_item("mesh/dim/" + name_of(d));

@@ -1,5 +1,7 @@
 #include "widgets/pipeline/pipeline_panel.hpp"
 
+#include "widgets/kit/flow.hpp"
+
 #include "core/model/pipeline_scenario.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
@@ -25,7 +27,6 @@ constexpr int kMaxMicrobatchesControl = 1 << 16;  // the simulator's own limit
 constexpr int kMaxVirtualControl = 16;
 constexpr double kMaxStageMilliseconds = 1e6;  // a thousand seconds per micro-batch and stage
 constexpr float kStageTableWidth = 330.0f;
-constexpr float kGroupSpacing = 16.0f;
 
 bool same_costs(const std::vector<StageCost>& a, const std::vector<StageCost>& b) {
     if (a.size() != b.size()) return false;
@@ -55,13 +56,6 @@ bool stages_equal(const PipelineSpec& spec) {
     for (const StageCost& c : spec.costs)
         if (c.f != spec.costs.front().f || c.b != spec.costs.front().b || c.w != spec.costs.front().w) return false;
     return true;
-}
-
-// Controls run left to right and wrap when the next group would not fit, so a narrow tile keeps
-// every control reachable. Call before a group (label + widget) with the group's width.
-void flow(float next_width) {
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    if (ImGui::GetItemRectMax().x + kGroupSpacing + next_width <= right) ImGui::SameLine(0, kGroupSpacing);
 }
 
 float labelled_width(const char* label, float item_width) {

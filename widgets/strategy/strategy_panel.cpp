@@ -1,5 +1,7 @@
 #include "widgets/strategy/strategy_panel.hpp"
 
+#include "widgets/kit/flow.hpp"
+
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
@@ -8,6 +10,8 @@
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <charconv>
@@ -168,7 +172,13 @@ void StrategyPanel::draw_toggle(AppState& state, Dim s) {
 }
 
 void StrategyPanel::draw_toggles(AppState& state) {
-    const int columns = ImGui::GetContentRegionAvail().x > 900 ? 6 : 3;
+    // As many columns (6, 3 or 2: whole rows of the six strategies) as the widest cell allows: FSDP's,
+    // with its three ZeRO radio buttons.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float radio = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize("3").x + 2.0f;
+    const float cell = ImGui::CalcTextSize("ZeRO").x + style.ItemSpacing.x + 3.0f * radio + 2.0f * style.CellPadding.x + 8.0f;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const int columns = avail >= 6.0f * cell ? 6 : avail >= 3.0f * cell ? 3 : 2;
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
     if (ImGui::BeginTable("##strategy_toggles", columns, flags)) {
         for (Dim s : kStrategyOrder) {
@@ -195,8 +205,9 @@ void StrategyPanel::draw_summary(const AppState& state) {
     ImGui::Separator();
     ImGui::Text("%lld GPU%s per copy of the layout", static_cast<long long>(p.product()), p.product() == 1 ? "" : "s");
     // The factors, each in its dim's colour: "= tp 2 x dp_shard 2 x pp 2".
+    // Each "x dim n" stays whole; one that does not fit starts the next line.
     const auto token = [](const char* before, ImU32 colour, const std::string& text) {
-        ImGui::SameLine(0, 0);
+        flow(ImGui::CalcTextSize(before).x + ImGui::CalcTextSize(text.c_str()).x, 0.0f);
         ImGui::TextUnformatted(before);
         ImGui::SameLine(0, 0);
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colour), "%s", text.c_str());
@@ -213,9 +224,11 @@ void StrategyPanel::draw_summary(const AppState& state) {
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(" inside dp_shard x cp)");
     }
-    ImGui::SameLine();
-    ImGui::TextDisabled("  |  cluster: %lld GPUs, %s", static_cast<long long>(state.scenario().cluster.gpu_count()),
-                        state.scenario().cluster.name.c_str());
+    char cluster[160];
+    std::snprintf(cluster, sizeof cluster, "  |  cluster: %lld GPUs, %s",
+                  static_cast<long long>(state.scenario().cluster.gpu_count()), state.scenario().cluster.name.c_str());
+    flow(ImGui::CalcTextSize(cluster).x, 0.0f);
+    ImGui::TextDisabled("%s", cluster);
 }
 
 void StrategyPanel::draw_canvas(const AppState& state) {

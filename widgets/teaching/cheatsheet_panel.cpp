@@ -13,6 +13,7 @@ namespace shardscope::ui {
 namespace {
 
 constexpr int kColumns = 5;
+constexpr float kMinWidthInEms = 62.0f;  // the narrowest column then holds "reduce-scatter" whole
 constexpr std::array<const char*, kColumns> kHeaders = {"Strategy", "Splits", "Communicates", "Costs",
                                                         "Reach for it when"};
 // Shares of the table width: the strategy name is short, the prose columns get the rest.
@@ -83,13 +84,17 @@ void CheatSheetPanel::draw(AppState& state) {
     if (!sheet_) return;
     ImGui::TextDisabled("Click a row to load a small scenario that shows the strategy.");
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float table_w = ImGui::GetContentRegionAvail().x;
+    // Below a readable width the table keeps that width and scrolls sideways: a column narrower than a
+    // word would break words in half.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float table_w = std::max(avail, ImGui::GetFontSize() * kMinWidthInEms);
     std::vector<float> text_widths;
     for (float share : kShares) text_widths.push_back(table_w * share - style.CellPadding.x * 2 - 2);
     rows_ = build_rows(state, text_widths, ImGui::GetTextLineHeight());
 
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_BordersOuter |
-                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                                  (table_w > avail ? ImGuiTableFlags_ScrollX : 0);
     if (!ImGui::BeginTable("cheatsheet", kColumns, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     for (int c = 0; c < kColumns; ++c)

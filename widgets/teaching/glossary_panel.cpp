@@ -13,7 +13,8 @@ namespace shardscope::ui {
 namespace {
 const ImVec4 kTermColour(0.45f, 0.75f, 1.0f, 1.0f);
 const ImVec4 kGroupColour(1.0f, 0.75f, 0.10f, 1.0f);
-constexpr float kListShare = 0.28f;  // the term list's share of the panel width
+constexpr float kListShare = 0.28f;     // the term list's share of the panel width, at least
+constexpr float kListMaxShare = 0.45f;  // and at most, however long the longest term
 constexpr float kReadingWidthEm = 48.0f;  // definitions wrap at a comfortable line length
 
 // The first sentence of a definition: a one-line preview next to a cross-link.
@@ -140,7 +141,15 @@ void GlossaryPanel::draw(AppState& state) {
 
 void GlossaryPanel::draw_list(const GlossaryView& v) {
     const Glossary& g = *shared_glossary();
-    ImGui::BeginChild("terms", ImVec2(ImGui::GetContentRegionAvail().x * kListShare, 0), true);
+    // Wide enough for the longest term (indent, scrollbar and padding included), within a share of the
+    // panel: a narrow tile must not cut the terms short.
+    float longest = 0;
+    for (const GlossaryEntry& e : g.entries()) longest = std::max(longest, ImGui::CalcTextSize(e.term.c_str()).x);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float wanted = longest + style.IndentSpacing + style.ScrollbarSize + 4.0f * style.WindowPadding.x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float width = std::clamp(wanted, avail * kListShare, avail * kListMaxShare);
+    ImGui::BeginChild("terms", ImVec2(width, 0), true);
     if (v.groups.empty()) ImGui::TextDisabled("Nothing matches.");
     for (const GlossaryGroupRows& rows : v.groups) {
         ImGui::TextColored(kGroupColour, "%s", rows.group.c_str());

@@ -284,7 +284,9 @@ void LessonPanel::draw(AppState& state) {
 
 void LessonPanel::draw_list(AppState& state, const LessonView& v) {
     if (!v.has_lesson) {
-        ImGui::TextDisabled("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
+        ImGui::PopStyleColor();
         ImGui::Spacing();
     }
     for (const std::string& e : v.load_errors) ImGui::TextColored(kWrong, "Not loaded: %s", e.c_str());
