@@ -21,11 +21,13 @@ namespace {
 
 void place_window(const Placement& p, bool force) {
     // Below the main menu bar, computed here: 1.86 updates the viewport's work area a frame late, which
-    // would put first-frame windows over the menu bar.
+    // would put first-frame windows over the menu bar. Above the status line's strip, so a message
+    // never covers the bottom of a panel.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float menu_height = ImGui::GetFrameHeight();
+    const float status_height = ImGui::GetFrameHeight();
     const ImVec2 origin(vp->Pos.x, vp->Pos.y + menu_height);
-    const ImVec2 size(vp->Size.x, vp->Size.y - menu_height);
+    const ImVec2 size(vp->Size.x, vp->Size.y - menu_height - status_height);
     const ImGuiCond cond = force ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     ImGui::SetNextWindowPos(ImVec2(origin.x + p.x * size.x, origin.y + p.y * size.y), cond);
     ImGui::SetNextWindowSize(ImVec2(p.w * size.x, p.h * size.y), cond);
