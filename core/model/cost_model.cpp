@@ -69,6 +69,34 @@ Link all_to_all_link(const ClusterSpec& c, Placement at, int64_t ranks) noexcept
     return link;
 }
 
+// One all-to-all (dispatch or combine) of an MoE layer with group-limited routing whose EP group spans
+// nodes, as DeepSeek-V3 runs it (arXiv:2412.19437, section 3.2.2): a token crosses the network once
+// per node its experts sit on, to the GPU of the same index there, which forwards it over NVLink to
+// each of its experts on that node; the two legs overlap. A token reaches at most
+// expert_groups_per_token groups, so at most that many nodes when a group is a node's experts (more
+// when a group spans nodes); of those, (nodes - 1) / nodes are other nodes on average.
+struct GroupLimitedAllToAll {
+    double seconds = 0;
+    double bytes_sent = 0;  // per GPU: over the network and over NVLink
+};
+
+GroupLimitedAllToAll group_limited_all_to_all(const ClusterSpec& c, const ModelSpec& m, Placement at, int64_t ep,
+                                              double tokens, double token_bytes) noexcept {
+    const double per_node = static_cast<double>(std::max<int64_t>(1, at.per_node));
+    const double nodes = std::ceil(static_cast<double>(ep) / per_node);
+    const double nodes_per_group = std::max(1.0, nodes / static_cast<double>(m.expert_groups));
+    const double reached = std::min(nodes, static_cast<double>(m.expert_groups_per_token) * nodes_per_group);
+    const double remote_copies = reached * (nodes - 1.0) / nodes;
+    const double capacity = std::max(1.0, m.capacity_factor);
+    const double network_bytes = tokens * remote_copies * token_bytes * capacity;
+    // Each of the token's top_k copies reaches its expert's GPU over NVLink, but for the one already
+    // on the GPU that received it.
+    const double nvlink_bytes = tokens * static_cast<double>(m.top_k) * (per_node - 1.0) / per_node * token_bytes * capacity;
+    const double network_s = c.inter_node.latency_us * 1e-6 + network_bytes / nic_share_per_gpu(c);
+    const double nvlink_s = c.intra_node.latency_us * 1e-6 + nvlink_bytes / c.intra_node.bytes_per_s();
+    return {std::max(network_s, nvlink_s), network_bytes + nvlink_bytes};
+}
+
 DimLinks worse(DimLinks a, DimLinks b) noexcept {
     const auto rank = [](DimLinks l) {
         switch (l) {
@@ -227,11 +255,18 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         // padded to capacity when a capacity factor is set.
         const double local_tokens = b * seq / as_double(p.cp) / (p.sequence_parallel ? as_double(p.tp) : 1.0);
         const double msg = local_tokens * as_double(m.top_k) * std::max(1.0, m.capacity_factor) * h * cx.act_bytes;
-        const Link link = all_to_all_link(c, cx.ep, p.ep);
-        const double a2a = collective_time(Collective::all_to_all, msg, p.ep, link);
+        double a2a = 0, a2a_bytes = 0;
+        if (m.expert_groups > 0 && cx.ep.links != DimLinks::intra && cx.ep.links != DimLinks::none) {
+            const GroupLimitedAllToAll g = group_limited_all_to_all(c, m, cx.ep, p.ep, local_tokens, h * cx.act_bytes);
+            a2a = g.seconds;
+            a2a_bytes = g.bytes_sent;
+        } else {
+            a2a = collective_time(Collective::all_to_all, msg, p.ep, all_to_all_link(c, cx.ep, p.ep));
+            a2a_bytes = bytes_sent_per_rank(Collective::all_to_all, msg, p.ep);
+        }
         w.ep_forward_s = 2.0 * as_double(out.moe_layers) * a2a;
         w.ep_backward_s = 2.0 * as_double(out.moe_layers) * a2a;
-        out.ep_bytes = 4.0 * as_double(out.moe_layers) * bytes_sent_per_rank(Collective::all_to_all, msg, p.ep);
+        out.ep_bytes = 4.0 * as_double(out.moe_layers) * a2a_bytes;
     }
     return out;
 }

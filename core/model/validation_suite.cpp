@@ -304,6 +304,8 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         m.expert_ffn_hidden = 2048;
         m.shared_experts = 1;
         m.dense_layers = 3;
+        m.expert_groups = 8;  // node-limited routing: at most 4 nodes a token (section 2.1.2)
+        m.expert_groups_per_token = 4;
         Scenario s;
         s.model = m;
         s.cluster = h800;

@@ -1,6 +1,7 @@
 #include "core/scenario/scenario.hpp"
 #include "core/scenario/scenario_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <tuple>
@@ -36,6 +37,8 @@ ModelSpec read_model(const Json& j) {
     m.tie_embeddings = r.bool_field("tie_embeddings", false);
     m.head_dim = r.int_field("head_dim", 0);
     m.capacity_factor = r.number_field("capacity_factor", 0.0);
+    m.expert_groups = r.int_field("expert_groups", 0);
+    m.expert_groups_per_token = r.int_field("expert_groups_per_token", 0);
     m.attention_type = r.enum_field<AttentionType>("attention_type", &attention_type_from_string, "gqa, mla",
                                                    AttentionType::gqa);
     m.q_lora_rank = r.int_field("q_lora_rank", 0);
@@ -191,6 +194,10 @@ Json model_to_json(const ModelSpec& m) {
     if (m.tie_embeddings) j["tie_embeddings"] = true;
     if (m.head_dim > 0) j["head_dim"] = m.head_dim;
     if (m.capacity_factor > 0) j["capacity_factor"] = m.capacity_factor;
+    if (m.expert_groups > 0) {
+        j["expert_groups"] = m.expert_groups;
+        j["expert_groups_per_token"] = m.expert_groups_per_token;
+    }
     if (m.is_mla()) {
         j["attention_type"] = to_string(m.attention_type);
         j["q_lora_rank"] = m.q_lora_rank;
@@ -359,13 +366,28 @@ std::string validate_mla(const ModelSpec& m) {
     return {};
 }
 
+// Group-limited routing: both fields or neither; the groups split the experts evenly; a token's
+// groups are at least one and at most its top_k (each chosen group gives it an expert).
+std::string validate_expert_groups(const ModelSpec& m) {
+    if (m.expert_groups == 0 && m.expert_groups_per_token == 0) return {};
+    if (m.expert_groups < 1 || m.expert_groups > m.experts || m.experts % m.expert_groups != 0)
+        return "model.expert_groups: " + num(m.expert_groups) + " must divide experts (" + num(m.experts) + ")";
+    if (m.expert_groups_per_token < 1 || m.expert_groups_per_token > std::min(m.expert_groups, m.top_k))
+        return "model.expert_groups_per_token: " + num(m.expert_groups_per_token) +
+               " must be between 1 and the smaller of expert_groups (" + num(m.expert_groups) + ") and top_k (" +
+               num(m.top_k) + ")";
+    return {};
+}
+
 std::string validate_experts(const ModelSpec& m) {
     if (auto e = count_in_range("model.experts", m.experts, 0, kMaxExperts); !e.empty()) return e;
     if (m.experts == 0) {
         const std::pair<const char*, int64_t> moe_only[] = {{"model.top_k", m.top_k},
                                                            {"model.expert_ffn_hidden", m.expert_ffn_hidden},
                                                            {"model.shared_experts", m.shared_experts},
-                                                           {"model.dense_layers", m.dense_layers}};
+                                                           {"model.dense_layers", m.dense_layers},
+                                                           {"model.expert_groups", m.expert_groups},
+                                                           {"model.expert_groups_per_token", m.expert_groups_per_token}};
         for (const auto& [path, v] : moe_only)
             if (v != 0) return std::string(path) + ": " + num(v) + " must be 0 for a dense model (experts is 0)";
         return {};
@@ -378,7 +400,7 @@ std::string validate_experts(const ModelSpec& m) {
     if (m.dense_layers < 0 || m.dense_layers >= m.layers)
         return "model.dense_layers: " + num(m.dense_layers) + " must be between 0 and layers - 1 (" +
                num(m.layers - 1) + ")";
-    return {};
+    return validate_expert_groups(m);
 }
 
 }  // namespace

@@ -48,6 +48,11 @@ struct ModelSpec {
     bool tie_embeddings = false;    // the LM head shares the input embedding's matrix
     int64_t head_dim = 0;           // 0: hidden / heads (Qwen3 sets it wider)
     double capacity_factor = 0;     // 0: dropless routing (each expert gets exactly the tokens sent)
+    // Group-limited routing (Hugging Face n_group / topk_group; DeepSeek-V3's node-limited routing):
+    // the routed experts fall into expert_groups equal groups and a token's top_k come from at most
+    // expert_groups_per_token of them. 0 and 0: no limit.
+    int64_t expert_groups = 0;
+    int64_t expert_groups_per_token = 0;
     AttentionType attention_type = AttentionType::gqa;
     // MLA's ranks and head widths (Hugging Face DeepSeek-V3 config names); 0 unless MLA.
     int64_t q_lora_rank = 0;        // 0: queries projected directly

@@ -257,3 +257,83 @@ TEST_CASE("MLA (DeepSeek-V3): parameters by hand, loads and saves, rules name th
     s.model.attention_type = AttentionType::gqa;
     CHECK(validate_scenario(s) == "model.q_lora_rank: 1536 needs attention_type mla");
 }
+
+TEST_CASE("group-limited routing: a token crosses the network once per node it reaches, then NVLink") {
+    // An MoE model of 64 experts, 8 a token, on 8 nodes of 8 GPUs (48 GB/s, 5 us a NIC per GPU; 160 GB/s,
+    // 2 us NVLink), EP 64 over all of them: 8 members per node. One sequence of 1,024 tokens a GPU,
+    // hidden 1,024, bf16: a token is 2,048 bytes.
+    Scenario s = test::small_dense();
+    s.model.hidden = 1024;
+    s.model.heads = 8;
+    s.model.kv_heads = 8;
+    s.model.seq_len = 1024;
+    s.model.experts = 64;
+    s.model.top_k = 8;
+    s.model.expert_ffn_hidden = 512;
+    s.cluster.nodes = 8;
+    s.cluster.gpus_per_node = 8;
+    s.cluster.intra_node = LinkSpec{160, 2};
+    s.cluster.inter_node = LinkSpec{48, 5};
+    s.parallel = ParallelSpec{};
+    s.parallel.dp_shard = 64;
+    s.parallel.ep = 64;
+    s.parallel.zero = 1;
+    s.training.global_batch = 64;
+    s.training.micro_batch = 1;
+    REQUIRE(validate_scenario(s) == "");
+    const double layers = static_cast<double>(s.model.layers);  // every block is MoE
+    // Without a limit, one flat all-to-all of T x top_k tokens: (N-1) alpha + (N-1)/N S / B, where the
+    // (N-k)/N of S bound for other nodes leaves through this GPU's NIC: B = 48 GB/s x 63/56.
+    const double S = 1024.0 * 8 * 2048;
+    const double flat = 63 * 5e-6 + 63.0 / 64 * S / (48e9 * 63.0 / 56);
+    // Dispatch and combine, forward and backward: 4 all-to-alls a layer.
+    CHECK(dim(build_report(s), "ep").time_s == doctest::Approx(4 * layers * flat));
+    // Node-limited as DeepSeek-V3 (8 groups, a node's experts each; 4 a token): a token reaches 4
+    // nodes, 7/8 of them others on average: 3.5 copies over the NIC; then its 8 copies are forwarded
+    // over NVLink, 7/8 of them to another GPU. The legs overlap: the longer counts.
+    s.model.expert_groups = 8;
+    s.model.expert_groups_per_token = 4;
+    REQUIRE(validate_scenario(s) == "");
+    const double network = 5e-6 + 1024.0 * 3.5 * 2048 / 48e9;
+    const double nvlink = 2e-6 + 1024.0 * 8 * 7.0 / 8 * 2048 / 160e9;
+    REQUIRE(network > nvlink);
+    const DimCost& ep = dim(build_report(s), "ep");
+    CHECK(ep.time_s == doctest::Approx(4 * layers * network));
+    CHECK(ep.bytes_per_step == doctest::Approx(4 * layers * 1024.0 * (3.5 + 7.0) * 2048));
+    // Inside one node the limit changes nothing: the flat all-to-all over NVLink.
+    s.parallel.dp_shard = 8;
+    s.parallel.ep = 8;
+    s.parallel.dp_replicate = 8;
+    const DimCost& inside = dim(build_report(s), "ep");
+    CHECK(inside.link == "intra");
+    CHECK(inside.time_s == doctest::Approx(4 * layers * (7 * 2e-6 + 7.0 / 8 * S / 160e9)));
+}
+
+TEST_CASE("group-limited routing's fields: both or neither, groups divide the experts, at most top_k a token") {
+    Scenario s = test::small_dense();
+    s.model.experts = 64;
+    s.model.top_k = 8;
+    s.model.expert_ffn_hidden = 512;
+    s.model.expert_groups = 8;
+    s.model.expert_groups_per_token = 4;
+    CHECK(validate_scenario(s) == "");
+    s.model.expert_groups = 6;
+    CHECK(validate_scenario(s) == "model.expert_groups: 6 must divide experts (64)");
+    s.model.expert_groups = 16;
+    s.model.expert_groups_per_token = 9;
+    CHECK(validate_scenario(s) ==
+          "model.expert_groups_per_token: 9 must be between 1 and the smaller of expert_groups (16) and top_k (8)");
+    s.model.expert_groups_per_token = 0;
+    CHECK(validate_scenario(s) ==
+          "model.expert_groups_per_token: 0 must be between 1 and the smaller of expert_groups (16) and top_k (8)");
+    // Saved and loaded back.
+    s.model.expert_groups_per_token = 2;
+    const ScenarioLoad back = parse_scenario(scenario_to_json(s));
+    REQUIRE(back.scenario.has_value());
+    CHECK(back.scenario->model.expert_groups == 16);
+    CHECK(back.scenario->model.expert_groups_per_token == 2);
+    // A dense model has no experts to group.
+    Scenario dense = test::small_dense();
+    dense.model.expert_groups = 2;
+    CHECK(validate_scenario(dense) == "model.expert_groups: 2 must be 0 for a dense model (experts is 0)");
+}
