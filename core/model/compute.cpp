@@ -329,9 +329,12 @@ StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const Hardw
 
 namespace {
 
-StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu,
                          const StageBlocks& blocks) {
     StageCompute out;
+    // fp32 runs every kernel (GEMMs and attention alike) at the CUDA cores' FP32 rate.
+    HardwareFigures hw = gpu;
+    if (s.training.precision == Precision::fp32) hw.peak_flops = gpu.peak_fp32_flops;
     const bool fp8 = s.training.precision == Precision::fp8;
     const Prices price{hw, fp8 ? hw.peak_fp8_flops : hw.peak_flops, fp8 ? hw.fp8_gemm_ceiling : hw.gemm_ceiling,
                        gemm_elem_bytes(s.training.precision)};

@@ -873,7 +873,11 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
 }
 
 double training_peak_tflops(const Scenario& s) noexcept {
-    return s.training.precision == Precision::fp8 ? s.cluster.gpu.peak_fp8_tflops : s.cluster.gpu.peak_tflops;
+    switch (s.training.precision) {
+        case Precision::fp8: return s.cluster.gpu.peak_fp8_tflops;
+        case Precision::fp32: return hardware_figures(s.cluster.gpu).peak_fp32_flops / 1e12;
+        default: return s.cluster.gpu.peak_tflops;
+    }
 }
 
 namespace {

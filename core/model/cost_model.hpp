@@ -157,8 +157,8 @@ private:
 [[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
                                   PipelineMemo* memo);
 
-// The dense peak of the dtype the GEMMs run in: peak_fp8_tflops under fp8 precision, else peak_tflops.
-// MFU's denominator.
+// The dense peak of the dtype the GEMMs run in: peak_fp8_tflops under fp8 precision, the FP32 CUDA-core
+// peak under fp32 (hardware.hpp), else peak_tflops. MFU's denominator.
 [[nodiscard]] double training_peak_tflops(const Scenario& s) noexcept;
 
 // What every report of a scenario that passed validate_scenario must satisfy: the step positive and

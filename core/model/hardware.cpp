@@ -25,6 +25,7 @@ struct Family {
     double flash_forward;
     double flash_backward;
     double hbm_fraction;
+    double fp32_per_bf16;  // FP32 CUDA-core peak over the dense BF16 peak [DS]
     const char* source;
 };
 
@@ -34,7 +35,7 @@ struct Family {
 // FlashAttention-2 forward up to 73% of peak and
 // 50-73% over its sweep [FA2]: 0.70 forward at long sequences, and 0.60 backward (the paper's figures
 // put backward below forward; 0.60 sits inside the published range); HBM 1,818 / 2,039 GB/s [HBM].
-constexpr Family kAmpere{"A100", 108, 0.799, 0.0, 0.70, 0.60, 0.89,
+constexpr Family kAmpere{"A100", 108, 0.799, 0.0, 0.70, 0.60, 0.89, 19.5 / 312,
                          "A100 figures: 108 SMs (datasheet); large BF16 GEMMs 249 of 312 TFLOP/s sustained (271 in a "
                          "burst, Bekman's MAMF table, times the 0.919 a public A100 sweep loses at its power limit); "
                          "FlashAttention-2 0.70 forward / 0.60 backward of peak (Dao 2023: 50-73%); "
@@ -46,17 +47,17 @@ constexpr Family kAmpere{"A100", 108, 0.799, 0.0, 0.70, 0.60, 0.89,
 // Hopper run FlashAttention-2 (PyTorch's SDPA: 335 forward, 322 backward TFLOP/s at 16k, causal
 // hd128) or FA3-class kernels (Transformer Engine / cuDNN: 616 and 561) [FA3]: the midpoint of the
 // two, 0.48 forward and 0.45 backward of 989. HBM 2,959 / 3,350 GB/s [HBM].
-constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, 0.48, 0.45, 0.88,
+constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, 0.48, 0.45, 0.88, 67.0 / 989,
                          "Hopper figures: 132 SMs (datasheet); large BF16 GEMMs 720 of 989 TFLOP/s sustained "
                          "(10240^3 in a public torch.matmul sweep; 794 in short bursts, Bekman's MAMF table) and FP8 "
                          "1271 of 1979 (MAMF's 1403 burst at the same sustained ratio); flash attention 0.48 forward / 0.45 backward of "
                          "peak, midway between FlashAttention-2 and -3 on H100 (Shah et al. 2024, figs. 5-6); HBM 88% "
                          "of datasheet (measured copy)"};
 // B200: no public microbenchmark among our sources; Hopper's fractions stand in, 148 SMs.
-constexpr Family kBlackwell{"Blackwell", 148, 0.728, 0.642, 0.48, 0.45, 0.88,
+constexpr Family kBlackwell{"Blackwell", 148, 0.728, 0.642, 0.48, 0.45, 0.88, 67.0 / 989,
                             "Blackwell figures: no public GEMM/attention microbenchmark in Shardscope's sources; "
                             "Hopper's achieved fractions stand in (148 SMs)"};
-constexpr Family kGeneric{"generic", 132, 0.728, 0.642, 0.48, 0.45, 0.88,
+constexpr Family kGeneric{"generic", 132, 0.728, 0.642, 0.48, 0.45, 0.88, 67.0 / 989,
                           "unknown GPU: Hopper's achieved fractions stand in; set cluster.gpu.matmul_efficiency and "
                           "sm_count from a measurement"};
 
@@ -119,6 +120,7 @@ HardwareFigures figures_of(const GpuSpec& g) {
     hw.sm_count = g.sm_count.value_or(f.sm_count);
     hw.peak_flops = g.peak_tflops * 1e12;
     hw.peak_fp8_flops = g.peak_fp8_tflops * 1e12;
+    hw.peak_fp32_flops = hw.peak_flops * f.fp32_per_bf16;
     hw.gemm_ceiling = g.matmul_efficiency.value_or(f.gemm_ceiling);
     hw.fp8_gemm_ceiling = f.fp8_gemm_ceiling > 0 ? f.fp8_gemm_ceiling : kHopper.fp8_gemm_ceiling;
     hw.flash_forward = f.flash_forward;

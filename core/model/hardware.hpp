@@ -29,7 +29,8 @@
 //         launch overhead is about 3 us on recent hardware and software.
 // [SMI]   nvidia-smi totals: H100 80GB 81,559 MiB; A100 80GB 81,920 MiB; A100 40GB 40,960 MiB
 //         (github.com/modal-labs/modal-client/pull/2797; github.com/NVIDIA/nccl/issues/1264).
-// [DS]    Datasheets: A100 108 SMs, H100 SXM 132 SMs (NVIDIA Ampere / Hopper whitepapers).
+// [DS]    Datasheets: A100 108 SMs, H100 SXM 132 SMs (NVIDIA Ampere / Hopper whitepapers); FP32 (no
+//         tensor cores) A100 19.5 TFLOP/s against 312 BF16, H100 SXM 67 against 989.
 // [OVERLAP] S. Lee et al., "Characterizing Compute-Communication Overlap in GPU-Accelerated Distributed
 //         Deep Learning: Performance and Power Implications", arXiv:2507.03114 (2025): a GEMM-heavy
 //         kernel runs on average 18.9% slower while a collective runs beside it on the same GPU
@@ -49,6 +50,9 @@ struct HardwareFigures {
     int64_t sm_count = 132;
     double peak_flops = 0;          // dense BF16 (or the training dtype's) FLOP/s
     double peak_fp8_flops = 0;      // 0 = none
+    // FP32 on the CUDA cores: PyTorch runs fp32 matmuls without tensor cores unless TF32 is allowed,
+    // and it is not by default (torch.backends.cuda.matmul.allow_tf32, False since 1.12) [DS]
+    double peak_fp32_flops = 0;
     double gemm_ceiling = 0.8;      // the best large GEMM's fraction of peak [MAMF]
     double fp8_gemm_ceiling = 0.7;  // the same for FP8 GEMMs [MAMF]
     double flash_forward = 0.6;     // long-sequence causal flash attention, fraction of peak

@@ -314,11 +314,16 @@ bool ends_with(std::string_view s, std::string_view tail) {
 }
 }  // namespace
 
+namespace {
+// Shares of one (0..1), which the panels show as percentages.
+bool is_fraction_quantity(std::string_view name) { return name == "report.bubble_fraction" || name == "report.mfu"; }
+}  // namespace
+
 std::string format_quantity(std::string_view name, double value) {
     const QuantityInfo* info = find_quantity(name);
     const std::string unit = info ? info->unit : "";
     if (name == "report.fits" || name == "mesh.hsdp" || ends_with(name, ".inter")) return value != 0 ? "yes" : "no";
-    if (name == "report.bubble_fraction" || name == "report.mfu") return three_digits(value) + " (" + format_percent(value) + ")";
+    if (is_fraction_quantity(name)) return three_digits(value) + " (" + format_percent(value) + ")";
     if (unit == "GiB") return format_memory(value * kGib);
     if (unit == "s") return format_seconds(value);
     if (unit == "billion") return three_digits(value) + " billion";
@@ -389,7 +394,10 @@ CheckAnswer answer_check(const LessonCheck& check, const Scenario& s) {
 bool number_answer_is_right(const LessonCheck& check, double computed, double typed) noexcept {
     if (!std::isfinite(typed)) return false;
     const double allowed = std::max(check.tolerance * std::fabs(computed), check.absolute_tolerance);
-    return std::fabs(typed - computed) <= allowed;
+    if (std::fabs(typed - computed) <= allowed) return true;
+    // A share the panels print as a percentage may be typed as one: 33.1 for 0.331.
+    return is_fraction_quantity(check.quantity) && typed > 1 && typed <= 100 &&
+           std::fabs(typed / 100.0 - computed) <= allowed;
 }
 
 std::vector<std::string> verify_lesson_checks(const Lesson& lesson) {

@@ -252,3 +252,28 @@ TEST_CASE("fp8: GEMMs at the FP8 rate, each GEMM input cast from BF16, the outpu
     CHECK(fh.forward_s == doctest::Approx(bh.forward_s));
     CHECK(fh.backward_s == doctest::Approx(bh.backward_s));
 }
+
+TEST_CASE("fp32 runs on the CUDA cores: every kernel at the FP32 peak, and MFU against it") {
+    // H100 SXM: 67 TFLOP/s FP32 against 989 dense BF16 (datasheet); PyTorch does not use TF32 for
+    // fp32 matmuls by default.
+    const HardwareFigures hw = hardware_figures(h100());
+    CHECK(hw.peak_fp32_flops == doctest::Approx(67e12));
+    CHECK(hardware_figures(a100()).peak_fp32_flops == doctest::Approx(19.5e12));
+    Scenario s = default_scenario();
+    s.training.precision = Precision::fp32;
+    CHECK(training_peak_tflops(s) == doctest::Approx(67.0));
+    const Report r = build_report(s);
+    // No tensor cores: the hardware rate stays under the FP32 peak, and MFU is taken against it.
+    CHECK(*r.throughput.hardware_tflops_per_gpu < 67.0);
+    CHECK(*r.throughput.mfu == doctest::Approx(*r.throughput.model_tflops_per_gpu / 67.0));
+    // The one-SM round model ("A100 test", 1 TFLOP/s BF16, so 1/16 of it in FP32): its flash attention
+    // forward takes exactly 16 times as long, and its 402,653,184 GEMM FLOPs add at least 15 x their
+    // BF16 time (more: fp32 activations also stream twice the bytes).
+    Scenario round = round_model();
+    const HardwareFigures slow = hardware_figures(round.cluster.gpu);
+    const StageCompute b16 = stage_compute(round, round.parallel, slow, StageBlocks{1, 0, false, false});
+    round.training.precision = Precision::fp32;
+    const StageCompute f32 = stage_compute(round, round.parallel, slow, StageBlocks{1, 0, false, false});
+    CHECK(f32.attention_forward_s == doctest::Approx(16.0 * b16.attention_forward_s));
+    CHECK(f32.forward_s - b16.forward_s >= 15.0 * 402653184.0 / 0.5e12 + 15.0 * b16.attention_forward_s);
+}

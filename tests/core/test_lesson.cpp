@@ -191,6 +191,20 @@ TEST_CASE("number answers are graded with a relative tolerance and an absolute f
     CHECK(number_answer_is_right(c, 0, 0.001));
 }
 
+TEST_CASE("a share the panels show as a percentage may be typed as one") {
+    LessonCheck c;
+    c.tolerance = 0.05;
+    c.quantity = "report.bubble_fraction";
+    // The Pipeline timeline shows 33.1%; 0.331 and 33.1 are both right, 3.31 is not.
+    CHECK(number_answer_is_right(c, 0.331, 0.331));
+    CHECK(number_answer_is_right(c, 0.331, 33.1));
+    CHECK_FALSE(number_answer_is_right(c, 0.331, 3.31));
+    CHECK_FALSE(number_answer_is_right(c, 0.331, 40));
+    // Not for a quantity that is no share: 33.1 GiB is not 0.331 GiB.
+    c.quantity = "report.memory.total_gib";
+    CHECK_FALSE(number_answer_is_right(c, 0.331, 33.1));
+}
+
 TEST_CASE("format_quantity uses the shared unit helpers") {
     // GiB, as every panel shows memory: what a student reads off a bar is what the quiz expects.
     CHECK(format_quantity("report.memory.total_gib", 79.6) == "79.6 GiB");

@@ -172,8 +172,9 @@ void MeshPanel::draw_summary(const AppState& state) {
             talk = " They talk by " + cost->collective + ": " + format_bytes(cost->bytes_per_step) +
                    " per GPU per step, " + format_seconds(cost->time_s) + ".";
         }
-        ImGui::TextWrapped("%s groups of %s GPUs (stride %s). %s%s", number(sum.groups).c_str(),
-                           number(sum.size).c_str(), number(sum.stride).c_str(), where.c_str(), talk.c_str());
+        const std::string groups = sum.groups == 1 ? "1 group" : number(sum.groups) + " groups";
+        ImGui::TextWrapped("%s of %s GPU%s (stride %s). %s%s", groups.c_str(), number(sum.size).c_str(),
+                           sum.size == 1 ? "" : "s", number(sum.stride).c_str(), where.c_str(), talk.c_str());
     }
     if (mesh.is_hsdp()) {
         ImGui::TextColored(ImVec4(0.45f, 0.85f, 0.65f, 1), "HSDP");

@@ -39,7 +39,14 @@ void outline_current_window(float seconds) {
     const ImVec2 min = ImGui::GetWindowPos();
     const ImVec2 max(min.x + ImGui::GetWindowWidth(), min.y + ImGui::GetWindowHeight());
     const ImU32 colour = ImGui::GetColorU32(ImVec4(1.0f, 0.75f, 0.1f, 0.45f + 0.55f * pulse));
-    ImGui::GetForegroundDrawList()->AddRect(min, max, colour, 4.0f, 0, 2.0f + 2.0f * pulse);
+    // On the panel's own draw list, inside its edge: a window floating above the panel covers the
+    // outline as it covers the panel (the foreground list would draw it across that window).
+    const float thickness = 2.0f + 2.0f * pulse;
+    const float inset = thickness * 0.5f;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->PushClipRect(min, max, false);
+    draw->AddRect(ImVec2(min.x + inset, min.y + inset), ImVec2(max.x - inset, max.y - inset), colour, 4.0f, 0, thickness);
+    draw->PopClipRect();
 }
 
 }  // namespace
@@ -93,8 +100,8 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         place_window(panel->placement(), panel->placed_layout_ != layout_ && asked);
         panel->placed_layout_ = layout_;
         const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
-        if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         if (visible) panel->draw(state);
+        if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         ImGui::End();
     }
 }

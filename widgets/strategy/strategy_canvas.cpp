@@ -141,8 +141,9 @@ private:
         const int64_t rows = (n + per_row - 1) / per_row;
         y += static_cast<float>(rows) * (h + kChipGap);
         if (own_.leftover_copies > 1) {
-            text({0, y}, "The cluster's other GPUs run " + std::to_string(own_.leftover_copies - 1) +
-                             " more copies of this layout as plain data-parallel replicas.",
+            const int64_t more = own_.leftover_copies - 1;
+            text({0, y}, "The cluster's other GPUs run " + std::to_string(more) + (more == 1 ? " more copy" : " more copies") +
+                             " of this layout as a plain data-parallel replica" + (more == 1 ? "." : "s."),
                  kTextDim, small_);
             y += small_ + 4;
         }
