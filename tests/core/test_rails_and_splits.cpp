@@ -297,14 +297,16 @@ TEST_CASE("group-limited routing: a token crosses the network once per node it r
     const double network = 5e-6 + 1024.0 * 3.5 * 2048 / 48e9;
     const double nvlink = 2e-6 + 1024.0 * 8 * 7.0 / 8 * 2048 / 160e9;
     REQUIRE(network > nvlink);
-    const DimCost& ep = dim(build_report(s), "ep");
+    const Report limited = build_report(s);
+    const DimCost& ep = dim(limited, "ep");
     CHECK(ep.time_s == doctest::Approx(4 * layers * network));
     CHECK(ep.bytes_per_step == doctest::Approx(4 * layers * 1024.0 * (3.5 + 7.0) * 2048));
     // Inside one node the limit changes nothing: the flat all-to-all over NVLink.
     s.parallel.dp_shard = 8;
     s.parallel.ep = 8;
     s.parallel.dp_replicate = 8;
-    const DimCost& inside = dim(build_report(s), "ep");
+    const Report one_node = build_report(s);
+    const DimCost& inside = dim(one_node, "ep");
     CHECK(inside.link == "intra");
     CHECK(inside.time_s == doctest::Approx(4 * layers * (7 * 2e-6 + 7.0 / 8 * S / 160e9)));
 }
