@@ -36,6 +36,15 @@ Scenario billion_on_two_nodes() {
     return s;
 }
 
+// The small dense model (hidden 1,024) with 64 routed experts of width 512, 8 a token.
+Scenario moe_64_experts() {
+    Scenario s = test::small_dense();
+    s.model.experts = 64;
+    s.model.top_k = 8;
+    s.model.expert_ffn_hidden = 512;
+    return s;
+}
+
 }  // namespace
 
 TEST_CASE("rails: a group with k members per node crosses nodes over k NICs") {
@@ -262,14 +271,9 @@ TEST_CASE("group-limited routing: a token crosses the network once per node it r
     // An MoE model of 64 experts, 8 a token, on 8 nodes of 8 GPUs (48 GB/s, 5 us a NIC per GPU; 160 GB/s,
     // 2 us NVLink), EP 64 over all of them: 8 members per node. One sequence of 1,024 tokens a GPU,
     // hidden 1,024, bf16: a token is 2,048 bytes.
-    Scenario s = test::small_dense();
-    s.model.hidden = 1024;
-    s.model.heads = 8;
-    s.model.kv_heads = 8;
+    Scenario s = moe_64_experts();
+    REQUIRE(s.model.hidden == 1024);
     s.model.seq_len = 1024;
-    s.model.experts = 64;
-    s.model.top_k = 8;
-    s.model.expert_ffn_hidden = 512;
     s.cluster.nodes = 8;
     s.cluster.gpus_per_node = 8;
     s.cluster.intra_node = LinkSpec{160, 2};
@@ -312,10 +316,7 @@ TEST_CASE("group-limited routing: a token crosses the network once per node it r
 }
 
 TEST_CASE("group-limited routing's fields: both or neither, groups divide the experts, at most top_k a token") {
-    Scenario s = test::small_dense();
-    s.model.experts = 64;
-    s.model.top_k = 8;
-    s.model.expert_ffn_hidden = 512;
+    Scenario s = moe_64_experts();
     s.model.expert_groups = 8;
     s.model.expert_groups_per_token = 4;
     CHECK(validate_scenario(s) == "");

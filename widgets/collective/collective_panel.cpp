@@ -1,5 +1,7 @@
 #include "widgets/collective/collective_panel.hpp"
 
+#include "widgets/kit/flow.hpp"
+
 #include "core/collectives/collective_figures.hpp"
 #include "core/collectives/collectives.hpp"
 #include "core/scenario/units.hpp"
@@ -80,12 +82,8 @@ constexpr NamedSetup kSetups[] = {
     return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
 }
 
-// Places the next control on this line when it fits, else on the next one (narrow windows).
-void flow(float next_width) {
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    const float spacing = ImGui::GetStyle().ItemSpacing.x * 2.0f;
-    if (ImGui::GetItemRectMax().x + spacing + next_width < right) ImGui::SameLine(0, spacing);
-}
+// Controls wrap in narrow windows (kit flow), two item spacings apart.
+void flow_control(float next_width) { flow(next_width, ImGui::GetStyle().ItemSpacing.x * 2.0f); }
 
 [[nodiscard]] float labelled_width(float widget, const char* label) {
     return widget + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
@@ -413,7 +411,7 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
     note_last_item("collective/collective");
     glossary_tooltip_for_last_item(glossary_term(next.collective));
 
-    flow(labelled_width(170, "algorithm"));
+    flow_control(labelled_width(170, "algorithm"));
     ImGui::SetNextItemWidth(170);
     if (ImGui::BeginCombo("algorithm", c_label(to_string(next.algorithm)).c_str())) {
         for (StepAlgorithm a : step_algorithms_for(next.collective)) {
@@ -427,12 +425,12 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
     note_last_item("collective/algorithm");
     glossary_tooltip_for_last_item(glossary_term(next.algorithm));
 
-    flow(labelled_width(130, "GPUs (N)"));
+    flow_control(labelled_width(130, "GPUs (N)"));
     ImGui::SetNextItemWidth(130);
     changed |= ImGui::SliderInt("GPUs (N)", &next.ranks, kMinRanks, kMaxRanks);
     note_last_item("collective/ranks");
 
-    flow(labelled_width(110, "GPUs per node"));
+    flow_control(labelled_width(110, "GPUs per node"));
     ImGui::SetNextItemWidth(110);
     if (ImGui::SliderInt("GPUs per node", &next.gpus_per_node, 1, kMaxRanks)) {
         changed = gpus_per_node_touched = true;
@@ -442,7 +440,7 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
                           static_cast<int>(state.scenario().cluster.gpus_per_node));
     note_last_item("collective/gpus_per_node");
 
-    flow(labelled_width(140, "message size"));
+    flow_control(labelled_width(140, "message size"));
     ImGui::SetNextItemWidth(140);
     int size_log2 = static_cast<int>(std::lround(std::log2(std::max(next.message_bytes, 1.0))));
     size_log2 = std::clamp(size_log2, kMinSizeLog2, kMaxSizeLog2);
@@ -454,7 +452,7 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
     note_last_item("collective/size");
 
     if (next.collective == Collective::broadcast || next.collective == Collective::reduce) {
-        flow(labelled_width(90, "root"));
+        flow_control(labelled_width(90, "root"));
         ImGui::SetNextItemWidth(90);
         changed |= ImGui::SliderInt("root", &next.root, 0, next.ranks - 1);
     }
@@ -494,7 +492,7 @@ void CollectivePanel::draw_transport() {
     const int total = step_total();
     int shown = static_cast<int>(std::floor(position_ + 1e-4f));
     const std::string scrub_format = "step %d of " + std::to_string(total);
-    flow(260);
+    flow_control(260);
     ImGui::SetNextItemWidth(260);
     if (ImGui::SliderInt("##scrub", &shown, 0, std::max(total, 1), scrub_format.c_str())) {
         playing_ = false;
@@ -502,7 +500,7 @@ void CollectivePanel::draw_transport() {
     }
     note_last_item("collective/scrub");
 
-    flow(labelled_width(150, "speed"));
+    flow_control(labelled_width(150, "speed"));
     ImGui::SetNextItemWidth(150);
     ImGui::SliderFloat("speed", &speed_, 0.25f, 8.0f, "%.2g steps/s", ImGuiSliderFlags_Logarithmic);
     if (!usable) ImGui::EndDisabled();

@@ -1,5 +1,7 @@
 #include "widgets/measure/measure_panel.hpp"
 
+#include "widgets/kit/flow.hpp"
+
 #include "widgets/kit/background_job.hpp"
 
 #include "core/model/hardware.hpp"
@@ -40,12 +42,8 @@ TextFileWriter& file_writer() {
 
 
 
-// Places the next control on this line when it fits, else on the next one (narrow windows).
-void flow(float next_width) {
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    const float spacing = ImGui::GetStyle().ItemSpacing.x * 2.0f;
-    if (ImGui::GetItemRectMax().x + spacing + next_width < right) ImGui::SameLine(0, spacing);
-}
+// Controls wrap in narrow windows (kit flow), two item spacings apart.
+void flow_control(float next_width) { flow(next_width, ImGui::GetStyle().ItemSpacing.x * 2.0f); }
 
 [[nodiscard]] float labelled(float widget, const char* label) {
     return widget + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
@@ -385,7 +383,7 @@ void MeasurePanel::draw_controls(AppState& state) {
     }
     note_last_item("measure/op");
     const auto size_field = [&](const char* label, char* text, std::size_t size, double& target) {
-        flow(labelled(90, label));
+        flow_control(labelled(90, label));
         ImGui::SetNextItemWidth(90);
         if (ImGui::InputText(label, text, size)) {
             if (const auto bytes = parse_byte_size(text)) target = *bytes;
@@ -395,18 +393,18 @@ void MeasurePanel::draw_controls(AppState& state) {
     };
     size_field("min (-b)", min_text_, sizeof min_text_, spec_.min_bytes);
     size_field("max (-e)", max_text_, sizeof max_text_, spec_.max_bytes);
-    flow(labelled(70, "factor (-f)"));
+    flow_control(labelled(70, "factor (-f)"));
     ImGui::SetNextItemWidth(70);
     ImGui::InputDouble("factor (-f)", &spec_.factor, 0, 0, "%g");
     const auto int_field = [&](const char* label, int& v, int lo) {
-        flow(labelled(90, label));
+        flow_control(labelled(90, label));
         ImGui::SetNextItemWidth(90);
         if (ImGui::InputInt(label, &v)) v = std::max(v, lo);
     };
     int_field("iters (-n)", spec_.iters, 1);
     int_field("warmup (-w)", spec_.warmup, 0);
     int_field("GPUs (-g, 0 = all)", spec_.gpus, 0);
-    flow(labelled(20, "check"));
+    flow_control(labelled(20, "check"));
     ImGui::Checkbox("check", &spec_.check);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Verify every result against the closed form (rank-dependent data)");
     ImGui::EndDisabled();
@@ -414,7 +412,7 @@ void MeasurePanel::draw_controls(AppState& state) {
     const std::string invalid = validate_sweep(spec_);
     const bool one_gpu = status_.ready && (status_.devices < 2 || spec_.gpus == 1);
     const char* run_label = one_gpu ? "Measure one GPU (HBM, GEMM)" : "Run sweep";
-    flow(ImGui::CalcTextSize(run_label).x + 20);
+    flow_control(ImGui::CalcTextSize(run_label).x + 20);
     ImGui::BeginDisabled(busy || !status_.ready || !invalid.empty());
     if (ImGui::Button(run_label)) {
         if (std::string e = start(state); !e.empty()) last_error_ = e;

@@ -1,6 +1,7 @@
 #include "widgets/memory/memory_panel.hpp"
 
 #include "core/scenario/units.hpp"
+#include "widgets/kit/flow.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/shell/item_rects.hpp"
@@ -75,13 +76,10 @@ void memory_legend(const std::string& capacity_label) {
     std::vector<plot::LegendEntry> entries;
     for (palette::MemoryPart part : kMemoryParts)
         entries.push_back({palette::memory_part_name(part), palette::memory_part_colour(part)});
-    // The right edge of the column (a table cell in the wide layout), taken before the legend moves on.
-    const float right_edge = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     plot::legend(entries);
     const float h = ImGui::GetTextLineHeight();
-    // On the same line when it fits there, else on its own.
-    const float needed = 14.0f + h * 1.4f + 4.0f + ImGui::CalcTextSize(capacity_label.c_str()).x;
-    if (ImGui::GetItemRectMax().x + needed <= right_edge) ImGui::SameLine(0, 14.0f);
+    // On the legend's line when it fits there (in the column's cell, in the wide layout), else on its own.
+    flow(h * 1.4f + 4.0f + ImGui::CalcTextSize(capacity_label.c_str()).x, 14.0f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + h * 0.5f), ImVec2(p.x + h * 1.4f, p.y + h * 0.5f), kCapacityLine, 2.0f);
     ImGui::Dummy(ImVec2(h * 1.4f, h));
