@@ -1,8 +1,11 @@
 // `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]
-//                  [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1] [--threads N]`:
+//                  [--per-mesh] [--no-fold] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]
+//                  [--threads N]`:
 // every valid layout of the scenario's model on its cluster, ranked (core/planner/planner.hpp). The scenario's
 // own layout is only the starting point: the model, cluster, global batch and precision are what
-// count. --per-mesh keeps the best row of each distinct mesh. Exit 0 with the ranking on stdout; 2
+// count. --per-mesh keeps the best row of each distinct mesh; --no-fold lists near-identical layouts (another
+// interleaving depth, ZeRO stage or dp split within 0.1%) as rows of their own instead of under the row
+// they repeat. Exit 0 with the ranking on stdout; 2
 // with the reason on stderr for bad arguments or a scenario file that cannot be read or is rejected.
 
 #include "app/command_input.hpp"
@@ -32,7 +35,8 @@ std::optional<int> whole_number(const std::string& text, long lo, long hi) {
 
 constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]\n"
-    "                       [--per-mesh] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1] [--threads N]";
+    "                       [--per-mesh] [--no-fold] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]\n"
+    "                       [--threads N]";
 
 nlohmann::json entry_json(const PlanEntry& e, int rank) {
     const ParallelSpec& p = e.scenario.parallel;
@@ -66,6 +70,12 @@ std::string plan_json(const PlanResult& r) {
     for (std::size_t i = 0; i < r.ranked.size(); ++i) {
         nlohmann::json e = entry_json(r.ranked[i], static_cast<int>(i) + 1);
         if (i > 0) e["why_below_best"] = why_ranked_below(r.ranked.front(), r.ranked[i], r.objective);
+        e["also"] = nlohmann::json::array();
+        for (const PlanVariant& v : r.ranked[i].also)
+            e["also"].push_back({{"layout", describe_layout(v.scenario)},
+                                 {"differs", variant_knobs(r.ranked[i].scenario, v.scenario)},
+                                 {"step_s", v.step_s},
+                                 {"memory_bytes", v.memory_bytes}});
         j["ranking"].push_back(std::move(e));
     }
     j["notes"] = r.notes;
@@ -89,6 +99,7 @@ std::string plan_text(const PlanResult& r) {
                       format_percent_or_na(e.mfu, e.mfu_known).c_str(), format_memory(e.memory_bytes).c_str(),
                       format_memory(e.headroom_bytes).c_str(), describe_layout(e.scenario).c_str());
         os << line;
+        if (!e.also.empty()) os << "        " << describe_variants(e) << "\n";
     }
     if (r.ranked.size() > 1)
         os << "\nwhy #2 loses: " << why_ranked_below(r.ranked[0], r.ranked[1], r.objective) << "\n";
@@ -135,6 +146,8 @@ int run_plan(const std::vector<std::string>& args) {
             options.filters.tp_within_node = true;
         } else if (a == "--per-mesh") {
             options.one_per_mesh = true;
+        } else if (a == "--no-fold") {
+            options.fold = false;
         } else if (a == "--no-pp") {
             options.filters.no_pp = true;
         } else if (a == "--zero-max-1") {

@@ -3,6 +3,8 @@
 #include "core/scenario/units.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace shardscope {
@@ -25,6 +27,13 @@ std::string order_text(const std::vector<Dim>& order) {
 
 bool default_order(const std::vector<Dim>& order) {
     return std::equal(order.begin(), order.end(), kMeshDims.begin(), kMeshDims.end());
+}
+
+// Variants sit within a tenth of a percent: two decimals tell them apart.
+std::string signed_share(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.2f%%", fraction * 100.0);
+    return buf;
 }
 
 }  // namespace
@@ -60,6 +69,46 @@ std::string layout_changes(const Scenario& a, const Scenario& b) {
     if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
     std::string out;
     for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+bool folds_into(const PlanEntry& row, const PlanEntry& variant, PlanObjective objective) noexcept {
+    const ParallelSpec& p = row.scenario.parallel;
+    const ParallelSpec& q = variant.scenario.parallel;
+    const TrainingSpec& t = row.scenario.training;
+    const TrainingSpec& u = variant.scenario.training;
+    const bool same_setting = p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.ep == q.ep &&
+                              p.dp_shard * p.dp_replicate == q.dp_shard * q.dp_replicate &&
+                              t.micro_batch == u.micro_batch && t.recompute == u.recompute && t.schedule == u.schedule;
+    if (!same_setting) return false;
+    const double a = objective == PlanObjective::memory ? row.memory_bytes : row.step_s;
+    const double b = objective == PlanObjective::memory ? variant.memory_bytes : variant.step_s;
+    return std::abs(b - a) <= kFoldShare * std::abs(a);
+}
+
+std::string variant_knobs(const Scenario& row, const Scenario& variant) {
+    std::vector<std::string> parts;
+    const ParallelSpec& p = row.parallel;
+    const ParallelSpec& q = variant.parallel;
+    if (p.dp_shard != q.dp_shard || p.dp_replicate != q.dp_replicate)
+        parts.push_back("dp_shard " + std::to_string(q.dp_shard) + " x dp_replicate " + std::to_string(q.dp_replicate));
+    if (p.zero != q.zero) parts.push_back("zero " + std::to_string(q.zero));
+    if (row.training.virtual_stages != variant.training.virtual_stages)
+        parts.push_back("v" + std::to_string(variant.training.virtual_stages));
+    if (p.order != q.order) parts.push_back("order " + order_text(q.order));
+    std::string out;
+    for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+std::string describe_variants(const PlanEntry& row) {
+    if (row.also.empty()) return "";
+    std::string out = "also within " + format_percent(kFoldShare) + ": ";
+    for (std::size_t i = 0; i < row.also.size(); ++i) {
+        const PlanVariant& v = row.also[i];
+        const double dt = row.step_s > 0 ? (v.step_s - row.step_s) / row.step_s : 0.0;
+        out += (i ? "; " : "") + variant_knobs(row.scenario, v.scenario) + " (" + signed_share(dt) + ", " + format_memory(v.memory_bytes) + ")";
+    }
     return out;
 }
 

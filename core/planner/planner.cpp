@@ -200,13 +200,21 @@ bool same_mesh(const Scenario& a, const Scenario& b) {
     return same_factors(a.parallel, b.parallel) && a.parallel.order == b.parallel.order;
 }
 
-// The best k entries, best first; with one_per_mesh, the best entry of each of the best k meshes.
+// The figure a ranking orders by: memory per GPU, or the step (MFU ranks as the step does).
+double ranked_figure(const PlanEntry& e, PlanObjective objective) noexcept {
+    return objective == PlanObjective::memory ? e.memory_bytes : e.step_s;
+}
+
+// The best k rows, best first; with one_per_mesh, the best entry of each of the best k meshes; with
+// fold, each row carries the near-identical layouts folded into it. Every entry that could still be a
+// row or a variant is kept, and the rows are folded from them in rank order, so the result does not
+// depend on the order entries arrive in.
 class TopK {
 public:
-    TopK(std::size_t k, PlanObjective objective, bool one_per_mesh)
-        : k_(std::max<std::size_t>(1, k)), objective_(objective), one_per_mesh_(one_per_mesh) {}
+    TopK(std::size_t k, PlanObjective objective, bool one_per_mesh, bool fold)
+        : k_(std::max<std::size_t>(1, k)), objective_(objective), one_per_mesh_(one_per_mesh), fold_(fold) {}
     void offer(PlanEntry e) {
-        if (full() && !ranks_before(e, entries_.back(), objective_)) return;
+        if (full() && ranked_figure(e, objective_) > bound()) return;
         if (one_per_mesh_) {
             const auto same = std::find_if(entries_.begin(), entries_.end(),
                                            [&](const PlanEntry& x) { return same_mesh(x.scenario, e.scenario); });
@@ -219,17 +227,54 @@ public:
             return ranks_before(a, b, objective_);
         });
         entries_.insert(at, std::move(e));
-        if (entries_.size() > k_) entries_.pop_back();
+        fold_rows();
+        if (full()) {
+            const double limit = bound();
+            while (!entries_.empty() && ranked_figure(entries_.back(), objective_) > limit) entries_.pop_back();
+        }
     }
-    [[nodiscard]] bool full() const noexcept { return entries_.size() >= k_; }
-    [[nodiscard]] const PlanEntry& worst() const { return entries_.back(); }
-    [[nodiscard]] std::vector<PlanEntry> take() { return std::move(entries_); }
+    [[nodiscard]] bool full() const noexcept { return rows_.size() >= k_; }
+    // Above this figure a candidate can be neither a row nor a variant of one (only when full).
+    [[nodiscard]] double bound() const {
+        const double kth = ranked_figure(entries_[rows_.back()], objective_);
+        return fold_ ? kth * (1.0 + kFoldShare) : kth;
+    }
+    [[nodiscard]] std::vector<PlanEntry> take() {
+        std::vector<PlanEntry> out;
+        for (std::size_t r = 0; r < rows_.size(); ++r) {
+            PlanEntry row = entries_[rows_[r]];
+            for (std::size_t v : variants_[r])
+                row.also.push_back({entries_[v].scenario, entries_[v].step_s, entries_[v].memory_bytes});
+            out.push_back(std::move(row));
+        }
+        return out;
+    }
 
 private:
+    // Rows in rank order: an entry folds into the first row it is a variant of, else starts a row.
+    void fold_rows() {
+        rows_.clear();
+        variants_.clear();
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
+            std::size_t r = 0;
+            if (fold_)
+                while (r < rows_.size() && !folds_into(entries_[rows_[r]], entries_[i], objective_)) ++r;
+            if (fold_ && r < rows_.size()) {
+                variants_[r].push_back(i);
+            } else if (rows_.size() < k_) {
+                rows_.push_back(i);
+                variants_.emplace_back();
+            }
+        }
+    }
+
     std::size_t k_;
     PlanObjective objective_;
     bool one_per_mesh_ = false;
-    std::vector<PlanEntry> entries_;
+    bool fold_ = true;
+    std::vector<PlanEntry> entries_;             // every entry kept, best first
+    std::vector<std::size_t> rows_;              // indices into entries_
+    std::vector<std::vector<std::size_t>> variants_;  // per row
 };
 
 // ---- The search -------------------------------------------------------------------------------------
@@ -620,7 +665,8 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     }
 
     // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
-    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh);
+    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh,
+             options.fold);
     PipelineMemo memo;  // ZeRO 0-2 and the dp_shard / dp_replicate split share their simulations
     std::vector<HeapEntry> heap;
     heap.reserve(groups.size());
@@ -636,8 +682,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     while (!heap.empty()) {
         const HeapEntry next = heap.front();
         if (options.prune && top.full()) {
-            const double kth = by_memory ? top.worst().memory_bytes : top.worst().step_s;
-            if (next.floor > kth) break;
+            if (next.floor > top.bound()) break;
         }
         std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
         heap.pop_back();

@@ -18,6 +18,12 @@
 //   which tries every order that differs in the dims of size > 1 (dims of size 1 place no ranks).
 // - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap.
 //
+// Folding: layouts that differ only in knobs that barely move the figure ranked by (the interleaving
+// depth, the ZeRO stage, how the data-parallel ranks split into dp_shard x dp_replicate, the mesh order)
+// and come within 0.1% of a better-ranked one fold into its row as `also`, so the top k are k distinct
+// settings. The search still costs every candidate that could be such a variant (it prunes only above
+// the k-th row's figure plus 0.1%), so the `also` lists are complete.
+//
 // Ranking: by step time (MFU ranks the same way: model FLOPs per step do not depend on the layout), or
 // by memory per GPU; ties go to the layout with more memory headroom (less memory), then to the
 // faster one, then to a fixed order of the knobs so the ranking is deterministic.
@@ -68,6 +74,8 @@ struct PlanOptions {
     // schedule. Pruning stays safe: a candidate can neither enter nor replace its mesh's entry unless it
     // beats the k-th entry.
     bool one_per_mesh = false;
+    // Fold near-identical layouts into one row (see Folding above); false ranks every layout on its own.
+    bool fold = true;
     // Also return every fitting candidate the search costed (the panel's scatter), not only the top k.
     bool keep_costed = false;
     // Threads for the first pass (flooring every layout); 0: one per hardware thread. The ranking is
@@ -82,6 +90,17 @@ struct PlanProgress {
     std::atomic<bool> cancel{false};
 };
 
+// A layout folded into a better row: it differs from that row only in knobs that barely move the figure.
+struct PlanVariant {
+    Scenario scenario;
+    double step_s = 0;
+    double memory_bytes = 0;
+};
+
+// A ranked variant within this share of its row's figure (step, or memory when ranked by memory) folds
+// into that row.
+inline constexpr double kFoldShare = 0.001;
+
 // One ranked layout.
 struct PlanEntry {
     Scenario scenario;            // the whole scenario with this layout: ready for AppState::try_apply
@@ -94,6 +113,7 @@ struct PlanEntry {
     double compute_s = 0;
     double exposed_comm_s = 0;
     double bubble_s = 0;
+    std::vector<PlanVariant> also;  // near-identical layouts folded into this row, best first
 };
 
 struct PlanStats {
@@ -133,6 +153,13 @@ struct PlanResult {
 [[nodiscard]] std::string describe_layout(const Scenario& s);
 // The knobs where `b` differs from `a`, e.g. "pp 4 -> 8, zero 1 -> 3" ("" when none do).
 [[nodiscard]] std::string layout_changes(const Scenario& a, const Scenario& b);
+// True when `variant` folds into `row`: the same tp, cp, pp, ep, data-parallel size, micro-batch,
+// recompute and schedule kind, and a figure within kFoldShare of the row's.
+[[nodiscard]] bool folds_into(const PlanEntry& row, const PlanEntry& variant, PlanObjective objective) noexcept;
+// The knobs a variant sets differently from its row, as the variant has them: "zero 1, v 4".
+[[nodiscard]] std::string variant_knobs(const Scenario& row, const Scenario& variant);
+// "also within 0.1%: zero 1 (+0.02%, 49.3 GiB); v4 (+0.05%, 43.0 GiB)" ("" without variants).
+[[nodiscard]] std::string describe_variants(const PlanEntry& row);
 // Why `loser` ranks below `winner`: the objective's gap and the time part (compute, exposed
 // communication, bubble) or memory that makes most of it, with the knobs that differ.
 [[nodiscard]] std::string why_ranked_below(const PlanEntry& winner, const PlanEntry& loser, PlanObjective objective);

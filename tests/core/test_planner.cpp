@@ -38,6 +38,9 @@ void check_same_ranking(const PlanResult& pruned, const PlanResult& brute) {
         CHECK(describe_layout(pruned.ranked[i].scenario) == describe_layout(brute.ranked[i].scenario));
         CHECK(pruned.ranked[i].step_s == brute.ranked[i].step_s);
         CHECK(pruned.ranked[i].memory_bytes == brute.ranked[i].memory_bytes);
+        REQUIRE(pruned.ranked[i].also.size() == brute.ranked[i].also.size());
+        for (std::size_t v = 0; v < brute.ranked[i].also.size(); ++v)
+            CHECK(describe_layout(pruned.ranked[i].also[v].scenario) == describe_layout(brute.ranked[i].also[v].scenario));
     }
 }
 
@@ -243,6 +246,86 @@ TEST_CASE("planner: objectives, filters and the texts") {
     CHECK(describe_layout(b) == "tp 1, pp 4, dp_replicate 16, zero 3, mb 1, interleaved-1f1b v2, recompute none");
     CHECK(plan_objective_from_string("mfu") == PlanObjective::mfu);
     CHECK(!plan_objective_from_string("speed"));
+}
+
+TEST_CASE("folds_into, variant_knobs, describe_variants: worked by hand") {
+    PlanEntry row;
+    row.scenario = small_dense();
+    row.scenario.parallel.pp = 4;
+    row.scenario.parallel.dp_replicate = 1;
+    row.scenario.parallel.dp_shard = 16;
+    row.scenario.parallel.zero = 2;
+    row.scenario.training.schedule = Schedule::interleaved_1f1b;
+    row.scenario.training.virtual_stages = 2;
+    row.step_s = 2.0;
+    row.memory_bytes = 40.0 * 1024 * 1024 * 1024;
+    PlanEntry v = row;
+    v.scenario.parallel.dp_shard = 4;
+    v.scenario.parallel.dp_replicate = 4;  // the same 16 data-parallel ranks, split otherwise
+    v.scenario.parallel.zero = 1;
+    v.scenario.training.virtual_stages = 4;
+    v.memory_bytes = 49.3 * 1024 * 1024 * 1024;
+    v.step_s = 2.0018;  // 0.09% slower: within the 0.1% fold share
+    CHECK(folds_into(row, v, PlanObjective::step));
+    CHECK(folds_into(row, v, PlanObjective::mfu));
+    CHECK(!folds_into(row, v, PlanObjective::memory));  // 23% more memory
+    CHECK(variant_knobs(row.scenario, v.scenario) == "dp_shard 4 x dp_replicate 4, zero 1, v4");
+    v.step_s = 2.0022;  // 0.11%: a row of its own
+    CHECK(!folds_into(row, v, PlanObjective::step));
+    v.step_s = 2.0004;
+    PlanEntry other = v;
+    other.scenario.parallel.pp = 2;  // another setting, however close
+    other.scenario.parallel.dp_shard = 8;
+    other.scenario.parallel.dp_replicate = 8;
+    CHECK(!folds_into(row, other, PlanObjective::step));
+    other = v;
+    other.scenario.training.micro_batch = 2;
+    CHECK(!folds_into(row, other, PlanObjective::step));
+    other = v;
+    other.scenario.training.schedule = Schedule::one_f_one_b;
+    other.scenario.training.virtual_stages = 1;
+    CHECK(!folds_into(row, other, PlanObjective::step));
+
+    CHECK(describe_variants(row).empty());
+    row.also.push_back({v.scenario, v.step_s, v.memory_bytes});
+    CHECK(describe_variants(row) == "also within 0.1%: dp_shard 4 x dp_replicate 4, zero 1, v4 (+0.02%, 49.3 GiB)");
+}
+
+TEST_CASE("planner: near-identical layouts fold into one row; the rows are distinct and the folding complete") {
+    for (const Scenario& base : {small_dense(), small_moe()}) {
+        PlanOptions o;
+        const PlanResult folded = plan_layouts(base, o);
+        o.fold = false;
+        o.top_k = 400;
+        const PlanResult flat = plan_layouts(base, o);
+        REQUIRE(folded.ranked.size() == 10);
+        std::size_t variants = 0;
+        for (std::size_t i = 0; i < folded.ranked.size(); ++i) {
+            const PlanEntry& row = folded.ranked[i];
+            for (std::size_t j = 0; j < i; ++j) CHECK(!folds_into(folded.ranked[j], row, PlanObjective::step));
+            for (const PlanVariant& v : row.also) {
+                PlanEntry e;
+                e.scenario = v.scenario;
+                e.step_s = v.step_s;
+                e.memory_bytes = v.memory_bytes;
+                CHECK(folds_into(row, e, PlanObjective::step));
+                CHECK(!ranks_before(e, row, PlanObjective::step));
+            }
+            variants += row.also.size();
+        }
+        CHECK(variants > 0);  // these cases have dp splits and ZeRO stages that tie
+        // Every layout the unfolded search ranks up to the last row is a row or a variant of one.
+        const double last = folded.ranked.back().step_s;
+        std::set<std::string> shown;
+        for (const PlanEntry& row : folded.ranked) {
+            shown.insert(describe_layout(row.scenario));
+            for (const PlanVariant& v : row.also) shown.insert(describe_layout(v.scenario));
+        }
+        REQUIRE(flat.ranked.back().step_s > last);  // the flat list reaches past the last row
+        for (const PlanEntry& e : flat.ranked)
+            if (e.step_s <= last) CHECK(shown.count(describe_layout(e.scenario)) == 1);
+        CHECK(flat.ranked.front().also.empty());
+    }
 }
 
 TEST_CASE("planner: a count-only model is ranked by memory, with a note") {

@@ -342,6 +342,18 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     }
     ImGui::EndGroup();
     if (!row.tp_within_node && ImGui::IsItemHovered()) ImGui::SetTooltip("TP groups span nodes");
+    if (row.alike > 0) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("+%d alike", row.alike);
+        note_last_item("planner/alike/" + rank);
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+            ImGui::TextUnformatted(row.also.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+    }
     cell(kZero, std::to_string(row.zero));
     cell(kMicroBatch, std::to_string(row.micro_batch));
     cell(kSchedule, row.schedule);
@@ -413,6 +425,15 @@ void PlannerPanel::draw_explanation() {
         ImGui::PushTextWrapPos(0);
         ImGui::TextDisabled("#%d loses to #1: %s", shown, row.why_below_best.c_str());
         ImGui::PopTextWrapPos();
+    }
+    const int picked = selected_rank_ > 0 ? selected_rank_ : 1;
+    if (picked <= static_cast<int>(view_.rows.size())) {
+        const PlannerRow& row = view_.rows[static_cast<std::size_t>(picked - 1)];
+        if (row.alike > 0) {
+            ImGui::PushTextWrapPos(0);
+            ImGui::TextDisabled("#%d %s", picked, row.also.c_str());
+            ImGui::PopTextWrapPos();
+        }
     }
     if (!apply_error_.empty()) ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f), "%s", apply_error_.c_str());
 }

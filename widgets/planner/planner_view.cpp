@@ -59,6 +59,8 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.mfu_text = format_percent_or_na(e.mfu, e.mfu_known);
     r.memory_text = format_memory(e.memory_bytes);
     r.headroom_text = format_memory(e.headroom_bytes);
+    r.alike = static_cast<int>(e.also.size());
+    r.also = describe_variants(e);
     return r;
 }
 

@@ -33,6 +33,8 @@ struct PlannerRow {
     double step_s = 0, mfu = 0, memory_bytes = 0, headroom_bytes = 0;
     std::string step_text, mfu_text, memory_text, headroom_text;
     std::string why_below_best;  // "" for rank 1
+    int alike = 0;               // near-identical layouts folded into this row
+    std::string also;            // "also within 0.1%: zero 1 (+0.00%, 49.3 GiB); ..." ("" when alike is 0)
 };
 
 // One costed layout in the scatter: x memory per GPU, y step time.
