@@ -71,7 +71,19 @@ bool simulator_runs(int64_t pp, int64_t m, int64_t v) noexcept {
 }
 
 // The schedules validate_training accepts for pp stages and m micro-batches per pipeline, into `out`.
-void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
+// The units interleaving splits into chunks: the layers, plus the embedding and the loss where the
+// scenario counts them in the pipeline split (Llama 3 405B: 126 + 2 = 128 chunks on 16 stages x 8).
+int64_t chunk_units(const Scenario& base) noexcept {
+    return base.model.layers + (base.parallel.embedding_in_pipeline_split ? 1 : 0) +
+           (base.parallel.loss_in_pipeline_split ? 1 : 0);
+}
+
+// Uneven first and last stages are a choice made for one pipeline depth: the search keeps them where pp
+// is the scenario's own, and splits every other depth evenly.
+bool keeps_uneven_ends(const Scenario& base, int64_t pp) noexcept { return pp == base.parallel.pp; }
+
+void schedules_for(const Scenario& base, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
+    const ModelSpec& model = base.model;
     out.clear();
     if (!simulator_runs(pp, m, 1)) return;
     // One stage runs its ops back to back whatever the schedule; a count-only model has no times to
@@ -81,26 +93,32 @@ void schedules_for(const ModelSpec& model, int64_t pp, int64_t m, std::vector<Sc
         return;
     }
     out.insert(out.end(), {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1}, {Schedule::zb_h2, 1}});
-    // Interleaving as Megatron-LM runs it: every chunk holds the same whole number of layers.
-    if (m % pp == 0)
-        for (int64_t v = 2; pp * v <= model.layers && simulator_runs(pp, m, v); ++v)
-            if (model.layers % (pp * v) == 0) out.push_back({Schedule::interleaved_1f1b, v});
+    // Interleaving as Megatron-LM runs it: every chunk holds the same whole number of layers (uneven
+    // ends are not chunked).
+    const int64_t units = chunk_units(base);
+    const bool uneven = base.parallel.first_stage_layers > 0 || base.parallel.last_stage_layers > 0;
+    if (m % pp == 0 && !(uneven && keeps_uneven_ends(base, pp)))
+        for (int64_t v = 2; pp * v <= units && simulator_runs(pp, m, v); ++v)
+            if (units % (pp * v) == 0) out.push_back({Schedule::interleaved_1f1b, v});
     if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
 }
 
-std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, int64_t pp, int64_t m) {
+std::vector<ScheduleChoice> schedules_for(const Scenario& base, int64_t pp, int64_t m) {
     std::vector<ScheduleChoice> out;
-    schedules_for(model, pp, m, out);
+    schedules_for(base, pp, m, out);
     return out;
 }
 
 // How many schedules schedules_for lists, without listing them.
-std::size_t schedule_count(const ModelSpec& model, int64_t pp, int64_t m) {
+std::size_t schedule_count(const Scenario& base, int64_t pp, int64_t m) {
     if (!simulator_runs(pp, m, 1)) return 0;
-    if (pp == 1 || !model.has_architecture()) return 1;
+    if (pp == 1 || !base.model.has_architecture()) return 1;
     std::size_t n = 4;
-    const int64_t most_chunks = std::min(model.layers / pp, kMaxPipelineOps / (3 * m * pp));
-    if (m % pp == 0 && most_chunks >= 2) n += static_cast<std::size_t>(most_chunks - 1);
+    const int64_t units = chunk_units(base);
+    const bool uneven = base.parallel.first_stage_layers > 0 || base.parallel.last_stage_layers > 0;
+    if (m % pp == 0 && !(uneven && keeps_uneven_ends(base, pp)))
+        for (int64_t v = 2; pp * v <= units && simulator_runs(pp, m, v); ++v)
+            if (units % (pp * v) == 0) ++n;
     if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) ++n;
     return n;
 }
@@ -133,6 +151,7 @@ void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats
                         p.dp_shard = dp_shard;
                         p.dp_replicate = dp / dp_shard;
                         p.ep = ep;
+                        if (!keeps_uneven_ends(base, pp)) p.first_stage_layers = p.last_stage_layers = 0;
                         for (const std::vector<Dim>& order : orders_for(p, options.all_orders)) {
                             p.order = order;
                             ++stats.layouts;
@@ -370,7 +389,7 @@ public:
         set_knobs(p, micro_batch, rc);
         const int64_t microbatches = base_.training.global_batch / (p.dp_shard * p.dp_replicate * micro_batch);
         if (p.pp != schedules_pp_ || microbatches != schedules_m_) {
-            schedules_for(base_.model, p.pp, microbatches, schedules_);
+            schedules_for(base_, p.pp, microbatches, schedules_);
             schedules_pp_ = p.pp;
             schedules_m_ = microbatches;
         }
@@ -506,7 +525,7 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
         if (floors.state_overflows(p, micro_batches.front(), shape)) {
             for (int64_t mb : micro_batches) {
                 const int64_t m = base.training.global_batch / (dp * mb);
-                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p.pp, m));
+                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base, p.pp, m));
                 out.candidates += n * n_orders;
                 out.pruned_memory += n * n_orders;
             }
@@ -591,7 +610,7 @@ std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptio
             for (int64_t mb : divisors(base.training.global_batch / dp)) {
                 const int64_t m = base.training.global_batch / (dp * mb);
                 for (Recompute rc : kRecomputes)
-                    for (ScheduleChoice sc : schedules_for(base.model, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
+                    for (ScheduleChoice sc : schedules_for(base, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
             }
         }
     });

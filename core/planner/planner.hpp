@@ -12,8 +12,13 @@
 //   exactly what zero 0 costs, so they would only repeat rows).
 // - micro_batch: every size that splits global_batch into whole micro-batches.
 // - recompute: none, selective, full.
-// - schedule: every one the validation rules accept for the layout; virtual_stages 2 .. layers/pp for
-//   interleaved-1f1b. With pp = 1 only 1f1b: one stage runs the same ops whatever the schedule says.
+// - schedule: every one the validation rules accept for the layout; for interleaved-1f1b every depth v
+//   whose pp x v chunks each hold the same whole number of layers (the embedding and the loss count as
+//   one each where the scenario puts them in the pipeline split). With pp = 1 only 1f1b: one stage runs
+//   the same ops whatever the schedule says.
+// - Held from the scenario's pipeline split: embedding_in_pipeline_split, loss_in_pipeline_split, and
+//   uneven first/last stages at the scenario's own pp only (they are a choice for that depth; every other
+//   depth splits evenly, and uneven ends are not interleaved).
 // - order: tp innermost, then cp, dp_shard, dp_replicate, pp (the default order) unless all_orders,
 //   which tries every order that differs in the dims of size > 1 (dims of size 1 place no ranks).
 // - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap.

@@ -72,6 +72,43 @@ TEST_CASE("planner: every enumerated candidate passes validate_scenario, uses ev
     }
 }
 
+TEST_CASE("planner: a scenario's pipeline split is held: embedding and loss chunks, uneven ends at its own pp") {
+    const auto has = [](const std::vector<Scenario>& all, const std::string& layout) {
+        return std::any_of(all.begin(), all.end(), [&](const Scenario& s) { return describe_layout(s) == layout; });
+    };
+    SUBCASE("embedding and loss in the split: 8 layers + 2 = 10 chunks, so pp 2 interleaves 5 deep, not 4") {
+        Scenario base = small_dense();
+        base.parallel.embedding_in_pipeline_split = true;
+        base.parallel.loss_in_pipeline_split = true;
+        REQUIRE(validate_scenario(base).empty());
+        const std::vector<Scenario> all = enumerate_candidates(base, PlanOptions{});
+        for (const Scenario& s : all) REQUIRE(validate_scenario(s) == "");
+        CHECK(has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, interleaved-1f1b v5, recompute none"));
+        CHECK(!has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, interleaved-1f1b v4, recompute none"));
+        CHECK(plan_layouts(base, PlanOptions{}).stats.candidates == static_cast<int64_t>(all.size()));
+    }
+    SUBCASE("uneven ends (1 + 6 + 1 layers on pp 4) stay at pp 4; every other depth splits evenly") {
+        Scenario base = small_dense();
+        base.parallel.pp = 4;
+        base.parallel.dp_replicate = 4;
+        base.parallel.first_stage_layers = 1;
+        base.parallel.last_stage_layers = 1;
+        REQUIRE(validate_scenario(base).empty());
+        const std::vector<Scenario> all = enumerate_candidates(base, PlanOptions{});
+        for (const Scenario& s : all) {
+            INFO(describe_layout(s));
+            REQUIRE(validate_scenario(s) == "");
+            const bool kept = s.parallel.first_stage_layers == 1 && s.parallel.last_stage_layers == 1;
+            CHECK(kept == (s.parallel.pp == 4));
+            if (kept) CHECK(s.training.schedule != Schedule::interleaved_1f1b);
+        }
+        const PlanResult r = plan_layouts(base, PlanOptions{});
+        CHECK(r.stats.candidates == static_cast<int64_t>(all.size()));
+        CHECK(r.notes.empty());  // no costed layout broke an invariant
+        REQUIRE(!r.ranked.empty());
+    }
+}
+
 TEST_CASE("planner: the knobs are searched completely on the small dense case") {
     PlanOptions o;
     const std::vector<Scenario> all = enumerate_candidates(small_dense(), o);
