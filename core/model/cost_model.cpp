@@ -535,6 +535,22 @@ std::string format_fixed(double v, int digits) {
     return os.str();
 }
 
+// What a block keeps for its backward, in the terms memory.hpp counts it.
+std::string activation_note(const Scenario& s) {
+    const ModelSpec& m = s.model;
+    std::string kept = m.is_mla() ? "MLA's latents, Q, K and V" : m.kv_heads < m.heads ? "Q and the grouped K and V" : "Q, K and V";
+    kept += ", the attention output, ";
+    kept += m.ffn == Ffn::swiglu ? "SwiGLU's gate and up outputs and their product" : "GeLU's input and output";
+    if (m.is_moe()) kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, output and MLP";
+    kept += m.uses_dropout() ? "; dropout masks" : "; no dropout masks";
+    const char* recompute = s.training.recompute == Recompute::full        ? "full recompute: only each block's input is kept"
+                            : s.training.recompute == Recompute::selective ? "selective recompute: the attention core re-runs"
+                                                                           : "no recompute";
+    const int bytes = static_cast<int>(activation_dtype_bytes(s.training.precision));
+    return "activations: counted tensor by tensor as Korthikanti et al. 2022 count GPT's block, " +
+           std::to_string(bytes) + " bytes an element (" + kept + "); " + recompute;
+}
+
 // One line per convention a figure depends on, so a reader can see why it is what it is.
 std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigures& hw) {
     std::vector<std::string> notes;
@@ -564,6 +580,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed(per.weights, 0) + " + " + format_fixed(per.grads, 0) + " + " +
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)");
+    if (s.model.has_architecture()) notes.push_back(activation_note(s));
     notes.push_back("memory: judged against " + format_memory(hw.capacity_bytes) +
                     " (what the card exposes); reserved = " + format_fixed(hw.reserve_bytes / (1024.0 * 1024 * 1024), 1) +
                     " GiB runtime (CUDA context, NCCL buffers) + 5% allocator slack");

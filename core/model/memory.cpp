@@ -31,6 +31,20 @@ double largest_local_block(const ParamCounts& counts, const StageLayers& layers,
     return largest;
 }
 
+struct BlockCounts {
+    int64_t dense = 0;
+    int64_t moe = 0;
+};
+
+// A stage's blocks: an MoE model's first dense_layers keep a dense MLP.
+BlockCounts block_counts(const ModelSpec& m, const StageLayers& layers) {
+    BlockCounts out;
+    const int64_t end = layers.first + layers.count;
+    out.moe = m.is_moe() ? std::max<int64_t>(0, end - std::max(layers.first, m.dense_layers)) : 0;
+    out.dense = layers.count - out.moe;
+    return out;
+}
+
 }  // namespace
 
 double activation_dtype_bytes(Precision p) noexcept { return p == Precision::fp32 ? 4.0 : 2.0; }
@@ -57,37 +71,72 @@ ModelStateBytes model_state_bytes(double params, Precision precision, int zero, 
 }
 
 double activation_bytes_per_layer(const ActivationShape& sh) noexcept {
-    if (sh.cp < 1 || sh.tp < 1) return 0;
-    const double s = static_cast<double>(sh.seq_len) / static_cast<double>(sh.cp);
-    const double b = static_cast<double>(sh.micro_batch);
+    if (sh.cp < 1 || sh.tp < 1 || sh.hidden <= 0) return 0;
+    const double tokens = static_cast<double>(sh.seq_len) / static_cast<double>(sh.cp) *
+                          static_cast<double>(sh.micro_batch);
     const double h = static_cast<double>(sh.hidden);
-    const double a = static_cast<double>(sh.heads);
     const double t = static_cast<double>(sh.tp);
-    const double sbh = s * b * h;
-    if (h <= 0) return 0;
-    // QK^T, softmax, its dropout mask: only eager attention keeps them.
-    const double attention_scores = sh.eager_attention ? 5.0 * a * s / (h * t) : 0.0;
-    // Without SP the layer norms and dropouts (10 of the 34) are replicated on every TP rank.
-    const double linear_part = sh.sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
-    switch (sh.recompute) {
-        case Recompute::none: return sbh * (linear_part + attention_scores);
-        case Recompute::selective: return sbh * linear_part;
-        case Recompute::full: return 2.0 * sbh / (sh.sequence_parallel ? t : 1.0);
+    const double split = 1.0 / t;                               // head- and f-wide tensors
+    const double token_split = sh.sequence_parallel ? split : 1.0;  // h-wide tensors
+    if (sh.recompute == Recompute::full) return tokens * 2.0 * h * token_split;
+
+    const auto width = [&](int64_t w, double fallback) { return w > 0 ? static_cast<double>(w) : fallback; };
+    const double q = width(sh.q_width, h), k = width(sh.key_width, h), v = width(sh.value_width, h);
+    const double o = width(sh.out_width, h);
+    const double mask = sh.dropout ? 1.0 : 0.0;
+    double per_token = 0;
+    // Attention.
+    per_token += (2.0 * h + 2.0 * h + mask * h) * token_split;
+    per_token += 4.0 * static_cast<double>(sh.q_latent + sh.kv_latent) * token_split;
+    per_token += (2.0 * (q + k + v) + 2.0 * o) * split;
+    if (sh.eager_attention && sh.recompute == Recompute::none) {
+        const double s = static_cast<double>(sh.seq_len) / static_cast<double>(sh.cp);
+        per_token += (sh.dropout ? 5.0 : 2.0) * static_cast<double>(sh.heads) * s * split;
     }
-    return 0;
+    // MLP.
+    const double mlp_kept = sh.swiglu ? 6.0 : 4.0;  // per unit of the MLP's width
+    per_token += (2.0 * h + 2.0 * h + mask * h) * token_split;
+    if (sh.moe) {
+        const double fe = static_cast<double>(sh.expert_ffn_hidden);
+        per_token += 4.0 * static_cast<double>(sh.experts) * token_split;
+        per_token += sh.routed_copies * (4.0 * h + mlp_kept * fe * split);
+        per_token += static_cast<double>(sh.shared_experts) * mlp_kept * fe * split;
+    } else {
+        per_token += mlp_kept * width(sh.ffn_hidden, 4.0 * h) * split;
+    }
+    return tokens * per_token;
 }
 
-ActivationShape activation_shape(const Scenario& s) noexcept {
+ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
+    const ModelSpec& m = s.model;
     ActivationShape sh;
-    sh.seq_len = s.model.seq_len;
+    sh.seq_len = m.seq_len;
     sh.micro_batch = s.training.micro_batch;
-    sh.hidden = s.model.hidden;
-    sh.heads = s.model.heads;
+    sh.hidden = m.hidden;
+    sh.heads = m.heads;
     sh.tp = s.parallel.tp;
     sh.cp = s.parallel.cp;
     sh.sequence_parallel = s.parallel.sequence_parallel;
     sh.recompute = s.training.recompute;
     sh.eager_attention = s.training.attention == AttentionKernel::eager;
+    sh.dropout = m.uses_dropout();
+    sh.swiglu = m.ffn == Ffn::swiglu;
+    sh.ffn_hidden = m.ffn_hidden;
+    sh.q_width = m.heads * m.qk_head_dim();
+    sh.key_width = m.key_width();
+    sh.value_width = m.value_width();
+    sh.out_width = m.heads * m.value_head_dim();
+    if (m.is_mla()) {
+        sh.q_latent = m.q_lora_rank;
+        sh.kv_latent = m.kv_lora_rank;
+    }
+    sh.moe = moe && m.is_moe();
+    if (sh.moe) {
+        sh.experts = m.experts;
+        sh.routed_copies = static_cast<double>(m.top_k) * (m.capacity_factor > 0 ? m.capacity_factor : 1.0);
+        sh.expert_ffn_hidden = m.expert_ffn_hidden;
+        sh.shared_experts = m.shared_experts;
+    }
     return sh;
 }
 
@@ -129,8 +178,12 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     }  // no shapes: activations stay null, nothing in `other`
 
     const Precision prec = s.training.precision;
-    out.bytes.activations = activation_bytes_per_layer(activation_shape(s)) * activation_scale(prec) *
-                            static_cast<double>(sp.layers.count) * inflight;
+    const BlockCounts blocks = block_counts(s.model, sp.layers);
+    const double dense_block = activation_bytes_per_layer(activation_shape(s, false));
+    const double moe_block = activation_bytes_per_layer(activation_shape(s, true));
+    out.bytes.activations = (dense_block * static_cast<double>(blocks.dense) +
+                             moe_block * static_cast<double>(blocks.moe)) *
+                            activation_scale(prec) * inflight;
 
     const StateBytesPerParam per = state_bytes_per_param(prec);
     const double block = shape.largest_block;
@@ -149,7 +202,7 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     if (p.dp_shard * p.cp * p.dp_replicate > 1) other += std::min(kBucketElements, dense_local + expert_local) * per.grads;
     // Full recompute re-runs one block's forward inside the backward: its activations live again.
     if (s.training.recompute == Recompute::full && sp.layers.count > 0) {
-        ActivationShape working = activation_shape(s);
+        ActivationShape working = activation_shape(s, blocks.moe > 0);
         working.recompute = Recompute::none;
         other += activation_bytes_per_layer(working) * activation_scale(prec);
     }

@@ -67,7 +67,7 @@ struct ModelStateBytes {
 [[nodiscard]] ModelStateBytes model_state_bytes(double params, Precision precision, int zero,
                                                 int64_t shard_ranks) noexcept;
 
-// One transformer block's activations, the shape Korthikanti's formulas read.
+// One transformer block's activations: the shape of every tensor its backward reads.
 struct ActivationShape {
     int64_t seq_len = 0;     // s, the full sequence (CP divides it here)
     int64_t micro_batch = 1; // b
@@ -78,18 +78,48 @@ struct ActivationShape {
     bool sequence_parallel = false;
     Recompute recompute = Recompute::none;
     bool eager_attention = false;  // training.attention eager: the s x s scores are stored
+    // The block itself. Left at their defaults they describe Korthikanti's GPT block: dropout, a GeLU
+    // MLP 4h wide, queries, keys, values and the attention output h wide each.
+    bool dropout = true;
+    bool swiglu = false;           // the MLP keeps both the gate's and the up projection's output
+    int64_t ffn_hidden = 0;        // 0: 4h
+    int64_t q_width = 0;           // per token, every head; 0: h
+    int64_t key_width = 0;         // 0: h (GQA: kv_heads x head_dim)
+    int64_t value_width = 0;       // 0: h (GQA: kv_heads x head_dim)
+    int64_t out_width = 0;         // the attention output, every head; 0: h
+    int64_t q_latent = 0;          // MLA: the query latent's width (0: none)
+    int64_t kv_latent = 0;         // MLA: the key-value latent's width (0: none)
+    // An MoE block: each token's top_k routed copies run an expert MLP, beside the shared experts.
+    bool moe = false;
+    int64_t experts = 0;
+    double routed_copies = 0;      // top_k, times the capacity factor where experts are padded
+    int64_t expert_ffn_hidden = 0;
+    int64_t shared_experts = 0;
 };
 
-// Bytes one block keeps for its backward, per micro-batch (Korthikanti et al. 2022, Table 2), s = seq/cp:
+// Bytes one block keeps for its backward, per micro-batch, s = seq/cp, counted tensor by tensor in
+// bf16 (2 bytes; a dropout mask 1) as Korthikanti et al. 2022 count them for GPT. Per token:
+//   attention: the norm's input 2h, the QKV input 2h, Q, K and V 2(q + k + v), the attention output
+//              (the output projection's input) 2o, a dropout mask h; MLA adds its latents before and
+//              after their norms, 4(q_latent + kv_latent); eager attention also keeps the a x s
+//              probabilities, with their dropout mask and output 5as (2as without dropout)
+//   MLP:       the norm's input 2h, the first matmul's input 2h, GeLU's input and output 4f (SwiGLU's
+//              gate and up outputs and their product 6f), a dropout mask h
+//   MoE MLP:   the norm's input and the router's input 4h, the router's scores and probabilities 4E;
+//              per routed copy the expert's input and output 4h (the output for the routing weight's
+//              gradient) and its MLP 6f_e (4f_e GeLU); per shared expert 6f_e; a dropout mask h
+// TP splits the head- and f-wide tensors over t; the h-wide ones only with SP, and an expert's input
+// and output never (expert TP gathers its tokens). For GPT (dropout, GeLU 4h, every width h) this is
+// Korthikanti's Table 2 (q = k = v = o = h):
 //   none, TP only:         sbh (10 + 24/t + 5as/(ht))   (5as/(ht) with eager attention only)
 //   none, TP + SP:         sbh (34/t + 5as/(ht))
 //   selective, TP only:    sbh (10 + 24/t)
 //   selective, TP + SP:    sbh (34/t)
-//   full:                  2sbh (the block's input only; 2sbh/t when SP keeps it sharded)
-// With t = 1 the first line is the unparallelised sbh(34 + 5as/h).
+// and for any block, full recompute keeps its input: 2sbh (2sbh/t when SP keeps it sharded).
 [[nodiscard]] double activation_bytes_per_layer(const ActivationShape& shape) noexcept;
 
-[[nodiscard]] ActivationShape activation_shape(const Scenario& s) noexcept;
+// The scenario's dense block (moe false) or routed block (moe true).
+[[nodiscard]] ActivationShape activation_shape(const Scenario& s, bool moe = false) noexcept;
 
 struct MemoryBreakdown {
     double params = 0;

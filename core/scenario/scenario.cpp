@@ -35,6 +35,7 @@ ModelSpec read_model(const Json& j) {
     m.shared_experts = r.int_field("shared_experts", 0);
     m.dense_layers = r.int_field("dense_layers", 0);
     m.tie_embeddings = r.bool_field("tie_embeddings", false);
+    if (r.has("dropout")) m.dropout = r.bool_field("dropout");
     m.head_dim = r.int_field("head_dim", 0);
     m.capacity_factor = r.number_field("capacity_factor", 0.0);
     m.expert_groups = r.int_field("expert_groups", 0);
@@ -192,6 +193,7 @@ Json model_to_json(const ModelSpec& m) {
     j["dense_layers"] = m.dense_layers;
     // Written only when set, so files from before these fields existed save back unchanged.
     if (m.tie_embeddings) j["tie_embeddings"] = true;
+    if (m.dropout) j["dropout"] = *m.dropout;
     if (m.head_dim > 0) j["head_dim"] = m.head_dim;
     if (m.capacity_factor > 0) j["capacity_factor"] = m.capacity_factor;
     if (m.expert_groups > 0) {

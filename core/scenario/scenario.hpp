@@ -46,6 +46,10 @@ struct ModelSpec {
     // for a dense model. Always written by the saver so a round trip is exact.
     int64_t dense_layers = 0;
     bool tie_embeddings = false;    // the LM head shares the input embedding's matrix
+    // Dropout after attention and MLP (and on the attention probabilities with eager attention). Unset:
+    // GPT-style models (ffn gelu) train with it, as Megatron-LM's GPT runs do (0.1); Llama-style models
+    // (ffn swiglu) without, as Llama, Mistral, Mixtral and DeepSeek do.
+    std::optional<bool> dropout;
     int64_t head_dim = 0;           // 0: hidden / heads (Qwen3 sets it wider)
     double capacity_factor = 0;     // 0: dropless routing (each expert gets exactly the tokens sent)
     // Group-limited routing (Hugging Face n_group / topk_group; DeepSeek-V3's node-limited routing):
@@ -64,6 +68,7 @@ struct ModelSpec {
 
     [[nodiscard]] bool has_architecture() const noexcept { return layers > 0 && hidden > 0; }
     [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
+    [[nodiscard]] bool uses_dropout() const noexcept { return dropout.value_or(ffn == Ffn::gelu); }
     [[nodiscard]] int64_t attention_head_dim() const noexcept {
         return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
     }

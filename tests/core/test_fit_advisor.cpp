@@ -39,18 +39,20 @@ TEST_CASE("fit advice: nothing to do for a scenario that fits") {
 }
 
 TEST_CASE("fit advice: eager attention's stored scores need one knob; flash fits as it is") {
-    // The default layout: Llama 3 8B, tp 2 + SP, pp 2, 1F1B, seq 8192, no recompute. With eager
-    // attention stage 0 keeps 2 micro-batches of its 16 blocks: sbh (34/t + 5as/(ht)) = 8192 * 4096 *
-    // (17 + 5*32*8192/(4096*2)) = 33,554,432 * 177 = 5,939,134,464 B per block, x 32 = 190 GB: far over
-    // 80 GB. Dropping the 5as/(ht) term leaves 33,554,432 * 17 = 570,425,344 B per block, x 32 =
-    // 18,253,611,008 B: what flash attention stores with no recompute at all.
+    // The default layout: Llama 3 8B, tp 2 + SP, pp 2, 1F1B, seq 8192, no recompute. Per token a block
+    // keeps (memory.hpp): attention 4h + Q, K, V 2(h + h/4 + h/4) + output 2h = 9h, MLP 4h + SwiGLU
+    // 6 x 14336 = 21h: 34h, all split by t = 2 under SP, and no dropout masks (Llama has none). With
+    // eager attention the 32 x 8192 probabilities of each token add 2as/t = 2 * 32 * 8192 / 2 B: per
+    // block 8192 * (17 * 4096 + 262,144) B = 2,717,908,992 B; stage 0 keeps 2 micro-batches of its 16
+    // blocks: x 32 = 86,973,087,744 B, over 80 GB. Without the scores 8192 * 17 * 4096 = 570,425,344 B
+    // per block, x 32 = 18,253,611,008 B: what flash attention stores with no recompute at all.
     Scenario s = default_scenario();
     s.training.recompute = Recompute::none;
     Scenario eager = s;
     eager.training.attention = AttentionKernel::eager;
     const Report before = build_report(eager);
     REQUIRE_FALSE(before.fits);
-    CHECK(before.stages[0].bytes.activations.value() == doctest::Approx(190'052'302'848.0));
+    CHECK(before.stages[0].bytes.activations.value() == doctest::Approx(86'973'087'744.0));
     const Report flash = build_report(s);
     CHECK(flash.fits);
     CHECK(flash.stages[0].bytes.activations.value() == doctest::Approx(18'253'611'008.0));
@@ -74,12 +76,13 @@ TEST_CASE("fit advice: eager attention's stored scores need one knob; flash fits
 }
 
 TEST_CASE("fit advice: Llama 3 70B as DDP on 64 GPUs needs two knobs, ZeRO-3 and full recompute") {
-    // No single knob rescues 1.1 TB of model state plus 1.9 TB of activations (80 blocks of
-    // 67,108,864 * 354 B). ZeRO-3 over 64 shards 70,553,706,496 * 16 B / 64 = 17,638,426,624 B; full
+    // No single knob rescues 1.1 TB of model state plus 180 GB of activations (80 blocks of
+    // sbh = 67,108,864 x 33.5 B: per token attention 4h + Q, K, V 2(h + h/8 + h/8) + output 2h = 8.5h,
+    // MLP 4h + SwiGLU 6 x 28672 = 21h; flash attention, no dropout). ZeRO-3 over 64 shards 70,553,706,496 * 16 B / 64 = 17,638,426,624 B; full
     // recompute keeps each block's input, 2sbh = 134,217,728 B, x 80 = 10,737,418,240 B; other = two
     // gathered bf16 blocks 3,422,617,600 + fp32 logits 4 * 8192 * 128256 = 4,202,692,608 + Megatron's
-    // 40M-element bf16 gradient bucket 80,000,000 + the block being recomputed, sbh * 34 =
-    // 2,281,701,376 (flash: no scores). Tensors 38,362,856,448 B; reserved 1 GiB + 5% of that.
+    // 40M-element bf16 gradient bucket 80,000,000 + the block being recomputed, sbh * 33.5 =
+    // 2,248,146,944 (flash: no scores). Tensors 38,329,302,016 B; reserved 1 GiB + 5% of that.
     const Scenario s = llama70b_ddp(8);
     const FitAdvice a = advise_fit(s);
     CHECK(a.needed);
@@ -87,7 +90,7 @@ TEST_CASE("fit advice: Llama 3 70B as DDP on 64 GPUs needs two knobs, ZeRO-3 and
     CHECK(a.summary() == "zero 0 -> 3, recompute none -> full, dp_shard 1 -> 64, dp_replicate 64 -> 1");
     CHECK(a.scenario.parallel.dp_shard == 64);
     CHECK(a.scenario.parallel.dp_replicate == 1);
-    CHECK(a.total_bytes == doctest::Approx(38'362'856'448.0 * 1.05 + 1073741824.0));
+    CHECK(a.total_bytes == doctest::Approx(38'329'302'016.0 * 1.05 + 1073741824.0));
     CHECK(a.memory.total() == doctest::Approx(a.total_bytes));
     CHECK(a.memory.activations.value() == doctest::Approx(10'737'418'240.0));
     CHECK(validate_scenario(a.scenario).empty());

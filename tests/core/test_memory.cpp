@@ -111,6 +111,107 @@ TEST_CASE("Korthikanti et al. 2022 per-layer activations, each recompute / SP ca
     CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1088));
 }
 
+TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
+    // s = 4, b = 2: 8 tokens; h = 8, a = 2.
+    ActivationShape sh;
+    sh.seq_len = 4;
+    sh.micro_batch = 2;
+    sh.hidden = 8;
+    sh.heads = 2;
+    SUBCASE("Llama-style: GQA (one 4-wide KV head), SwiGLU 12 wide, no dropout") {
+        sh.dropout = false;
+        sh.swiglu = true;
+        sh.ffn_hidden = 12;
+        sh.q_width = 8;
+        sh.key_width = 4;
+        sh.value_width = 4;
+        sh.out_width = 8;
+        // Per token: attention 2h + 2h + Q, K, V 2(8 + 4 + 4) + output 2 * 8 = 32 + 32 + 16 = 80;
+        // MLP 2h + 2h + 6 * 12 = 32 + 72 = 104: 184 B; 8 tokens: 1472.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1472));
+        sh.tp = 2;
+        // TP 2 without SP: the four h-wide tensors (64 B) stay whole, the rest halves: 64 + (48 + 72) / 2
+        // = 124 -> 992.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(992));
+        sh.sequence_parallel = true;
+        // With SP everything halves: 92 -> 736.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(736));
+        sh.eager_attention = true;
+        // Eager keeps the probabilities, 2as/t = 2 * 2 * 4 / 2 = 8 B a token (no dropout: no mask, no
+        // dropped copy): 100 * 8 = 800.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(800));
+        sh.dropout = true;
+        // Dropout adds two h-wide masks (1 B each, halved by SP: 8 a token) and 3as/t more of the
+        // scores (12 a token): (100 + 8 + 12) * 8 = 960.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(960));
+    }
+    SUBCASE("MoE: 4 experts, top 2, 6-wide SwiGLU experts, one shared expert") {
+        sh.dropout = false;
+        sh.swiglu = true;
+        sh.moe = true;
+        sh.experts = 4;
+        sh.routed_copies = 2;
+        sh.expert_ffn_hidden = 6;
+        sh.shared_experts = 1;
+        // Per token: attention (GPT widths) 2h + 2h + 2(3h) + 2h = 12h = 96; MLP 2h + 2h = 32, router
+        // scores and probabilities 4 * 4 = 16, two routed copies of 4h + 6 * 6 = 68 each = 136, the
+        // shared expert 6 * 6 = 36: 96 + 32 + 16 + 136 + 36 = 316 B; 8 tokens: 2528.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2528));
+        sh.routed_copies = 2 * 1.25;  // capacity factor 1.25 pads each expert's batch
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2528 + 0.5 * 68 * 8));
+    }
+    SUBCASE("MLA: latents before and after their norms") {
+        sh.dropout = false;
+        sh.swiglu = true;
+        sh.ffn_hidden = 12;
+        sh.q_latent = 3;
+        sh.kv_latent = 2;
+        sh.q_width = 10;  // 2 heads of 5 (nope 3 + rope 2)
+        sh.key_width = 10;
+        sh.value_width = 8;
+        sh.out_width = 8;
+        // Per token: 2h + 2h + 4(3 + 2) + 2(10 + 10 + 8) + 2 * 8 = 32 + 20 + 56 + 16 = 124; MLP 32 + 72 =
+        // 104: 228 B; 8 tokens: 1824.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1824));
+    }
+    SUBCASE("full recompute keeps the block's input whatever the block") {
+        sh.moe = true;
+        sh.experts = 4;
+        sh.routed_copies = 2;
+        sh.expert_ffn_hidden = 6;
+        sh.recompute = Recompute::full;
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2 * 8 * 8));
+    }
+}
+
+TEST_CASE("a model's blocks: dropout by default for GeLU models only; leading dense layers of an MoE model") {
+    Scenario s = default_scenario();  // Llama 3 8B
+    CHECK_FALSE(s.model.uses_dropout());
+    CHECK_FALSE(activation_shape(s).dropout);
+    CHECK(activation_shape(s).swiglu);
+    CHECK(activation_shape(s).key_width == 8 * 128);
+    CHECK(activation_shape(s).out_width == 4096);
+    s.model.ffn = Ffn::gelu;
+    CHECK(s.model.uses_dropout());
+    s.model.dropout = false;
+    CHECK_FALSE(activation_shape(s).dropout);
+
+    // 4 layers, the first one dense, on one stage: 1 dense block and 3 routed ones, each micro-batch.
+    Scenario m = tiny(1);
+    m.model.layers = 4;
+    m.model.experts = 4;
+    m.model.top_k = 2;
+    m.model.expert_ffn_hidden = 8;
+    m.model.dense_layers = 1;
+    REQUIRE(validate_scenario(m).empty());
+    const ParamCounts counts = count_params(m.model);
+    const StageMemory st = stage_memory(m, counts, 0, 2.0);
+    const double dense = activation_bytes_per_layer(activation_shape(m, false));
+    const double moe = activation_bytes_per_layer(activation_shape(m, true));
+    CHECK(moe > dense);
+    CHECK(st.bytes.activations.value() == doctest::Approx(2.0 * (dense + 3.0 * moe)));
+}
+
 TEST_CASE("context parallelism divides the sequence") {
     ActivationShape sh;
     sh.seq_len = 8;

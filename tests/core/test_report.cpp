@@ -137,3 +137,26 @@ TEST_CASE("the text report names the most loaded stage and every dim") {
     }
     CHECK(text.find("MFU") != std::string::npos);
 }
+
+TEST_CASE("the report names what a block keeps for its backward") {
+    const auto note_of = [](const Report& r) {
+        for (const std::string& n : r.notes)
+            if (n.rfind("activations:", 0) == 0) return n;
+        return std::string();
+    };
+    Scenario s = default_scenario();  // Llama 3 8B: GQA, SwiGLU, no dropout
+    s.training.recompute = Recompute::none;
+    const std::string llama = note_of(build_report(s));
+    CHECK(llama.find("grouped K and V") != std::string::npos);
+    CHECK(llama.find("SwiGLU") != std::string::npos);
+    CHECK(llama.find("no dropout masks") != std::string::npos);
+    CHECK(llama.find("2 bytes an element") != std::string::npos);
+    CHECK(llama.find("no recompute") != std::string::npos);
+    s.model.ffn = Ffn::gelu;
+    s.model.ffn_hidden = 4 * s.model.hidden;
+    s.training.precision = Precision::fp32;
+    const std::string gpt = note_of(build_report(s));
+    CHECK(gpt.find("GeLU") != std::string::npos);
+    CHECK(gpt.find("; dropout masks") != std::string::npos);
+    CHECK(gpt.find("4 bytes an element") != std::string::npos);
+}

@@ -57,6 +57,8 @@ ModelSpec random_model(std::mt19937_64& rng) {
     m.seq_len = pick<int64_t>(rng, {1, 128, 1024, 8192, 32768, 131072});
     m.ffn = pick(rng, std::vector<Ffn>{Ffn::gelu, Ffn::swiglu});
     m.tie_embeddings = pick(rng, std::vector<bool>{false, true});
+    const int dropout = std::uniform_int_distribution<int>(0, 2)(rng);  // unset, off, on
+    if (dropout > 0) m.dropout = dropout == 2;
     if (pick(rng, std::vector<bool>{false, false, true})) {
         m.experts = pick<int64_t>(rng, {2, 8, 64});
         m.top_k = std::uniform_int_distribution<int64_t>(1, std::min<int64_t>(m.experts, 8))(rng);

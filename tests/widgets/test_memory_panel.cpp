@@ -70,8 +70,9 @@ TEST_CASE("memory panel: the default scenario's bars carry core's numbers, stage
 
 TEST_CASE("memory panel: activations by hand for the default layout, with and without selective recompute") {
     // Stage 0 keeps 2 micro-batches in flight (1F1B, pp 2) of its 16 blocks; sbh = 8192 x 4096 =
-    // 33,554,432 with b = 1. TP 2 + SP: none keeps sbh(34/t + 5as/(ht)) = sbh x 177 per block,
-    // selective sbh x 34/t = sbh x 17.
+    // 33,554,432 with b = 1. TP 2 + SP, Llama's block (core/model/memory.hpp): 34h a token split by t,
+    // and with eager attention the probabilities 2as/t (no dropout): sbh(17 + 2as/(ht)) = sbh x 81 per
+    // block; selective sbh x 34/t = sbh x 17.
     // One panel and state at a time: the fixture owns the one ImGui context.
     Scenario s = default_scenario();
     s.training.recompute = Recompute::none;
@@ -79,8 +80,8 @@ TEST_CASE("memory panel: activations by hand for the default layout, with and wi
     {
         PanelHarness h(s);
         const ui::MemoryBarRecord& first = h.panel.view(h.state).bars[0];
-        CHECK(segment(first, "activations") == doctest::Approx(32 * 33'554'432.0 * 177));
-        CHECK(first.stack.highlight);  // 190 GB: red
+        CHECK(segment(first, "activations") == doctest::Approx(32 * 33'554'432.0 * 81));
+        CHECK(first.stack.highlight);  // 87 GB: red
     }
     s.training.recompute = Recompute::selective;
     {
