@@ -547,8 +547,11 @@ std::string activation_note(const Scenario& s) {
                             : s.training.recompute == Recompute::selective ? "selective recompute: the attention core re-runs"
                                                                            : "no recompute";
     const int bytes = static_cast<int>(activation_dtype_bytes(s.training.precision));
+    const std::string fp8 = s.training.precision == Precision::fp8
+                                ? ", the GEMMs' inputs as their FP8 copies (1 byte, as Transformer Engine caches them)"
+                                : "";
     return "activations: counted tensor by tensor as Korthikanti et al. 2022 count GPT's block, " +
-           std::to_string(bytes) + " bytes an element (" + kept + "); " + recompute;
+           std::to_string(bytes) + " bytes an element" + fp8 + " (" + kept + "); " + recompute;
 }
 
 // One line per convention a figure depends on, so a reader can see why it is what it is.

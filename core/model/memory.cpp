@@ -85,21 +85,26 @@ double activation_bytes_per_layer(const ActivationShape& sh) noexcept {
     const double o = width(sh.out_width, h);
     const double mask = sh.dropout ? 1.0 : 0.0;
     double per_token = 0;
+    // A GEMM's input kept for its weight gradient: bf16, or its FP8 copy.
+    const double gemm_in = sh.fp8_linear_inputs ? 1.0 : 2.0;
+    // The attention output: bf16 for flash attention's backward, plus the output projection's FP8 copy.
+    const double attn_out = sh.fp8_linear_inputs ? 3.0 : 2.0;
     // Attention.
-    per_token += (2.0 * h + 2.0 * h + mask * h) * token_split;
-    per_token += 4.0 * static_cast<double>(sh.q_latent + sh.kv_latent) * token_split;
-    per_token += (2.0 * (q + k + v) + 2.0 * o) * split;
+    per_token += (2.0 * h + gemm_in * h + mask * h) * token_split;
+    per_token += (2.0 + gemm_in) * static_cast<double>(sh.q_latent + sh.kv_latent) * token_split;
+    per_token += (2.0 * (q + k + v) + attn_out * o) * split;
     if (sh.eager_attention && sh.recompute == Recompute::none) {
         const double s = static_cast<double>(sh.seq_len) / static_cast<double>(sh.cp);
         per_token += (sh.dropout ? 5.0 : 2.0) * static_cast<double>(sh.heads) * s * split;
     }
-    // MLP.
-    const double mlp_kept = sh.swiglu ? 6.0 : 4.0;  // per unit of the MLP's width
-    per_token += (2.0 * h + 2.0 * h + mask * h) * token_split;
+    // MLP: the activation's input (GeLU's, or SwiGLU's gate and up) in bf16, its output as the second
+    // matmul's input.
+    const double mlp_kept = (sh.swiglu ? 4.0 : 2.0) + gemm_in;  // per unit of the MLP's width
+    per_token += (2.0 * h + gemm_in * h + mask * h) * token_split;
     if (sh.moe) {
         const double fe = static_cast<double>(sh.expert_ffn_hidden);
         per_token += 4.0 * static_cast<double>(sh.experts) * token_split;
-        per_token += sh.routed_copies * (4.0 * h + mlp_kept * fe * split);
+        per_token += sh.routed_copies * ((gemm_in + 2.0) * h + mlp_kept * fe * split);
         per_token += static_cast<double>(sh.shared_experts) * mlp_kept * fe * split;
     } else {
         per_token += mlp_kept * width(sh.ffn_hidden, 4.0 * h) * split;
@@ -119,6 +124,7 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
     sh.sequence_parallel = s.parallel.sequence_parallel;
     sh.recompute = s.training.recompute;
     sh.eager_attention = s.training.attention == AttentionKernel::eager;
+    sh.fp8_linear_inputs = s.training.precision == Precision::fp8;
     sh.dropout = m.uses_dropout();
     sh.swiglu = m.ffn == Ffn::swiglu;
     sh.ffn_hidden = m.ffn_hidden;

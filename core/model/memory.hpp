@@ -78,6 +78,8 @@ struct ActivationShape {
     bool sequence_parallel = false;
     Recompute recompute = Recompute::none;
     bool eager_attention = false;  // training.attention eager: the s x s scores are stored
+    // FP8 GEMMs keep their inputs for the weight gradient as FP8, 1 byte an element.
+    bool fp8_linear_inputs = false;
     // The block itself. Left at their defaults they describe Korthikanti's GPT block: dropout, a GeLU
     // MLP 4h wide, queries, keys, values and the attention output h wide each.
     bool dropout = true;
@@ -108,6 +110,11 @@ struct ActivationShape {
 //   MoE MLP:   the norm's input and the router's input 4h, the router's scores and probabilities 4E;
 //              per routed copy the expert's input and output 4h (the output for the routing weight's
 //              gradient) and its MLP 6f_e (4f_e GeLU); per shared expert 6f_e; a dropout mask h
+// In FP8 (Transformer Engine) a GEMM keeps the FP8 copy of its input for the weight gradient, 1 byte
+// an element (TE maintainers, NVIDIA/TransformerEngine#1764: "we cache the FP8 data ... or the FP8
+// transpose data (on Hopper)"): the QKV and first-MLP inputs, the second MLP matmul's input and each
+// expert's input take 1 byte instead of 2; the attention output is kept twice, in bf16 for flash
+// attention's backward and in FP8 for the output projection's (3 bytes).
 // TP splits the head- and f-wide tensors over t; the h-wide ones only with SP, and an expert's input
 // and output never (expert TP gathers its tokens). For GPT (dropout, GeLU 4h, every width h) this is
 // Korthikanti's Table 2 (q = k = v = o = h):

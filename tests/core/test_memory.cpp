@@ -160,6 +160,29 @@ TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
         sh.routed_copies = 2 * 1.25;  // capacity factor 1.25 pads each expert's batch
         CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2528 + 0.5 * 68 * 8));
     }
+    SUBCASE("FP8: GEMM inputs kept as FP8, the attention output twice") {
+        sh.dropout = false;
+        sh.swiglu = true;
+        sh.ffn_hidden = 12;
+        sh.q_width = 8;
+        sh.key_width = 4;
+        sh.value_width = 4;
+        sh.out_width = 8;
+        sh.fp8_linear_inputs = true;
+        // The Llama-style block above (184 B a token in bf16): the QKV and first-MLP inputs drop from 2h
+        // to h (-16), the second matmul's input from 2 x 12 to 12 (-12), the attention output gains its
+        // FP8 copy (+8): 164 B; 8 tokens: 1312.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1312));
+        sh.moe = true;
+        sh.experts = 4;
+        sh.routed_copies = 2;
+        sh.expert_ffn_hidden = 6;
+        sh.shared_experts = 1;
+        // Attention as above: 2h + h + 2(8 + 4 + 4) + 3 * 8 = 16 + 8 + 32 + 24 = 80; MLP 2h + h = 24, router
+        // 16, two copies of (h + 2h) + (4 + 1) * 6 = 24 + 30 = 54 each, the shared expert 30:
+        // 80 + 24 + 16 + 108 + 30 = 258 B; 8 tokens: 2064.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2064));
+    }
     SUBCASE("MLA: latents before and after their norms") {
         sh.dropout = false;
         sh.swiglu = true;

@@ -159,4 +159,7 @@ TEST_CASE("the report names what a block keeps for its backward") {
     CHECK(gpt.find("GeLU") != std::string::npos);
     CHECK(gpt.find("; dropout masks") != std::string::npos);
     CHECK(gpt.find("4 bytes an element") != std::string::npos);
+    CHECK(gpt.find("FP8") == std::string::npos);
+    s.training.precision = Precision::fp8;
+    CHECK(note_of(build_report(s)).find("inputs as their FP8 copies (1 byte") != std::string::npos);
 }
