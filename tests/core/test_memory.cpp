@@ -111,6 +111,21 @@ TEST_CASE("Korthikanti et al. 2022 per-layer activations, each recompute / SP ca
     CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1088));
 }
 
+namespace {
+
+// h = 8, a = 2 as a Llama-style block: GQA (one 4-wide KV head), SwiGLU 12 wide, no dropout.
+void llama_style(ActivationShape& sh) {
+    sh.dropout = false;
+    sh.swiglu = true;
+    sh.ffn_hidden = 12;
+    sh.q_width = 8;
+    sh.key_width = 4;
+    sh.value_width = 4;
+    sh.out_width = 8;
+}
+
+}  // namespace
+
 TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
     // s = 4, b = 2: 8 tokens; h = 8, a = 2.
     ActivationShape sh;
@@ -119,13 +134,7 @@ TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
     sh.hidden = 8;
     sh.heads = 2;
     SUBCASE("Llama-style: GQA (one 4-wide KV head), SwiGLU 12 wide, no dropout") {
-        sh.dropout = false;
-        sh.swiglu = true;
-        sh.ffn_hidden = 12;
-        sh.q_width = 8;
-        sh.key_width = 4;
-        sh.value_width = 4;
-        sh.out_width = 8;
+        llama_style(sh);
         // Per token: attention 2h + 2h + Q, K, V 2(8 + 4 + 4) + output 2 * 8 = 32 + 32 + 16 = 80;
         // MLP 2h + 2h + 6 * 12 = 32 + 72 = 104: 184 B; 8 tokens: 1472.
         CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1472));
@@ -161,13 +170,7 @@ TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
         CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2528 + 0.5 * 68 * 8));
     }
     SUBCASE("FP8: GEMM inputs kept as FP8, the attention output twice") {
-        sh.dropout = false;
-        sh.swiglu = true;
-        sh.ffn_hidden = 12;
-        sh.q_width = 8;
-        sh.key_width = 4;
-        sh.value_width = 4;
-        sh.out_width = 8;
+        llama_style(sh);
         sh.fp8_linear_inputs = true;
         // The Llama-style block above (184 B a token in bf16): the QKV and first-MLP inputs drop from 2h
         // to h (-16), the second matmul's input from 2 x 12 to 12 (-12), the attention output gains its
