@@ -26,6 +26,14 @@ struct KnobOptions {
 
 int64_t data_parallel(const ParallelSpec& p) { return p.dp_shard * p.dp_replicate; }
 
+// The layout with the GPUs it leaves over named as dp_replicate.
+Scenario with_leftover_as_replicas(Scenario s) {
+    const int64_t product = std::max<int64_t>(1, s.parallel.product());
+    const int64_t world = s.cluster.gpu_count();
+    if (world > product && world % product == 0) s.parallel.dp_replicate *= world / product;
+    return s;
+}
+
 // Divides the data-parallel dims by `factor` (a power of two), dp_replicate first; false when they
 // do not have it.
 bool take_from_data_parallel(ParallelSpec& p, int64_t factor) {
@@ -180,9 +188,11 @@ FitAdvice advise_fit(const Scenario& s) {
 
     const ParamCounts counts = count_params(s.model);
 
+    // Leftover GPUs are replicas already (DESIGN.md): the fixes may shard or split them like any other.
+    const auto levels = candidates_by_knob_count(with_leftover_as_replicas(s));
+
     // The fastest fitting fix wins, however many knobs it turns (a count-only model has no step
     // time: there the first fitting one in knob order, fewest knobs first).
-    const auto levels = candidates_by_knob_count(s);
     const Candidate* best = nullptr;
     Report best_report;
     for (const auto& level : levels) {

@@ -130,3 +130,14 @@ TEST_CASE("fit advice: a count-only model takes the first fitting knob") {
     // 7.5e9 x (2 + 2 + 12/64) B of model state, plus the runtime's 1 GiB and 5% allocator slack.
     CHECK(a.total_bytes == doctest::Approx(31.40625e9 * 1.05 + 1073741824.0));
 }
+
+TEST_CASE("fit advice: leftover GPUs count as the replicas they are") {
+    // Llama 3 70B with every dim at 1 on 64 GPUs runs 64 copies, as DDP over 64 does: the same fix.
+    Scenario s = llama70b_ddp(8);
+    s.parallel.dp_replicate = 1;
+    REQUIRE(validate_scenario(s).empty());
+    const FitAdvice a = advise_fit(s);
+    REQUIRE(a.found);
+    CHECK(a.summary() == "zero 0 -> 3, recompute none -> full, dp_shard 1 -> 64, dp_replicate 64 -> 1");
+    CHECK(a.scenario.parallel.product() == 64);
+}

@@ -251,3 +251,21 @@ TEST_CASE("memory panel: a model given as a parameter count has no activations a
     REQUIRE(v.advice.found);
     CHECK(v.advice.summary() == "zero 0 -> 1, dp_shard 1 -> 64, dp_replicate 64 -> 1");
 }
+
+TEST_CASE("memory panel: leftover GPUs are replicas: the line counts them and the fix may shard them") {
+    // The same 7.5B model with every dim at 1 on 64 GPUs: the layout sets one replica and the 63 other
+    // GPUs run copies of it, so the GPU holds what DDP over 64 holds, and the same fix applies.
+    Scenario s;
+    s.model = ModelSpec{};
+    s.model.params = 7.5e9;
+    s.cluster.nodes = 8;
+    s.parallel = ParallelSpec{};
+    s.training.global_batch = 64;
+    PanelHarness h(s);
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    CHECK(v.setup_line.find("dp_replicate 64 (1 set, x64 from leftover GPUs)") != std::string::npos);
+    REQUIRE(v.advice.found);
+    CHECK(v.advice.summary() == "zero 0 -> 1, dp_shard 1 -> 64, dp_replicate 64 -> 1");
+    CHECK(v.advice.scenario.parallel.product() == 64);
+}

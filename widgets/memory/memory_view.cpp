@@ -14,7 +14,13 @@ std::string setup_line(const Scenario& s, const Report& r) {
     std::ostringstream os;
     os << s.model.name << " on " << r.world_size << " x " << s.cluster.gpu.name << "  |  tp " << p.tp;
     if (p.cp > 1) os << ", cp " << p.cp;
-    os << ", pp " << p.pp << ", dp_shard " << p.dp_shard << ", dp_replicate " << p.dp_replicate;
+    os << ", pp " << p.pp << ", dp_shard " << p.dp_shard << ", dp_replicate ";
+    // Leftover GPUs are replicas too: say how many the layout really runs, and where they come from.
+    if (r.leftover_dp_replicate > 1)
+        os << p.dp_replicate * r.leftover_dp_replicate << " (" << p.dp_replicate << " set, x"
+           << r.leftover_dp_replicate << " from leftover GPUs)";
+    else
+        os << p.dp_replicate;
     if (p.ep > 1) os << ", ep " << p.ep;
     os << "  |  ZeRO " << p.zero << ", recompute " << to_string(s.training.recompute) << ", "
        << to_string(s.training.precision) << ", micro-batch " << s.training.micro_batch;
