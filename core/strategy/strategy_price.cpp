@@ -49,6 +49,24 @@ Scenario with_strategy_factor(const Scenario& s, Dim st, int64_t factor) {
     return out;
 }
 
+std::string factor_refusal(const Scenario& s, Dim st, int64_t factor) {
+    if (factor < 1) return "a GPU count must be at least 1";
+    if (st == Dim::ep && factor > 1 && s.model.has_architecture() && !s.model.is_moe())
+        return s.model.name + " is dense: expert parallelism splits the experts of an MoE model, and it has none";
+    const Scenario next = with_strategy_factor(s, st, factor);
+    const std::string rule = validate_scenario(next);
+    if (rule.empty()) return "";
+    const int64_t needed = next.parallel.product();
+    const int64_t have = s.cluster.gpu_count();
+    if (needed > have)
+        return "one copy of this layout would need " + std::to_string(needed) + " GPUs and the cluster has " +
+               std::to_string(have) + ": add nodes (Device mesh) or lower another strategy";
+    if (have % needed != 0)
+        return std::to_string(needed) + " GPUs per copy do not split the cluster's " + std::to_string(have) +
+               " GPUs into whole copies";
+    return rule;
+}
+
 Scenario plain_data_parallel(const Scenario& s) {
     Scenario out = s;
     ParallelSpec& p = out.parallel;

@@ -38,6 +38,10 @@ namespace shardscope {
 // zero 3 (the FSDP default); turned off it takes zero 0; PP turned off leaves interleaved-1f1b and
 // dualpipe for 1f1b. Not validated: pass it to try_apply.
 [[nodiscard]] Scenario with_strategy_factor(const Scenario& s, Dim st, int64_t factor);
+// Why the strategy cannot take `factor` on this scenario, in a person's words, with what would make room
+// ("" when it can): a dense model has no experts to split; a layout whose one copy needs more GPUs than
+// the cluster has names both counts; anything else is validate_scenario's rule.
+[[nodiscard]] std::string factor_refusal(const Scenario& s, Dim st, int64_t factor);
 // Every strategy off, every GPU a plain replica (what "memory saved vs plain DP" compares against).
 [[nodiscard]] Scenario plain_data_parallel(const Scenario& s);
 

@@ -319,3 +319,25 @@ TEST_CASE("cells cut into many ZeRO slices come fewer: a band of a group stays a
     s.parallel.dp_shard = 2;
     CHECK(built(s).shape.head_cells == 8);  // 8 x 2 = 16: as many cells as wanted
 }
+
+TEST_CASE("factor_refusal: why a strategy's count is refused, with what would make room") {
+    // The default: Llama 3 8B (dense, 32 heads) on 64 GPUs as tp 2 x pp 2 x dp_shard 8 x dp_replicate 2.
+    const Scenario s = default_scenario();
+    CHECK(factor_refusal(s, Dim::tp, 1) == "");            // 32 GPUs a copy: two copies
+    CHECK(factor_refusal(s, Dim::dp_replicate, 1) == "");
+    // tp 4: 4 x 2 x 8 x 2 = 128 GPUs for one copy, on 64.
+    CHECK(factor_refusal(s, Dim::tp, 4) ==
+          "one copy of this layout would need 128 GPUs and the cluster has 64: add nodes (Device mesh) or lower "
+          "another strategy");
+    // dp_shard 3: 2 x 2 x 3 x 2 = 24 GPUs a copy, and 64 is no whole number of 24s.
+    CHECK(factor_refusal(s, Dim::dp_shard, 3) == "24 GPUs per copy do not split the cluster's 64 GPUs into whole copies");
+    CHECK(factor_refusal(s, Dim::ep, 2) ==
+          "Llama 3 8B is dense: expert parallelism splits the experts of an MoE model, and it has none");
+    CHECK(factor_refusal(s, Dim::ep, 1) == "");
+    // A count within the GPUs that breaks another rule gets core's rule, by its field: 6 sequences do not
+    // split over 16 data-parallel replicas.
+    Scenario odd = s;
+    odd.training.global_batch = 6;
+    const std::string rule = factor_refusal(odd, Dim::tp, 1);
+    CHECK(rule.find("training.global_batch") == 0);
+}

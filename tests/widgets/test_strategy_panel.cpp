@@ -214,3 +214,22 @@ TEST_CASE("a 64-GPU layout with every cell in 16 ZeRO-3 slices stays well within
     // (headless tests have no renderer that could split a larger list).
     CHECK(ImGuiFixture::vertices_of("strategy test") < 40000);
 }
+
+TEST_CASE("a count core would refuse is greyed: clicking it changes nothing and reports nothing") {
+    Harness h;  // Llama 3 8B, dense, on 64 GPUs
+    REQUIRE(h.act("tp", "8") == "");
+    REQUIRE(h.act("fsdp", "8") == "");
+    const Scenario before = h.state.scenario();
+    // EP on a dense model, TP past what 64 GPUs hold (tp 16 x dp_shard 8 = 128), CP below 1.
+    for (const char* item : {"strategy/toggle/ep", "strategy/more/ep", "strategy/more/tp", "strategy/less/cp"}) {
+        CAPTURE(item);
+        REQUIRE(ui::find_item_rect(item).has_value());
+        h.f.click_item(item, h.draw());
+        h.frame();
+        CHECK(h.state.scenario() == before);
+        CHECK(h.panel.last_error().empty());
+    }
+    // A count that fits still clicks.
+    REQUIRE(h.f.click_item("strategy/less/tp", h.draw()));
+    CHECK(h.state.scenario().parallel.tp == 4);
+}

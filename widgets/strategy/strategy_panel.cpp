@@ -128,28 +128,53 @@ void StrategyPanel::draw(AppState& state) {
     draw_price(state);
 }
 
+namespace {
+
+void refusal_tooltip(const std::string& why) {
+    if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(why.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+}  // namespace
+
 void StrategyPanel::draw_toggle(AppState& state, Dim s) {
     const ParallelSpec& p = state.scenario().parallel;
     const std::string key = std::string(strategy_key(s));
     ImGui::PushID(key.c_str());
     bool on = strategy_on(p, s);
+    const int64_t factor = strategy_factor(p, s);
     const ImU32 colour = palette::dim_colour(s);
     toggle_colours_[dim_index(s)] = colour;
+    // A control that core would refuse is greyed, and says why when hovered.
+    const std::string toggle_refusal = factor_refusal(state.scenario(), s, on ? 1 : remembered_[dim_index(s)]);
+    ImGui::BeginDisabled(!toggle_refusal.empty());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour));
     const bool clicked = ImGui::Checkbox(std::string(strategy_label(s)).c_str(), &on);
     ImGui::PopStyleColor();
+    ImGui::EndDisabled();
     if (clicked) act(state, "toggle", key);
     note_last_item("strategy/toggle/" + key);
-    glossary_tooltip_for_last_item(glossary_term(s));
+    if (!toggle_refusal.empty()) refusal_tooltip(toggle_refusal);
+    else glossary_tooltip_for_last_item(glossary_term(s));
 
-    const int64_t factor = strategy_factor(p, s);
-    if (ImGui::SmallButton("-")) set_factor(state, s, std::max<int64_t>(1, factor / 2));
-    note_last_item("strategy/less/" + key);
+    const auto step_button = [&](const char* label, int64_t to, const std::string& item) {
+        const std::string refusal = to == factor ? "already 1 GPU" : factor_refusal(state.scenario(), s, to);
+        ImGui::BeginDisabled(!refusal.empty());
+        const bool pressed = ImGui::SmallButton(label);
+        ImGui::EndDisabled();
+        if (pressed) set_factor(state, s, to);
+        note_last_item(item);
+        if (!refusal.empty()) refusal_tooltip(refusal);
+    };
+    step_button("-", std::max<int64_t>(1, factor / 2), "strategy/less/" + key);
     ImGui::SameLine();
     ImGui::Text("%lld GPU%s", static_cast<long long>(factor), factor == 1 ? "" : "s");
     ImGui::SameLine();
-    if (ImGui::SmallButton("+")) set_factor(state, s, factor * 2);
-    note_last_item("strategy/more/" + key);
+    step_button("+", factor * 2, "strategy/more/" + key);
     // FSDP's third line is its ZeRO stage (the field, dp_shard, is in the count's tooltip).
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(s, 0.7f)), "%s",
                        s == Dim::dp_shard ? "ZeRO" : factor_field(s));
