@@ -316,3 +316,19 @@ TEST_CASE("m for the bubble target is the simulated schedule's, and a heavier la
     h.frame();
     CHECK(h.panel.microbatches_for_target(0) == 0);
 }
+
+TEST_CASE("the panel says whether it draws an example or the scenario's own pipeline") {
+    PanelHarness h;  // the default scenario: pp 2, 16 micro-batches per pipeline; the panel's example is 4 x 8
+    h.frame();
+    CHECK_FALSE(h.panel.following_scenario());
+    CHECK(h.panel.source_line(h.state) ==
+          "An example, not the scenario (which runs 2 stages and 16 micro-batches): From scenario draws its own.");
+    REQUIRE(h.act("from_scenario", "1").empty());
+    h.frame();
+    CHECK(h.panel.following_scenario());
+    CHECK(h.panel.source_line(h.state) ==
+          "The scenario's pipeline: 2 stages, 16 micro-batches, stage times from the cost model.");
+    REQUIRE(h.act("stages", "4").empty());  // the user's own p: an example again
+    h.frame();
+    CHECK_FALSE(h.panel.following_scenario());
+}

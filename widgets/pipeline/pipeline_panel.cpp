@@ -292,6 +292,7 @@ std::string PipelinePanel::zoom_to(AppState& state, const std::string& value) {
 void PipelinePanel::draw(AppState& state) {
     draw_controls(state);
     update_simulation(state);
+    draw_source_line(state);
     draw_readout();
     ImGui::Separator();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -478,6 +479,24 @@ void PipelinePanel::draw_lane_readout(int lane) {
         ImGui::SetTooltip("Fewest micro-batches whose simulated bubble (this schedule, these stage costs and p2p\n"
                           "time) is under the target; \"none\" when unequal stages keep the others idle longer\n"
                           "than that at any count. The closed form assumes equal stages and no p2p time.");
+}
+
+std::string PipelinePanel::source_line(const AppState& state) const {
+    const PipelineSpec& own = state.report().pipeline;
+    if (following_scenario())
+        return "The scenario's pipeline: " + std::to_string(own.stages) + " stages, " + std::to_string(own.microbatches) +
+               " micro-batches, stage times from the cost model.";
+    if (own.stages <= 1) return "An example pipeline: the scenario has none (pp 1). Turn on PP to draw its own.";
+    return "An example, not the scenario (which runs " + std::to_string(own.stages) + " stages and " +
+           std::to_string(own.microbatches) + " micro-batches): From scenario draws its own.";
+}
+
+void PipelinePanel::draw_source_line(const AppState& state) {
+    const std::string line = source_line(state);
+    ImGui::PushTextWrapPos(0);
+    if (following_scenario()) ImGui::TextDisabled("%s", line.c_str());
+    else ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", line.c_str());
+    ImGui::PopTextWrapPos();
 }
 
 void PipelinePanel::draw_readout() {

@@ -61,6 +61,11 @@ public:
         return lanes_[static_cast<std::size_t>(lane)].microbatches_for_target;
     }
     [[nodiscard]] const TimelineRecords& records() const noexcept { return records_; }
+    // True while the timeline draws the scenario's own pipeline (From scenario, until a control changes
+    // p or a stage cost); false while it draws the panel's example.
+    [[nodiscard]] bool following_scenario() const noexcept { return !controls_.scenario_costs.empty(); }
+    // The line above the readout saying which of the two the timeline shows.
+    [[nodiscard]] std::string source_line(const AppState& state) const;
     // The block under the mouse in the last frame, if any (its tooltip was shown).
     [[nodiscard]] const std::optional<TimelineBlock>& hovered_block() const noexcept { return hovered_; }
     // Pixels of the plot between the window's t0 and t1, as last drawn.
@@ -90,6 +95,7 @@ private:
     void take_from_scenario(const AppState& state);
     void draw_controls(AppState& state);
     void draw_cost_controls();
+    void draw_source_line(const AppState& state);
     void draw_readout();
     void draw_lane_readout(int lane);
     void draw_stage_table(float width, float height);
