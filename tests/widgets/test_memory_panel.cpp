@@ -118,6 +118,10 @@ TEST_CASE("memory panel: the step bar is compute, each dim's exposed communicati
     CHECK(v.figures[0].value == format_seconds(*r.time.step));
     CHECK(v.figures[6].label == "MFU");
     CHECK(v.figures[6].value == format_percent(*r.throughput.mfu));
+    // Hardware below model TFLOP/s puzzles a reader: its hover says why it can sit on either side.
+    CHECK(v.figures[5].label == "Hardware TFLOP/s per GPU");
+    CHECK(v.figures[5].meaning.find("causal flash attention skips the masked half") != std::string::npos);
+    CHECK(v.figures[5].meaning.find("Recomputation adds its forward") != std::string::npos);
     // Core's conventions get a section of their own, one line each; the other notes stay notes.
     CHECK(v.conventions == r.conventions);
     REQUIRE(v.conventions.size() >= 4);

@@ -410,7 +410,17 @@ void MemoryPanel::draw_figures() {
     for (const FigureRecord& f : view_.figures) {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::TextDisabled("%s", f.label.c_str());
+        ImGui::TextDisabled("%s%s", f.label.c_str(), f.meaning.empty() ? "" : " (?)");
+        if (!f.meaning.empty()) {
+            note_last_item("memory/figure/" + f.label);
+            if (ImGui::IsItemHovered()) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+                ImGui::TextUnformatted(f.meaning.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+        }
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(f.value.c_str());
     }

@@ -102,8 +102,15 @@ std::vector<FigureRecord> figures(const Report& r) {
         return tflops ? std::optional<double>(*tflops * 1e12) : std::nullopt;
     };
     add("Model TFLOP/s per GPU", flops(r.throughput.model_tflops_per_gpu), format_flops_rate, "");
+    out.back().meaning = "The model's FLOPs per step over the step time: 6 x active parameters x tokens plus the "
+                         "attention scores counted in full, as Megatron-LM counts them, whatever the kernels run.";
     add("Hardware TFLOP/s per GPU", flops(r.throughput.hardware_tflops_per_gpu), format_flops_rate, "");
+    out.back().meaning = "What the kernels execute, over the step time. Recomputation adds its forward, so this can "
+                         "exceed the model's figure; causal flash attention skips the masked half of the scores, so "
+                         "it can also sit below it.";
     add("MFU", r.throughput.mfu, format_percent, "");
+    out.back().meaning = "Model FLOPs utilisation: the model's TFLOP/s over the GPU's dense peak for the training "
+                         "precision.";
     return out;
 }
 

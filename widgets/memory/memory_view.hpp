@@ -48,6 +48,7 @@ struct StepSegmentRecord {
 struct FigureRecord {
     std::string label;
     std::string value;
+    std::string meaning;  // what the figure counts, shown when hovered ("" when the label says it all)
 };
 
 struct MemoryView {
