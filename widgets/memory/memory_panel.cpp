@@ -4,6 +4,7 @@
 #include "widgets/kit/flow.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
@@ -413,13 +414,7 @@ void MemoryPanel::draw_figures() {
         ImGui::TextDisabled("%s%s", f.label.c_str(), f.meaning.empty() ? "" : " (?)");
         if (!f.meaning.empty()) {
             note_last_item("memory/figure/" + f.label);
-            if (ImGui::IsItemHovered()) {
-                ImGui::BeginTooltip();
-                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-                ImGui::TextUnformatted(f.meaning.c_str());
-                ImGui::PopTextWrapPos();
-                ImGui::EndTooltip();
-            }
+            wrapped_tooltip_for_last_item(f.meaning);
         }
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(f.value.c_str());

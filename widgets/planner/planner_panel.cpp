@@ -5,6 +5,7 @@
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
+#include "widgets/kit/tooltip.hpp"
 
 #include <imgui.h>
 
@@ -346,13 +347,7 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
         ImGui::SameLine();
         ImGui::TextDisabled("+%d alike", row.alike);
         note_last_item("planner/alike/" + rank);
-        if (ImGui::IsItemHovered()) {
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
-            ImGui::TextUnformatted(row.also.c_str());
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
-        }
+        wrapped_tooltip_for_last_item(row.also, 36.0f);
     }
     cell(kZero, std::to_string(row.zero));
     cell(kMicroBatch, std::to_string(row.micro_batch));

@@ -7,6 +7,7 @@
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
+#include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
@@ -128,19 +129,6 @@ void StrategyPanel::draw(AppState& state) {
     draw_price(state);
 }
 
-namespace {
-
-void refusal_tooltip(const std::string& why) {
-    if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextUnformatted(why.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
-
-}  // namespace
-
 void StrategyPanel::draw_toggle(AppState& state, Dim s) {
     const ParallelSpec& p = state.scenario().parallel;
     const std::string key = std::string(strategy_key(s));
@@ -158,7 +146,7 @@ void StrategyPanel::draw_toggle(AppState& state, Dim s) {
     ImGui::EndDisabled();
     if (clicked) act(state, "toggle", key);
     note_last_item("strategy/toggle/" + key);
-    if (!toggle_refusal.empty()) refusal_tooltip(toggle_refusal);
+    if (!toggle_refusal.empty()) wrapped_tooltip_for_last_item(toggle_refusal);
     else glossary_tooltip_for_last_item(glossary_term(s));
 
     const auto step_button = [&](const char* label, int64_t to, const std::string& item) {
@@ -168,7 +156,7 @@ void StrategyPanel::draw_toggle(AppState& state, Dim s) {
         ImGui::EndDisabled();
         if (pressed) set_factor(state, s, to);
         note_last_item(item);
-        if (!refusal.empty()) refusal_tooltip(refusal);
+        if (!refusal.empty()) wrapped_tooltip_for_last_item(refusal);
     };
     step_button("-", std::max<int64_t>(1, factor / 2), "strategy/less/" + key);
     ImGui::SameLine();
@@ -275,11 +263,7 @@ void StrategyPanel::draw_canvas(const AppState& state) {
         } else if (const PieceRect* r = piece_at(drawing_, local)) {
             hovered_piece = r;
             const std::string text = describe_piece(ownership_, state.scenario(), ownership_.pieces[r->piece]);
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 34);
-            ImGui::TextUnformatted(text.c_str());
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
+            wrapped_tooltip(text, 34.0f);
         }
     }
     paint_strategy_drawing(drawing_, ownership_, ImGui::GetWindowDrawList(), origin, focus, hovered_piece);
