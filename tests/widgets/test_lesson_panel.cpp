@@ -128,6 +128,34 @@ TEST_CASE("Finish on the last step returns to the list and keeps the progress") 
         if (row.id == "context-parallel") CHECK(row.reached == 7);
 }
 
+TEST_CASE("after the lessons, the learner's own scenario is one click away, and one undo") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    const auto drawn = [](const std::string& key) {
+        for (const auto& [k, r] : ui::current_item_rects())
+            if (k == key) return true;
+        return false;
+    };
+    Scenario mine = h.state.scenario();
+    mine.training.micro_batch = 2;  // an edit of the learner's own
+    REQUIRE(h.state.try_apply(mine).empty());
+    REQUIRE(panel.open_lesson(h.state, "context-parallel", 7).empty());
+    REQUIRE(panel.open_lesson(h.state, "pipeline-parallel", 1).empty());  // a second lesson keeps the first 'before'
+    CHECK_FALSE(h.state.scenario() == mine);
+    h.f.frames(2, h.draw);
+    CHECK_FALSE(drawn("lesson/restore"));  // not while a lesson is open
+    CHECK(panel.restore_scenario_before_lessons(h.state) == "a lesson is open: close it first");
+    panel.close_lesson();
+    h.f.frames(2, h.draw);
+    REQUIRE(h.f.click_item("lesson/restore", h.draw));
+    CHECK(h.state.scenario() == mine);
+    h.f.frames(2, h.draw);
+    CHECK_FALSE(drawn("lesson/restore"));  // offered once
+    REQUIRE(h.state.can_undo());
+    h.state.undo();
+    CHECK_FALSE(h.state.scenario() == mine);  // the lesson's scenario again
+}
+
 TEST_CASE("the quiz grades against core's answer, gives a second try, then says what the step gives") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();

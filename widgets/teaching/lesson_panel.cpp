@@ -77,6 +77,7 @@ std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int
         const int count = int(lessons_[i].steps.size());
         if (step < 1 || step > count)
             return "lesson \"" + id + "\" has steps 1 to " + std::to_string(count) + ", not " + std::to_string(step);
+        if (lesson_ < 0 && !before_lessons_) before_lessons_ = state.scenario();
         lesson_ = int(i);
         enter_step(state, step - 1, Entry::fresh);
         return {};
@@ -102,6 +103,14 @@ void LessonPanel::close_lesson() {
     given_.reset();
     action_notes_.clear();
     registry_.set_highlight("");
+}
+
+std::string LessonPanel::restore_scenario_before_lessons(AppState& state) {
+    if (!before_lessons_) return "no lesson has changed the scenario";
+    if (lesson_ >= 0) return "a lesson is open: close it first";
+    std::string rule = state.try_apply(*before_lessons_);
+    if (rule.empty()) before_lessons_.reset();
+    return rule;
 }
 
 void LessonPanel::reset_to_step_scenario(AppState& state) {
@@ -164,6 +173,8 @@ void LessonPanel::declare_actions() {
     actions_.text("open", "a lesson id, e.g. why-split", "open the lesson at its first step", [this](AppState& state, const ActionValue& v) {
         return open_lesson(state, v.text, 1);
     });
+    actions_.trigger("restore", "after the lessons, load the scenario from before the first one",
+                     [this](AppState& state, const ActionValue&) { return restore_scenario_before_lessons(state); });
     actions_.trigger("close", "close the lesson", [this](AppState&, const ActionValue&) {
         close_lesson();
         return std::string();
@@ -287,6 +298,15 @@ void LessonPanel::draw_list(AppState& state, const LessonView& v) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
         ImGui::PopStyleColor();
+        ImGui::Spacing();
+    }
+    // After a lesson: the learner's own scenario is one click (and one undo step) away.
+    if (!v.has_lesson && before_lessons_) {
+        if (ImGui::Button("Back to your scenario from before the lessons")) restore_scenario_before_lessons(state);
+        note_last_item("lesson/restore");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The lessons changed the scenario; this loads what you had before the first one "
+                              "(Ctrl+Z undoes it)");
         ImGui::Spacing();
     }
     for (const std::string& e : v.load_errors) ImGui::TextColored(kWrong, "Not loaded: %s", e.c_str());

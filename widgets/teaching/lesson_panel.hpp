@@ -70,6 +70,8 @@ public:
     void next(AppState& state);
     void back(AppState& state);
     void reset_to_step_scenario(AppState& state);
+    // After the lessons: the scenario from before the first one, as one undo step ("" when loaded).
+    std::string restore_scenario_before_lessons(AppState& state);
     // Back to the list (the Finish button on the last step); progress is kept.
     void close_lesson();
     // Grades an answer: a number for number checks, an option index (0-based) for choices.
@@ -101,6 +103,8 @@ private:
     std::vector<std::string> load_errors_;
     std::vector<int> reached_;          // per lesson, furthest step seen (1-based; 0 = not started)
     int lesson_ = -1;
+    // The scenario the learner had before the first lesson began; the list offers it back after.
+    std::optional<Scenario> before_lessons_;
     int step_ = 0;
     std::vector<std::string> action_notes_;
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
