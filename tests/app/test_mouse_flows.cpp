@@ -326,3 +326,18 @@ TEST_CASE("a returning user's start shows no welcome") {
     CHECK(probe["items"].contains("menu/Help"));
     CHECK_FALSE(probe["items"].contains("welcome/start"));
 }
+
+TEST_CASE("after a lesson's Finish, a click brings back the scenario from before it; Ctrl+Z takes that back") {
+    LiveApp app("mouse-lesson-restore", "--lesson context-parallel --step 7");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("lesson/finish"));
+    const Json in_lesson = app.probe()["scenario"];
+    const Json before = Json::parse(scenario_to_json(default_scenario()));
+    REQUIRE(in_lesson != before);  // the lesson set its own (a long sequence split by CP)
+    REQUIRE(app.click("lesson/finish"));
+    REQUIRE(app.wait_for_item("lesson/restore"));
+    REQUIRE(app.click("lesson/restore"));
+    CHECK(app.wait_frames(4)["scenario"] == before);
+    app.key("ctrl+z");
+    CHECK(app.wait_frames(4)["scenario"] == in_lesson);
+}
