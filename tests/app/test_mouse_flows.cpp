@@ -341,3 +341,23 @@ TEST_CASE("after a lesson's Finish, a click brings back the scenario from before
     app.key("ctrl+z");
     CHECK(app.wait_frames(4)["scenario"] == in_lesson);
 }
+
+TEST_CASE("Help > Lessons and View > a panel, by mouse: the panel opened takes a tile, covering none") {
+    LiveApp app("mouse-help-lessons", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/Help"));
+    REQUIRE(app.wait_for_item("menu/Help/lesson"));
+    REQUIRE(app.click("menu/Help/lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/why-split"));
+    Json probe = app.wait_frames(4);
+    check_tiled(probe);
+    CHECK(covered_share(probe) > 0.9);
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/glossary"));
+    REQUIRE(app.click("menu/View/glossary"));
+    probe = app.wait_frames(4);
+    bool glossary = false;
+    for (const Json& w : probe["windows"]) glossary = glossary || w["id"] == "glossary";
+    CHECK(glossary);
+    check_tiled(probe);
+}

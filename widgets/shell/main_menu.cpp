@@ -39,7 +39,11 @@ void draw_view_menu(PanelRegistry& registry) {
     note_last_item("menu/View");
     if (!open) return;
     for (const auto& panel : registry.panels()) {
-        ImGui::MenuItem(panel->title().c_str(), nullptr, &panel->open);
+        // Ticked closes it; unticked opens it in a tile of its own beside the open panels.
+        if (ImGui::MenuItem(panel->title().c_str(), nullptr, panel->open)) {
+            if (panel->open) panel->open = false;
+            else registry.open_tiled(panel->id());
+        }
         note_last_item("menu/View/" + panel->id());
     }
     ImGui::Separator();
@@ -52,7 +56,7 @@ void draw_view_menu(PanelRegistry& registry) {
 void help_panel_item(PanelRegistry& registry, const char* label, const char* id) {
     Panel* panel = registry.find(id);
     if (!panel) return;
-    if (ImGui::MenuItem(label)) panel->open = true;
+    if (ImGui::MenuItem(label)) registry.open_tiled(id);
     note_last_item(std::string("menu/Help/") + id);
 }
 

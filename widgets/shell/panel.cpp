@@ -49,7 +49,39 @@ void outline_current_window(float seconds) {
     draw->PopClipRect();
 }
 
+// n tiles over the work area: a near-square grid, the last row's tiles widened to fill it.
+std::vector<Placement> grid_tiles(size_t n) {
+    std::vector<Placement> out;
+    if (n == 0) return out;
+    const size_t cols = static_cast<size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+    const size_t rows = (n + cols - 1) / cols;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t row = i / cols;
+        const size_t in_row = row + 1 == rows ? n - row * cols : cols;
+        const float w = 1.0f / static_cast<float>(in_row);
+        out.push_back(Placement{static_cast<float>(i % cols) * w, static_cast<float>(row) / static_cast<float>(rows), w,
+                                1.0f / static_cast<float>(rows)});
+    }
+    return out;
+}
+
 }  // namespace
+
+void PanelRegistry::open_tiled(const std::string& id) {
+    Panel* panel = find(id);
+    if (!panel) return;
+    if (panel->open) {
+        ImGui::SetWindowFocus(panel->window_name().c_str());
+        return;
+    }
+    panel->open = true;
+    std::vector<Panel*> open;
+    for (const auto& p : panels_)
+        if (p->open) open.push_back(p.get());
+    const std::vector<Placement> tiles = grid_tiles(open.size());
+    for (size_t i = 0; i < open.size(); ++i) open[i]->set_placement(tiles[i]);
+    reset_layout();
+}
 
 std::vector<std::string> PanelRegistry::show_only(const std::vector<std::string>& ids) {
     std::vector<std::string> unknown;

@@ -92,6 +92,9 @@ public:
     void reset_layout() { ++layout_; }
     // View > Reset layout: every panel back to the catalog's tile and open state, then placed.
     void restore_default_layout();
+    // Opens a panel from a menu so that it covers none: every open panel, this one included, tiles the
+    // work area in a grid, in View-menu order. One already open only comes to the front.
+    void open_tiled(const std::string& id);
     // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
     // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
     std::vector<std::string> show_only(const std::vector<std::string>& ids);
