@@ -145,14 +145,20 @@ std::string draw_text_flow(const TextFlowLayout& layout) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool window_hovered = ImGui::IsWindowHovered();
     std::string hovered_term, clicked;
-    for (const FlowWord& w : layout.words) {
+    for (size_t i = 0; i < layout.words.size(); ++i) {
+        const FlowWord& w = layout.words[i];
         const ImVec2 p(origin.x + w.x, origin.y + w.y);
         const bool link = !w.term.empty();
         dl->AddText(p, link ? link_colour : text_colour, w.text.c_str());
         if (!link) continue;
+        // One underline under a link of several words: the space goes under it too, unless the link
+        // ends here or wraps to the next line.
+        const bool continues = i + 1 < layout.words.size() && layout.words[i + 1].term == w.term &&
+                               layout.words[i + 1].y == w.y;
         std::string letters = w.text;
-        while (!letters.empty() && letters.back() == ' ') letters.pop_back();
-        const float underline_w = ImGui::CalcTextSize(letters.c_str()).x;
+        if (!continues)
+            while (!letters.empty() && letters.back() == ' ') letters.pop_back();
+        const float underline_w = continues ? w.width : ImGui::CalcTextSize(letters.c_str()).x;
         dl->AddLine(ImVec2(p.x, p.y + font), ImVec2(p.x + underline_w, p.y + font), link_colour);
         const bool over = window_hovered && mouse.x >= p.x && mouse.x < p.x + w.width && mouse.y >= p.y &&
                           mouse.y < p.y + font + 2;
