@@ -220,6 +220,34 @@ void remember_welcome_answered() {
     if (!p.empty()) (void)write_file_atomically(p.string(), "The first-run welcome was answered.\n");
 }
 
+namespace {
+fs::path lesson_progress_path() {
+    const std::string dir = config_dir();
+    return dir.empty() ? fs::path() : fs::path(dir) / "lesson-progress.json";
+}
+}  // namespace
+
+std::map<std::string, int> load_lesson_progress() {
+    const fs::path p = lesson_progress_path();
+    std::string error;
+    if (p.empty()) return {};
+    const auto text = read_text_file(p.string(), error);
+    if (!text) return {};
+    json_read::Json j;
+    if (!json_read::first_error([&] { j = json_read::parse_document(*text); }).empty()) return {};
+    std::map<std::string, int> out;
+    if (j.is_object())
+        for (const auto& [id, step] : j.items())
+            if (step.is_number_integer() && step.get<long long>() > 0 && step.get<long long>() < 100000)
+                out[id] = static_cast<int>(step.get<long long>());
+    return out;
+}
+
+void save_lesson_progress(const std::map<std::string, int>& reached) {
+    const fs::path p = lesson_progress_path();
+    if (!p.empty()) (void)write_file_atomically(p.string(), nlohmann::json(reached).dump(2) + "\n");
+}
+
 void save_recent_files(const std::vector<std::string>& paths) {
     const fs::path p = recent_file_path();
     if (!p.empty()) (void)write_file_atomically(p.string(), nlohmann::json(paths).dump(2) + "\n");

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,9 @@ void save_recent_files(const std::vector<std::string>& paths);
 // where there is no config folder.
 bool welcome_answered_before();
 void remember_welcome_answered();
+// How far this user got in each lesson (lesson id -> furthest step), kept in the config folder as
+// lesson-progress.json; a missing or broken file is no progress.
+std::map<std::string, int> load_lesson_progress();
+void save_lesson_progress(const std::map<std::string, int>& reached);
 
 }  // namespace shardscope::app

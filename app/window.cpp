@@ -7,6 +7,7 @@
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
 #include "app/teaching_files.hpp"
+#include "widgets/teaching/lesson_panel.hpp"
 #include "widgets/shell/ui_probe.hpp"
 #include "widgets/ui_frame.hpp"
 
@@ -233,6 +234,10 @@ int run_window(const Options& options) {
     // Lessons, glossary and cheat sheet: a broken file is reported and the rest still load.
     for (const std::string& error : load_teaching_files(ui_root.registry(), data_dir()))
         std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+    // Progress from earlier runs; a screenshot run neither reads nor writes the user's state.
+    auto* lessons = dynamic_cast<ui::LessonPanel*>(ui_root.registry().find("lesson"));
+    if (lessons && !headless_capture) lessons->restore_progress(load_lesson_progress());
+    unsigned long saved_progress = lessons ? lessons->progress_version() : 0;
     if (std::string error = open_requested_lesson(ui_root.registry(), state); !error.empty()) {
         std::fprintf(stderr, "shardscope: --lesson: %s\n", error.c_str());
         return 2;
@@ -294,6 +299,10 @@ int run_window(const Options& options) {
         if (state.ui.welcome_answered) {
             state.ui.welcome_answered = false;
             remember_welcome_answered();
+        }
+        if (lessons && !headless_capture && lessons->progress_version() != saved_progress) {
+            saved_progress = lessons->progress_version();
+            save_lesson_progress(lessons->progress());
         }
         if (state.requests.quit) glfwSetWindowShouldClose(window.handle, GLFW_TRUE);
     }

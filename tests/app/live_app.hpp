@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
+#include <utility>
 #include <thread>
 
 namespace shardscope::test {
@@ -32,10 +34,13 @@ public:
     // Starts shardscope ARGS at WxH in the background, in a scratch folder of its own; `imgui_ini`,
     // when given, is the layout file the app finds in its config folder. The user has started the app
     // before (the first-run welcome was answered) unless `first_run`.
+    // `config_files` (name, text) are written into its config folder first.
     LiveApp(const std::string& name, const std::string& args, int width = 1600, int height = 1000,
-            const std::string& imgui_ini = "", bool first_run = false)
+            const std::string& imgui_ini = "", bool first_run = false,
+            const std::vector<std::pair<std::string, std::string>>& config_files = {})
         : dir_(scratch_dir(name)), probe_path_(dir_ / "probe.json") {
         std::filesystem::create_directories(config_dir());
+        for (const auto& [file, text] : config_files) std::ofstream(config_dir() / file, std::ios::binary) << text;
         if (!imgui_ini.empty()) std::ofstream(config_dir() / "imgui.ini", std::ios::binary) << imgui_ini;
         if (!first_run) std::ofstream(config_dir() / "welcomed") << "answered\n";
         const std::string cmd = "cd '" + dir_.string() + "' && XDG_CONFIG_HOME='" + (dir_ / "config").string() +

@@ -361,3 +361,27 @@ TEST_CASE("Help > Lessons and View > a panel, by mouse: the panel opened takes a
     CHECK(glossary);
     check_tiled(probe);
 }
+
+TEST_CASE("lesson progress is kept between runs: the list reopens a lesson where the learner left it") {
+    Json at_step_4;
+    std::string kept;
+    {
+        LiveApp app("lesson-progress-1", "--lesson why-split --step 4");
+        REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+        REQUIRE(app.wait_for_item("lesson/next"));
+        at_step_4 = app.wait_frames(4)["scenario"];
+        const auto file = app.config_dir() / "lesson-progress.json";
+        for (int i = 0; i < 100 && !std::filesystem::exists(file); ++i) app.wait_frames(1);
+        kept = slurp(file);
+    }
+    CHECK(Json::parse(kept) == Json::parse(R"({"why-split": 4})"));
+    // A new run finds the file: the list's row opens at step 4, not 1.
+    LiveApp app("lesson-progress-2", "", 1600, 1000, "", false, {{"lesson-progress.json", kept}});
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/Help"));
+    REQUIRE(app.wait_for_item("menu/Help/lesson"));
+    REQUIRE(app.click("menu/Help/lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/why-split"));
+    REQUIRE(app.click("lesson/list/why-split"));
+    CHECK(app.wait_frames(4)["scenario"] == at_step_4);
+}

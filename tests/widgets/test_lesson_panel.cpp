@@ -420,3 +420,26 @@ TEST_CASE("a step sets what it shows: a comparison left on by an earlier step go
     REQUIRE(panel.act(h.state, "step", "2") == "");
     CHECK(pipeline.lane_count() == 1);
 }
+
+TEST_CASE("lesson progress: what the app keeps, read back clamped and only for known lessons") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    CHECK(panel.progress().empty());
+    const unsigned long before = panel.progress_version();
+    REQUIRE(panel.open_lesson(h.state, "why-split", 3).empty());
+    CHECK(panel.progress_version() != before);
+    CHECK(panel.progress() == std::map<std::string, int>{{"why-split", 3}});
+    const unsigned long at_3 = panel.progress_version();
+    panel.back(h.state);  // going back is not progress
+    CHECK(panel.progress_version() == at_3);
+    // From an earlier run: more steps than the lesson has are clamped, unknown ids ignored, and what
+    // this run reached is kept.
+    panel.restore_progress({{"why-split", 2}, {"pipeline-parallel", 999}, {"no-such-lesson", 4}});
+    const std::map<std::string, int> p = panel.progress();
+    CHECK(p.at("why-split") == 3);
+    int pipeline_steps = 0;
+    for (const Lesson& l : panel.lessons())
+        if (l.id == "pipeline-parallel") pipeline_steps = int(l.steps.size());
+    CHECK(p.at("pipeline-parallel") == pipeline_steps);
+    CHECK(p.count("no-such-lesson") == 0);
+}

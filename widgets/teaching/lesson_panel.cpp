@@ -87,6 +87,21 @@ std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int
     return "\"" + id + "\" is not a lesson (lessons: " + known + ")";
 }
 
+std::map<std::string, int> LessonPanel::progress() const {
+    std::map<std::string, int> out;
+    for (size_t i = 0; i < lessons_.size(); ++i)
+        if (reached_[i] > 0) out[lessons_[i].id] = reached_[i];
+    return out;
+}
+
+void LessonPanel::restore_progress(const std::map<std::string, int>& reached) {
+    for (size_t i = 0; i < lessons_.size(); ++i) {
+        const auto it = reached.find(lessons_[i].id);
+        if (it == reached.end()) continue;
+        reached_[i] = std::max(reached_[i], std::clamp(it->second, 0, int(lessons_[i].steps.size())));
+    }
+}
+
 void LessonPanel::next(AppState& state) {
     const Lesson* l = current_lesson();
     if (l && step_ + 1 < int(l->steps.size())) enter_step(state, step_ + 1, Entry::forward);
@@ -119,7 +134,10 @@ void LessonPanel::reset_to_step_scenario(AppState& state) {
 
 void LessonPanel::enter_step(AppState& state, int step, Entry how) {
     step_ = step;
-    reached_[size_t(lesson_)] = std::max(reached_[size_t(lesson_)], step + 1);
+    if (step + 1 > reached_[size_t(lesson_)]) {
+        reached_[size_t(lesson_)] = step + 1;
+        ++progress_version_;
+    }
     const LessonStep& s = lessons_[size_t(lesson_)].steps[size_t(step)];
     action_notes_.clear();
     // Going forward merges the step's changes into what the learner has (their own edits stay); going

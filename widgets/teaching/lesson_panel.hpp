@@ -11,6 +11,7 @@
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/shell/panel.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,6 +83,12 @@ public:
     [[nodiscard]] int step_index() const noexcept { return step_; }          // 0-based
     [[nodiscard]] LessonView build_view(const AppState& state) const;
     [[nodiscard]] const LessonView& last_view() const noexcept { return view_; }
+    // How far the learner got in each lesson they started (id -> furthest step, 1-based), for the app
+    // to keep between runs, and a count that moves whenever it grows.
+    [[nodiscard]] std::map<std::string, int> progress() const;
+    [[nodiscard]] unsigned long progress_version() const noexcept { return progress_version_; }
+    // Progress kept from an earlier run: unknown lessons are ignored, steps clamped to the lesson's.
+    void restore_progress(const std::map<std::string, int>& reached);
     [[nodiscard]] const std::vector<std::string>& action_notes() const noexcept { return action_notes_; }
     // The body as last laid out (item rect "lesson/body" is where it was drawn).
     [[nodiscard]] const TextFlowLayout& body_layout() const noexcept { return flow_; }
@@ -103,6 +110,7 @@ private:
     std::vector<std::string> load_errors_;
     std::vector<int> reached_;          // per lesson, furthest step seen (1-based; 0 = not started)
     int lesson_ = -1;
+    unsigned long progress_version_ = 0;
     // The scenario the learner had before the first lesson began; the list offers it back after.
     std::optional<Scenario> before_lessons_;
     int step_ = 0;
