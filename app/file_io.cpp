@@ -179,35 +179,39 @@ std::string data_dir() {
 }
 
 namespace {
-fs::path recent_file_path() {
+
+// A file of the app's own in the config folder ("" where there is none).
+fs::path config_file(const char* name) {
     const std::string dir = config_dir();
-    return dir.empty() ? fs::path() : fs::path(dir) / "recent.json";
+    return dir.empty() ? fs::path() : fs::path(dir) / name;
 }
+
+// A config file's JSON, read by the same rules as every other file (bounded nesting, numbers in
+// range); a missing or broken file is null, and its reader falls back to nothing kept.
+json_read::Json read_config_json(const fs::path& p) {
+    std::string error;
+    if (p.empty()) return nullptr;
+    const auto text = read_text_file(p.string(), error);
+    if (!text) return nullptr;
+    json_read::Json j;
+    if (!json_read::first_error([&] { j = json_read::parse_document(*text); }).empty()) return nullptr;
+    return j;
+}
+
+fs::path recent_file_path() { return config_file("recent.json"); }
+fs::path welcome_marker_path() { return config_file("welcomed"); }
+fs::path lesson_progress_path() { return config_file("lesson-progress.json"); }
+
 }  // namespace
 
 std::vector<std::string> load_recent_files() {
-    const fs::path p = recent_file_path();
-    std::string error;
-    if (p.empty()) return {};
-    const auto text = read_text_file(p.string(), error);
-    if (!text) return {};
-    // Read by the same rules as every other file (bounded nesting, numbers in range); a broken list
-    // is no list.
-    json_read::Json j;
-    if (!json_read::first_error([&] { j = json_read::parse_document(*text); }).empty()) return {};
+    const json_read::Json j = read_config_json(recent_file_path());
     std::vector<std::string> out;
     if (j.is_array())
         for (const auto& item : j)
             if (item.is_string()) out.push_back(item.get<std::string>());
     return out;
 }
-
-namespace {
-fs::path welcome_marker_path() {
-    const std::string dir = config_dir();
-    return dir.empty() ? fs::path() : fs::path(dir) / "welcomed";
-}
-}  // namespace
 
 bool welcome_answered_before() {
     const fs::path p = welcome_marker_path();
@@ -220,21 +224,8 @@ void remember_welcome_answered() {
     if (!p.empty()) (void)write_file_atomically(p.string(), "The first-run welcome was answered.\n");
 }
 
-namespace {
-fs::path lesson_progress_path() {
-    const std::string dir = config_dir();
-    return dir.empty() ? fs::path() : fs::path(dir) / "lesson-progress.json";
-}
-}  // namespace
-
 std::map<std::string, int> load_lesson_progress() {
-    const fs::path p = lesson_progress_path();
-    std::string error;
-    if (p.empty()) return {};
-    const auto text = read_text_file(p.string(), error);
-    if (!text) return {};
-    json_read::Json j;
-    if (!json_read::first_error([&] { j = json_read::parse_document(*text); }).empty()) return {};
+    const json_read::Json j = read_config_json(lesson_progress_path());
     std::map<std::string, int> out;
     if (j.is_object())
         for (const auto& [id, step] : j.items())
