@@ -76,7 +76,11 @@ void MeshPanel::draw_view(AppState& state) {
     const float strip_h = focus_strip_height();
     const bool narrow = width < kWideStrip;
     const float table_h = show_data_ ? data_table_height() + ImGui::GetStyle().ItemSpacing.y : 0.0f;
-    const float key_h = narrow ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+    const char* key_line = grid_.records().level == mesh::Level::gpus
+                               ? "plain: group inside a node (fast)  \xc2\xb7  hatched + arcs: spans nodes (slow)"
+                               : "colour: share of groups inside a node, orange 0% to green 100%";
+    const float key_h = narrow ? ImGui::CalcTextSize(key_line, nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y
+                               : 0.0f;
     const float canvas_h = std::max(140.0f, ImGui::GetContentRegionAvail().y - strip_h - table_h - key_h -
                                                 2 * ImGui::GetStyle().ItemSpacing.y);
     grid_.draw(mesh, state.version(), dim_, ImVec2(width, canvas_h), selected_);
@@ -86,10 +90,10 @@ void MeshPanel::draw_view(AppState& state) {
     }
     note_last_item("mesh/canvas");
     if (narrow) {
-        ImGui::TextColored(kMutedColour,
-                           grid_.records().level == mesh::Level::gpus
-                               ? "plain: group inside a node (fast)  ·  hatched + arcs: spans nodes (slow)"
-                               : "colour: share of groups inside a node, orange 0%% to green 100%%");
+        // Wrapped: the narrowest tile (1280 x 720, three across) is narrower than the line.
+        ImGui::PushStyleColor(ImGuiCol_Text, kMutedColour);
+        ImGui::TextWrapped("%s", key_line);
+        ImGui::PopStyleColor();
     }
     if (show_data_) draw_data_table(state);
     // Side by side when there is room; a narrow window keeps the focus table and a one-line key.
