@@ -70,56 +70,67 @@ bool simulator_runs(int64_t pp, int64_t m, int64_t v) noexcept {
     return pp <= kMaxPipelineStages && m <= kMaxMicrobatches && 3 * m * pp * v <= kMaxPipelineOps;
 }
 
-// The schedules validate_training accepts for pp stages and m micro-batches per pipeline, into `out`.
 // The units interleaving splits into chunks: the layers, plus the embedding and the loss where the
-// scenario counts them in the pipeline split (Llama 3 405B: 126 + 2 = 128 chunks on 16 stages x 8).
-int64_t chunk_units(const Scenario& base) noexcept {
-    return base.model.layers + (base.parallel.embedding_in_pipeline_split ? 1 : 0) +
-           (base.parallel.loss_in_pipeline_split ? 1 : 0);
+// layout counts them in the pipeline split (Llama 3 405B: 126 + 2 = 128 chunks on 16 stages x 8).
+int64_t chunk_units(const ModelSpec& model, const ParallelSpec& p) noexcept {
+    return model.layers + (p.embedding_in_pipeline_split ? 1 : 0) + (p.loss_in_pipeline_split ? 1 : 0);
 }
+
+bool uneven_ends(const ParallelSpec& p) noexcept { return p.first_stage_layers > 0 || p.last_stage_layers > 0; }
 
 // Uneven first and last stages are a choice made for one pipeline depth: the search keeps them where pp
 // is the scenario's own, and splits every other depth evenly.
 bool keeps_uneven_ends(const Scenario& base, int64_t pp) noexcept { return pp == base.parallel.pp; }
 
-void schedules_for(const Scenario& base, int64_t pp, int64_t m, std::vector<ScheduleChoice>& out) {
-    const ModelSpec& model = base.model;
-    out.clear();
+// The ways the search counts the embedding and the loss in a pipeline of pp stages: as the scenario
+// does, and both as chunks of their own or both not (Megatron-LM's --account-for-embedding/loss-in-
+// pipeline-split), whichever of those differ. One stage has nothing to split.
+std::vector<std::pair<bool, bool>> pipeline_split_variants(const Scenario& base, int64_t pp) {
+    const std::pair<bool, bool> own{base.parallel.embedding_in_pipeline_split, base.parallel.loss_in_pipeline_split};
+    if (pp <= 1 || !base.model.has_architecture()) return {own};
+    std::vector<std::pair<bool, bool>> out{own};
+    for (const std::pair<bool, bool> v : {std::pair{false, false}, std::pair{true, true}})
+        if (v != own) out.push_back(v);
+    return out;
+}
+
+// Calls add(schedule) for each schedule validate_training accepts for layout p (its pp, pipeline split
+// and ends) and m micro-batches per pipeline.
+template <typename Add>
+void each_schedule(const ModelSpec& model, const ParallelSpec& p, int64_t m, Add&& add) {
+    const int64_t pp = p.pp;
     if (!simulator_runs(pp, m, 1)) return;
     // One stage runs its ops back to back whatever the schedule; a count-only model has no times to
     // choose a schedule by. Both keep 1f1b alone.
     if (pp == 1 || !model.has_architecture()) {
-        out.push_back({Schedule::one_f_one_b, 1});
+        add(ScheduleChoice{Schedule::one_f_one_b, 1});
         return;
     }
-    out.insert(out.end(), {{Schedule::gpipe, 1}, {Schedule::one_f_one_b, 1}, {Schedule::zb_h1, 1}, {Schedule::zb_h2, 1}});
+    for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::zb_h1, Schedule::zb_h2}) add(ScheduleChoice{s, 1});
     // Interleaving as Megatron-LM runs it: every chunk holds the same whole number of layers (uneven
     // ends are not chunked).
-    const int64_t units = chunk_units(base);
-    const bool uneven = base.parallel.first_stage_layers > 0 || base.parallel.last_stage_layers > 0;
-    if (m % pp == 0 && !(uneven && keeps_uneven_ends(base, pp)))
+    const int64_t units = chunk_units(model, p);
+    if (m % pp == 0 && !uneven_ends(p))
         for (int64_t v = 2; pp * v <= units && simulator_runs(pp, m, v); ++v)
-            if (units % (pp * v) == 0) out.push_back({Schedule::interleaved_1f1b, v});
-    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) out.push_back({Schedule::dualpipe, 1});
+            if (units % (pp * v) == 0) add(ScheduleChoice{Schedule::interleaved_1f1b, v});
+    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) add(ScheduleChoice{Schedule::dualpipe, 1});
 }
 
-std::vector<ScheduleChoice> schedules_for(const Scenario& base, int64_t pp, int64_t m) {
+void schedules_for(const ModelSpec& model, const ParallelSpec& p, int64_t m, std::vector<ScheduleChoice>& out) {
+    out.clear();
+    each_schedule(model, p, m, [&](ScheduleChoice sc) { out.push_back(sc); });
+}
+
+std::vector<ScheduleChoice> schedules_for(const ModelSpec& model, const ParallelSpec& p, int64_t m) {
     std::vector<ScheduleChoice> out;
-    schedules_for(base, pp, m, out);
+    schedules_for(model, p, m, out);
     return out;
 }
 
 // How many schedules schedules_for lists, without listing them.
-std::size_t schedule_count(const Scenario& base, int64_t pp, int64_t m) {
-    if (!simulator_runs(pp, m, 1)) return 0;
-    if (pp == 1 || !base.model.has_architecture()) return 1;
-    std::size_t n = 4;
-    const int64_t units = chunk_units(base);
-    const bool uneven = base.parallel.first_stage_layers > 0 || base.parallel.last_stage_layers > 0;
-    if (m % pp == 0 && !(uneven && keeps_uneven_ends(base, pp)))
-        for (int64_t v = 2; pp * v <= units && simulator_runs(pp, m, v); ++v)
-            if (units % (pp * v) == 0) ++n;
-    if (pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp) ++n;
+std::size_t schedule_count(const ModelSpec& model, const ParallelSpec& p, int64_t m) {
+    std::size_t n = 0;
+    each_schedule(model, p, m, [&](ScheduleChoice) { ++n; });
     return n;
 }
 
@@ -152,11 +163,15 @@ void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats
                         p.dp_replicate = dp / dp_shard;
                         p.ep = ep;
                         if (!keeps_uneven_ends(base, pp)) p.first_stage_layers = p.last_stage_layers = 0;
-                        for (const std::vector<Dim>& order : orders_for(p, options.all_orders)) {
-                            p.order = order;
-                            ++stats.layouts;
-                            const std::vector<int> zeros = zero_stages(p, options.filters);
-                            if (!zeros.empty()) visit(p, zeros);
+                        for (const auto& [embedding, loss] : pipeline_split_variants(base, pp)) {
+                            p.embedding_in_pipeline_split = embedding;
+                            p.loss_in_pipeline_split = loss;
+                            for (const std::vector<Dim>& order : orders_for(p, options.all_orders)) {
+                                p.order = order;
+                                ++stats.layouts;
+                                const std::vector<int> zeros = zero_stages(p, options.filters);
+                                if (!zeros.empty()) visit(p, zeros);
+                            }
                         }
                     }
                 }
@@ -185,12 +200,15 @@ constexpr std::array<Recompute, 3> kRecomputes = {Recompute::none, Recompute::se
 
 // ---- Ranking ----------------------------------------------------------------------------------------
 
-std::array<int64_t, 16> layout_key(const Scenario& s) {
+std::array<int64_t, 18> layout_key(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
     const TrainingSpec& t = s.training;
-    std::array<int64_t, 16> k{p.tp, p.cp, p.pp, p.dp_shard, p.dp_replicate, p.ep, p.zero, t.micro_batch,
+    std::array<int64_t, 18> k{p.tp, p.cp, p.pp, p.dp_shard, p.dp_replicate, p.ep, p.zero, t.micro_batch,
                               static_cast<int64_t>(t.recompute), static_cast<int64_t>(t.schedule),
-                              t.virtual_stages, 0, 0, 0, 0, 0};
+                              t.virtual_stages, 0, 0, 0, 0, 0,
+                              // the pipeline split last: layers only before embedding and loss counted
+                              static_cast<int64_t>(p.embedding_in_pipeline_split),
+                              static_cast<int64_t>(p.loss_in_pipeline_split)};
     for (std::size_t i = 0; i < p.order.size() && i < 5; ++i) k[11 + i] = static_cast<int64_t>(p.order[i]);
     return k;
 }
@@ -213,6 +231,13 @@ PlanEntry entry_from(const Scenario& s, const Report& r) {
 bool same_factors(const ParallelSpec& p, const ParallelSpec& q) noexcept {
     return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
            p.dp_replicate == q.dp_replicate && p.ep == q.ep;
+}
+
+// The same pipeline split: embedding and loss counted alike, the same uneven ends.
+bool same_split(const ParallelSpec& p, const ParallelSpec& q) noexcept {
+    return p.embedding_in_pipeline_split == q.embedding_in_pipeline_split &&
+           p.loss_in_pipeline_split == q.loss_in_pipeline_split && p.first_stage_layers == q.first_stage_layers &&
+           p.last_stage_layers == q.last_stage_layers;
 }
 
 bool same_mesh(const Scenario& a, const Scenario& b) {
@@ -388,10 +413,14 @@ public:
         out.clear();
         set_knobs(p, micro_batch, rc);
         const int64_t microbatches = base_.training.global_batch / (p.dp_shard * p.dp_replicate * micro_batch);
-        if (p.pp != schedules_pp_ || microbatches != schedules_m_) {
-            schedules_for(base_, p.pp, microbatches, schedules_);
+        const int64_t units = chunk_units(base_.model, p);
+        if (p.pp != schedules_pp_ || microbatches != schedules_m_ || units != schedules_units_ ||
+            uneven_ends(p) != schedules_uneven_) {
+            schedules_for(base_.model, p, microbatches, schedules_);
             schedules_pp_ = p.pp;
             schedules_m_ = microbatches;
+            schedules_units_ = units;
+            schedules_uneven_ = uneven_ends(p);
         }
         const auto count = static_cast<int64_t>(schedules_.size());
         if (!options_.prune) {
@@ -458,7 +487,8 @@ private:
     Scenario work_;  // the knobs being floored: one scenario rewritten in place, never copied
     std::vector<MemoryRun> memory_;
     std::vector<ScheduleChoice> schedules_;  // schedules_for(pp, m) of the last group floored
-    int64_t schedules_pp_ = 0, schedules_m_ = 0;
+    int64_t schedules_pp_ = 0, schedules_m_ = 0, schedules_units_ = 0;
+    bool schedules_uneven_ = false;
 };
 
 // One set of factors of pass 1, with the mesh orders and ZeRO stages to try.
@@ -525,7 +555,7 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
         if (floors.state_overflows(p, micro_batches.front(), shape)) {
             for (int64_t mb : micro_batches) {
                 const int64_t m = base.training.global_batch / (dp * mb);
-                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base, p.pp, m));
+                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p, m));
                 out.candidates += n * n_orders;
                 out.pruned_memory += n * n_orders;
             }
@@ -610,7 +640,7 @@ std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptio
             for (int64_t mb : divisors(base.training.global_batch / dp)) {
                 const int64_t m = base.training.global_batch / (dp * mb);
                 for (Recompute rc : kRecomputes)
-                    for (ScheduleChoice sc : schedules_for(base, p.pp, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
+                    for (ScheduleChoice sc : schedules_for(base.model, p, m)) out.push_back(with_knobs(base, p, mb, rc, sc));
             }
         }
     });
@@ -641,7 +671,7 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
     std::vector<LayoutJob> jobs;
     for_each_layout(base, options, stats, [&](const ParallelSpec& p, const std::vector<int>& zeros) {
         // for_each_layout lists a set of factors' orders one after another: they make one job.
-        if (!jobs.empty() && same_factors(jobs.back().parallel, p)) {
+        if (!jobs.empty() && same_factors(jobs.back().parallel, p) && same_split(jobs.back().parallel, p)) {
             jobs.back().orders.push_back(p.order);
             return;
         }
@@ -783,6 +813,9 @@ Scenario planning_key(const Scenario& s) {
     k.training.recompute = Recompute::none;
     k.training.schedule = Schedule::one_f_one_b;
     k.training.virtual_stages = 1;
+    // Both on and both off are searched whatever the scenario says; a mixed choice is its own.
+    if (k.parallel.embedding_in_pipeline_split == k.parallel.loss_in_pipeline_split)
+        k.parallel.embedding_in_pipeline_split = k.parallel.loss_in_pipeline_split = false;
     return k;
 }
 

@@ -16,15 +16,18 @@
 //   whose pp x v chunks each hold the same whole number of layers (the embedding and the loss count as
 //   one each where the scenario puts them in the pipeline split). With pp = 1 only 1f1b: one stage runs
 //   the same ops whatever the schedule says.
-// - Held from the scenario's pipeline split: embedding_in_pipeline_split, loss_in_pipeline_split, and
-//   uneven first/last stages at the scenario's own pp only (they are a choice for that depth; every other
-//   depth splits evenly, and uneven ends are not interleaved).
+// - pipeline split (pp > 1): the scenario's own embedding_in_pipeline_split / loss_in_pipeline_split,
+//   and both on and both off where those differ (Megatron-LM's --account-for-embedding/loss-in-pipeline-
+//   split: 126 layers + 2 split evenly over 16 stages). Uneven first/last stages are kept at the
+//   scenario's own pp only (a choice for that depth; every other depth splits evenly, and uneven ends are
+//   not interleaved).
 // - order: tp innermost, then cp, dp_shard, dp_replicate, pp (the default order) unless all_orders,
 //   which tries every order that differs in the dims of size > 1 (dims of size 1 place no ranks).
 // - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap.
 //
 // Folding: layouts that differ only in knobs that barely move the figure ranked by (the interleaving
-// depth, the ZeRO stage, how the data-parallel ranks split into dp_shard x dp_replicate, the mesh order)
+// depth, the ZeRO stage, how the data-parallel ranks split into dp_shard x dp_replicate, the mesh order,
+// whether the embedding and loss count in the pipeline split)
 // and come within 0.1% of a better-ranked one fold into its row as `also`, so the top k are k distinct
 // settings. The search still costs every candidate that could be such a variant (it prunes only above
 // the k-th row's figure plus 0.1%), so the `also` lists are complete.

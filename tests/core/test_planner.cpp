@@ -76,15 +76,31 @@ TEST_CASE("planner: a scenario's pipeline split is held: embedding and loss chun
     const auto has = [](const std::vector<Scenario>& all, const std::string& layout) {
         return std::any_of(all.begin(), all.end(), [&](const Scenario& s) { return describe_layout(s) == layout; });
     };
-    SUBCASE("embedding and loss in the split: 8 layers + 2 = 10 chunks, so pp 2 interleaves 5 deep, not 4") {
+    SUBCASE("both splits are searched: 8 layers + 2 = 10 chunks interleave 5 deep on pp 2, 8 layers 2 or 4") {
+        for (const bool counted : {false, true}) {
+            Scenario base = small_dense();
+            base.parallel.embedding_in_pipeline_split = counted;
+            base.parallel.loss_in_pipeline_split = counted;
+            REQUIRE(validate_scenario(base).empty());
+            const std::vector<Scenario> all = enumerate_candidates(base, PlanOptions{});
+            for (const Scenario& s : all) REQUIRE(validate_scenario(s) == "");
+            const std::string pp2 = "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, ";
+            CHECK(has(all, pp2 + "interleaved-1f1b v5, recompute none, emb+loss in split"));
+            CHECK(!has(all, pp2 + "interleaved-1f1b v4, recompute none, emb+loss in split"));
+            CHECK(has(all, pp2 + "interleaved-1f1b v4, recompute none"));
+            CHECK(!has(all, pp2 + "interleaved-1f1b v5, recompute none"));
+            CHECK(plan_layouts(base, PlanOptions{}).stats.candidates == static_cast<int64_t>(all.size()));
+        }
+    }
+    SUBCASE("a mixed split of the scenario's own is searched beside both") {
         Scenario base = small_dense();
-        base.parallel.embedding_in_pipeline_split = true;
-        base.parallel.loss_in_pipeline_split = true;
+        base.parallel.embedding_in_pipeline_split = true;  // 8 + 1 = 9 units: pp 2 cannot interleave them
         REQUIRE(validate_scenario(base).empty());
         const std::vector<Scenario> all = enumerate_candidates(base, PlanOptions{});
         for (const Scenario& s : all) REQUIRE(validate_scenario(s) == "");
-        CHECK(has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, interleaved-1f1b v5, recompute none"));
-        CHECK(!has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, interleaved-1f1b v4, recompute none"));
+        CHECK(has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, 1f1b, recompute none, emb in split"));
+        CHECK(has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, 1f1b, recompute none, emb+loss in split"));
+        CHECK(has(all, "tp 1, pp 2, dp_replicate 8, zero 0, mb 1, 1f1b, recompute none"));
         CHECK(plan_layouts(base, PlanOptions{}).stats.candidates == static_cast<int64_t>(all.size()));
     }
     SUBCASE("uneven ends (1 + 6 + 1 layers on pp 4) stay at pp 4; every other depth splits evenly") {
@@ -133,8 +149,9 @@ TEST_CASE("planner: the knobs are searched completely on the small dense case") 
     CHECK(schedules.size() == 6);
     CHECK(recomputes.size() == 3);
     // Interleaving: chunks of whole, equal layers: 8 layers on pp 2 split into v = 2 or 4 (v = 3
-    // would leave 8/6 layers a chunk); pp 4 into v = 2.
-    CHECK(vs == std::set<int64_t>{2, 4});
+    // would leave 8/6 layers a chunk); pp 4 into v = 2. With the embedding and the loss as chunks of
+    // their own, 10 units: pp 2 into v = 5.
+    CHECK(vs == std::set<int64_t>{2, 4, 5});
 }
 
 TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every objective, filters, all orders)") {

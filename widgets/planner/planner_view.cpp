@@ -74,7 +74,8 @@ bool same_knobs(const Scenario& a, const Scenario& b) {
     return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
            p.dp_replicate == q.dp_replicate && p.ep == q.ep && p.zero == q.zero && p.order == q.order &&
            t.micro_batch == u.micro_batch && t.recompute == u.recompute && t.schedule == u.schedule &&
-           t.virtual_stages == u.virtual_stages;
+           t.virtual_stages == u.virtual_stages && p.embedding_in_pipeline_split == q.embedding_in_pipeline_split &&
+           p.loss_in_pipeline_split == q.loss_in_pipeline_split;
 }
 
 std::string point_label(const PlanEntry& e) {
