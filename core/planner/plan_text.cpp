@@ -25,18 +25,6 @@ std::string order_text(const std::vector<Dim>& order) {
     return s;
 }
 
-// How the pipeline counts the embedding and the loss, and any uneven ends: "" when it counts neither.
-std::string split_text(const ParallelSpec& p) {
-    std::string s;
-    if (p.embedding_in_pipeline_split && p.loss_in_pipeline_split) s = "emb+loss in split";
-    else if (p.embedding_in_pipeline_split) s = "emb in split";
-    else if (p.loss_in_pipeline_split) s = "loss in split";
-    if (p.first_stage_layers > 0 || p.last_stage_layers > 0)
-        s += (s.empty() ? "" : ", ") + std::string("ends ") + std::to_string(p.first_stage_layers) + "/" +
-             std::to_string(p.last_stage_layers) + " layers";
-    return s;
-}
-
 bool default_order(const std::vector<Dim>& order) {
     return std::equal(order.begin(), order.end(), kMeshDims.begin(), kMeshDims.end());
 }
@@ -50,6 +38,19 @@ std::string signed_share(double fraction) {
 
 }  // namespace
 
+// How the pipeline counts the embedding and the loss, and any uneven ends: "" when it counts neither.
+std::string pipeline_split_text(const ParallelSpec& p) {
+    std::string s;
+    if (p.embedding_in_pipeline_split && p.loss_in_pipeline_split) s = "emb+loss in split";
+    else if (p.embedding_in_pipeline_split) s = "emb in split";
+    else if (p.loss_in_pipeline_split) s = "loss in split";
+    if (p.first_stage_layers > 0 || p.last_stage_layers > 0)
+        s += (s.empty() ? "" : ", ") + std::string("ends ") + std::to_string(p.first_stage_layers) + "/" +
+             std::to_string(p.last_stage_layers) + " layers";
+    return s;
+}
+
+
 std::string describe_layout(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
     std::ostringstream os;
@@ -58,7 +59,7 @@ std::string describe_layout(const Scenario& s) {
         if (p.factor(d) > 1) os << ", " << to_string(d) << " " << p.factor(d);
     os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
        << ", recompute " << to_string(s.training.recompute);
-    if (p.pp > 1 && !split_text(p).empty()) os << ", " << split_text(p);
+    if (p.pp > 1 && !pipeline_split_text(p).empty()) os << ", " << pipeline_split_text(p);
     if (!default_order(p.order)) os << ", order " << order_text(p.order);
     return os.str();
 }
@@ -79,9 +80,9 @@ std::string layout_changes(const Scenario& a, const Scenario& b) {
     if (a.training.recompute != b.training.recompute)
         parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
                         std::string(to_string(b.training.recompute)));
-    if (split_text(p) != split_text(q))
-        parts.push_back("split " + (split_text(p).empty() ? std::string("layers only") : split_text(p)) + " -> " +
-                        (split_text(q).empty() ? std::string("layers only") : split_text(q)));
+    if (pipeline_split_text(p) != pipeline_split_text(q))
+        parts.push_back("split " + (pipeline_split_text(p).empty() ? std::string("layers only") : pipeline_split_text(p)) + " -> " +
+                        (pipeline_split_text(q).empty() ? std::string("layers only") : pipeline_split_text(q)));
     if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
     std::string out;
     for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
@@ -111,7 +112,7 @@ std::string variant_knobs(const Scenario& row, const Scenario& variant) {
     if (p.zero != q.zero) parts.push_back("zero " + std::to_string(q.zero));
     if (row.training.virtual_stages != variant.training.virtual_stages)
         parts.push_back("v" + std::to_string(variant.training.virtual_stages));
-    if (split_text(p) != split_text(q)) parts.push_back(split_text(q).empty() ? "layers only in split" : split_text(q));
+    if (pipeline_split_text(p) != pipeline_split_text(q)) parts.push_back(pipeline_split_text(q).empty() ? "layers only in split" : pipeline_split_text(q));
     if (p.order != q.order) parts.push_back("order " + order_text(q.order));
     std::string out;
     for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;

@@ -159,6 +159,9 @@ struct PlanResult {
 
 // "tp 8, pp 4, dp_shard 2, zero 1, mb 1, 1f1b, recompute none": the knobs of a layout, short.
 [[nodiscard]] std::string describe_layout(const Scenario& s);
+// How a pipeline layout counts the embedding and the loss, and any uneven ends: "emb+loss in split",
+// "ends 7/7 layers" ("" when it splits the layers alone, evenly).
+[[nodiscard]] std::string pipeline_split_text(const ParallelSpec& p);
 // The knobs where `b` differs from `a`, e.g. "pp 4 -> 8, zero 1 -> 3" ("" when none do).
 [[nodiscard]] std::string layout_changes(const Scenario& a, const Scenario& b);
 // True when `variant` folds into `row`: the same tp, cp, pp, ep, data-parallel size, micro-batch,

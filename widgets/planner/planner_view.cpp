@@ -49,6 +49,8 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.zero = p.zero;
     r.micro_batch = s.training.micro_batch;
     r.schedule = schedule_text(s.training);
+    // The split changes where the layers sit, so the schedule's cell says it.
+    if (p.pp > 1 && !pipeline_split_text(p).empty()) r.schedule += ", " + pipeline_split_text(p);
     r.recompute = std::string(to_string(s.training.recompute));
     r.tp_within_node = p.tp <= 1 || DeviceMesh::build(s.cluster, p).summary(Dim::tp).links == DimLinks::intra;
     r.step_s = e.step_s;
