@@ -111,6 +111,8 @@ void apply_style(float scale) {
     style.WindowRounding = 4.0f;
     style.FrameRounding = 3.0f;
     style.GrabRounding = 3.0f;
+    // A refused control must look refused: the default 0.6 is hard to tell from an enabled one.
+    style.DisabledAlpha = 0.35f;
     style.ScaleAllSizes(scale);
 }
 
@@ -272,6 +274,10 @@ int run_window(const Options& options) {
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
         ui_root.draw_frame(state, static_cast<float>(glfwGetTime() - start));
+        // A layout read from imgui.ini is placed on the first frame; one whose panels cover each other
+        // (saved during a lesson, say) is tiled again before anyone sees it twice.
+        if (frame == 1 && io.IniFilename && options.show.empty() && options.lesson.empty())
+            (void)ui_root.registry().tile_if_overlapping();
         // Tests that drive this window with xdotool read where things are from here.
         if (!options.ui_probe.empty()) (void)write_file_atomically(options.ui_probe, ui::ui_probe_json(ui_root.registry(), state));
         ImGui::Render();

@@ -385,3 +385,23 @@ TEST_CASE("lesson progress is kept between runs: the list reopens a lesson where
     REQUIRE(app.click("lesson/list/why-split"));
     CHECK(app.wait_frames(4)["scenario"] == at_step_4);
 }
+
+TEST_CASE("a kept layout whose panels cover each other is tiled at start; closing a panel closes its hole") {
+    // As a layout saved during a lesson comes back under the default panels: two of them in one place.
+    const std::string ini =
+        "[Window][Memory and cost###memory]\nPos=0,19\nSize=800,600\nCollapsed=0\n\n"
+        "[Window][Collective animator###collective]\nPos=0,19\nSize=800,600\nCollapsed=0\n\n";
+    LiveApp app("mouse-kept-layout", "", 1600, 1000, ini);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    Json probe = app.wait_frames(4);
+    check_tiled(probe);
+    CHECK(covered_share(probe) > 0.9);
+    // View > Pipeline timeline, ticked, closes it: the others take its place.
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/pipeline"));
+    REQUIRE(app.click("menu/View/pipeline"));
+    probe = app.wait_frames(4);
+    for (const Json& w : probe["windows"]) CHECK(w["id"] != "pipeline");
+    check_tiled(probe);
+    CHECK(covered_share(probe) > 0.9);
+}

@@ -268,7 +268,7 @@ TEST_CASE("memory panel: leftover GPUs are replicas: the line counts them and th
     PanelHarness h(s);
     h.fixture.frame(h.draw());
     const ui::MemoryView& v = h.panel.view(h.state);
-    CHECK(v.setup_line.find("dp_replicate 64 (1 set, x64 from leftover GPUs)") != std::string::npos);
+    CHECK(v.setup_line.find("dp_replicate 64 (the layout sets 1; the leftover GPUs make it x64)") != std::string::npos);
     REQUIRE(v.advice.found);
     CHECK(v.advice.summary() == "zero 0 -> 1, dp_shard 1 -> 64, dp_replicate 64 -> 1");
     CHECK(v.advice.scenario.parallel.product() == 64);

@@ -17,8 +17,8 @@ std::string setup_line(const Scenario& s, const Report& r) {
     os << ", pp " << p.pp << ", dp_shard " << p.dp_shard << ", dp_replicate ";
     // Leftover GPUs are replicas too: say how many the layout really runs, and where they come from.
     if (r.leftover_dp_replicate > 1)
-        os << p.dp_replicate * r.leftover_dp_replicate << " (" << p.dp_replicate << " set, x"
-           << r.leftover_dp_replicate << " from leftover GPUs)";
+        os << p.dp_replicate * r.leftover_dp_replicate << " (the layout sets " << p.dp_replicate << "; the leftover GPUs make it x"
+           << r.leftover_dp_replicate << ")";
     else
         os << p.dp_replicate;
     if (p.ep > 1) os << ", ep " << p.ep;

@@ -1,6 +1,7 @@
 #include "widgets/pipeline/pipeline_panel.hpp"
 
 #include "widgets/kit/flow.hpp"
+#include "widgets/kit/tooltip.hpp"
 
 #include "core/model/pipeline_scenario.hpp"
 #include "core/scenario/units.hpp"
@@ -354,11 +355,16 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::EndDisabled();
 
     flow(button_width("From scenario") + ImGui::GetStyle().ItemSpacing.x + button_width("Fit"));
+    // A scenario without a pipeline has none to draw: the button says so rather than doing nothing.
+    const bool has_pipeline = state.report().pipeline.stages > 1;
+    ImGui::BeginDisabled(!has_pipeline);
     if (ImGui::Button("From scenario")) take_from_scenario(state);
+    ImGui::EndDisabled();
     note_last_item("pipeline/from_scenario");
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Schedule, p, m, v, per-stage F/B/W and p2p time of the current scenario, from core's "
-                          "cost model (compute per micro-batch on one GPU of each stage)");
+    wrapped_tooltip_for_last_item(has_pipeline ? "Schedule, p, m, v, per-stage F/B/W and p2p time of the current scenario, "
+                                                 "from core's cost model (compute per micro-batch on one GPU of each stage)"
+                                               : "The scenario has no pipeline (pp 1): turn on PP in the Strategy "
+                                                 "explorer, then this draws its own.");
     ImGui::SameLine();
     if (ImGui::Button("Fit")) fit_time_window();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the whole step (or double-click the timeline)");

@@ -1,7 +1,9 @@
 #include "widgets/shell/panel.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardscope::ui {
@@ -75,6 +77,10 @@ void PanelRegistry::open_tiled(const std::string& id) {
         return;
     }
     panel->open = true;
+    tile_open_panels();
+}
+
+void PanelRegistry::tile_open_panels() {
     std::vector<Panel*> open;
     for (const auto& p : panels_)
         if (p->open) open.push_back(p.get());
@@ -123,6 +129,16 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
     if (last_width_ > 0 && (size.x != last_width_ || size.y != last_height_)) reset_layout();
     last_width_ = size.x;
     last_height_ = size.y;
+    // A panel closed by its own button or the View menu leaves a hole: the rest close it up, unless a
+    // layout was asked for since (a lesson step or --show closes panels on purpose, with their tiles).
+    std::vector<std::string> open_now;
+    for (const auto& p : panels_)
+        if (p->open) open_now.push_back(p->id());
+    const bool one_closed = std::any_of(last_open_.begin(), last_open_.end(), [&](const std::string& id) {
+        return std::find(open_now.begin(), open_now.end(), id) == open_now.end();
+    });
+    if (one_closed && layout_ == last_layout_ && !open_now.empty()) tile_open_panels();
+
     for (const auto& panel : panels_) {
         if (!panel->open) continue;
         // Placed once per layout request: a request made while this frame's panels draw (a lesson
@@ -136,6 +152,34 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         ImGui::End();
     }
+    last_open_.clear();
+    for (const auto& p : panels_)
+        if (p->open) last_open_.push_back(p->id());
+    last_layout_ = layout_;
+}
+
+bool PanelRegistry::tile_if_overlapping() {
+    if (!open_windows_overlap()) return false;
+    tile_open_panels();
+    return true;
+}
+
+bool PanelRegistry::open_windows_overlap() const {
+    std::vector<ImRect> rects;
+    for (const auto& p : panels_) {
+        if (!p->open) continue;
+        if (const ImGuiWindow* w = ImGui::FindWindowByName(p->window_name().c_str()))
+            rects.emplace_back(w->Pos, ImVec2(w->Pos.x + w->Size.x, w->Pos.y + w->Size.y));
+    }
+    for (size_t i = 0; i < rects.size(); ++i)
+        for (size_t j = i + 1; j < rects.size(); ++j) {
+            ImRect both = rects[i];
+            both.ClipWithFull(rects[j]);
+            const float shared = std::max(0.0f, both.GetWidth()) * std::max(0.0f, both.GetHeight());
+            const float smaller = std::min(rects[i].GetArea(), rects[j].GetArea());
+            if (shared > 0.01f * smaller) return true;  // tiles may share an edge
+        }
+    return false;
 }
 
 bool PanelRegistry::animating() const {

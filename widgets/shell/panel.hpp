@@ -95,6 +95,14 @@ public:
     // Opens a panel from a menu so that it covers none: every open panel, this one included, tiles the
     // work area in a grid, in View-menu order. One already open only comes to the front.
     void open_tiled(const std::string& id);
+    // Every open panel tiles the work area in a grid, in View-menu order.
+    void tile_open_panels();
+    // Whether any two open panels' windows cover more than 1% of the smaller (tiles share edges).
+    [[nodiscard]] bool open_windows_overlap() const;
+    // Once the windows of a layout kept from an earlier run (imgui.ini) exist: when open panels cover
+    // each other, as a layout saved during a lesson does under the default panels, they tile again.
+    // True when it re-tiled.
+    bool tile_if_overlapping();
     // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
     // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
     std::vector<std::string> show_only(const std::vector<std::string>& ids);
@@ -106,6 +114,8 @@ private:
     std::string highlighted_;
     unsigned layout_ = 1;  // generation: panels placed for an older one are placed again
     float last_width_ = 0, last_height_ = 0;  // the window's size when last drawn: a resize re-tiles
+    std::vector<std::string> last_open_;      // the panels open when last drawn: a closed one re-tiles
+    unsigned last_layout_ = 0;                // the generation last drawn for
 };
 
 // Every panel of the app, in View-menu order, with the default tiling.

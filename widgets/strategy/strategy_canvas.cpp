@@ -143,7 +143,7 @@ private:
         if (own_.leftover_copies > 1) {
             const int64_t more = own_.leftover_copies - 1;
             text({0, y}, "The cluster's other GPUs run " + std::to_string(more) + (more == 1 ? " more copy" : " more copies") +
-                             " of this layout as a plain data-parallel replica" + (more == 1 ? "." : "s."),
+                             " of this layout, each a plain data-parallel replica.",
                  kTextDim, small_);
             y += small_ + 4;
         }
