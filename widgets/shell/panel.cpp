@@ -77,7 +77,25 @@ void PanelRegistry::open_tiled(const std::string& id) {
         return;
     }
     panel->open = true;
-    tile_open_panels();
+    // The panel just asked for is what the person wants to read: it takes the right part of the window
+    // at full height, and the others share the rest in a grid.
+    constexpr float kOpenedShare = 0.45f;
+    std::vector<Panel*> others;
+    for (const auto& p : panels_)
+        if (p->open && p.get() != panel) others.push_back(p.get());
+    if (others.empty()) {
+        panel->set_placement(Placement{0, 0, 1, 1});
+    } else {
+        const std::vector<Placement> tiles = grid_tiles(others.size());
+        for (size_t i = 0; i < others.size(); ++i) {
+            Placement t = tiles[i];
+            t.x *= 1.0f - kOpenedShare;
+            t.w *= 1.0f - kOpenedShare;
+            others[i]->set_placement(t);
+        }
+        panel->set_placement(Placement{1.0f - kOpenedShare, 0, kOpenedShare, 1});
+    }
+    reset_layout();
 }
 
 void PanelRegistry::tile_open_panels() {

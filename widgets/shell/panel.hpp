@@ -92,8 +92,9 @@ public:
     void reset_layout() { ++layout_; }
     // View > Reset layout: every panel back to the catalog's tile and open state, then placed.
     void restore_default_layout();
-    // Opens a panel from a menu so that it covers none: every open panel, this one included, tiles the
-    // work area in a grid, in View-menu order. One already open only comes to the front.
+    // Opens a panel from a menu so that it covers none: it takes the right 45% of the work area at full
+    // height, and the other open panels tile the rest in a grid, in View-menu order. One already open
+    // only comes to the front.
     void open_tiled(const std::string& id);
     // Every open panel tiles the work area in a grid, in View-menu order.
     void tile_open_panels();
