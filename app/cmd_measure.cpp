@@ -3,6 +3,8 @@
 //   shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all] [-b MIN] [-e MAX]
 //                      [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check] [--format json|text]
 //                      [--config SCENARIO.json] [--save-cluster FILE] [--mpi]
+//                      [--backend cuda|cpu] [--algorithm mpi|ring|tree|pairwise|double_binary_tree|hierarchical]
+//                      [--ranks-per-node N]
 //
 // Sizes take nccl-tests' suffixes (8, 64K, 128M, 1G; binary). One process drives every local GPU.
 // With one GPU it says that a collective needs two or more and measures what one GPU can tell the
@@ -15,6 +17,12 @@
 // (cuda/mpi_measurer.hpp); the columns are the same, rank 0 prints them and writes --save-cluster, and
 // the other ranks print only their errors. A build without MPI says so instead of letting every rank
 // drive all of its node's GPUs at once.
+//
+// --backend cpu times collectives between MPI processes instead (mpi/cpu_mpi_measurer.hpp), no GPU
+// needed: `mpirun -np 4 shardscope measure --backend cpu`. With --algorithm it runs the algorithm the
+// Collective animator steps, over point-to-point messages, instead of MPI's own collective.
+// --format jsonl prints each row as a JSON line as it is measured, then the whole result on one line:
+// what the Measure panel reads from the mpirun it starts.
 
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
@@ -26,6 +34,9 @@
 
 #ifdef SHARDSCOPE_WITH_MPI
 #include "cuda/mpi_measurer.hpp"
+#endif
+#ifdef SHARDSCOPE_WITH_CPU_MPI
+#include "mpi/cpu_mpi_measurer.hpp"
 #endif
 
 #include <cstdlib>
@@ -41,16 +52,23 @@ using namespace shardscope;
 constexpr const char* kUsage =
     "usage: shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
     "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check]\n"
-    "                          [--format json|text] [--config SCENARIO.json] [--save-cluster FILE] [--mpi]\n"
+    "                          [--format json|jsonl|text] [--config SCENARIO.json] [--save-cluster FILE] [--mpi]\n"
+    "                          [--backend cuda|cpu] [--algorithm mpi|ring|tree|pairwise|double_binary_tree|hierarchical]\n"
+    "                          [--ranks-per-node N]\n"
     "  -b/-e: smallest/largest size (default 8 and 128M; suffixes K M G), -f: size factor (2),\n"
-    "  -n: timed iterations (20), -w: warm-up iterations (5), -g: GPUs (0 = all), --check: verify results,\n"
-    "  --mpi: one rank per GPU under mpirun (chosen by itself when mpirun starts two or more ranks)";
+    "  -n: timed iterations (20), -w: warm-up iterations (5), -g: GPUs (0 = all),\n"
+    "  --check or -c 1: verify results, --mpi: one rank per GPU under mpirun (chosen by itself when mpirun\n"
+    "  starts two or more ranks), --backend cpu: ranks are MPI processes, no GPU (mpirun -np 4 shardscope\n"
+    "  measure --backend cpu), --algorithm: with --backend cpu, the Collective animator's algorithm over\n"
+    "  point-to-point messages instead of MPI's own (mpi), --ranks-per-node: the hierarchical algorithm's\n"
+    "  node size (default: the ranks' real nodes), --format jsonl: a JSON line per row as measured";
 
 struct Options {
     SweepSpec spec;
     std::string format = "text";
     std::string config;
     std::string save_cluster;
+    std::string backend;  // "" = the build's GPU backend, "cuda", or "cpu"
     bool mpi = false;
 };
 
@@ -66,7 +84,8 @@ struct Options {
 std::string parse_options(const std::vector<std::string>& args, Options& o) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--check") {
+        // --check alone is a flag; nccl-tests' spelling takes 0 or 1 (-c 1, --check 1).
+        if (a == "--check" && (i + 1 >= args.size() || (args[i + 1] != "0" && args[i + 1] != "1"))) {
             o.spec.check = true;
             continue;
         }
@@ -94,8 +113,19 @@ std::string parse_options(const std::vector<std::string>& args, Options& o) {
             if (!parse_whole(v, 0, o.spec.warmup)) return a + ": '" + v + "' must be a whole number, 0 or more";
         } else if (a == "-g" || a == "--ngpus") {
             if (!parse_whole(v, 0, o.spec.gpus)) return a + ": '" + v + "' must be a whole number, 0 (all) or more";
+        } else if (a == "-c" || a == "--check") {
+            if (v != "0" && v != "1") return a + ": '" + v + "' must be 0 or 1";
+            o.spec.check = v == "1";
+        } else if (a == "--backend") {
+            if (v != "cuda" && v != "cpu") return "--backend must be cuda or cpu, got '" + v + "'";
+            o.backend = v;
+        } else if (a == "--algorithm") {
+            if (!measure_algorithm_from_string(v, o.spec.algorithm))
+                return "--algorithm: '" + v + "' is not one of mpi, ring, tree, pairwise, double_binary_tree, hierarchical";
+        } else if (a == "--ranks-per-node") {
+            if (!parse_whole(v, 1, o.spec.ranks_per_node)) return a + ": '" + v + "' must be a whole number, at least 1";
         } else if (a == "--format") {
-            if (v != "json" && v != "text") return "--format must be json or text, got '" + v + "'";
+            if (v != "json" && v != "jsonl" && v != "text") return "--format must be json, jsonl or text, got '" + v + "'";
             o.format = v;
         } else if (a == "--config") {
             o.config = v;
@@ -105,6 +135,9 @@ std::string parse_options(const std::vector<std::string>& args, Options& o) {
             return "unexpected argument '" + a + "'";
         }
     }
+    if (o.spec.algorithm && o.backend != "cpu")
+        return "--algorithm: the GPU backend times NCCL's own choice (NCCL_ALGO picks among NCCL's); the "
+               "animator's algorithms run with --backend cpu";
     return validate_sweep(o.spec);
 }
 
@@ -184,6 +217,7 @@ MeasureResult planned_header(const Options& o, const Measurer& m, const BackendS
     h.ranks = o.spec.gpus > 0 ? o.spec.gpus : status.devices;
     h.iters = o.spec.iters;
     h.warmup = o.spec.warmup;
+    if (o.spec.algorithm) h.algorithm = measure_algorithm_name(o.spec.algorithm);
     if (!status.device_names.empty()) h.device = std::to_string(h.ranks) + " x " + status.device_names.front();
     if (mpi_nodes > 0) {
         h.link = mpi_link_class(mpi_nodes);
@@ -219,13 +253,11 @@ int run_measure(const std::vector<std::string>& args) {
             if (saved) std::cout.rdbuf(saved);
         }
     } restore;
-    const MpiLaunch launch = detect_mpi_launch([](const char* name) -> const char* { return std::getenv(name); });
-    if (use_mpi_measure(launch, o.mpi)) {
-#ifdef SHARDSCOPE_WITH_MPI
-        cuda::MpiSession session = cuda::start_mpi_measurer();
+    // Either MPI launch: rank 0 prints the table and writes --save-cluster, the others stay quiet.
+    [[maybe_unused]] const auto adopt_mpi_session = [&](auto session) {
         if (!session.measurer) {
             std::cerr << "measure: " << session.error << "\n";
-            return 1;
+            return false;
         }
         m = std::move(session.measurer);
         mpi_nodes = session.nodes;
@@ -233,6 +265,33 @@ int run_measure(const std::vector<std::string>& args) {
             restore.saved = std::cout.rdbuf(&null_buffer);
             o.save_cluster.clear();
         }
+        return true;
+    };
+    const MpiLaunch launch = detect_mpi_launch([](const char* name) -> const char* { return std::getenv(name); });
+#ifdef SHARDSCOPE_WITH_MPI
+    constexpr bool gpu_mpi_built = true;
+#else
+    constexpr bool gpu_mpi_built = false;
+#endif
+#ifdef SHARDSCOPE_WITH_CPU_MPI
+    constexpr bool cpu_built = true;
+#else
+    constexpr bool cpu_built = false;
+#endif
+    // Under mpirun a build without the GPU launch measures the CPU ranks it was started as.
+    const bool cpu = o.backend == "cpu" ||
+                     (o.backend.empty() && cpu_built && !gpu_mpi_built && launch.world_size > 1);
+    if (cpu) {
+#ifdef SHARDSCOPE_WITH_CPU_MPI
+        if (!adopt_mpi_session(mpi::start_cpu_mpi_measurer())) return 1;
+#else
+        std::cerr << "measure: --backend cpu needs the CPU/MPI backend, and this build has none: install an MPI "
+                     "(Debian: libopenmpi-dev openmpi-bin) and rebuild\n";
+        return 1;
+#endif
+    } else if (use_mpi_measure(launch, o.mpi)) {
+#ifdef SHARDSCOPE_WITH_MPI
+        if (!adopt_mpi_session(cuda::start_mpi_measurer())) return 1;
 #else
         std::cerr << "measure: "
                   << (o.mpi ? std::string("--mpi asks for")
@@ -242,7 +301,12 @@ int run_measure(const std::vector<std::string>& args) {
         return 1;
 #endif
     } else {
-        m = make_measurer();
+        // The GPU backend: the CPU one is registered for the panel and taken only with --backend cpu.
+        for (const std::string& name : measurer_names())
+            if (name != kCpuMeasureBackend) {
+                m = make_measurer(name);
+                break;
+            }
     }
     if (!m) {
         std::cerr << "measure: " << no_backend_message() << "\n";
@@ -254,17 +318,20 @@ int run_measure(const std::vector<std::string>& args) {
         return 1;
     }
     // Under MPI one rank alone measures one GPU; -g that differs from the rank count is the sweep's error.
-    if (status.devices < 2 || (o.spec.gpus == 1 && mpi_nodes == 0)) return measure_one_gpu(o, *m, status, *scenario);
+    if (!cpu && (status.devices < 2 || (o.spec.gpus == 1 && mpi_nodes == 0)))
+        return measure_one_gpu(o, *m, status, *scenario);
 
     const bool text = o.format == "text";
+    const bool lines = o.format == "jsonl";
     if (text) std::cout << measure_text_header(planned_header(o, *m, status, mpi_nodes)) << std::flush;
     // Text prints each row as it is measured, as nccl-tests does; JSON prints the document at the end.
     const MeasureProgress print_row = [&](std::size_t, std::size_t, const TimingRow* row) {
         if (text && row) std::cout << measure_text_row(o.spec.op, *row) << std::flush;
+        if (lines && row) std::cout << measure_row_json_line(*row) << std::flush;
         return true;
     };
     const MeasureResult r = m->measure(o.spec, print_row);
-    std::cout << (text ? measure_text_footer(r) : measure_result_to_json(r));
+    std::cout << (text ? measure_text_footer(r) : measure_result_to_json(r, lines));
     if (text && !r.rows.empty()) print_fit(r, *scenario);
     if (!r.error.empty()) {
         std::cerr << "measure: " << r.error << "\n";

@@ -280,12 +280,8 @@ public:
     }
 
     MeasureResult measure(const SweepSpec& spec, const MeasureProgress& progress) override {
-        MeasureResult result;
-        result.backend = kBackendName;
-        result.op = spec.op;
-        result.iters = spec.iters;
-        result.warmup = spec.warmup;
-        result.link = LinkClass::intra;  // one process, one node
+        // One process, one node; run_sweep sets the ranks once it knows the GPUs.
+        MeasureResult result = begin_measure_result(kBackendName, spec, 0, LinkClass::intra);
         try {
             run_sweep(spec, progress, result);
         } catch (const Failure& f) {

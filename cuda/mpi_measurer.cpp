@@ -5,6 +5,7 @@
 #include "cuda/cuda_measurer.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/nccl_checks.hpp"
+#include "mpi/mpi_world.hpp"
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -28,22 +29,9 @@ using detail::check_nccl;
 using detail::check_op;
 using detail::Failure;
 
-void check_mpi(int rc, const std::string& what) {
-    if (rc == MPI_SUCCESS) return;
-    char text[MPI_MAX_ERROR_STRING] = {};
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    throw Failure{what + ": MPI: " + std::string(text, static_cast<std::size_t>(len))};
-}
-
-struct World {
-    int rank = 0;
-    int size = 0;
-    int local_rank = 0;
-    int local_size = 0;
-    int nodes = 1;
-    std::string host;
-};
+using mpi::abort_job;
+using mpi::check_mpi;
+using World = mpi::MpiWorld;
 
 // This rank's GPU, stream, events, communicator and buffers, released in reverse on every path out.
 struct RankState {
@@ -96,21 +84,10 @@ void run_once(Collective op, const RankState& r, int64_t count, int nranks) {
     check_nccl(e, std::string(measure_op_name(op)) + " of " + std::to_string(count) + " elements");
 }
 
-[[noreturn]] void abort_job(const World& w, const std::string& message) {
-    std::fprintf(stderr, "measure: rank %d on %s: %s\n", w.rank, w.host.c_str(), message.c_str());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest if it ever did
-}
-
 class MpiNcclMeasurer final : public Measurer {
 public:
     explicit MpiNcclMeasurer(World w) : world_(std::move(w)) {}
-    ~MpiNcclMeasurer() override {
-        int finalized = 0;
-        MPI_Finalized(&finalized);
-        if (!finalized) MPI_Finalize();
-    }
+    ~MpiNcclMeasurer() override { mpi::finish_mpi(); }
     MpiNcclMeasurer(const MpiNcclMeasurer&) = delete;
     MpiNcclMeasurer& operator=(const MpiNcclMeasurer&) = delete;
 
@@ -143,13 +120,7 @@ public:
     }
 
     MeasureResult measure(const SweepSpec& spec, const MeasureProgress& progress) override {
-        MeasureResult result;
-        result.backend = kMpiBackendName;
-        result.op = spec.op;
-        result.iters = spec.iters;
-        result.warmup = spec.warmup;
-        result.ranks = world_.size;
-        result.link = mpi_link_class(world_.nodes);
+        MeasureResult result = begin_measure_result(kMpiBackendName, spec, world_.size, mpi_link_class(world_.nodes));
         // The same on every rank, so every rank returns it and no rank waits for another.
         if (std::string e = validate_sweep(spec); !e.empty()) return with_error(result, e);
         if (spec.gpus > 0 && spec.gpus != world_.size)
@@ -165,6 +136,8 @@ public:
         try {
             run_sweep(spec, sizes, progress, result);
         } catch (const Failure& f) {
+            abort_job(world_, f.message);
+        } catch (const mpi::MpiFailure& f) {
             abort_job(world_, f.message);
         } catch (const std::exception& e) {
             abort_job(world_, std::string("unexpected failure: ") + e.what());
@@ -226,18 +199,7 @@ private:
             float ms = 0;
             check_cuda(cudaEventElapsedTime(&ms, r.start, r.stop), "reading the timing events");
             const double mine = static_cast<double>(ms) * 1e-3 / spec.iters;
-            double slowest = 0;
-            check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "merging the times");
-            TimingRow row = make_timing_row(spec.op, sizes[i], slowest, n);
-            row.wrong = wrong;
-            result.rows.push_back(row);
-            // Cancelling is collective too: one rank stopping alone would leave the others in NCCL.
-            int go_on = !progress || progress(i + 1, sizes.size(), &result.rows.back()) ? 1 : 0, all = 0;
-            check_mpi(MPI_Allreduce(&go_on, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "agreeing to go on");
-            if (!all) {
-                result.cancelled = true;
-                return;
-            }
+            if (!mpi::add_row_on_every_rank(result, spec, sizes[i], mine, wrong, i + 1, sizes.size(), progress)) return;
         }
     }
 
@@ -273,28 +235,8 @@ private:
 
 MpiSession start_mpi_measurer() {
     MpiSession s;
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) {
-        s.error = "MPI_Init failed: start shardscope with mpirun (or your MPI's launcher), with the MPI it was "
-                  "built against";
-        return s;
-    }
     World w;
-    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-    // The ranks that share this node's memory are this node's ranks: the local rank picks the GPU.
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &w.local_rank);
-    MPI_Comm_size(node, &w.local_size);
-    MPI_Comm_free(&node);
-    int first_on_node = w.local_rank == 0 ? 1 : 0;
-    MPI_Allreduce(&first_on_node, &w.nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    char host[MPI_MAX_PROCESSOR_NAME] = {};
-    int len = 0;
-    MPI_Get_processor_name(host, &len);
-    w.host.assign(host, static_cast<std::size_t>(len));
+    if (!mpi::start_mpi(w, s.error)) return s;
     s.rank = w.rank;
     s.size = w.size;
     s.nodes = w.nodes;

@@ -176,9 +176,16 @@ std::string calibration_source(const std::vector<MeasureResult>& sweeps, const S
     for (const std::string& d : devices) text += " (" + d + ")";
     text += ".";
     for (const MeasureResult& r : sweeps)
-        text += " " + std::string(measure_op_name(r.op)) + " on " + std::to_string(r.ranks) + " ranks (" +
-                std::string(to_string(r.link)) + "-node), " + size_range(r) + ", " + std::to_string(r.iters) +
-                " iterations.";
+        text += " " + std::string(measure_op_name(r.op)) +
+                (r.algorithm.empty() ? std::string() : " (" + r.algorithm + " algorithm, point-to-point)") + " on " +
+                std::to_string(r.ranks) + " ranks (" + std::string(to_string(r.link)) + "-node), " + size_range(r) +
+                ", " + std::to_string(r.iters) + " iterations.";
+    for (const MeasureResult& r : sweeps)
+        if (r.backend == kCpuMeasureBackend) {
+            text += " These are CPU/MPI measurements: MPI processes on CPU cores talking through shared memory (or "
+                    "the network between machines), not GPUs over NVLink or InfiniBand.";
+            break;
+        }
     if (!sweeps.empty())
         text += " Link latency and bandwidth are a weighted least-squares fit of t = steps x alpha + "
                 "bytes_factor x S / B to those timings.";

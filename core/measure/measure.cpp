@@ -62,6 +62,29 @@ std::optional<Collective> measure_op_from_string(std::string_view s) noexcept {
     return std::nullopt;
 }
 
+std::string measure_algorithm_name(const std::optional<StepAlgorithm>& a) {
+    if (!a) return "mpi";
+    return *a == StepAlgorithm::double_binary_tree ? "double_binary_tree" : std::string(to_string(*a));
+}
+
+bool measure_algorithm_from_string(std::string_view s, std::optional<StepAlgorithm>& out) {
+    std::string spelled(s);
+    for (char& ch : spelled)
+        if (ch == '-') ch = '_';
+    if (spelled == "mpi") {
+        out.reset();
+        return true;
+    }
+    if (spelled == "dbtree") spelled = "double_binary_tree";
+    for (StepAlgorithm a : {StepAlgorithm::ring, StepAlgorithm::tree, StepAlgorithm::pairwise,
+                            StepAlgorithm::double_binary_tree, StepAlgorithm::hierarchical})
+        if (measure_algorithm_name(a) == spelled) {
+            out = a;
+            return true;
+        }
+    return false;
+}
+
 // --- Sweep ---------------------------------------------------------------------------------------
 
 std::string validate_sweep(const SweepSpec& s) {
@@ -77,6 +100,18 @@ std::string validate_sweep(const SweepSpec& s) {
     if (s.iters < 1) return "-n: " + std::to_string(s.iters) + " must be at least 1";
     if (s.warmup < 0) return "-w: " + std::to_string(s.warmup) + " must be zero or more";
     if (s.gpus < 0) return "-g: " + std::to_string(s.gpus) + " must be zero (all) or more";
+    if (s.algorithm) {
+        const auto allowed = step_algorithms_for(s.op);
+        if (std::find(allowed.begin(), allowed.end(), *s.algorithm) == allowed.end()) {
+            std::string names;
+            for (StepAlgorithm a : allowed) names += (names.empty() ? "" : ", ") + measure_algorithm_name(a);
+            return "--algorithm: " + measure_algorithm_name(s.algorithm) + " is not an algorithm for " +
+                   std::string(measure_op_name(s.op)) + " (mpi or " + names + ")";
+        }
+    }
+    if (s.ranks_per_node < 0) return "--ranks-per-node: " + std::to_string(s.ranks_per_node) + " must be zero or more";
+    if (s.ranks_per_node > 0 && s.algorithm != StepAlgorithm::hierarchical)
+        return "--ranks-per-node: only the hierarchical algorithm has nodes to choose (--algorithm hierarchical)";
     return {};
 }
 
@@ -121,7 +156,17 @@ std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests) {
            " -n " + std::to_string(spec.iters) + " -w " + std::to_string(spec.warmup);
     if (spec.gpus > 0) cmd += " -g " + std::to_string(spec.gpus);
     if (spec.check) cmd += nccl_tests ? " -c 1" : " --check";
+    if (!nccl_tests && spec.algorithm) cmd += " --algorithm " + measure_algorithm_name(spec.algorithm);
+    if (!nccl_tests && spec.ranks_per_node > 0) cmd += " --ranks-per-node " + std::to_string(spec.ranks_per_node);
     return cmd;
+}
+
+std::string mpirun_command_line(const SweepSpec& spec, int ranks) {
+    SweepSpec under_mpirun = spec;
+    under_mpirun.gpus = 0;  // mpirun -np sets the ranks
+    std::string cmd = sweep_command_line(under_mpirun, false);
+    cmd.insert(std::string("shardscope measure").size(), " --backend cpu");
+    return "mpirun -np " + std::to_string(ranks) + " " + cmd;
 }
 
 NcclBuffers nccl_buffer_elements(Collective op, int64_t count, int ranks) noexcept {
@@ -142,6 +187,18 @@ TimingRow make_timing_row(Collective op, const SweepSize& size, double time_s, i
     return row;
 }
 
+MeasureResult begin_measure_result(const std::string& backend, const SweepSpec& spec, int ranks, LinkClass link) {
+    MeasureResult r;
+    r.backend = backend;
+    r.op = spec.op;
+    r.iters = spec.iters;
+    r.warmup = spec.warmup;
+    r.ranks = ranks;
+    r.link = link;
+    if (spec.algorithm) r.algorithm = measure_algorithm_name(spec.algorithm);
+    return r;
+}
+
 double average_busbw(const MeasureResult& r) noexcept {
     if (r.rows.empty()) return 0;
     double sum = 0;
@@ -151,7 +208,30 @@ double average_busbw(const MeasureResult& r) noexcept {
 
 // --- JSON ----------------------------------------------------------------------------------------
 
-std::string measure_result_to_json(const MeasureResult& r) {
+namespace {
+
+[[nodiscard]] Json row_json(const TimingRow& row) {
+    return Json{{"bytes", row.bytes}, {"count", row.count}, {"time_s", row.time_s}, {"algbw", row.algbw},
+                {"busbw", row.busbw}, {"wrong", row.wrong ? Json(*row.wrong) : Json(nullptr)}};
+}
+
+[[nodiscard]] TimingRow read_row(detail::ObjectReader row) {
+    TimingRow t;
+    t.bytes = row.number_field("bytes");
+    t.count = row.int_field("count");
+    t.time_s = row.number_field("time_s");
+    if (t.bytes < 0 || t.time_s < 0) detail::fail(row.path("time_s"), "sizes and times must not be negative");
+    t.algbw = row.number_field("algbw");
+    t.busbw = row.number_field("busbw");
+    const Json& wrong = row.required("wrong");
+    if (!wrong.is_null()) t.wrong = row.int_field("wrong");
+    row.reject_unknown();
+    return t;
+}
+
+}  // namespace
+
+std::string measure_result_to_json(const MeasureResult& r, bool one_line) {
     Json j;
     j["schema"] = "shardscope.measure/1";
     j["backend"] = r.backend;
@@ -161,19 +241,18 @@ std::string measure_result_to_json(const MeasureResult& r) {
     j["iters"] = r.iters;
     j["warmup"] = r.warmup;
     j["link"] = std::string(to_string(r.link));
+    if (!r.algorithm.empty()) j["algorithm"] = r.algorithm;
     j["dtype"] = "float";
     Json rows = Json::array();
-    for (const TimingRow& row : r.rows) {
-        rows.push_back(Json{{"bytes", row.bytes},   {"count", row.count}, {"time_s", row.time_s},
-                            {"algbw", row.algbw},   {"busbw", row.busbw},
-                            {"wrong", row.wrong ? Json(*row.wrong) : Json(nullptr)}});
-    }
+    for (const TimingRow& row : r.rows) rows.push_back(row_json(row));
     j["rows"] = std::move(rows);
     j["avg_busbw"] = average_busbw(r);
     j["cancelled"] = r.cancelled;
     j["error"] = r.error;
-    return j.dump(2) + "\n";
+    return j.dump(one_line ? -1 : 2) + "\n";
 }
+
+std::string measure_row_json_line(const TimingRow& row) { return Json{{"row", row_json(row)}}.dump() + "\n"; }
 
 MeasureResultLoad parse_measure_result(std::string_view json_text) {
     using detail::ObjectReader;
@@ -196,22 +275,14 @@ MeasureResultLoad parse_measure_result(std::string_view json_text) {
         const std::string link = top.string_field("link");
         if (link != "intra" && link != "inter") detail::fail("link", "must be \"intra\" or \"inter\"");
         r.link = link == "intra" ? LinkClass::intra : LinkClass::inter;
+        r.algorithm = top.string_field("algorithm", std::string());
+        if (std::optional<StepAlgorithm> a; !r.algorithm.empty() && (!measure_algorithm_from_string(r.algorithm, a) || !a))
+            detail::fail("algorithm", "\"" + r.algorithm + "\" is not one of ring, tree, pairwise, double_binary_tree, hierarchical");
         if (top.string_field("dtype") != "float") detail::fail("dtype", "must be \"float\"");
         const Json& rows = top.required("rows");
         if (!rows.is_array()) detail::fail("rows", "must be an array");
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            ObjectReader row(rows[i], "rows[" + std::to_string(i) + "]");
-            TimingRow t;
-            t.bytes = row.number_field("bytes");
-            t.count = row.int_field("count");
-            t.time_s = row.number_field("time_s");
-            if (t.bytes < 0 || t.time_s < 0) detail::fail(row.path("time_s"), "sizes and times must not be negative");
-            t.algbw = row.number_field("algbw");
-            t.busbw = row.number_field("busbw");
-            const Json& wrong = row.required("wrong");
-            if (!wrong.is_null()) t.wrong = row.int_field("wrong");
-            row.reject_unknown();
-            r.rows.push_back(t);
+            r.rows.push_back(read_row(ObjectReader(rows[i], "rows[" + std::to_string(i) + "]")));
         }
         (void)top.number_field("avg_busbw", 0.0);  // derived; accepted and recomputed
         r.cancelled = top.bool_field("cancelled", false);
@@ -222,12 +293,29 @@ MeasureResultLoad parse_measure_result(std::string_view json_text) {
     return out;
 }
 
+std::optional<TimingRow> parse_measure_row_line(std::string_view line) {
+    std::optional<TimingRow> out;
+    const std::string error = json_read::first_error([&] {
+        const Json j = json_read::parse_document(line);
+        detail::ObjectReader top(j, "");
+        const Json& row = top.required("row");
+        out = read_row(detail::ObjectReader(row, "row"));
+        top.reject_unknown();
+    });
+    if (!error.empty()) out.reset();
+    return out;
+}
+
 // --- Text ----------------------------------------------------------------------------------------
 
 std::string measure_text_header(const MeasureResult& r) {
     std::string out = "# shardscope measure: " + std::string(measure_op_name(r.op)) + " on " +
                       std::to_string(r.ranks) + " ranks (" + std::string(to_string(r.link)) + "-node), " + r.backend +
-                      (r.device.empty() ? "" : ", " + r.device) + "\n# " + std::to_string(r.iters) +
+                      (r.device.empty() ? "" : ", " + r.device) +
+                      (r.algorithm.empty() ? std::string()
+                                           : "\n# algorithm: " + r.algorithm +
+                                                 ", point-to-point, step for step as the Collective animator shows it") +
+                      "\n# " + std::to_string(r.iters) +
                       " iterations after " + std::to_string(r.warmup) +
                       " warm-up, out-of-place; algbw = size / time, busbw = algbw x " +
                       num(busbw_factor(r.op, r.ranks)) + "\n#\n";
@@ -362,7 +450,9 @@ std::string no_backend_message() {
     return "This build has no GPU backend, so nothing can be measured. Measuring needs an NVIDIA GPU with its "
            "driver, the CUDA toolkit (nvcc, cuBLAS) and NCCL, e.g. under /usr/local/cuda with include/nccl.h "
            "and lib/libnccl.so. Install them and rebuild: cmake -DSHARDSCOPE_CUDA=ON (the default, AUTO, "
-           "builds the backend whenever they are found). The model's predictions work without it.";
+           "builds the backend whenever they are found). Without a GPU, the CPU backend times collectives between "
+           "MPI processes: install an MPI (Debian: libopenmpi-dev, openmpi-bin), rebuild, and run "
+           "mpirun -np 4 shardscope measure --backend cpu. The model's predictions work without either.";
 }
 
 }  // namespace shardscope

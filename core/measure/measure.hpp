@@ -9,6 +9,7 @@
 // all-to-all: what each rank sends in all), the data type is float (4 bytes), and
 //   algbw = S / time,   busbw = algbw * busbw_factor(op, ranks)   (core/collectives/collectives.hpp).
 
+#include "core/collectives/collective_steps.hpp"
 #include "core/collectives/collectives.hpp"
 
 #include <cstddef>
@@ -43,7 +44,17 @@ struct SweepSpec {
     int warmup = 5;        // untimed iterations first
     int gpus = 0;          // ranks; 0 = every local GPU
     bool check = false;    // verify results against the closed form
+    // The CPU backend can also time, over point-to-point messages, the algorithms the Collective
+    // animator steps (core/measure/schedule_runner.hpp); nullopt times the library's own collective.
+    std::optional<StepAlgorithm> algorithm;
+    int ranks_per_node = 0;  // the hierarchical all-reduce's node size; 0 = the ranks' real nodes
 };
+
+// "mpi" for the library's own collective, else the animator's algorithm as a flag spells it:
+// ring, tree, pairwise, double_binary_tree, hierarchical.
+[[nodiscard]] std::string measure_algorithm_name(const std::optional<StepAlgorithm>& a);
+// Accepts those names ('-' for '_' too, "dbtree" for the double binary tree); false when unknown.
+[[nodiscard]] bool measure_algorithm_from_string(std::string_view s, std::optional<StepAlgorithm>& out);
 
 // "" when the spec can run, else the flag and the rule it breaks ("-f: 1 must be greater than 1").
 [[nodiscard]] std::string validate_sweep(const SweepSpec& spec);
@@ -66,6 +77,8 @@ struct SweepSize {
 // nccl_tests "all_reduce_perf -b 8 -e 128M -f 2 -n 20 -w 5 -g G [-c 1]" (-g: GPUs; 0 leaves it out).
 // Sizes use nccl-tests' binary suffixes K, M, G where they divide evenly.
 [[nodiscard]] std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests);
+// The CPU backend's sweep on `ranks` MPI ranks: "mpirun -np 4 shardscope measure --backend cpu --op ...".
+[[nodiscard]] std::string mpirun_command_line(const SweepSpec& spec, int ranks);
 
 // --- What it returns ------------------------------------------------------------------------------
 
@@ -98,6 +111,9 @@ struct MeasureResult {
     int iters = 0;
     int warmup = 0;
     LinkClass link = LinkClass::intra;  // where the ranks sit: one process on one node is intra
+    // "" for the library's own collective (NCCL's, MPI's), else the animator's algorithm run step
+    // for step over point-to-point messages (measure_algorithm_name).
+    std::string algorithm;
     std::vector<TimingRow> rows;
     bool cancelled = false;
     std::string error;               // why the sweep stopped early ("" when it ran to the end)
@@ -105,11 +121,21 @@ struct MeasureResult {
     [[nodiscard]] bool ok() const noexcept { return error.empty() && !cancelled; }
 };
 
+// A backend's result before its first row: backend, op, iters, warmup, ranks, link and the
+// algorithm (SweepSpec::algorithm's name, "" for the library's own) as the sweep asks them.
+[[nodiscard]] MeasureResult begin_measure_result(const std::string& backend, const SweepSpec& spec, int ranks,
+                                                 LinkClass link);
+
 // nccl-tests' "Avg bus bandwidth": the mean busbw over the rows (0 when there are none).
 [[nodiscard]] double average_busbw(const MeasureResult& r) noexcept;
 
 // JSON ("schema": "shardscope.measure/1"; sizes in bytes, times in seconds, bandwidths in bytes/s).
-[[nodiscard]] std::string measure_result_to_json(const MeasureResult& r);
+// one_line: the whole document on one line, the last line of a --format jsonl stream.
+[[nodiscard]] std::string measure_result_to_json(const MeasureResult& r, bool one_line = false);
+// A stream's row line as it is measured: {"row": {bytes, count, time_s, algbw, busbw, wrong}}.
+[[nodiscard]] std::string measure_row_json_line(const TimingRow& row);
+// The row of such a line; nullopt for any other line (the final document among them).
+[[nodiscard]] std::optional<TimingRow> parse_measure_row_line(std::string_view line);
 struct MeasureResultLoad {
     std::optional<MeasureResult> result;
     std::string error;               // field path and rule, as the scenario reader words it
@@ -165,6 +191,9 @@ struct BackendStatus {
     int devices = 0;
     std::vector<std::string> device_names;
     std::string message;             // one paragraph: what was found, or what is missing and how to get it
+    std::string unit = "GPU";        // what a rank is: "GPU", or "CPU rank" for MPI processes
+    // SweepSpec::algorithm can pick the Collective animator's algorithms (the CPU backend).
+    bool animator_algorithms = false;
 };
 
 // Called after each size (row set) or each single-GPU figure (row null). Return false to cancel.
@@ -183,6 +212,9 @@ public:
                                                              int iters, int warmup,
                                                              const MeasureProgress& progress) = 0;
 };
+
+// The CPU backend's name: MPI processes as ranks (mpi/), registered for the panel as an mpirun launch.
+inline constexpr const char* kCpuMeasureBackend = "cpu-mpi";
 
 using MeasurerFactory = std::function<std::unique_ptr<Measurer>()>;
 // Registering a name twice replaces the first factory.

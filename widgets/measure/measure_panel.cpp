@@ -80,7 +80,7 @@ struct MeasurePanel::Job {
     std::optional<BackgroundJob> worker;
 };
 
-MeasurePanel::MeasurePanel(Placement placement, bool open) : Panel("measure", "Measure (CUDA)", placement, open) {
+MeasurePanel::MeasurePanel(Placement placement, bool open) : Panel("measure", "Measure", placement, open) {
     declare_actions();
 }
 
@@ -90,10 +90,37 @@ MeasurePanel::~MeasurePanel() = default;  // ~Job cancels and joins
 
 void MeasurePanel::probe_backend() {
     if (running()) return;  // the worker holds the measurer; ask again when it is done
-    std::unique_ptr<Measurer> m = make_measurer();
-    measurer_ = std::shared_ptr<Measurer>(std::move(m));
-    status_ = measurer_ ? measurer_->status() : BackendStatus{false, 0, {}, no_backend_message()};
+    backend_names_ = measurer_names();
+    measurer_.reset();
+    status_ = BackendStatus{};
+    status_.message = no_backend_message();
+    for (const std::string& name : backend_names_) {
+        if (!backend_choice_.empty() && name != backend_choice_) continue;
+        std::shared_ptr<Measurer> m(make_measurer(name));
+        if (!m) continue;
+        BackendStatus s = m->status();
+        // Without a choice, the first backend that can measure; else the first one, to say what it lacks.
+        if (!measurer_ || (s.ready && !status_.ready)) {
+            measurer_ = m;
+            status_ = s;
+        }
+        if (status_.ready) break;
+    }
+    if (spec_.algorithm && !status_.animator_algorithms) {
+        spec_.algorithm.reset();
+        spec_.ranks_per_node = 0;
+    }
     probed_ = true;
+}
+
+void MeasurePanel::choose_backend(const std::string& name) {
+    backend_choice_ = name;
+    probe_backend();
+}
+
+int MeasurePanel::sweep_ranks() const noexcept {
+    if (cpu_ranks()) return spec_.gpus > 0 ? spec_.gpus : status_.devices;
+    return spec_.gpus > 0 ? std::min(spec_.gpus, status_.devices) : status_.devices;
 }
 
 bool MeasurePanel::running() const noexcept { return job_ && !job_->worker->finished(); }
@@ -104,7 +131,7 @@ std::string MeasurePanel::start(const AppState& state) {
     if (!measurer_) return no_backend_message();
     if (!status_.ready) return status_.message;
     if (std::string e = validate_sweep(spec_); !e.empty()) return e;
-    const bool one_gpu = status_.devices < 2 || spec_.gpus == 1;
+    const bool one_gpu = !cpu_ranks() && (status_.devices < 2 || spec_.gpus == 1);
     const std::vector<GemmShape> shapes = model_gemm_shapes(state.scenario());
 
     job_.reset();
@@ -114,6 +141,7 @@ std::string MeasurePanel::start(const AppState& state) {
     notice_.clear();
     calibration_stale_ = true;
     job_spec_ = spec_;
+    job_on_cpu_ = cpu_ranks();
     job_ = std::make_unique<Job>();
     Job* job = job_.get();
     job->worker.emplace([job, measurer = measurer_, spec = spec_, one_gpu, shapes](const std::atomic<bool>& cancel) {
@@ -193,8 +221,34 @@ void MeasurePanel::declare_actions() {
     actions_.choice("op", "the collective to time", ops, [this](AppState&, const ActionValue& v) {
         collect_finished_job();
         spec_.op = *measure_op_from_string(v.text);
+        if (!validate_sweep(spec_).empty()) spec_.algorithm.reset();  // the old op's algorithm
         return std::string();
     });
+    actions_.choice("backend", "what to measure on: GPUs (cuda-nccl) or CPU ranks over MPI (cpu-mpi)",
+                    {"cuda-nccl", kCpuMeasureBackend}, [this](AppState&, const ActionValue& v) {
+                        collect_finished_job();
+                        if (running()) return std::string("a measurement is running");
+                        const auto names = measurer_names();
+                        if (std::find(names.begin(), names.end(), v.text) == names.end())
+                            return "backend: this build has no " + v.text + " backend";
+                        choose_backend(v.text);
+                        return std::string();
+                    });
+    actions_.choice("algorithm", "CPU ranks: MPI's own collective (mpi) or the animator's algorithm, step for step",
+                    {"mpi", "ring", "tree", "pairwise", "double_binary_tree", "hierarchical"},
+                    [this](AppState&, const ActionValue& v) {
+                        collect_finished_job();
+                        if (!probed_) probe_backend();
+                        if (!status_.animator_algorithms && v.text != "mpi")
+                            return "algorithm: the " + (measurer_ ? measurer_->name() : std::string("GPU")) +
+                                   " backend times the library's own choice; choose backend cpu-mpi first";
+                        SweepSpec next = spec_;
+                        (void)measure_algorithm_from_string(v.text, next.algorithm);
+                        if (next.algorithm != StepAlgorithm::hierarchical) next.ranks_per_node = 0;
+                        if (std::string e = validate_sweep(next); !e.empty()) return e;
+                        spec_ = next;
+                        return std::string();
+                    });
     // A sweep field changes only when the whole sweep stays valid (nccl-tests' rules, core's messages).
     const auto set_sweep = [this](const std::function<void(SweepSpec&)>& edit) {
         collect_finished_job();
@@ -221,7 +275,9 @@ void MeasurePanel::declare_actions() {
         int SweepSpec::*field;
     } counts[] = {{"iters", "timed iterations per size (-n)", 1, &SweepSpec::iters},
                   {"warmup", "untimed iterations first (-w)", 0, &SweepSpec::warmup},
-                  {"gpus", "GPUs (-g; 0: every GPU found)", 0, &SweepSpec::gpus}};
+                  {"gpus", "GPUs (-g; 0: every GPU found), or CPU ranks (mpirun -np; 0: 4)", 0, &SweepSpec::gpus},
+                  {"ranks_per_node", "the hierarchical algorithm's node size (0: the ranks' own nodes)", 0,
+                   &SweepSpec::ranks_per_node}};
     for (const auto& c : counts)
         actions_.integer(c.name, c.help, c.lowest, kMaxSweepCount, [set_sweep, field = c.field](AppState&, const ActionValue& v) {
             return set_sweep([&](SweepSpec& s) { s.*field = static_cast<int>(v.integer); });
@@ -272,8 +328,8 @@ MeasureChartRecord MeasurePanel::make_chart(const AppState& state) const {
     const std::vector<TimingRow>& rows = records_.rows;
     const bool measured = last_sweep_ || running();
     c.op = last_sweep_ ? last_sweep_->op : running() ? job_spec_.op : spec_.op;
-    // The GPUs a sweep would use here, else one node of the scenario's cluster.
-    const int local = spec_.gpus > 0 ? std::min(spec_.gpus, status_.devices) : status_.devices;
+    // The GPUs (or CPU ranks) a sweep would use here, else one node of the scenario's cluster.
+    const int local = sweep_ranks();
     c.ranks = last_sweep_ && last_sweep_->ranks >= 2 ? last_sweep_->ranks
               : local >= 2                            ? local
                                                       : static_cast<int>(std::max<int64_t>(2, state.scenario().cluster.gpus_per_node));
@@ -287,13 +343,18 @@ MeasureChartRecord MeasurePanel::make_chart(const AppState& state) const {
     for (const TimingRow& r : rows) c.measured_s.push_back(r.time_s);
     if (calibration_.intra && calibration_.intra->ok && !rows.empty())
         for (double b : c.bytes) c.fitted_s.push_back(fitted_time(*calibration_.intra, c.op, b, c.ranks));
-    c.caption = std::string(measure_op_name(c.op)) + " on " + std::to_string(c.ranks) + " GPUs";
+    c.caption = std::string(measure_op_name(c.op)) + " on " + std::to_string(c.ranks) + " " + status_.unit + "s";
+    if (const std::string a = last_sweep_ ? last_sweep_->algorithm : measure_algorithm_name(spec_.algorithm);
+        cpu_ranks() && !a.empty())
+        c.caption += " (" + (a == "mpi" ? std::string("MPI's own") : a) + ")";
     return c;
 }
 
 void MeasurePanel::rebuild_records(const AppState& state) {
     records_.backend_built = measurer_ != nullptr;
     records_.backend = measurer_ ? measurer_->name() : "";
+    records_.backends = backend_names_;
+    records_.unit = status_.unit;
     records_.ready = status_.ready;
     records_.devices = status_.devices;
     records_.status = status_.message;
@@ -314,7 +375,7 @@ void MeasurePanel::rebuild_records(const AppState& state) {
     records_.single_gpu = last_single_;
     records_.cluster_json = cluster_json_;
     records_.chart = make_chart(state);
-    records_.command_line = sweep_command_line(spec_, false);
+    records_.command_line = cpu_ranks() ? mpirun_command_line(spec_, sweep_ranks()) : sweep_command_line(spec_, false);
     // nccl-tests drives one GPU per process unless told -g: name the GPUs the chart is about.
     SweepSpec nccl_tests = spec_;
     if (nccl_tests.gpus == 0) nccl_tests.gpus = records_.chart.ranks;
@@ -356,11 +417,10 @@ void MeasurePanel::draw_status() {
     const MeasureRecords& r = records_;
     ImGui::PushTextWrapPos(0.0f);
     if (!r.backend_built) {
-        ImGui::TextColored(kWarning, "No GPU backend in this build");
+        ImGui::TextColored(kWarning, "No measure backend in this build");
         ImGui::TextUnformatted(r.status.c_str());
     } else if (!r.ready) {
-        ImGui::TextColored(kWarning, "GPU backend \"%s\" is built in, but there is no GPU to measure on",
-                           r.backend.c_str());
+        ImGui::TextColored(kWarning, "Backend \"%s\" is built in, but has nothing to measure on", r.backend.c_str());
         ImGui::TextUnformatted(r.status.c_str());
     } else {
         ImGui::TextColored(kGood, "%s:", r.backend.c_str());
@@ -375,13 +435,29 @@ void MeasurePanel::draw_status() {
 void MeasurePanel::draw_controls(AppState& state) {
     const bool busy = running();
     ImGui::BeginDisabled(busy);
+    if (backend_names_.size() > 1) {
+        ImGui::SetNextItemWidth(130);
+        if (ImGui::BeginCombo("backend", measurer_ ? measurer_->name().c_str() : "none")) {
+            for (const std::string& name : backend_names_)
+                if (ImGui::Selectable(name.c_str(), measurer_ && name == measurer_->name())) choose_backend(name);
+            ImGui::EndCombo();
+        }
+        note_last_item("measure/backend");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("cuda-nccl: NCCL on this machine's GPUs. cpu-mpi: MPI processes on this machine's CPU.");
+        flow_control(labelled(150, "op"));
+    }
     ImGui::SetNextItemWidth(150);
     if (ImGui::BeginCombo("op", std::string(measure_op_name(spec_.op)).c_str())) {
         for (Collective c : measurable_ops())
-            if (ImGui::Selectable(std::string(measure_op_name(c)).c_str(), c == spec_.op)) spec_.op = c;
+            if (ImGui::Selectable(std::string(measure_op_name(c)).c_str(), c == spec_.op)) {
+                spec_.op = c;
+                if (!validate_sweep(spec_).empty()) spec_.algorithm.reset();  // the old op's algorithm
+            }
         ImGui::EndCombo();
     }
     note_last_item("measure/op");
+    if (status_.animator_algorithms) draw_algorithm_choice();
     const auto size_field = [&](const char* label, char* text, std::size_t size, double& target) {
         flow_control(labelled(90, label));
         ImGui::SetNextItemWidth(90);
@@ -403,14 +479,20 @@ void MeasurePanel::draw_controls(AppState& state) {
     };
     int_field("iters (-n)", spec_.iters, 1);
     int_field("warmup (-w)", spec_.warmup, 0);
-    int_field("GPUs (-g, 0 = all)", spec_.gpus, 0);
+    int_field(cpu_ranks() ? "ranks (-np, 0 = 4)" : "GPUs (-g, 0 = all)", spec_.gpus, 0);
+    if (spec_.algorithm == StepAlgorithm::hierarchical) {
+        int_field("ranks per node", spec_.ranks_per_node, 0);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The hierarchical algorithm's node size: ranks 0..n-1 form node 0, and so on. 0: the "
+                              "ranks' real nodes.");
+    }
     flow_control(labelled(20, "check"));
     ImGui::Checkbox("check", &spec_.check);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Verify every result against the closed form (rank-dependent data)");
     ImGui::EndDisabled();
 
     const std::string invalid = validate_sweep(spec_);
-    const bool one_gpu = status_.ready && (status_.devices < 2 || spec_.gpus == 1);
+    const bool one_gpu = status_.ready && !cpu_ranks() && (status_.devices < 2 || spec_.gpus == 1);
     const char* run_label = one_gpu ? "Measure one GPU (HBM, GEMM)" : "Run sweep";
     flow_control(ImGui::CalcTextSize(run_label).x + 20);
     ImGui::BeginDisabled(busy || !status_.ready || !invalid.empty());
@@ -425,6 +507,28 @@ void MeasurePanel::draw_controls(AppState& state) {
         note_last_item("measure/cancel");
     }
     if (!invalid.empty()) ImGui::TextColored(kError, "%s", invalid.c_str());
+}
+
+void MeasurePanel::draw_algorithm_choice() {
+    const std::string current = measure_algorithm_name(spec_.algorithm);
+    flow_control(labelled(170, "algorithm"));
+    ImGui::SetNextItemWidth(170);
+    if (ImGui::BeginCombo("algorithm", current == "mpi" ? "mpi (MPI's own)" : current.c_str())) {
+        if (ImGui::Selectable("mpi (MPI's own)", !spec_.algorithm)) {
+            spec_.algorithm.reset();
+            spec_.ranks_per_node = 0;
+        }
+        for (StepAlgorithm a : step_algorithms_for(spec_.op))
+            if (ImGui::Selectable(measure_algorithm_name(a).c_str(), spec_.algorithm == a)) {
+                spec_.algorithm = a;
+                if (a != StepAlgorithm::hierarchical) spec_.ranks_per_node = 0;
+            }
+        ImGui::EndCombo();
+    }
+    note_last_item("measure/algorithm");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("mpi: the library's own collective. The others run the Collective animator's algorithm "
+                          "over point-to-point messages, step for step as the animator draws it.");
 }
 
 void MeasurePanel::draw_progress() {

@@ -1,6 +1,8 @@
 #pragma once
-// Measure panel: times real collectives on the local GPUs through whichever backend this
-// build registered with core (core/measure/measure.hpp: make_measurer), and calibrates the model with them.
+// Measure panel: times real collectives through whichever backends this build registered with core
+// (core/measure/measure.hpp): the GPUs' NCCL, or CPU ranks over MPI, where the sweep can also run the
+// algorithms the Collective animator steps. The first backend with something to measure is chosen;
+// a combo offers the others. It calibrates the model with what it measured.
 // Shows the backend's status (or what is missing and how to get it), sweep controls, a progress bar
 // and a cancel button while the sweep runs on a background thread, predicted (core's alpha-beta time
 // on the scenario's intra-node link) against measured on one log-log chart, the fitted alpha and B
@@ -44,6 +46,8 @@ struct MeasureRecords {
     bool ready = false;               // and it found something to measure on
     int devices = 0;
     std::string backend;              // its name, "" when none
+    std::vector<std::string> backends;  // every backend this build has, for the combo
+    std::string unit = "GPU";         // what a rank is on the chosen backend ("GPU", "CPU rank")
     std::string status;               // what the backend found, or what is missing and how to get it
     bool running = false;
     std::size_t done = 0, total = 0;  // progress of the running (or last) job
@@ -53,7 +57,7 @@ struct MeasureRecords {
     std::vector<TimingRow> rows;      // measured so far
     std::optional<SingleGpuResult> single_gpu;
     std::string cluster_json;         // the calibrated cluster preset, when there is something to calibrate
-    std::string command_line;         // the controls' sweep as `shardscope measure ...`
+    std::string command_line;         // the controls' sweep as `shardscope measure ...` (CPU: under mpirun)
     std::string nccl_tests_command_line;  // and as nccl-tests' binary with the same flags
 };
 
@@ -69,7 +73,10 @@ public:
     [[nodiscard]] const MeasureRecords& records() const noexcept { return records_; }
     [[nodiscard]] const SweepSpec& spec() const noexcept { return spec_; }
     [[nodiscard]] bool running() const noexcept;
-    [[nodiscard]] bool animating() const override { return running(); }
+    // A sweep on GPUs redraws every frame; one on CPU ranks a few times a second, since the window's
+    // own drawing would take the cores the ranks are timed on.
+    [[nodiscard]] bool animating() const override { return running() && !job_on_cpu_; }
+    [[nodiscard]] bool polling() const override { return running() && job_on_cpu_; }
     // Blocks until the running job (if any) ends: for tests and the command line, never the UI.
     void wait();
 
@@ -91,13 +98,20 @@ private:
     // Drawing.
     void draw_status();
     void draw_controls(AppState& state);
+    void draw_algorithm_choice();
     void draw_progress();
     void draw_chart();
     void draw_fit(AppState& state);
     void draw_rows_table() const;
     void draw_single_gpu() const;
 
+    void choose_backend(const std::string& name);
+    [[nodiscard]] bool cpu_ranks() const noexcept { return status_.unit != "GPU"; }
+    [[nodiscard]] int sweep_ranks() const noexcept;
+
     std::shared_ptr<Measurer> measurer_;
+    std::string backend_choice_;             // "" = the first backend with something to measure
+    std::vector<std::string> backend_names_;
     bool probed_ = false;
     BackendStatus status_;
     SweepSpec spec_;
@@ -112,6 +126,7 @@ private:
     std::optional<ClusterSpec> calibrated_;  // the scenario's cluster with the measured figures
     std::string cluster_json_;
     SweepSpec job_spec_;                     // of the running or last sweep: the chart's sizes
+    bool job_on_cpu_ = false;                // the running or last job's ranks are CPU processes
     std::string notice_;                     // result of the last save / apply
     char min_text_[32] = "8";
     char max_text_[32] = "128MiB";

@@ -200,6 +200,13 @@ bool PanelRegistry::open_windows_overlap() const {
     return false;
 }
 
+bool PanelRegistry::pulsing() const {
+    if (!highlighted_.empty()) return true;
+    for (const auto& p : panels_)
+        if (p->open && p->polling()) return true;
+    return false;
+}
+
 bool PanelRegistry::animating() const {
     for (const auto& p : panels_)
         if (p->open && p->animating()) return true;

@@ -54,6 +54,9 @@ public:
     // Whether the panel changes on screen by itself (an animation playing, a background job running):
     // while any open panel does, the window draws frames without waiting for input.
     [[nodiscard]] virtual bool animating() const { return false; }
+    // Whether it changes by itself but slowly, so a few frames a second show it (a job on this
+    // machine's CPU, which continuous frames under software GL would slow down).
+    [[nodiscard]] virtual bool polling() const { return false; }
 
     bool open;
 
@@ -84,8 +87,8 @@ public:
     [[nodiscard]] const std::string& highlighted() const noexcept { return highlighted_; }
     // Whether an open panel moves without input (an animation, a background job's progress).
     [[nodiscard]] bool animating() const;
-    // Whether a lesson's outline pulses: it moves too, but slowly enough for a few frames a second.
-    [[nodiscard]] bool pulsing() const noexcept { return !highlighted_.empty(); }
+    // Whether a lesson's outline pulses or an open panel polls: slow enough for a few frames a second.
+    [[nodiscard]] bool pulsing() const;
     // Every window goes to its tile again the next time it is drawn: each panel is placed once per
     // request, even when the request comes midway through a frame (a lesson step opening panels) or
     // the panel is drawn only frames later.
