@@ -124,9 +124,10 @@ public:
         open_mpi_ = version && (version->find("Open MPI") != std::string::npos ||
                                 version->find("OpenRTE") != std::string::npos);
         s.ready = true;
-        s.message = "collectives between local MPI processes, started with " + mpirun_ +
-                    " (ranks: how many; 0 means " + std::to_string(kDefaultCpuRanks) +
-                    "). Shared memory, not NVLink: the figures teach the method, not a GPU's speed.";
+        s.message = "collectives between local MPI processes, started with " + mpirun_ + " (ranks: how many; 0 means " +
+                    std::to_string(kDefaultCpuRanks) +
+                    "). They share this machine's cores with the window: the command under Sweep, run from a shell, "
+                    "measures without it. Shared memory, not NVLink: the figures teach the method, not a GPU's speed.";
         return s;
     }
 

@@ -405,3 +405,28 @@ TEST_CASE("a kept layout whose panels cover each other is tiled at start; closin
     check_tiled(probe);
     CHECK(covered_share(probe) > 0.9);
 }
+
+#ifdef SHARDSCOPE_TEST_CPU_MPI
+TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size, Run sweep; every row checks") {
+    LiveApp app("mouse-measure-cpu", "--show measure");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("measure/algorithm"));  // the CPU backend was chosen: it has something to run on
+    REQUIRE(app.click("measure/algorithm"));
+    REQUIRE(app.wait_for_item("measure/algorithm/ring"));
+    REQUIRE(app.click("measure/algorithm/ring"));
+    REQUIRE(app.click("measure/check"));
+    REQUIRE(app.click("measure/max"));
+    app.key("ctrl+a");
+    app.type("64K");
+    app.key("Return");
+    REQUIRE(app.click("measure/run"));
+    // 8 B to 64 KiB by 2: 14 sizes, each run by 4 mpirun ranks and checked against the closed form.
+    bool last_row = false;
+    for (int tries = 0; tries < 4 && !last_row; ++tries) last_row = app.wait_for_item("measure/row/13/checked");
+    REQUIRE_MESSAGE(last_row, "the sweep did not finish: " << app.err());
+    const Json done = app.wait_frames(4);
+    for (int i = 0; i < 14; ++i) CHECK(done["items"].contains("measure/row/" + std::to_string(i) + "/checked"));
+    CHECK_FALSE(done["items"].contains("measure/row/14"));
+    CHECK_FALSE(done["items"].contains("measure/progress"));  // finished, no bar left
+}
+#endif

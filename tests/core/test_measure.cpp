@@ -385,3 +385,57 @@ TEST_CASE("backends are asked at run time: a registered fake is found, runs, can
     unregister_measurer("fake");
     CHECK(make_measurer() == nullptr);
 }
+
+TEST_CASE("the CPU backend's flags: algorithm names, their rules, the mpirun line and the streamed rows") {
+    std::optional<StepAlgorithm> a;
+    CHECK(measure_algorithm_from_string("double-binary-tree", a));
+    CHECK(a == StepAlgorithm::double_binary_tree);
+    CHECK(measure_algorithm_from_string("dbtree", a));
+    CHECK(a == StepAlgorithm::double_binary_tree);
+    CHECK(measure_algorithm_from_string("mpi", a));
+    CHECK_FALSE(a.has_value());
+    CHECK_FALSE(measure_algorithm_from_string("butterfly", a));
+    CHECK(measure_algorithm_name(StepAlgorithm::hierarchical) == "hierarchical");
+
+    SweepSpec s;
+    s.op = Collective::all_gather;
+    s.algorithm = StepAlgorithm::tree;
+    CHECK(validate_sweep(s) == "--algorithm: tree is not an algorithm for all_gather (mpi or ring)");
+    s.algorithm = StepAlgorithm::ring;
+    s.ranks_per_node = 2;
+    CHECK(validate_sweep(s) ==
+          "--ranks-per-node: only the hierarchical algorithm has nodes to choose (--algorithm hierarchical)");
+    s.op = Collective::all_reduce;
+    s.algorithm = StepAlgorithm::hierarchical;
+    CHECK(validate_sweep(s).empty());
+    s.gpus = 8;  // mpirun -np says how many ranks: -g is left out
+    s.max_bytes = 1024.0 * 1024;
+    CHECK(mpirun_command_line(s, 8) == "mpirun -np 8 shardscope measure --backend cpu --op all_reduce -b 8 -e 1M -f 2 "
+                                       "-n 20 -w 5 --algorithm hierarchical --ranks-per-node 2");
+
+    TimingRow row;
+    row.bytes = 4096;
+    row.count = 1024;
+    row.time_s = 2e-5;
+    row.algbw = 4096 / 2e-5;
+    row.busbw = 1.5 * 4096 / 2e-5;
+    row.wrong = 0;
+    const auto back = parse_measure_row_line(measure_row_json_line(row));
+    REQUIRE(back.has_value());
+    CHECK(back->bytes == 4096);
+    CHECK(back->count == 1024);
+    CHECK(back->wrong == std::optional<int64_t>(0));
+    CHECK_FALSE(parse_measure_row_line("{\"schema\": \"shardscope.measure/1\"}").has_value());
+
+    MeasureResult r = begin_measure_result("cpu-mpi", s, 8, LinkClass::intra);
+    CHECK(r.algorithm == "hierarchical");
+    r.rows.push_back(row);
+    const std::string line = measure_result_to_json(r, true);
+    CHECK(line.find('\n') == line.size() - 1);  // one line: the last of a jsonl stream
+    const MeasureResultLoad load = parse_measure_result(line);
+    REQUIRE_MESSAGE(load.ok(), load.error);
+    CHECK(load.result->algorithm == "hierarchical");
+    CHECK(load.result->ranks == 8);
+    const std::string bad = std::string(line).replace(line.find("hierarchical"), 12, "butterflies!");
+    CHECK(parse_measure_result(bad).error.find("algorithm") != std::string::npos);
+}

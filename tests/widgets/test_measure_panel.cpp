@@ -263,3 +263,79 @@ TEST_CASE("one GPU: the panel measures HBM and GEMMs at the model's shapes and c
     CHECK(preset.preset->cluster.intra_node.bandwidth_gbps == 370);  // links not measured: kept
     unregister_measurer("fake-one");
 }
+
+namespace {
+
+// A build whose GPU backend finds no device, beside CPU ranks that can run the animator's algorithms.
+struct NoGpu final : Measurer {
+    std::string name() const override { return "fake-gpu"; }
+    BackendStatus status() override { return {false, 0, {}, "no GPU here"}; }
+    MeasureResult measure(const SweepSpec&, const MeasureProgress&) override { return {}; }
+    SingleGpuResult measure_single_gpu(const std::vector<GemmShape>&, double, int, int, const MeasureProgress&) override {
+        return {};
+    }
+};
+
+struct FakeCpuRanks final : Measurer {
+    SweepSpec* asked = nullptr;
+    std::string name() const override { return "fake-cpu"; }
+    BackendStatus status() override {
+        BackendStatus s{true, 4, {"CPU rank"}, "4 local ranks"};
+        s.unit = "CPU rank";
+        s.animator_algorithms = true;
+        return s;
+    }
+    MeasureResult measure(const SweepSpec& spec, const MeasureProgress& progress) override {
+        *asked = spec;
+        MeasureResult r = begin_measure_result("fake-cpu", spec, spec.gpus > 0 ? spec.gpus : 4, LinkClass::intra);
+        for (const SweepSize& size : sweep_sizes(spec, r.ranks)) {
+            r.rows.push_back(make_timing_row(spec.op, size, 1e-5 + size.bytes / 1e9, r.ranks));
+            r.rows.back().wrong = 0;
+            if (!progress(r.rows.size(), 0, &r.rows.back())) break;
+        }
+        return r;
+    }
+    SingleGpuResult measure_single_gpu(const std::vector<GemmShape>&, double, int, int, const MeasureProgress&) override {
+        return {};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("CPU ranks: chosen over a GPU backend with no device; the animator's algorithms reach the sweep") {
+    SweepSpec asked;
+    register_measurer("fake-gpu", [] { return std::make_unique<NoGpu>(); });
+    register_measurer("fake-cpu", [&asked] {
+        auto m = std::make_unique<FakeCpuRanks>();
+        m->asked = &asked;
+        return m;
+    });
+    {
+        PanelHarness h;
+        h.frames(1);
+        const ui::MeasureRecords& r = h.panel.records();
+        CHECK(r.backend == "fake-cpu");  // the first backend with something to measure
+        CHECK(r.backends == std::vector<std::string>{"fake-gpu", "fake-cpu"});
+        CHECK(r.unit == "CPU rank");
+        REQUIRE(h.panel.act(h.state, "algorithm", "ring").empty());
+        h.act("max", "64KiB");
+        h.frames(1);
+        CHECK(r.command_line ==
+              "mpirun -np 4 shardscope measure --backend cpu --op all_reduce -b 8 -e 64K -f 2 -n 20 -w 5 --algorithm ring");
+        // The ring is an all-reduce algorithm; pairwise belongs to all-to-all, and says so.
+        CHECK(h.panel.act(h.state, "algorithm", "pairwise") ==
+              "measure.algorithm: --algorithm: pairwise is not an algorithm for all_reduce (mpi or ring, "
+              "double_binary_tree, hierarchical)");
+        REQUIRE(h.click("measure/run"));
+        h.panel.wait();
+        h.frames(2);
+        REQUIRE(asked.algorithm == StepAlgorithm::ring);
+        CHECK(r.rows.size() == 14);  // 8 B .. 64 KiB by 2
+        CHECK(r.chart.caption == "all_reduce on 4 CPU ranks (ring)");
+        // Changing the op drops an algorithm the new op does not have.
+        h.act("op", "all_to_all");
+        CHECK(h.panel.spec().algorithm == std::nullopt);
+    }
+    unregister_measurer("fake-gpu");
+    unregister_measurer("fake-cpu");
+}

@@ -289,6 +289,10 @@ void MeasurePanel::declare_actions() {
         collect_finished_job();
         return start(state);
     });
+    actions_.trigger("wait", "wait for the running sweep to end (screenshots, lessons)", [this](AppState&, const ActionValue&) {
+        wait();
+        return std::string();
+    });
     actions_.trigger("cancel", "stop the sweep", [this](AppState&, const ActionValue&) {
         cancel();
         return std::string();
@@ -464,8 +468,9 @@ void MeasurePanel::draw_controls(AppState& state) {
         if (ImGui::InputText(label, text, size)) {
             if (const auto bytes = parse_byte_size(text)) target = *bytes;
         }
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("nccl-tests' %s: a size such as 8, 64KiB, 1GiB",
-                                                      label[0] == 'm' && label[1] == 'i' ? "-b" : "-e");
+        const bool is_min = label[0] == 'm' && label[1] == 'i';
+        note_last_item(is_min ? "measure/min" : "measure/max");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("nccl-tests' %s: a size such as 8, 64KiB, 1GiB", is_min ? "-b" : "-e");
     };
     size_field("min (-b)", min_text_, sizeof min_text_, spec_.min_bytes);
     size_field("max (-e)", max_text_, sizeof max_text_, spec_.max_bytes);
@@ -488,6 +493,7 @@ void MeasurePanel::draw_controls(AppState& state) {
     }
     flow_control(labelled(20, "check"));
     ImGui::Checkbox("check", &spec_.check);
+    note_last_item("measure/check");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Verify every result against the closed form (rank-dependent data)");
     ImGui::EndDisabled();
 
@@ -513,22 +519,24 @@ void MeasurePanel::draw_algorithm_choice() {
     const std::string current = measure_algorithm_name(spec_.algorithm);
     flow_control(labelled(170, "algorithm"));
     ImGui::SetNextItemWidth(170);
-    if (ImGui::BeginCombo("algorithm", current == "mpi" ? "mpi (MPI's own)" : current.c_str())) {
-        if (ImGui::Selectable("mpi (MPI's own)", !spec_.algorithm)) {
-            spec_.algorithm.reset();
-            spec_.ranks_per_node = 0;
-        }
-        for (StepAlgorithm a : step_algorithms_for(spec_.op))
-            if (ImGui::Selectable(measure_algorithm_name(a).c_str(), spec_.algorithm == a)) {
-                spec_.algorithm = a;
-                if (a != StepAlgorithm::hierarchical) spec_.ranks_per_node = 0;
-            }
-        ImGui::EndCombo();
-    }
+    const bool open = ImGui::BeginCombo("algorithm", current == "mpi" ? "mpi (MPI's own)" : current.c_str());
     note_last_item("measure/algorithm");
-    if (ImGui::IsItemHovered())
+    if (ImGui::IsItemHovered() && !open)
         ImGui::SetTooltip("mpi: the library's own collective. The others run the Collective animator's algorithm "
                           "over point-to-point messages, step for step as the animator draws it.");
+    if (!open) return;
+    if (ImGui::Selectable("mpi (MPI's own)", !spec_.algorithm)) {
+        spec_.algorithm.reset();
+        spec_.ranks_per_node = 0;
+    }
+    for (StepAlgorithm a : step_algorithms_for(spec_.op)) {
+        if (ImGui::Selectable(measure_algorithm_name(a).c_str(), spec_.algorithm == a)) {
+            spec_.algorithm = a;
+            if (a != StepAlgorithm::hierarchical) spec_.ranks_per_node = 0;
+        }
+        note_last_item("measure/algorithm/" + measure_algorithm_name(a));
+    }
+    ImGui::EndCombo();
 }
 
 void MeasurePanel::draw_progress() {
@@ -704,10 +712,14 @@ void MeasurePanel::draw_rows_table() const {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* name : {"size", "time", "algbw", "busbw", "#wrong"}) ImGui::TableSetupColumn(name);
     ImGui::TableHeadersRow();
-    for (const TimingRow& r : records_.rows) {
+    for (std::size_t i = 0; i < records_.rows.size(); ++i) {
+        const TimingRow& r = records_.rows[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(format_bytes(r.bytes).c_str());
+        // Tests driving the real window read a sweep's rows, and whether each passed --check, from these.
+        const std::string key = "measure/row/" + std::to_string(i);
+        note_last_item(key);
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(format_seconds(r.time_s).c_str());
         ImGui::TableNextColumn();
@@ -716,7 +728,10 @@ void MeasurePanel::draw_rows_table() const {
         ImGui::TextUnformatted(format_bandwidth(r.busbw).c_str());
         ImGui::TableNextColumn();
         if (!r.wrong) ImGui::TextDisabled("N/A");
-        else if (*r.wrong == 0) ImGui::TextColored(kGood, "0");
+        else if (*r.wrong == 0) {
+            ImGui::TextColored(kGood, "0");
+            note_last_item(key + "/checked");
+        }
         else ImGui::TextColored(kError, "%lld", static_cast<long long>(*r.wrong));
     }
     ImGui::EndTable();
