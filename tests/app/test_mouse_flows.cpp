@@ -7,7 +7,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 using namespace shardscope;
 using namespace shardscope::test;
@@ -428,5 +430,30 @@ TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size
     for (int i = 0; i < 14; ++i) CHECK(done["items"].contains("measure/row/" + std::to_string(i) + "/checked"));
     CHECK_FALSE(done["items"].contains("measure/row/14"));
     CHECK_FALSE(done["items"].contains("measure/progress"));  // finished, no bar left
+
+    // A long sweep, cancelled by mouse after its first rows: the bar goes, the rows so far stay, and
+    // no rank is left running.
+    REQUIRE(app.click("measure/max"));
+    app.key("ctrl+a");
+    app.type("256M");
+    app.key("Return");
+    REQUIRE(app.click("measure/run"));
+    REQUIRE(app.wait_for_item("measure/row/1"));
+    REQUIRE(app.click("measure/cancel"));
+    bool ended = false;
+    for (int i = 0; i < 100 && !ended; ++i) ended = !app.wait_frames(2)["items"].contains("measure/progress");
+    CHECK(ended);
+    const Json cancelled = app.wait_frames(4);
+    CHECK(cancelled["items"].contains("measure/row/0"));
+    CHECK_FALSE(cancelled["items"].contains("measure/row/25"));  // 8 B .. 256 MiB by 2 is 26 sizes
+    // "[/]path" matches this build's ranks but not the shell running pgrep, whose text holds the brackets.
+    const std::string exe = SHARDSCOPE_EXE;
+    const std::string ranks = "pgrep -f '[" + exe.substr(0, 1) + "]" + exe.substr(1) + " measure --backend cpu' || true";
+    std::string left = shell_output(ranks);
+    for (int i = 0; i < 50 && !left.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        left = shell_output(ranks);
+    }
+    CHECK_MESSAGE(left.empty(), "ranks still running: " << left);
 }
 #endif
