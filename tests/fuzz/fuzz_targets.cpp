@@ -51,7 +51,10 @@ void fuzz_presets(std::string_view text) {
 void fuzz_lesson(std::string_view text) { (void)shardscope::parse_lesson(text, "lessons/fuzz.json"); }
 void fuzz_glossary(std::string_view text) { (void)shardscope::parse_glossary(text, "assets/glossary.json"); }
 void fuzz_cheatsheet(std::string_view text) { (void)shardscope::parse_cheatsheet(text, "assets/cheatsheet.json"); }
-void fuzz_measure(std::string_view text) { (void)shardscope::parse_measure_result(text); }
+void fuzz_measure(std::string_view text) {
+    (void)shardscope::parse_measure_result(text);
+    (void)shardscope::parse_measure_row_line(text);  // a --format jsonl stream's row line
+}
 
 }  // namespace
 
