@@ -17,6 +17,8 @@ void AppUi::handle_shortcuts(AppState& state) {
     // A text field keeps the keys it edits with (Ctrl+Z undoes typing there); the app's other
     // shortcuts are no field's, so they work while one has the keyboard too.
     if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kZ, false)) io.KeyShift ? state.redo() : state.undo();
+    // Ctrl+Y is Redo where Windows taught it, beside the Ctrl+Shift+Z of other desktops.
+    if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kY, false)) state.redo();
     if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
     if (ImGui::IsKeyPressed(keys::kS, false)) state.ui.file_dialog = FileDialogMode::save;
     if (ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;

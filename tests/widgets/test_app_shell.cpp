@@ -71,11 +71,15 @@ TEST_CASE("clicking a panel in the View menu toggles it") {
     CHECK(mesh->open);
 }
 
-TEST_CASE("Ctrl+Z undoes an applied edit and Ctrl+Shift+Z redoes it") {
+TEST_CASE("Ctrl+Z undoes an applied edit; Ctrl+Shift+Z and Ctrl+Y redo it") {
     EditedApp a;
     a.f.press_key(ui::keys::kZ, true, false, a.draw);
     CHECK(a.state.scenario().parallel.tp == default_scenario().parallel.tp);
     a.f.press_key(ui::keys::kZ, true, true, a.draw);
+    CHECK(a.state.scenario().parallel.tp == 4);
+    a.f.press_key(ui::keys::kZ, true, false, a.draw);
+    CHECK(a.state.scenario().parallel.tp == default_scenario().parallel.tp);
+    a.f.press_key(ui::keys::kY, true, false, a.draw);
     CHECK(a.state.scenario().parallel.tp == 4);
 }
 

@@ -89,7 +89,7 @@ void draw_shortcuts_window(AppState& state) {
     if (!state.ui.show_shortcuts) return;
     static constexpr const char* kShortcuts[][2] = {
         {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario as"},
-        {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z", "Redo"},
+        {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z or Ctrl+Y", "Redo"},
         {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"},
         {"Left / Right", "Lesson: previous / next step; Collective animator (hovered): step back / forward"},
         {"Space", "Collective animator (hovered): play / pause"},

@@ -5,6 +5,7 @@ namespace shardscope::ui::keys {
 constexpr int kO = 'O';
 constexpr int kQ = 'Q';
 constexpr int kS = 'S';
+constexpr int kY = 'Y';
 constexpr int kZ = 'Z';
 constexpr int kF12 = 301;    // GLFW_KEY_F12
 constexpr int kRight = 262;  // GLFW_KEY_RIGHT

@@ -30,7 +30,7 @@ void draw_file_menu(AppState& state) {
 void draw_edit_menu(AppState& state) {
     if (!ImGui::BeginMenu("Edit")) return;
     if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo())) state.undo();
-    if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, state.can_redo())) state.redo();
+    if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z / Ctrl+Y", false, state.can_redo())) state.redo();
     ImGui::EndMenu();
 }
 
