@@ -389,9 +389,17 @@ void PipelinePanel::draw_cost_controls() {
         return changed;
     };
     costs_edited |= ms_field("F ms", "##f", c.f_ms, "Forward of one micro-batch on one stage", true);
-    costs_edited |= ms_field("B ms", "##b", c.b_ms, "Backward for the inputs (sent upstream)", false);
+    // Why B and W often read equal: a schedule that runs them as one op only has their sum.
+    costs_edited |= ms_field("B ms", "##b", c.b_ms,
+                             "Backward for the inputs (sent upstream).\nFrom a scenario whose schedule runs B and W "
+                             "as one op (1F1B, interleaved, GPipe)\nthe cost model gives only their sum, split here "
+                             "in half: those schedules read\nonly the sum. Set B and W yourself for the zero-bubble "
+                             "schedules.",
+                             false);
     costs_edited |= ms_field("W ms", "##w", c.w_ms,
-                             "Backward for the weights (local). 1F1B and GPipe run B+W as one op", false);
+                             "Backward for the weights (local). 1F1B and GPipe run B+W as one op,\nso from their "
+                             "scenario B and W are the backward split in half.",
+                             false);
     const auto percent_field = [&](const char* label, const char* id, double& fraction, const char* tip) {
         flow(labelled_width(label, kNumberWidth));
         ImGui::AlignTextToFramePadding();
@@ -513,15 +521,34 @@ void PipelinePanel::draw_readout() {
     const float height = static_cast<float>(lane_count() + 1) * (ImGui::GetTextLineHeight() + 2.0f * style.CellPadding.y) +
                          style.ScrollbarSize + 4.0f;
     if (ImGui::BeginTable("readout", 7, flags, ImVec2(0.0f, height))) {
-        ImGui::TableSetupColumn("Schedule");
-        ImGui::TableSetupColumn("Makespan");
-        ImGui::TableSetupColumn("Bubble: idle share");
-        ImGui::TableSetupColumn("Bubble: closed form");
-        ImGui::TableSetupColumn("Peak in flight");
-        ImGui::TableSetupColumn("Activations at peak");
         const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
-        ImGui::TableSetupColumn(target.c_str(), ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableHeadersRow();
+        // Each heading says on hover what its figure is: which bubble, counted how.
+        const struct {
+            const char* name;
+            const char* meaning;
+        } columns[] = {
+            {"Schedule", "The pipeline schedule of this row (the second row: the one compared with it)."},
+            {"Makespan", "One step of the simulated pipeline: from the first forward on stage 0 to the last\n"
+                         "op on any stage, p2p time included."},
+            {"Bubble: idle share", "The step bubble, simulated: idle time summed over all stages within the\n"
+                                   "makespan, divided by stages x makespan. It sees unequal stages and p2p time."},
+            {"Bubble: closed form", "The step bubble by the schedule's formula (its source's, shown beside the\n"
+                                    "figure), as a share of the step; equal stages and no p2p time assumed."},
+            {"Peak in flight", "The most micro-batches whose activations one stage holds at once (forward\n"
+                               "done, weight gradient not yet), and the stage where that peak is."},
+            {"Activations at peak", "That stage's activation memory at its peak (GiB), from the scenario's model."},
+            {target.c_str(), "m: micro-batches per step. The fewest that bring the simulated step bubble under\n"
+                             "the target (set below), with the closed form's answer beside it."},
+        };
+        for (const auto& c : columns)
+            ImGui::TableSetupColumn(c.name, c.name == target.c_str() ? ImGuiTableColumnFlags_WidthStretch : 0);
+        ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+        for (int i = 0; i < IM_ARRAYSIZE(columns); ++i) {
+            ImGui::TableSetColumnIndex(i);
+            ImGui::TableHeader(columns[i].name);
+            note_last_item(std::string("pipeline/heading/") + std::to_string(i));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", columns[i].meaning);
+        }
         for (int lane = 0; lane < lane_count(); ++lane) draw_lane_readout(lane);
         ImGui::EndTable();
     }
