@@ -348,4 +348,5 @@ int run_measure(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(measure, "time collectives on the local GPUs, nccl-tests style (measure --help)", &run_measure);
+SHARDSCOPE_COMMAND(measure, "time collectives on GPUs (NCCL) or CPU ranks (MPI), nccl-tests style (measure --help)",
+                   &run_measure);
