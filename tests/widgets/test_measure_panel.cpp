@@ -332,6 +332,17 @@ TEST_CASE("CPU ranks: chosen over a GPU backend with no device; the animator's a
         REQUIRE(asked.algorithm == StepAlgorithm::ring);
         CHECK(r.rows.size() == 14);  // 8 B .. 64 KiB by 2
         CHECK(r.chart.caption == "all_reduce on 4 CPU ranks (ring)");
+        CHECK(r.chart.earlier_s.empty());  // nothing before it to compare with
+        // MPI's own next: the ring stays on the chart beside it.
+        h.act("algorithm", "mpi");
+        REQUIRE(h.click("measure/run"));
+        h.panel.wait();
+        h.frames(2);
+        CHECK_FALSE(asked.algorithm.has_value());
+        CHECK(r.chart.caption == "all_reduce on 4 CPU ranks (MPI's own)");
+        CHECK(r.chart.earlier_label == "earlier: ring");
+        REQUIRE(r.chart.earlier_s.size() == 14);
+        CHECK(r.chart.earlier_s.back() == doctest::Approx(1e-5 + 65536 / 1e9));  // the fake's time at 64 KiB
         // Changing the op drops an algorithm the new op does not have.
         h.act("op", "all_to_all");
         CHECK(h.panel.spec().algorithm == std::nullopt);

@@ -135,6 +135,7 @@ std::string MeasurePanel::start(const AppState& state) {
     const std::vector<GemmShape> shapes = model_gemm_shapes(state.scenario());
 
     job_.reset();
+    if (last_sweep_ && !last_sweep_->rows.empty()) earlier_sweep_ = std::move(last_sweep_);
     last_sweep_.reset();
     last_single_.reset();
     last_error_.clear();
@@ -347,10 +348,23 @@ MeasureChartRecord MeasurePanel::make_chart(const AppState& state) const {
     for (const TimingRow& r : rows) c.measured_s.push_back(r.time_s);
     if (calibration_.intra && calibration_.intra->ok && !rows.empty())
         for (double b : c.bytes) c.fitted_s.push_back(fitted_time(*calibration_.intra, c.op, b, c.ranks));
+    if (earlier_sweep_ && earlier_sweep_->op == c.op && earlier_sweep_->ranks == c.ranks) {
+        for (const TimingRow& r : earlier_sweep_->rows) {
+            c.earlier_bytes.push_back(r.bytes);
+            c.earlier_s.push_back(r.time_s);
+        }
+        const std::string& a = earlier_sweep_->algorithm;
+        c.earlier_label = "earlier: " + (a.empty() ? earlier_sweep_->backend == kCpuMeasureBackend ? std::string("MPI's own")
+                                                                                                 : earlier_sweep_->backend
+                                                   : a);
+    }
     c.caption = std::string(measure_op_name(c.op)) + " on " + std::to_string(c.ranks) + " " + status_.unit + "s";
-    if (const std::string a = last_sweep_ ? last_sweep_->algorithm : measure_algorithm_name(spec_.algorithm);
-        cpu_ranks() && !a.empty())
+    // The algorithm of the sweep drawn ("" in a result is the library's own), else of the one to run.
+    if (cpu_ranks()) {
+        const std::string a = !last_sweep_ ? measure_algorithm_name(spec_.algorithm)
+                              : last_sweep_->algorithm.empty() ? "mpi" : last_sweep_->algorithm;
         c.caption += " (" + (a == "mpi" ? std::string("MPI's own") : a) + ")";
+    }
     return c;
 }
 
@@ -562,14 +576,15 @@ void MeasurePanel::draw_chart() {
         return;
     }
     const ImU32 predicted_colour = plot::categorical_colour(0), measured_colour = plot::categorical_colour(1),
-                fitted_colour = plot::categorical_colour(4);
+                fitted_colour = plot::categorical_colour(4), earlier_colour = plot::categorical_colour(2);
     std::vector<plot::LegendEntry> legend{{"predicted (scenario's intra-node link)", predicted_colour}};
     legend.push_back({c.measured_s.empty() ? "measured (none yet)" : "measured", measured_colour});
     if (!c.fitted_s.empty()) legend.push_back({"fitted alpha-beta", fitted_colour});
+    if (!c.earlier_s.empty()) legend.push_back({c.earlier_label, earlier_colour});
     plot::legend(legend);
 
     double lo = 1e300, hi = 0;
-    for (const auto* v : {&c.predicted_s, &c.measured_s, &c.fitted_s})
+    for (const auto* v : {&c.predicted_s, &c.measured_s, &c.fitted_s, &c.earlier_s})
         for (double t : *v)
             if (t > 0) {
                 lo = std::min(lo, t);
@@ -588,6 +603,16 @@ void MeasurePanel::draw_chart() {
     note_last_item("measure/chart");
     chart.line(plot::Series(legend[0].name, predicted_colour, x, c.predicted_s));
     if (!c.fitted_s.empty()) chart.line(plot::Series("fitted", fitted_colour, x, c.fitted_s, false, true));
+    if (!c.earlier_s.empty()) {
+        // Only the sizes this chart's axis spans.
+        std::vector<double> ex, et;
+        for (std::size_t i = 0; i < c.earlier_s.size(); ++i)
+            if (const double v = std::log2(c.earlier_bytes[i]); v >= x_lo - 1e-9 && v <= x_hi + 1e-9) {
+                ex.push_back(v);
+                et.push_back(c.earlier_s[i]);
+            }
+        if (!ex.empty()) chart.line(plot::Series(c.earlier_label, earlier_colour, ex, et, true));
+    }
     if (!c.measured_s.empty()) {
         const std::vector<double> mx(x.begin(), x.begin() + static_cast<long>(std::min(x.size(), c.measured_s.size())));
         chart.line(plot::Series("measured", measured_colour, mx, c.measured_s, true));

@@ -37,6 +37,11 @@ struct MeasureChartRecord {
     std::vector<double> predicted_s;  // core's alpha-beta time on the scenario's intra-node link
     std::vector<double> measured_s;   // empty until a sweep ran
     std::vector<double> fitted_s;     // empty until a fit succeeded
+    // The sweep before the last one, when it timed the same op on as many ranks: the ring beside
+    // MPI's own, say. Its own sizes; empty when there is none to compare with.
+    std::vector<double> earlier_bytes;
+    std::vector<double> earlier_s;
+    std::string earlier_label;        // e.g. "earlier: MPI's own", "earlier: ring"
     std::string caption;              // e.g. "all_reduce on 8 GPUs"
 };
 
@@ -117,6 +122,7 @@ private:
     SweepSpec spec_;
     std::unique_ptr<Job> job_;
     std::optional<MeasureResult> last_sweep_;
+    std::optional<MeasureResult> earlier_sweep_;  // the one before, kept to compare with
     std::optional<SingleGpuResult> last_single_;
     std::string last_error_;
     std::size_t last_done_ = 0, last_total_ = 0;
