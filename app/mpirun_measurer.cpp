@@ -124,6 +124,8 @@ public:
         open_mpi_ = version && (version->find("Open MPI") != std::string::npos ||
                                 version->find("OpenRTE") != std::string::npos);
         s.ready = true;
+        s.launcher = mpirun_ + (open_mpi_ ? std::string(" --oversubscribe") + (geteuid() == 0 ? " --allow-run-as-root" : "") : "");
+        s.executable = exe_;
         s.message = "collectives between local MPI processes, started with " + mpirun_ + " (ranks: how many; 0 means " +
                     std::to_string(kDefaultCpuRanks) +
                     "). They share this machine's cores with the window: the command under Sweep, run from a shell, "

@@ -111,16 +111,15 @@ public:
             return with_error(result, "-g " + std::to_string(spec.gpus) + ": mpirun started " +
                                           std::to_string(world_.size) + " ranks (leave -g out, or match mpirun -np)");
         if (world_.size < 2) return with_error(result, "a collective needs two or more ranks: mpirun -np 2 or more");
+        const int node_size = spec.ranks_per_node > 0 ? spec.ranks_per_node : world_.local_size;
+        if (std::string e = check_sweep_schedule(spec, world_.size, node_size); !e.empty()) return with_error(result, e);
         std::optional<SteppedCollective> schedule;
         if (spec.algorithm) {
             StepConfig c;
             c.collective = spec.op;
             c.algorithm = *spec.algorithm;
             c.ranks = world_.size;
-            c.gpus_per_node = spec.ranks_per_node > 0 ? spec.ranks_per_node : world_.local_size;
-            if (std::string e = check_step_config(c); !e.empty())
-                return with_error(result, (e.rfind("gpus_per_node", 0) == 0 ? "--ranks-per-node" + e.substr(13) : e) +
-                                              (spec.ranks_per_node > 0 ? "" : " (the ranks' own nodes; --ranks-per-node sets it)"));
+            c.gpus_per_node = node_size;
             schedule.emplace(c);
         }
         const std::vector<SweepSize> sizes = sweep_sizes(spec, world_.size);

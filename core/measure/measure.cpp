@@ -161,12 +161,26 @@ std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests) {
     return cmd;
 }
 
-std::string mpirun_command_line(const SweepSpec& spec, int ranks) {
+std::string mpirun_command_line(const SweepSpec& spec, int ranks, const std::string& launcher, const std::string& exe) {
     SweepSpec under_mpirun = spec;
     under_mpirun.gpus = 0;  // mpirun -np sets the ranks
     std::string cmd = sweep_command_line(under_mpirun, false);
-    cmd.insert(std::string("shardscope measure").size(), " --backend cpu");
-    return "mpirun -np " + std::to_string(ranks) + " " + cmd;
+    cmd.replace(0, std::string("shardscope measure").size(), exe + " measure --backend cpu");
+    return launcher + " -np " + std::to_string(ranks) + " " + cmd;
+}
+
+std::string check_sweep_schedule(const SweepSpec& spec, int ranks, int ranks_per_node) {
+    if (!spec.algorithm) return "";
+    StepConfig c;
+    c.collective = spec.op;
+    c.algorithm = *spec.algorithm;
+    c.ranks = ranks;
+    c.gpus_per_node = ranks_per_node;
+    const std::string e = check_step_config(c);
+    const std::string field = "gpus_per_node";
+    if (e.compare(0, field.size(), field) != 0) return e;
+    return "--ranks-per-node" + e.substr(field.size()) +
+           (spec.ranks_per_node > 0 ? "" : " (the ranks' own nodes; --ranks-per-node sets it)");
 }
 
 NcclBuffers nccl_buffer_elements(Collective op, int64_t count, int ranks) noexcept {

@@ -77,8 +77,13 @@ struct SweepSize {
 // nccl_tests "all_reduce_perf -b 8 -e 128M -f 2 -n 20 -w 5 -g G [-c 1]" (-g: GPUs; 0 leaves it out).
 // Sizes use nccl-tests' binary suffixes K, M, G where they divide evenly.
 [[nodiscard]] std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests);
-// The CPU backend's sweep on `ranks` MPI ranks: "mpirun -np 4 shardscope measure --backend cpu --op ...".
-[[nodiscard]] std::string mpirun_command_line(const SweepSpec& spec, int ranks);
+// The CPU backend's sweep on `ranks` MPI ranks: "mpirun -np 4 shardscope measure --backend cpu --op ...";
+// launcher and exe as they are run here (e.g. "mpirun --oversubscribe" and the binary's full path).
+[[nodiscard]] std::string mpirun_command_line(const SweepSpec& spec, int ranks, const std::string& launcher = "mpirun",
+                                              const std::string& exe = "shardscope");
+// Whether the animator's schedule for spec.algorithm can run on `ranks` ranks of `ranks_per_node` a node
+// ("" when it can, or when spec has no algorithm), naming --ranks-per-node where the node size is the fault.
+[[nodiscard]] std::string check_sweep_schedule(const SweepSpec& spec, int ranks, int ranks_per_node);
 
 // --- What it returns ------------------------------------------------------------------------------
 
@@ -194,6 +199,10 @@ struct BackendStatus {
     std::string unit = "GPU";        // what a rank is: "GPU", or "CPU rank" for MPI processes
     // SweepSpec::algorithm can pick the Collective animator's algorithms (the CPU backend).
     bool animator_algorithms = false;
+    // How the CPU backend's ranks are started here, for a command a person can paste: the launcher
+    // with the flags it gets ("mpirun --oversubscribe --allow-run-as-root") and the binary's path.
+    std::string launcher{};
+    std::string executable{};
 };
 
 // Called after each size (row set) or each single-GPU figure (row null). Return false to cancel.

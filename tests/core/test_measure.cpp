@@ -413,6 +413,19 @@ TEST_CASE("the CPU backend's flags: algorithm names, their rules, the mpirun lin
     CHECK(mpirun_command_line(s, 8) == "mpirun -np 8 shardscope measure --backend cpu --op all_reduce -b 8 -e 1M -f 2 "
                                        "-n 20 -w 5 --algorithm hierarchical --ranks-per-node 2");
 
+    CHECK(mpirun_command_line(s, 8, "/usr/bin/mpirun --oversubscribe", "/opt/bin/shardscope") ==
+          "/usr/bin/mpirun --oversubscribe -np 8 /opt/bin/shardscope measure --backend cpu --op all_reduce -b 8 -e 1M -f 2 "
+          "-n 20 -w 5 --algorithm hierarchical --ranks-per-node 2");
+    CHECK(check_sweep_schedule(s, 8, 2).empty());
+    CHECK(check_sweep_schedule(s, 6, 4) == "--ranks-per-node: 4 does not divide ranks (6) for the hierarchical all-reduce");
+    s.ranks_per_node = 0;
+    CHECK(check_sweep_schedule(s, 6, 4) == "--ranks-per-node: 4 does not divide ranks (6) for the hierarchical "
+                                           "all-reduce (the ranks' own nodes; --ranks-per-node sets it)");
+    s.algorithm.reset();
+    CHECK(check_sweep_schedule(s, 6, 4).empty());  // MPI's own collective has no schedule to check
+    s.algorithm = StepAlgorithm::hierarchical;
+    s.ranks_per_node = 2;
+
     TimingRow row;
     row.bytes = 4096;
     row.count = 1024;

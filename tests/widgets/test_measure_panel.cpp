@@ -343,9 +343,25 @@ TEST_CASE("CPU ranks: chosen over a GPU backend with no device; the animator's a
         CHECK(r.chart.earlier_label == "earlier: ring");
         REQUIRE(r.chart.earlier_s.size() == 14);
         CHECK(r.chart.earlier_s.back() == doctest::Approx(1e-5 + 65536 / 1e9));  // the fake's time at 64 KiB
-        // Changing the op drops an algorithm the new op does not have.
+        CHECK(r.rows_caption == "Last sweep: all_reduce, MPI's own, 4 CPU ranks (nccl-tests' columns)");
+        // A node size that does not divide the ranks is refused before the sweep starts: the last
+        // sweep's rows stay.
+        h.act("algorithm", "hierarchical");
+        h.act("ranks_per_node", "3");
+        REQUIRE(h.click("measure/run"));  // greyed: the click does nothing
+        h.frames(1);
+        CHECK_FALSE(h.panel.running());
+        CHECK(r.rows.size() == 14);
+        CHECK(h.panel.act(h.state, "run", "1") ==
+              "measure.run: --ranks-per-node: 3 does not divide ranks (4) for the hierarchical all-reduce");
+        CHECK(r.rows.size() == 14);
+        // Changing the op drops an algorithm the new op does not have, and its node size with it.
+        h.act("ranks_per_node", "2");
         h.act("op", "all_to_all");
         CHECK(h.panel.spec().algorithm == std::nullopt);
+        CHECK(h.panel.spec().ranks_per_node == 0);
+        h.frames(1);
+        CHECK(r.command_line.find("--ranks-per-node") == std::string::npos);
     }
     unregister_measurer("fake-gpu");
     unregister_measurer("fake-cpu");

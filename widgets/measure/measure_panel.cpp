@@ -118,6 +118,32 @@ void MeasurePanel::choose_backend(const std::string& name) {
     probe_backend();
 }
 
+void MeasurePanel::drop_algorithm_of_other_op() {
+    if (!spec_.algorithm) return;
+    const auto allowed = step_algorithms_for(spec_.op);
+    if (std::find(allowed.begin(), allowed.end(), *spec_.algorithm) != allowed.end()) return;
+    // The node size goes with the algorithm: left behind it would make the sweep invalid, with no
+    // field on screen to clear it.
+    spec_.algorithm.reset();
+    spec_.ranks_per_node = 0;
+}
+
+std::string MeasurePanel::rows_caption() const {
+    const bool shown = running() || last_sweep_;
+    if (!shown) return "Sweep (nccl-tests' columns)";
+    const SweepSpec& s = job_spec_;
+    const std::string algorithm = !cpu_ranks() ? "" : s.algorithm ? ", " + measure_algorithm_name(s.algorithm) : ", MPI's own";
+    return std::string(running() ? "Sweep running: " : "Last sweep: ") + std::string(measure_op_name(s.op)) + algorithm +
+           ", " + std::to_string(last_sweep_ && !running() ? last_sweep_->ranks : sweep_ranks()) + " " + status_.unit +
+           "s (nccl-tests' columns)";
+}
+
+std::string MeasurePanel::sweep_problem() const {
+    if (std::string e = validate_sweep(spec_); !e.empty()) return e;
+    if (!cpu_ranks()) return "";
+    return check_sweep_schedule(spec_, sweep_ranks(), spec_.ranks_per_node > 0 ? spec_.ranks_per_node : sweep_ranks());
+}
+
 int MeasurePanel::sweep_ranks() const noexcept {
     if (cpu_ranks()) return spec_.gpus > 0 ? spec_.gpus : status_.devices;
     return spec_.gpus > 0 ? std::min(spec_.gpus, status_.devices) : status_.devices;
@@ -130,7 +156,8 @@ std::string MeasurePanel::start(const AppState& state) {
     if (running()) return "a measurement is already running";
     if (!measurer_) return no_backend_message();
     if (!status_.ready) return status_.message;
-    if (std::string e = validate_sweep(spec_); !e.empty()) return e;
+    // Refused before the last sweep is put aside, so a bad setting loses nothing measured.
+    if (std::string e = sweep_problem(); !e.empty()) return e;
     const bool one_gpu = !cpu_ranks() && (status_.devices < 2 || spec_.gpus == 1);
     const std::vector<GemmShape> shapes = model_gemm_shapes(state.scenario());
 
@@ -222,7 +249,7 @@ void MeasurePanel::declare_actions() {
     actions_.choice("op", "the collective to time", ops, [this](AppState&, const ActionValue& v) {
         collect_finished_job();
         spec_.op = *measure_op_from_string(v.text);
-        if (!validate_sweep(spec_).empty()) spec_.algorithm.reset();  // the old op's algorithm
+        drop_algorithm_of_other_op();
         return std::string();
     });
     actions_.choice("backend", "what to measure on: GPUs (cuda-nccl) or CPU ranks over MPI (cpu-mpi)",
@@ -308,9 +335,14 @@ void MeasurePanel::declare_actions() {
         recalibrate(state);
         if (!calibrated_) return std::string("nothing measured yet to calibrate the cluster with");
         Scenario next = state.scenario();
+        const LinkSpec before = next.cluster.intra_node;
         next.cluster = *calibrated_;
         if (std::string e = state.try_apply(next); !e.empty()) return e;
-        notice_ = "The scenario now uses the measured figures.";
+        const LinkSpec& after = next.cluster.intra_node;
+        notice_ = "The scenario now uses the measured figures: intra-node link " + format_bandwidth(before.bandwidth_gbps * 1e9) +
+                  ", " + format_seconds(before.latency_us * 1e-6) + " -> " + format_bandwidth(after.bandwidth_gbps * 1e9) +
+                  ", " + format_seconds(after.latency_us * 1e-6) + " (cluster \"" + next.cluster.name +
+                  "\"). Every panel now prices with them; Edit > Undo takes them back.";
         return std::string();
     });
     actions_.text("save", "a file path", "write the measured cluster preset there", [this](AppState& state, const ActionValue& v) {
@@ -393,7 +425,10 @@ void MeasurePanel::rebuild_records(const AppState& state) {
     records_.single_gpu = last_single_;
     records_.cluster_json = cluster_json_;
     records_.chart = make_chart(state);
-    records_.command_line = cpu_ranks() ? mpirun_command_line(spec_, sweep_ranks()) : sweep_command_line(spec_, false);
+    records_.command_line = cpu_ranks() ? mpirun_command_line(spec_, sweep_ranks(), status_.launcher.empty() ? "mpirun" : status_.launcher,
+                                                              status_.executable.empty() ? "shardscope" : status_.executable)
+                                        : sweep_command_line(spec_, false);
+    records_.rows_caption = rows_caption();
     // nccl-tests drives one GPU per process unless told -g: name the GPUs the chart is about.
     SweepSpec nccl_tests = spec_;
     if (nccl_tests.gpus == 0) nccl_tests.gpus = records_.chart.ranks;
@@ -470,7 +505,7 @@ void MeasurePanel::draw_controls(AppState& state) {
         for (Collective c : measurable_ops())
             if (ImGui::Selectable(std::string(measure_op_name(c)).c_str(), c == spec_.op)) {
                 spec_.op = c;
-                if (!validate_sweep(spec_).empty()) spec_.algorithm.reset();  // the old op's algorithm
+                drop_algorithm_of_other_op();
             }
         ImGui::EndCombo();
     }
@@ -511,7 +546,7 @@ void MeasurePanel::draw_controls(AppState& state) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Verify every result against the closed form (rank-dependent data)");
     ImGui::EndDisabled();
 
-    const std::string invalid = validate_sweep(spec_);
+    const std::string invalid = sweep_problem();
     const bool one_gpu = status_.ready && !cpu_ranks() && (status_.devices < 2 || spec_.gpus == 1);
     const char* run_label = one_gpu ? "Measure one GPU (HBM, GEMM)" : "Run sweep";
     flow_control(ImGui::CalcTextSize(run_label).x + 20);
@@ -721,7 +756,7 @@ void MeasurePanel::draw_single_gpu() const {
 }
 
 void MeasurePanel::draw_rows_table() const {
-    heading("Sweep (nccl-tests' columns)");
+    heading(records_.rows_caption.c_str());
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("The same sweep from a shell, and its nccl-tests counterpart:");
     ImGui::TextUnformatted(records_.command_line.c_str());

@@ -60,6 +60,7 @@ struct MeasureRecords {
     MeasureChartRecord chart;
     std::optional<LinkFit> fit;
     std::vector<TimingRow> rows;      // measured so far
+    std::string rows_caption;         // which sweep the rows are: "Last sweep: all_reduce, ring, 4 ranks"
     std::optional<SingleGpuResult> single_gpu;
     std::string cluster_json;         // the calibrated cluster preset, when there is something to calibrate
     std::string command_line;         // the controls' sweep as `shardscope measure ...` (CPU: under mpirun)
@@ -111,6 +112,10 @@ private:
     void draw_single_gpu() const;
 
     void choose_backend(const std::string& name);
+    void drop_algorithm_of_other_op();
+    // "" when the controls' sweep can start, else the flag and the rule (before anything is reset).
+    [[nodiscard]] std::string sweep_problem() const;
+    [[nodiscard]] std::string rows_caption() const;
     [[nodiscard]] bool cpu_ranks() const noexcept { return status_.unit != "GPU"; }
     [[nodiscard]] int sweep_ranks() const noexcept;
 
