@@ -75,6 +75,12 @@ bool add_row_on_every_rank(MeasureResult& result, const SweepSpec& spec, const S
     return all != 0;
 }
 
+int64_t wrong_on_every_rank(int64_t mine) {
+    long long own = static_cast<long long>(mine), all = 0;
+    check_mpi(MPI_Allreduce(&own, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "adding up the check");
+    return static_cast<int64_t>(all);
+}
+
 void abort_job(const MpiWorld& w, const std::string& message) {
     std::fprintf(stderr, "measure: rank %d on %s: %s\n", w.rank, w.host.c_str(), message.c_str());
     std::fflush(stderr);

@@ -41,6 +41,9 @@ bool add_row_on_every_rank(MeasureResult& result, const SweepSpec& spec, const S
                            std::optional<int64_t> wrong, std::size_t done, std::size_t total,
                            const MeasureProgress& progress);
 
+// --check's wrong elements of this rank, added up over every rank (each rank gets the total).
+[[nodiscard]] int64_t wrong_on_every_rank(int64_t mine);
+
 // Prints "measure: rank R on HOST: message" and ends every rank of the job (MPI_Abort).
 [[noreturn]] void abort_job(const MpiWorld& world, const std::string& message);
 

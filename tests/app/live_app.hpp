@@ -97,6 +97,10 @@ public:
         const int y = static_cast<int>((r[1].get<double>() + r[3].get<double>()) / 2);
         return click_at(x, y);
     }
+    // Opens the menu bar's `menu` and clicks its `item` ("View", "pipeline": menu/View/pipeline).
+    bool choose(const std::string& menu, const std::string& item) {
+        return click("menu/" + menu) && wait_for_item("menu/" + menu + "/" + item) && click("menu/" + menu + "/" + item);
+    }
     bool click_at(int x, int y) {
         xdo("mousemove --window " + wid_ + " " + std::to_string(x) + " " + std::to_string(y));
         wait_frames(2);

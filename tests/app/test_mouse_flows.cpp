@@ -57,9 +57,7 @@ double covered_share(const Json& probe) {
 TEST_CASE("View > Lesson by mouse: each step's panels tile the window, the outlined one open, Next to the end") {
     LiveApp app("mouse-lesson", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    REQUIRE(app.click("menu/View"));
-    REQUIRE(app.wait_for_item("menu/View/lesson"));
-    REQUIRE(app.click("menu/View/lesson"));
+    REQUIRE(app.choose("View", "lesson"));
     REQUIRE(app.wait_for_item("lesson/list/why-split"));
     REQUIRE(app.click("lesson/list/why-split"));
     int steps = 0;
@@ -145,9 +143,7 @@ TEST_CASE("a lesson answer typed and checked with Enter; the first miss leaves a
 TEST_CASE("File > Open: an absolute path typed in another folder opens that file") {
     LiveApp app("mouse-open", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    REQUIRE(app.click("menu/File"));
-    REQUIRE(app.wait_for_item("menu/File/open"));
-    REQUIRE(app.click("menu/File/open"));
+    REQUIRE(app.choose("File", "open"));
     REQUIRE(app.wait_for_item("file/name"));
     REQUIRE(app.click("file/name"));
     const std::string file = std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/strategy.json";
@@ -162,14 +158,10 @@ TEST_CASE("after a lesson, View > Reset layout by mouse puts every default panel
     LiveApp app("mouse-reset", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     const Json before = app.wait_frames(2)["windows"];
-    REQUIRE(app.click("menu/View"));
-    REQUIRE(app.wait_for_item("menu/View/lesson"));
-    REQUIRE(app.click("menu/View/lesson"));
+    REQUIRE(app.choose("View", "lesson"));
     REQUIRE(app.wait_for_item("lesson/list/why-split"));
     REQUIRE(app.click("lesson/list/why-split"));
-    REQUIRE(app.click("menu/View"));
-    REQUIRE(app.wait_for_item("menu/View/reset"));
-    REQUIRE(app.click("menu/View/reset"));
+    REQUIRE(app.choose("View", "reset"));
     const Json probe = app.wait_frames(4);
     check_tiled(probe);
     CHECK(probe["highlighted"] == "");  // the lesson's outline went with its layout
@@ -220,9 +212,7 @@ TEST_CASE("Ctrl+V into a text field with nothing on the clipboard pastes nothing
 TEST_CASE("Help > Lessons by mouse, to the last step, whose button starts the next lesson") {
     LiveApp app("mouse-help-lessons", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    REQUIRE(app.click("menu/Help"));
-    REQUIRE(app.wait_for_item("menu/Help/lesson"));
-    REQUIRE(app.click("menu/Help/lesson"));
+    REQUIRE(app.choose("Help", "lesson"));
     REQUIRE(app.wait_for_item("lesson/list/why-split"));
     REQUIRE(app.click("lesson/list/why-split"));
     for (int steps = 0; steps < 30; ++steps) {
@@ -242,9 +232,7 @@ TEST_CASE("Help > Lessons by mouse, to the last step, whose button starts the ne
 TEST_CASE("Help > Glossary by mouse: a term's lesson link opens that lesson at the step that explains it") {
     LiveApp app("mouse-glossary-lesson", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    REQUIRE(app.click("menu/Help"));
-    REQUIRE(app.wait_for_item("menu/Help/glossary"));
-    REQUIRE(app.click("menu/Help/glossary"));
+    REQUIRE(app.choose("Help", "glossary"));
     REQUIRE(app.wait_for_item("glossary/term/All-reduce"));
     REQUIRE(app.click("glossary/term/All-reduce"));
     REQUIRE(app.wait_for_item("glossary/lesson/data-parallel"));
@@ -347,16 +335,12 @@ TEST_CASE("after a lesson's Finish, a click brings back the scenario from before
 TEST_CASE("Help > Lessons and View > a panel, by mouse: the panel opened takes a tile, covering none") {
     LiveApp app("mouse-help-lessons", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    REQUIRE(app.click("menu/Help"));
-    REQUIRE(app.wait_for_item("menu/Help/lesson"));
-    REQUIRE(app.click("menu/Help/lesson"));
+    REQUIRE(app.choose("Help", "lesson"));
     REQUIRE(app.wait_for_item("lesson/list/why-split"));
     Json probe = app.wait_frames(4);
     check_tiled(probe);
     CHECK(covered_share(probe) > 0.9);
-    REQUIRE(app.click("menu/View"));
-    REQUIRE(app.wait_for_item("menu/View/glossary"));
-    REQUIRE(app.click("menu/View/glossary"));
+    REQUIRE(app.choose("View", "glossary"));
     probe = app.wait_frames(4);
     bool glossary = false;
     for (const Json& w : probe["windows"]) glossary = glossary || w["id"] == "glossary";
@@ -380,9 +364,7 @@ TEST_CASE("lesson progress is kept between runs: the list reopens a lesson where
     // A new run finds the file: the list's row opens at step 4, not 1.
     LiveApp app("lesson-progress-2", "", 1600, 1000, "", false, {{"lesson-progress.json", kept}});
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    REQUIRE(app.click("menu/Help"));
-    REQUIRE(app.wait_for_item("menu/Help/lesson"));
-    REQUIRE(app.click("menu/Help/lesson"));
+    REQUIRE(app.choose("Help", "lesson"));
     REQUIRE(app.wait_for_item("lesson/list/why-split"));
     REQUIRE(app.click("lesson/list/why-split"));
     CHECK(app.wait_frames(4)["scenario"] == at_step_4);
@@ -399,9 +381,7 @@ TEST_CASE("a kept layout whose panels cover each other is tiled at start; closin
     check_tiled(probe);
     CHECK(covered_share(probe) > 0.9);
     // View > Pipeline timeline, ticked, closes it: the others take its place.
-    REQUIRE(app.click("menu/View"));
-    REQUIRE(app.wait_for_item("menu/View/pipeline"));
-    REQUIRE(app.click("menu/View/pipeline"));
+    REQUIRE(app.choose("View", "pipeline"));
     probe = app.wait_frames(4);
     for (const Json& w : probe["windows"]) CHECK(w["id"] != "pipeline");
     check_tiled(probe);

@@ -49,6 +49,11 @@ void flow_control(float next_width) { flow(next_width, ImGui::GetStyle().ItemSpa
     return widget + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
+// A sweep's algorithm as the panel words it: "" (a result's) and "mpi" (a flag's) are MPI's own collective.
+[[nodiscard]] std::string algorithm_label(const std::string& name) {
+    return name.empty() || name == "mpi" ? "MPI's own" : name;
+}
+
 void copy_text(char* dst, std::size_t size, const std::string& text) { std::snprintf(dst, size, "%s", text.c_str()); }
 
 // Powers of ten around [lo, hi], so a log axis starts and ends on a labelled tick.
@@ -132,7 +137,7 @@ std::string MeasurePanel::rows_caption() const {
     const bool shown = running() || last_sweep_;
     if (!shown) return "Sweep (nccl-tests' columns)";
     const SweepSpec& s = job_spec_;
-    const std::string algorithm = !cpu_ranks() ? "" : s.algorithm ? ", " + measure_algorithm_name(s.algorithm) : ", MPI's own";
+    const std::string algorithm = cpu_ranks() ? ", " + algorithm_label(measure_algorithm_name(s.algorithm)) : "";
     return std::string(running() ? "Sweep running: " : "Last sweep: ") + std::string(measure_op_name(s.op)) + algorithm +
            ", " + std::to_string(last_sweep_ && !running() ? last_sweep_->ranks : sweep_ranks()) + " " + status_.unit +
            "s (nccl-tests' columns)";
@@ -386,16 +391,14 @@ MeasureChartRecord MeasurePanel::make_chart(const AppState& state) const {
             c.earlier_s.push_back(r.time_s);
         }
         const std::string& a = earlier_sweep_->algorithm;
-        c.earlier_label = "earlier: " + (a.empty() ? earlier_sweep_->backend == kCpuMeasureBackend ? std::string("MPI's own")
-                                                                                                 : earlier_sweep_->backend
-                                                   : a);
+        c.earlier_label = "earlier: " + (a.empty() && earlier_sweep_->backend != kCpuMeasureBackend ? earlier_sweep_->backend
+                                                                                                    : algorithm_label(a));
     }
     c.caption = std::string(measure_op_name(c.op)) + " on " + std::to_string(c.ranks) + " " + status_.unit + "s";
     // The algorithm of the sweep drawn ("" in a result is the library's own), else of the one to run.
     if (cpu_ranks()) {
-        const std::string a = !last_sweep_ ? measure_algorithm_name(spec_.algorithm)
-                              : last_sweep_->algorithm.empty() ? "mpi" : last_sweep_->algorithm;
-        c.caption += " (" + (a == "mpi" ? std::string("MPI's own") : a) + ")";
+        const std::string a = last_sweep_ ? last_sweep_->algorithm : measure_algorithm_name(spec_.algorithm);
+        c.caption += " (" + algorithm_label(a) + ")";
     }
     return c;
 }
