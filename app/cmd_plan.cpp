@@ -34,7 +34,8 @@ std::optional<int> whole_number(const std::string& text, long lo, long hi) {
 }
 
 constexpr const char* kUsage =
-    "usage: shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]\n"
+    "usage: shardscope plan --config FILE [--model FILE [--seq-len N]] [--top K] [--objective step|mfu|memory]\n"
+    "                       [--format json|text]\n"
     "                       [--per-mesh] [--no-fold] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]\n"
     "                       [--threads N]";
 
@@ -109,6 +110,7 @@ std::string plan_text(const PlanResult& r) {
 
 int run_plan(const std::vector<std::string>& args) {
     std::string config, format = "text";
+    shardscope::app::ModelArgument model;
     PlanOptions options;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -152,6 +154,11 @@ int run_plan(const std::vector<std::string>& args) {
             options.filters.no_pp = true;
         } else if (a == "--zero-max-1") {
             options.filters.zero_at_most_1 = true;
+        } else if (std::string model_error; shardscope::app::take_model_flag(args, i, model, model_error)) {
+            if (!model_error.empty()) {
+                std::cerr << "plan: " << model_error << "\n";
+                return 2;
+            }
         } else if (a == "--help" || a == "-h") {
             std::cout << kUsage << "\n";
             return 0;
@@ -161,7 +168,7 @@ int run_plan(const std::vector<std::string>& args) {
         }
     }
     int exit_code = 0;
-    const auto scenario = shardscope::app::scenario_argument("plan", config, format, kUsage, exit_code);
+    const auto scenario = shardscope::app::scenario_argument("plan", config, format, kUsage, exit_code, model);
     if (!scenario) return exit_code;
     const PlanResult result = plan_layouts(*scenario, options);
     std::cout << (format == "json" ? plan_json(result) : plan_text(result));

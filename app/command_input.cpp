@@ -1,7 +1,9 @@
 #include "app/command_input.hpp"
 
 #include "app/file_io.hpp"
+#include "core/scenario/model_import.hpp"
 
+#include <cstdlib>
 #include <iostream>
 
 namespace shardscope::app {
@@ -10,7 +12,7 @@ namespace {
 std::optional<std::string> read_config_argument(const std::string& command, const std::string& config,
                                                 const char* usage, int& exit_code) {
     if (config.empty()) {
-        std::cerr << command << ": --config FILE is required\n" << usage << "\n";
+        std::cerr << command << ": --config FILE (or --model FILE) is required\n" << usage << "\n";
         exit_code = 2;
         return std::nullopt;
     }
@@ -31,21 +33,81 @@ bool is_known_format(const std::string& command, const std::string& format) {
 
 }  // namespace
 
+bool take_model_flag(const std::vector<std::string>& args, std::size_t& i, ModelArgument& model, std::string& error) {
+    const std::string& a = args[i];
+    if (i + 1 >= args.size() || (a != "--model" && a != "--seq-len")) return false;
+    const std::string& value = args[++i];
+    if (a == "--model") {
+        model.file = value;
+        return true;
+    }
+    char* end = nullptr;
+    const long long n = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n < 1 || n > kMaxSeqLen)
+        error = "--seq-len must be a whole number from 1 to " + std::to_string(kMaxSeqLen) + ", got '" + value + "'";
+    else
+        model.seq_len = n;
+    return true;
+}
+
+std::optional<Scenario> with_model(const Scenario& base, const ModelArgument& model, std::string& error,
+                                   std::vector<std::string>& notes) {
+    std::string read_error;
+    const auto text = read_text_file(model.file, read_error);
+    if (!text) {
+        error = read_error;
+        return std::nullopt;
+    }
+    ModelImport im = import_model(*text, model.seq_len, model_name_from_path(model.file));
+    if (!im.ok()) {
+        error = model.file + ": " + im.error;
+        return std::nullopt;
+    }
+    Scenario s = base;
+    s.model = std::move(*im.model);
+    if (const std::string rule = validate_scenario(s); !rule.empty()) {
+        error = "with the model from " + model.file + ": " + rule;
+        return std::nullopt;
+    }
+    notes = std::move(im.notes);
+    return s;
+}
+
 std::optional<Scenario> scenario_argument(const std::string& command, const std::string& config,
-                                          const std::string& format, const char* usage, int& exit_code) {
+                                          const std::string& format, const char* usage, int& exit_code,
+                                          const ModelArgument& model) {
     if (!is_known_format(command, format)) {
         exit_code = 2;
         return std::nullopt;
     }
-    const auto text = read_config_argument(command, config, usage, exit_code);
-    if (!text) return std::nullopt;
-    ScenarioLoad load = parse_scenario(*text);
-    if (!load.ok()) {
-        std::cerr << config << ": " << load.error << "\n";
+    if (model.seq_len && !model.given()) {
+        std::cerr << command << ": --seq-len goes with --model FILE\n" << usage << "\n";
         exit_code = 2;
         return std::nullopt;
     }
-    return std::move(load.scenario);
+    Scenario base = default_scenario();
+    if (!config.empty() || !model.given()) {
+        const auto text = read_config_argument(command, config, usage, exit_code);
+        if (!text) return std::nullopt;
+        ScenarioLoad load = parse_scenario(*text);
+        if (!load.ok()) {
+            std::cerr << config << ": " << load.error << "\n";
+            exit_code = 2;
+            return std::nullopt;
+        }
+        base = std::move(*load.scenario);
+    }
+    if (!model.given()) return base;
+    std::string error;
+    std::vector<std::string> notes;
+    auto s = with_model(base, model, error, notes);
+    if (!s) {
+        std::cerr << command << ": " << error << "\n";
+        exit_code = 2;
+        return std::nullopt;
+    }
+    for (const std::string& n : notes) std::cerr << command << ": " << model.file << ": " << n << "\n";
+    return s;
 }
 
 }  // namespace shardscope::app

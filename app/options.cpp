@@ -43,6 +43,14 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         if (a == "-h" || a == "--help") o.help = true;
         else if (a == "--version") o.version = true;
         else if (a == "--config") { auto v = value("a scenario file"); if (!v) return std::nullopt; o.config = *v; }
+        else if (a == "--model") { auto v = value("a model preset or Hugging Face config.json"); if (!v) return std::nullopt; o.model = *v; }
+        else if (a == "--seq-len") {
+            auto v = value("a sequence length");
+            if (!v) return std::nullopt;
+            int n = 0;
+            if (!parse_int(*v, 1, 16777216, n)) { error = "--seq-len: must be a whole number from 1 to 16777216"; return std::nullopt; }
+            o.seq_len = n;
+        }
         else if (a == "--lesson") { auto v = value("a lesson id"); if (!v) return std::nullopt; o.lesson = *v; }
         else if (a == "--screenshot") { auto v = value("an output .png path"); if (!v) return std::nullopt; o.screenshot = *v; }
         else if (a == "--show") {
@@ -76,16 +84,24 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
             return std::nullopt;
         }
     }
+    if (o.seq_len && o.model.empty()) {
+        error = "--seq-len: goes with --model FILE";
+        return std::nullopt;
+    }
     return o;
 }
 
 std::string usage_text() {
     std::ostringstream os;
     os << "Shardscope " << SHARDSCOPE_VERSION << ": see and price how LLM training is split across GPUs.\n\n"
-       << "usage: shardscope [--config FILE] [--lesson ID [--step K]] [--size WxH]\n"
+       << "usage: shardscope [--config FILE] [--model FILE [--seq-len N]] [--lesson ID [--step K]] [--size WxH]\n"
        << "                  [--frames N] [--screenshot OUT.png] [--save-as FILE.json]\n"
        << "       shardscope COMMAND [options]   (COMMAND --help for its options)\n\n"
        << "  --config FILE        open this scenario (JSON) instead of the default\n"
+       << "  --model FILE         put this model in the scenario: a model preset or a Hugging Face\n"
+       << "                       config.json (Llama, Mistral, Mixtral, Qwen2/3, DeepSeek-V3)\n"
+       << "  --seq-len N          the training sequence length for --model (a config.json's\n"
+       << "                       max_position_embeddings is its context window; default: the scenario's)\n"
        << "  --lesson ID          open a lesson; --step K at its K-th step\n"
        << "  --screenshot OUT.png render N frames (--frames, default 6), save a PNG, exit\n"
        << "  --save-as FILE.json  save the scenario (after --config, --lesson and --action) to FILE\n"

@@ -1,8 +1,9 @@
 #pragma once
-// The window's command line: shardscope [--config FILE] [--lesson ID] [--step K] [--frames N]
+// The window's command line: shardscope [--config FILE] [--model FILE [--seq-len N]] [--lesson ID] [--step K] [--frames N]
 //                                       [--size WxH] [--screenshot OUT.png] [--save-as FILE.json]
 //                                       [--show ID[,ID]] [--action ID.NAME=VALUE]...
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@ namespace shardscope::app {
 
 struct Options {
     std::string config;           // scenario to open instead of the default
+    std::string model;            // --model FILE: a model preset or Hugging Face config.json to import
+    std::optional<int64_t> seq_len;  // --seq-len N with --model
     std::string lesson;           // lesson id to open
     int step = 1;                 // lesson step (1-based)
     int frames = 6;               // frames rendered before --screenshot captures: lets the layout settle

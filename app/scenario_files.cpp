@@ -1,6 +1,7 @@
 #include "app/scenario_files.hpp"
 
 #include "app/file_io.hpp"
+#include "core/scenario/model_import.hpp"
 
 #include <filesystem>
 
@@ -14,6 +15,7 @@ bool open_scenario_file(ui::AppState& state, const std::string& path) {
         return false;
     }
     const ScenarioLoad loaded = parse_scenario(*text);
+    if (!loaded.ok() && is_model_file(*text)) return import_model_file(state, path);
     if (!loaded.ok()) {
         state.show_error("Rejected " + path, loaded.error);
         return false;
@@ -24,6 +26,39 @@ bool open_scenario_file(ui::AppState& state, const std::string& path) {
     state.ui.status = "Opened " + path;
     state.remember_recent(path);
     save_recent_files(state.ui.recent_files);
+    return true;
+}
+
+bool import_model_file(ui::AppState& state, const std::string& path, std::optional<int64_t> seq_len) {
+    std::string error;
+    const auto text = read_text_file(path, error);
+    if (!text) {
+        state.show_error("Could not open " + path, error);
+        return false;
+    }
+    const int64_t current = state.scenario().model.seq_len;
+    const bool from_preset = !is_model_file(*text) || text->find("shardscope.model-preset/1") != std::string::npos;
+    // A preset carries its own training length; a Hugging Face config does not, so the scenario's is kept.
+    const std::optional<int64_t> length = seq_len ? seq_len : (from_preset ? std::nullopt : std::optional<int64_t>(current));
+    ModelImport im = import_model(*text, length, model_name_from_path(path));
+    if (!im.ok()) {
+        state.show_error("Rejected " + path, im.error);
+        return false;
+    }
+    Scenario candidate = state.scenario();
+    candidate.model = *im.model;
+    if (const std::string rule = validate_scenario(candidate); !rule.empty()) {
+        state.show_error("Model not taken: " + im.model->name, "The current layout cannot run it: " + rule);
+        return false;
+    }
+    state.replace(candidate);
+    state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
+    std::string status = "Imported model " + im.model->name + " from " + path;
+    if (!seq_len && !from_preset)
+        status += " (seq_len " + std::to_string(current) + " kept from the scenario: the config's max_position_embeddings is a context window)";
+    else if (!im.notes.empty())
+        status += " (" + im.notes.front() + ")";
+    state.ui.status = status;
     return true;
 }
 

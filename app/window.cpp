@@ -222,7 +222,7 @@ int run_window(const Options& options) {
     state.ui.requested_lesson = options.lesson;
     // A plain first start offers the lessons; one asked for a file, lesson or panel already knows
     // where it is going.
-    state.ui.show_welcome = !headless_capture && options.config.empty() && options.lesson.empty() &&
+    state.ui.show_welcome = !headless_capture && options.config.empty() && options.model.empty() && options.lesson.empty() &&
                             options.show.empty() && options.actions.empty() && !welcome_answered_before();
     state.ui.requested_step = options.step;
     if (!options.config.empty() && !open_scenario_file(state, options.config)) {
@@ -230,6 +230,10 @@ int run_window(const Options& options) {
         const std::string& why = state.ui.error_message;
         const bool names_file = why.rfind(options.config, 0) == 0;
         std::fprintf(stderr, "shardscope: %s%s\n", names_file ? "" : (options.config + ": ").c_str(), why.c_str());
+        return 2;
+    }
+    if (!options.model.empty() && !import_model_file(state, options.model, options.seq_len)) {
+        std::fprintf(stderr, "shardscope: %s: %s\n", options.model.c_str(), state.ui.error_message.c_str());
         return 2;
     }
 
