@@ -141,8 +141,9 @@ struct StageComm {
     StageWork work;
     int64_t layers = 0;
     int64_t moe_layers = 0;
-    // Bytes one GPU sends per micro-batch, per dim.
+    // Bytes one GPU sends per micro-batch, per dim, and the calls that send them.
     double tp_bytes = 0, cp_bytes = 0, ep_bytes = 0, fsdp_bytes = 0;
+    std::vector<CollectiveCall> tp_calls, cp_calls, ep_calls, fsdp_calls;
 };
 
 // What a stage's work and communication depend on: its blocks, whether it holds the output layer, and
@@ -238,6 +239,11 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         w.tp_forward_s = 2.0 * L * one;
         w.tp_backward_s = bwd_count * L * one;
         out.tp_bytes = (2.0 + bwd_count) * L * one_bytes;
+        if (sp)
+            out.tp_calls = {{Collective::all_gather, msg, (2.0 + bwd_count) * L},
+                            {Collective::reduce_scatter, msg, (2.0 + bwd_count) * L}};
+        else
+            out.tp_calls = {{Collective::all_reduce, msg, (2.0 + bwd_count) * L}};
     }
     if (p.cp > 1) {
         // Ring attention: every rank sees every other rank's K and V (an all-gather's worth) in the
@@ -249,6 +255,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         w.cp_forward_s = L * ag;
         w.cp_backward_s = L * (ag + rs);
         out.cp_bytes = 3.0 * L * bytes_sent_per_rank(Collective::all_gather, kv, p.cp);
+        out.cp_calls = {{Collective::all_gather, kv, 2.0 * L}, {Collective::reduce_scatter, kv, L}};
     }
     if (p.ep > 1 && out.moe_layers > 0) {
         // Dispatch and combine: each token's hidden state goes to its top_k experts and comes back,
@@ -267,6 +274,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
         w.ep_forward_s = 2.0 * as_double(out.moe_layers) * a2a;
         w.ep_backward_s = 2.0 * as_double(out.moe_layers) * a2a;
         out.ep_bytes = 4.0 * as_double(out.moe_layers) * a2a_bytes;
+        out.ep_calls = {{Collective::all_to_all, msg, 4.0 * as_double(out.moe_layers)}};
     }
     return out;
 }
@@ -302,6 +310,11 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
                                expert_link);
     w.fsdp_forward_s = ag;
     w.fsdp_backward_s = ag + rs;
+    // nccl-tests times one group size at a time: the dense blocks' calls (the experts' sharding group
+    // differs and is left to the dense figure).
+    if (dense > 0)
+        out.fsdp_calls = {{Collective::all_gather, dense * per.weights / units, 2.0 * units},
+                          {Collective::reduce_scatter, dense * per.grads / units, units}};
     out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (2 * per.weights + per.grads), cx.shard_ranks) +
                      bytes_sent_per_rank(Collective::all_gather, expert * (2 * per.weights + per.grads),
                                          cx.expert_shard_ranks);
@@ -338,6 +351,7 @@ struct StepEndComm {
     double gather_s = 0;      // ZeRO-1/2 all-gather of the updated weights
     double shard_s = 0, shard_bytes = 0;          // the dp_shard dim's part of the above
     double replicate_s = 0, replicate_bytes = 0;  // the dp_replicate dim's part
+    std::vector<CollectiveCall> shard_calls, replicate_calls;
 };
 
 StepEndComm step_end_comm(const Context& cx, int64_t stage) {
@@ -354,6 +368,7 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
         const Link link = link_for(c, at);
         out.replicate_s += collective_time(Collective::all_reduce, bytes, ranks, link);
         out.replicate_bytes += bytes_sent_per_rank(Collective::all_reduce, bytes, ranks);
+        if (out.replicate_calls.empty()) out.replicate_calls.push_back({Collective::all_reduce, bytes, 1.0});
     };
     if (p.zero == 0 || cx.shard_ranks == 1) {
         // Nothing sharded: every replica all-reduces its full gradients (CP ranks join the reduction).
@@ -369,6 +384,9 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
             out.reduce_s += collective_time(Collective::reduce_scatter, params * per.grads, ranks, shard_link);
             out.gather_s += collective_time(Collective::all_gather, params * per.weights, ranks, shard_link);
             out.shard_bytes += bytes_sent_per_rank(Collective::reduce_scatter, params * (per.grads + per.weights), ranks);
+            if (out.shard_calls.empty())
+                out.shard_calls = {{Collective::reduce_scatter, params * per.grads, 1.0},
+                                   {Collective::all_gather, params * per.weights, 1.0}};
         };
         rs(dense, cx.shard_ranks);
         rs(expert, cx.expert_shard_ranks);
@@ -761,6 +779,10 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     };
 
     // The dims table (per GPU of the busiest stage, per step).
+    const auto per_step = [mb](std::vector<CollectiveCall> calls) {
+        for (CollectiveCall& c : calls) c.calls_per_step *= mb;
+        return calls;
+    };
     const auto dim_entry = [&](Dim d, double bytes, double time, double exposed_s, double contention_s) {
         DimCost dc;
         dc.name = std::string(to_string(d));
@@ -793,12 +815,14 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                 const OverlapCost c = both(ex.tp_f, ex.tp_b);
                 r.dims.push_back(dim_entry(d, mb * sc.tp_bytes, mb * (sc.work.tp_forward_s + sc.work.tp_backward_s),
                                            c.total(), c.contention));
+                r.dims.back().calls = per_step(sc.tp_calls);
                 break;
             }
             case Dim::cp: {
                 const OverlapCost c = both(ex.cp_f, ex.cp_b);
                 r.dims.push_back(dim_entry(d, mb * sc.cp_bytes, mb * (sc.work.cp_forward_s + sc.work.cp_backward_s),
                                            c.total(), c.contention));
+                r.dims.back().calls = per_step(sc.cp_calls);
                 break;
             }
             case Dim::dp_shard: {
@@ -809,17 +833,21 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                     end.shard_s > 0 ? end.gather_s + std::max(0.0, reduce_exposed - end.replicate_s) + shard_contention : 0;
                 r.dims.push_back(dim_entry(d, mb * sc.fsdp_bytes + end.shard_bytes, fsdp_time + end.shard_s,
                                            c.total() + end_exposed, c.contention + shard_contention));
+                r.dims.back().calls = per_step(sc.fsdp_calls);
+                r.dims.back().calls.insert(r.dims.back().calls.end(), end.shard_calls.begin(), end.shard_calls.end());
                 break;
             }
             case Dim::dp_replicate: {
                 const double contention = reduce_contention(end.replicate_s);
                 r.dims.push_back(dim_entry(d, end.replicate_bytes, end.replicate_s,
                                            std::min(end.replicate_s, reduce_exposed) + contention, contention));
+                r.dims.back().calls = end.replicate_calls;
                 break;
             }
             case Dim::pp:
                 // A middle stage sends each micro-batch's activation forward and its gradient back.
                 r.dims.push_back(dim_entry(d, 2.0 * mb * pp_msg_bytes, 2.0 * mb * spec.p2p_time, pp_exposed, 0.0));
+                if (pp_msg_bytes > 0) r.dims.back().calls = {{Collective::p2p, pp_msg_bytes, 2.0 * mb}};
                 break;
             case Dim::ep: break;  // not in parallel.order: its entry follows
         }
@@ -836,6 +864,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
         dc.time_s = mb * (sc.work.ep_forward_s + sc.work.ep_backward_s);
         dc.exposed_s = c.total();
         dc.contention_s = c.contention;
+        dc.calls = per_step(sc.ep_calls);
         r.dims.push_back(dc);
     }
 

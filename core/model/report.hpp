@@ -6,6 +6,7 @@
 // the most loaded one. A value that cannot be computed (FLOP-based figures for a model given only as a
 // parameter count) is empty here and null in JSON, with a note saying why.
 
+#include "core/collectives/collectives.hpp"
 #include "core/scenario/units.hpp"
 #include "core/model/memory.hpp"
 #include "core/pipeline/pipeline.hpp"
@@ -16,6 +17,15 @@
 #include <vector>
 
 namespace shardscope {
+
+// One kind of collective call a dim makes: what nccl-tests would time to measure it (not in DESIGN.md's
+// JSON). message_bytes is S as nccl-tests counts it (all-gather: the gathered output; reduce-scatter:
+// the full input; p2p: one send).
+struct CollectiveCall {
+    Collective op = Collective::all_reduce;
+    double message_bytes = 0;
+    double calls_per_step = 0;
+};
 
 // One mesh dim's communication (DESIGN.md `mesh.dims[]`).
 struct DimCost {
@@ -28,6 +38,7 @@ struct DimCost {
     double time_s = 0;           // alpha-beta time of those collectives per step, before any overlap
     double exposed_s = 0;        // the part left on the critical path (not in DESIGN.md's JSON)
     double contention_s = 0;     // of exposed_s: compute slowed while these collectives ran beside it
+    std::vector<CollectiveCall> calls;  // the calls behind bytes_per_step, per GPU of the busiest stage
 };
 
 struct ReportTimes {

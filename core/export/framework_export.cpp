@@ -1,0 +1,397 @@
+#include "core/export/framework_export.hpp"
+
+#include "core/measure/measure.hpp"
+#include "core/model/cost_model.hpp"
+#include "core/planner/planner.hpp"
+#include "core/scenario/units.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace shardscope {
+namespace {
+
+std::string n(int64_t v) { return std::to_string(v); }
+
+std::string decimal(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+// What every target needs beyond the scenario's own fields: the data-parallel degree after leftover
+// GPUs become extra replicas, and the micro-batches each pipeline runs per step.
+struct Layout {
+    int64_t world = 0;
+    int64_t dp_replicate = 1;  // effective (leftover GPUs included)
+    int64_t dp = 1;            // dp_shard x dp_replicate
+    int64_t microbatches = 1;
+};
+
+Layout layout_of(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    Layout l;
+    l.world = s.cluster.gpu_count();
+    l.dp_replicate = p.dp_replicate * (l.world / p.product());
+    l.dp = p.dp_shard * l.dp_replicate;
+    l.microbatches = microbatches_per_step(s, l.dp_replicate);
+    return l;
+}
+
+// Collects lines and warnings; a warning is also a comment line where the format has comments.
+struct Writer {
+    std::string comment;  // "# " for shell and TOML; "" for JSON (no comments)
+    std::vector<std::string> lines;
+    std::vector<std::string> warnings;
+
+    void note(const std::string& text) {
+        if (!comment.empty()) lines.push_back(comment + text);
+    }
+    void warn(const std::string& text) {
+        warnings.push_back(text);
+        note("NOTE: " + text);
+    }
+};
+
+std::string header(const Scenario& s, const Layout& l) {
+    return s.model.name + " on " + n(l.world) + " GPUs (" + s.cluster.name + "): " + describe_layout(s) +
+           ", exported by Shardscope " SHARDSCOPE_VERSION;
+}
+
+// --- Megatron-LM -------------------------------------------------------------------------------
+
+void megatron_model_flags(const ModelSpec& m, std::vector<std::string>& f) {
+    f.push_back("--num-layers " + n(m.layers));
+    f.push_back("--hidden-size " + n(m.hidden));
+    f.push_back("--ffn-hidden-size " + n(m.ffn_hidden));
+    f.push_back("--num-attention-heads " + n(m.heads));
+    if (!m.is_mla() && m.kv_heads < m.heads) {
+        f.push_back("--group-query-attention");
+        f.push_back("--num-query-groups " + n(m.kv_heads));
+    }
+    if (m.head_dim > 0) f.push_back("--kv-channels " + n(m.head_dim));
+    f.push_back("--seq-length " + n(m.seq_len));
+    f.push_back("--max-position-embeddings " + n(m.seq_len));
+    if (m.ffn == Ffn::swiglu) {
+        // Llama-style blocks: SwiGLU, RMSNorm, rotary positions, no biases.
+        f.push_back("--swiglu");
+        f.push_back("--normalization RMSNorm");
+        f.push_back("--position-embedding-type rope");
+        f.push_back("--disable-bias-linear");
+    }
+    if (!m.tie_embeddings) f.push_back("--untie-embeddings-and-output-weights");
+    if (!m.uses_dropout()) {
+        f.push_back("--attention-dropout 0");
+        f.push_back("--hidden-dropout 0");
+    }
+    if (m.is_mla()) {
+        f.push_back("--multi-latent-attention");
+        if (m.q_lora_rank > 0) f.push_back("--q-lora-rank " + n(m.q_lora_rank));
+        f.push_back("--kv-lora-rank " + n(m.kv_lora_rank));
+        f.push_back("--qk-head-dim " + n(m.qk_nope_head_dim));
+        f.push_back("--qk-pos-emb-head-dim " + n(m.qk_rope_head_dim));
+        f.push_back("--v-head-dim " + n(m.v_head_dim));
+    }
+    if (m.is_moe()) {
+        f.push_back("--num-experts " + n(m.experts));
+        f.push_back("--moe-router-topk " + n(m.top_k));
+        f.push_back("--moe-ffn-hidden-size " + n(m.expert_ffn_hidden));
+        if (m.shared_experts > 0) f.push_back("--moe-shared-expert-intermediate-size " + n(m.shared_experts * m.expert_ffn_hidden));
+        if (m.dense_layers > 0)
+            f.push_back("--moe-layer-freq \"([0]*" + n(m.dense_layers) + "+[1]*" + n(m.layers - m.dense_layers) + ")\"");
+        if (m.expert_groups > 0) {
+            f.push_back("--moe-router-num-groups " + n(m.expert_groups));
+            f.push_back("--moe-router-group-topk " + n(m.expert_groups_per_token));
+        }
+        if (m.capacity_factor > 0) f.push_back("--moe-expert-capacity-factor " + decimal(m.capacity_factor, 2));
+        f.push_back("--moe-token-dispatcher-type alltoall");
+    }
+}
+
+void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std::vector<std::string>& f) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    f.push_back("--tensor-model-parallel-size " + n(p.tp));
+    f.push_back("--pipeline-model-parallel-size " + n(p.pp));
+    if (p.cp > 1) f.push_back("--context-parallel-size " + n(p.cp));
+    if (p.ep > 1) f.push_back("--expert-model-parallel-size " + n(p.ep));
+    if (p.sequence_parallel) f.push_back("--sequence-parallel");
+    if (p.tp_comm_overlap) f.push_back("--tp-comm-overlap");
+    if (p.ep_comm_overlap)
+        w.warn("ep_comm_overlap: Megatron-LM's flag for hiding the all-to-all differs between releases; set it by hand");
+    if (t.schedule == Schedule::interleaved_1f1b)
+        f.push_back("--num-layers-per-virtual-pipeline-stage " + n(s.model.layers / (p.pp * t.virtual_stages)));
+    else if (t.schedule != Schedule::one_f_one_b)
+        w.warn("schedule " + std::string(to_string(t.schedule)) +
+               ": Megatron-LM has no equivalent (it runs 1F1B, or interleaved 1F1B with virtual stages); none emitted");
+    if (p.first_stage_layers > 0) f.push_back("--decoder-first-pipeline-num-layers " + n(p.first_stage_layers));
+    if (p.last_stage_layers > 0) f.push_back("--decoder-last-pipeline-num-layers " + n(p.last_stage_layers));
+    if (p.embedding_in_pipeline_split) f.push_back("--account-for-embedding-in-pipeline-split");
+    if (p.loss_in_pipeline_split) f.push_back("--account-for-loss-in-pipeline-split");
+    if (p.zero == 1 || p.zero == 2) {
+        f.push_back("--use-distributed-optimizer");
+        if (l.dp_replicate > 1) f.push_back("--num-distributed-optimizer-instances " + n(l.dp_replicate));
+        if (p.zero == 2)
+            w.warn("zero 2: Megatron-LM's distributed optimizer shards the optimizer state and reduce-scatters "
+                   "gradients but keeps a full gradient buffer (ZeRO-1's memory); --use-distributed-optimizer is the nearest");
+    } else if (p.zero == 3) {
+        if (p.pp > 1 || l.dp_replicate > 1)
+            w.warn("zero 3: Megatron-LM's --use-torch-fsdp2 shards parameters but does not run with pipeline "
+                   "parallelism or over replicas; none emitted");
+        else
+            f.push_back("--use-torch-fsdp2");
+    }
+    if (p.zero >= 1) {
+        f.push_back("--overlap-grad-reduce");
+        if (p.zero <= 2) f.push_back("--overlap-param-gather");
+    }
+}
+
+void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::string>& f) {
+    const TrainingSpec& t = s.training;
+    f.push_back("--micro-batch-size " + n(t.micro_batch));
+    f.push_back("--global-batch-size " + n(t.global_batch));
+    if (t.recompute == Recompute::selective) f.push_back("--recompute-granularity selective");
+    if (t.recompute == Recompute::full) {
+        f.push_back("--recompute-granularity full");
+        f.push_back("--recompute-method uniform");
+        f.push_back("--recompute-num-layers 1");
+    }
+    f.push_back(t.attention == AttentionKernel::flash ? "--attention-backend flash" : "--attention-backend unfused");
+    switch (t.precision) {
+        case Precision::mixed_bf16:
+            f.push_back("--bf16");
+            w.warn("precision mixed-bf16: under --bf16 Megatron-LM accumulates gradients in fp32 (what precision "
+                   "megatron-bf16 prices)");
+            break;
+        case Precision::megatron_bf16: f.push_back("--bf16"); break;
+        case Precision::megatron_fp16: f.push_back("--fp16"); break;
+        case Precision::fp8:
+            f.push_back("--bf16");
+            f.push_back("--fp8-format hybrid");
+            break;
+        case Precision::fp32: break;
+    }
+}
+
+FrameworkExport megatron(const Scenario& s, const Layout& l) {
+    Writer w{"# "};
+    w.note("Megatron-LM flags for " + header(s, l));
+    w.note("Launch on " + n(l.world) + " GPUs (" + n(s.cluster.nodes) + " nodes x " + n(s.cluster.gpus_per_node) +
+           "); data parallel " + n(l.dp) + " follows from the world size. The vocabulary (" + n(s.model.vocab) +
+           ") comes from your tokenizer.");
+    std::vector<std::string> flags;
+    megatron_model_flags(s.model, flags);
+    megatron_parallel_flags(s, l, w, flags);
+    megatron_training_flags(s, w, flags);
+    std::string text;
+    for (const std::string& line : w.lines) text += line + "\n";
+    for (std::size_t i = 0; i < flags.size(); ++i) text += flags[i] + (i + 1 < flags.size() ? " \\\n" : "\n");
+    return {text, w.warnings};
+}
+
+// --- TorchTitan ----------------------------------------------------------------------------------
+
+std::string toml_string(std::string_view v) { return "\"" + std::string(v) + "\""; }
+
+// PyTorch's names (torch.distributed.pipelining.schedules), or "" when it has none for this layout.
+std::string torch_pipeline_schedule(const TrainingSpec& t) {
+    switch (t.schedule) {
+        case Schedule::gpipe: return "GPipe";
+        case Schedule::one_f_one_b: return "1F1B";
+        case Schedule::interleaved_1f1b: return "Interleaved1F1B";
+        case Schedule::zb_h2: return t.virtual_stages > 1 ? "InterleavedZeroBubble" : "";
+        default: return "";
+    }
+}
+
+FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    Writer w{"# "};
+    w.note("TorchTitan job config for " + header(s, l));
+    w.note("Run on " + n(l.world) + " GPUs. The model itself is chosen by [model] name and flavor; the shape priced: " +
+           n(s.model.layers) + " layers, hidden " + n(s.model.hidden) + ", " + n(s.model.heads) + " heads (" +
+           n(s.model.kv_heads) + " kv), vocab " + n(s.model.vocab) + ".");
+    std::vector<std::string> body;
+    body.push_back("[model]");
+    if (t.precision == Precision::fp8) body.push_back("converters = [\"float8\"]");
+    body.push_back("");
+    body.push_back("[training]");
+    body.push_back("local_batch_size = " + n(t.global_batch / l.dp));
+    body.push_back("global_batch_size = " + n(t.global_batch));
+    body.push_back("seq_len = " + n(s.model.seq_len));
+    body.push_back(std::string("mixed_precision_param = ") + (t.precision == Precision::fp32 ? "\"float32\"" : "\"bfloat16\""));
+    if (t.precision == Precision::megatron_fp16) w.warn("precision megatron-fp16: TorchTitan trains in bf16 or fp32, not fp16");
+    body.push_back("");
+    body.push_back("[parallelism]");
+    body.push_back("data_parallel_replicate_degree = " + n(l.dp_replicate));
+    body.push_back("data_parallel_shard_degree = " + n(p.dp_shard));
+    if (p.dp_shard > 1 && p.zero == 2) body.push_back("fsdp_reshard_after_forward = \"never\"");
+    if (p.dp_shard > 1 && p.zero == 1)
+        w.warn("zero 1: FSDP2 always shards parameters and gradients too; fsdp_reshard_after_forward = \"never\" (ZeRO-2-like) is the nearest");
+    body.push_back("tensor_parallel_degree = " + n(p.tp));
+    if (p.tp > 1 && !p.sequence_parallel)
+        w.warn("sequence_parallel off: TorchTitan's tensor parallelism always shards norms and dropout over the sequence");
+    if (p.tp_comm_overlap) body.push_back("enable_async_tensor_parallel = true");
+    body.push_back("context_parallel_degree = " + n(p.cp));
+    body.push_back("expert_parallel_degree = " + n(p.ep));
+    body.push_back("pipeline_parallel_degree = " + n(p.pp));
+    if (p.pp > 1) {
+        const std::string schedule = torch_pipeline_schedule(t);
+        if (schedule.empty())
+            w.warn("schedule " + std::string(to_string(t.schedule)) +
+                   (t.schedule == Schedule::dualpipe ? ": PyTorch's DualPipeV runs the V-shaped variant, not DualPipe; none emitted"
+                                                     : ": PyTorch has no equivalent for this layout; none emitted"));
+        else
+            body.push_back("pipeline_parallel_schedule = " + toml_string(schedule));
+        body.push_back("pipeline_parallel_microbatch_size = " + n(t.micro_batch));
+        if (t.virtual_stages > 1)
+            body.push_back("pipeline_parallel_layers_per_stage = " + n(s.model.layers / (p.pp * t.virtual_stages)));
+        // TorchTitan's defaults take one layer off each end stage; say what this layout does.
+        body.push_back("pipeline_parallel_first_stage_less_layers = " + n(p.embedding_in_pipeline_split ? 1 : 0));
+        body.push_back("pipeline_parallel_last_stage_less_layers = " + n(p.loss_in_pipeline_split ? 1 : 0));
+        if (p.first_stage_layers > 0 || p.last_stage_layers > 0)
+            w.warn("first_stage_layers / last_stage_layers: set module_fqns_per_model_part by hand for uneven end stages");
+    }
+    body.push_back("");
+    body.push_back("[activation_checkpoint]");
+    body.push_back("mode = " + toml_string(to_string(t.recompute)));
+    if (t.recompute == Recompute::selective) {
+        body.push_back("selective_ac_option = \"op\"");
+        w.warn("recompute selective: TorchTitan's op-level policy also recomputes every other matmul; Shardscope "
+               "prices Megatron's selective recompute (the attention core only)");
+    }
+    std::string text;
+    for (const std::string& line : w.lines) text += line + "\n";
+    text += "\n";
+    for (const std::string& line : body) text += line + "\n";
+    return {text, w.warnings};
+}
+
+// --- DeepSpeed -----------------------------------------------------------------------------------
+
+FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    Writer w{""};  // JSON: the warnings go to the caller only
+    nlohmann::ordered_json j;
+    j["train_batch_size"] = t.global_batch;
+    j["train_micro_batch_size_per_gpu"] = t.micro_batch;
+    j["gradient_accumulation_steps"] = l.microbatches;
+    nlohmann::ordered_json zero = {{"stage", p.zero}};
+    if (p.zero >= 1) {
+        zero["overlap_comm"] = true;
+        zero["contiguous_gradients"] = true;
+    }
+    if (p.zero == 3 && l.dp_replicate > 1) zero["mics_shard_size"] = p.dp_shard;  // shard in a group, replicate across
+    j["zero_optimization"] = zero;
+    switch (t.precision) {
+        case Precision::mixed_bf16: j["bf16"] = {{"enabled", true}}; break;
+        case Precision::megatron_bf16:
+            j["bf16"] = {{"enabled", true}};
+            j["data_types"] = {{"grad_accum_dtype", "fp32"}};
+            break;
+        case Precision::megatron_fp16: j["fp16"] = {{"enabled", true}}; break;
+        case Precision::fp8:
+            j["bf16"] = {{"enabled", true}};
+            w.warn("precision fp8: DeepSpeed's config has no FP8 switch (use Transformer Engine in the model); bf16 set");
+            break;
+        case Precision::fp32: break;
+    }
+    j["gradient_clipping"] = 1.0;
+    if (p.tp > 1) w.warn("tp " + n(p.tp) + ": set tensor parallelism in the model code (Megatron-DeepSpeed --tensor-model-parallel-size)");
+    if (p.pp > 1)
+        w.warn("pp " + n(p.pp) + ": set pipeline stages in the model code (deepspeed.pipe.PipelineModule(num_stages=" + n(p.pp) +
+               ")); DeepSpeed runs 1F1B");
+    if (p.cp > 1) w.warn("cp " + n(p.cp) + ": DeepSpeed splits the sequence with Ulysses in the model code; set it there");
+    if (p.ep > 1) w.warn("ep " + n(p.ep) + ": set ep_size=" + n(p.ep) + " on deepspeed.moe.layer.MoE in the model code");
+    if (p.zero == 1 && l.dp_replicate > 1 && p.dp_shard > 1)
+        w.warn("dp_replicate " + n(l.dp_replicate) + ": DeepSpeed's ZeRO-1/2 shard over every data-parallel rank, not within groups");
+    if (t.recompute != Recompute::none)
+        w.warn("recompute " + std::string(to_string(t.recompute)) +
+               ": activation checkpointing is switched in the model code (deepspeed.checkpointing)");
+    return {j.dump(2) + "\n", w.warnings};
+}
+
+// --- nccl-tests ----------------------------------------------------------------------------------
+
+std::string nccl_command(const DimCost& d, const CollectiveCall& c) {
+    const double bytes = std::max(8.0, std::round(c.message_bytes));
+    if (c.op == Collective::p2p) {
+        SweepSpec spec;
+        spec.min_bytes = spec.max_bytes = bytes;
+        spec.gpus = 1;
+        std::string cmd = sweep_command_line(spec, true);
+        cmd.replace(0, cmd.find(' '), "sendrecv_perf");
+        return "mpirun -np 2 " + cmd;  // a stage sends to the next one: two ranks
+    }
+    SweepSpec spec;
+    spec.op = c.op;
+    spec.min_bytes = spec.max_bytes = bytes;
+    spec.gpus = 1;  // one GPU per MPI rank
+    return "mpirun -np " + n(d.size) + " " + sweep_command_line(spec, true);
+}
+
+FrameworkExport nccl_tests(const Scenario& s, const Layout& l) {
+    Writer w{"# "};
+    w.note("nccl-tests commands for " + header(s, l));
+    w.note("Each times one collective at the message size the layout sends per call (nccl-tests' sizes: all-gather");
+    w.note("the gathered output, reduce-scatter the full input), on as many ranks as the dim's groups, placed as they");
+    w.note("are: run each with the ranks on the nodes the group spans. Build nccl-tests with MPI=1.");
+    const Report r = build_report(s);
+    std::vector<std::string> body;
+    for (const DimCost& d : r.dims) {
+        if (d.calls.empty()) continue;
+        body.push_back("");
+        body.push_back("# " + d.name + " x" + n(d.size) + " (" + d.link + "): " + d.collective);
+        for (const CollectiveCall& c : d.calls) {
+            body.push_back("#   " + std::string(to_string(c.op)) + " of " + format_bytes(c.message_bytes) + ", " +
+                           decimal(c.calls_per_step, 0) + (c.calls_per_step == 1 ? " call" : " calls") + " per step");
+            body.push_back(nccl_command(d, c));
+        }
+    }
+    if (body.empty()) w.note("No dim of this layout communicates: nothing to time.");
+    std::string text;
+    for (const std::string& line : w.lines) text += line + "\n";
+    for (const std::string& line : body) text += line + "\n";
+    return {text, w.warnings};
+}
+
+const std::vector<ExportTarget> kTargets = {ExportTarget::megatron, ExportTarget::torchtitan, ExportTarget::deepspeed,
+                                            ExportTarget::nccl_tests};
+
+}  // namespace
+
+std::string_view to_string(ExportTarget t) noexcept {
+    switch (t) {
+        case ExportTarget::megatron: return "megatron";
+        case ExportTarget::torchtitan: return "torchtitan";
+        case ExportTarget::deepspeed: return "deepspeed";
+        case ExportTarget::nccl_tests: return "nccl-tests";
+    }
+    return "megatron";
+}
+
+std::optional<ExportTarget> export_target_from_string(std::string_view s) noexcept {
+    for (ExportTarget t : kTargets)
+        if (to_string(t) == s) return t;
+    return std::nullopt;
+}
+
+const std::vector<ExportTarget>& export_targets() { return kTargets; }
+
+FrameworkExport export_scenario(const Scenario& s, ExportTarget target) {
+    const Layout l = layout_of(s);
+    switch (target) {
+        case ExportTarget::megatron: return megatron(s, l);
+        case ExportTarget::torchtitan: return torchtitan(s, l);
+        case ExportTarget::deepspeed: return deepspeed(s, l);
+        case ExportTarget::nccl_tests: return nccl_tests(s, l);
+    }
+    return {};
+}
+
+}  // namespace shardscope

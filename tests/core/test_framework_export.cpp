@@ -1,0 +1,121 @@
+// Export to the frameworks: the flags and keys a layout becomes, checked against the layout by hand,
+// and the layouts a framework cannot run said aloud rather than given a wrong flag.
+#include "core/export/framework_export.hpp"
+
+#include "tests/common/scenarios.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+using namespace shardscope;
+
+namespace {
+
+bool has_line(const std::string& text, const std::string& line) {
+    return ("\n" + text).find("\n" + line + "\n") != std::string::npos ||
+           ("\n" + text).find("\n" + line + " \\\n") != std::string::npos;
+}
+
+bool mentions(const std::vector<std::string>& warnings, const std::string& part) {
+    for (const std::string& w : warnings)
+        if (w.find(part) != std::string::npos) return true;
+    return false;
+}
+
+// The default scenario (Llama 3 8B on 64 H100s): tp 2, pp 2, dp_shard 8, dp_replicate 2, zero 3.
+Scenario interleaved_moe() {
+    Scenario s = default_scenario();
+    s.model.name = "small MoE";
+    s.model.experts = 8;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 14336;
+    s.parallel.zero = 1;
+    s.parallel.ep = 2;
+    s.parallel.cp = 2;
+    s.parallel.dp_shard = 4;
+    s.training.schedule = Schedule::interleaved_1f1b;
+    s.training.virtual_stages = 4;  // 32 layers / (pp 2 x 4) = 4 a chunk
+    s.training.recompute = Recompute::full;
+    s.training.precision = Precision::megatron_bf16;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("Megatron-LM: every degree, the batch, GQA and the Llama block as flags") {
+    REQUIRE(validate_scenario(interleaved_moe()).empty());
+    const FrameworkExport e = export_scenario(interleaved_moe(), ExportTarget::megatron);
+    for (const char* line : {"--tensor-model-parallel-size 2", "--pipeline-model-parallel-size 2", "--context-parallel-size 2",
+                             "--expert-model-parallel-size 2", "--sequence-parallel", "--use-distributed-optimizer",
+                             "--num-distributed-optimizer-instances 2", "--num-layers-per-virtual-pipeline-stage 4",
+                             "--micro-batch-size 1", "--global-batch-size 256", "--recompute-granularity full",
+                             "--recompute-method uniform", "--recompute-num-layers 1", "--num-layers 32",
+                             "--hidden-size 4096", "--num-attention-heads 32", "--group-query-attention",
+                             "--num-query-groups 8", "--swiglu", "--num-experts 8", "--moe-router-topk 2",
+                             "--moe-ffn-hidden-size 14336", "--bf16", "--attention-backend flash"})
+        CHECK_MESSAGE(has_line(e.text, line), line);
+    // The last flag closes the command: no continuation after it.
+    CHECK(e.text.substr(e.text.size() - 7) == "--bf16\n");
+    CHECK(e.warnings.empty());
+}
+
+TEST_CASE("Megatron-LM: a schedule it has no flag for is a warning and no flag") {
+    Scenario s = default_scenario();
+    s.training.schedule = Schedule::zb_h1;
+    const FrameworkExport e = export_scenario(s, ExportTarget::megatron);
+    CHECK(mentions(e.warnings, "schedule zb-h1: Megatron-LM has no equivalent"));
+    CHECK(e.text.find("# NOTE: schedule zb-h1") != std::string::npos);
+    CHECK(e.text.find("virtual-pipeline") == std::string::npos);
+    // ZeRO-3 with pipeline parallelism: FSDP2 in Megatron does not run with PP.
+    CHECK(mentions(e.warnings, "zero 3"));
+    CHECK_FALSE(has_line(e.text, "--use-torch-fsdp2"));  // named in the note only
+}
+
+TEST_CASE("TorchTitan: the degrees under [parallelism], PyTorch's schedule names, the batch per data-parallel rank") {
+    const FrameworkExport e = export_scenario(interleaved_moe(), ExportTarget::torchtitan);
+    // dp = dp_shard 4 x dp_replicate 2 = 8: local batch 256 / 8 = 32.
+    for (const char* line : {"[parallelism]", "data_parallel_replicate_degree = 2", "data_parallel_shard_degree = 4",
+                             "tensor_parallel_degree = 2", "context_parallel_degree = 2", "expert_parallel_degree = 2",
+                             "pipeline_parallel_degree = 2", "pipeline_parallel_schedule = \"Interleaved1F1B\"",
+                             "pipeline_parallel_layers_per_stage = 4", "local_batch_size = 32", "global_batch_size = 256",
+                             "seq_len = 8192", "mode = \"full\""})
+        CHECK_MESSAGE(has_line(e.text, line), line);
+    CHECK(mentions(e.warnings, "zero 1: FSDP2 always shards parameters"));
+}
+
+TEST_CASE("DeepSpeed: batch, micro-batch and accumulation multiply out; ZeRO stage and precision as keys") {
+    Scenario s = default_scenario();  // dp 16, global 256, mb 1: 16 micro-batches per step
+    const FrameworkExport e = export_scenario(s, ExportTarget::deepspeed);
+    const auto j = nlohmann::json::parse(e.text);
+    CHECK(j["train_batch_size"] == 256);
+    CHECK(j["train_micro_batch_size_per_gpu"] == 1);
+    CHECK(j["gradient_accumulation_steps"] == 16);
+    CHECK(j["train_batch_size"].get<int>() ==
+          j["train_micro_batch_size_per_gpu"].get<int>() * j["gradient_accumulation_steps"].get<int>() * 16);
+    CHECK(j["zero_optimization"]["stage"] == 3);
+    CHECK(j["zero_optimization"]["mics_shard_size"] == 8);  // shard in a group of 8, replicate across 2
+    CHECK(j["bf16"]["enabled"] == true);
+    CHECK(mentions(e.warnings, "tp 2: set tensor parallelism in the model code"));
+    CHECK(mentions(e.warnings, "pp 2: set pipeline stages in the model code"));
+}
+
+TEST_CASE("nccl-tests: one command per collective a dim makes, at the message it sends per call") {
+    const FrameworkExport e = export_scenario(default_scenario(), ExportTarget::nccl_tests);
+    // TP with SP: all-gather and reduce-scatter of one micro-batch's activation, 8192 x 4096 x 2 bytes = 64 MiB,
+    // on the 2 ranks of a TP group.
+    CHECK(has_line(e.text, "mpirun -np 2 all_gather_perf -b 64M -e 64M -f 2 -n 20 -w 5 -g 1"));
+    CHECK(has_line(e.text, "mpirun -np 2 reduce_scatter_perf -b 64M -e 64M -f 2 -n 20 -w 5 -g 1"));
+    // PP: the same activation split over TP (32 MiB), sent and received once per micro-batch each way.
+    CHECK(has_line(e.text, "mpirun -np 2 sendrecv_perf -b 32M -e 32M -f 2 -n 20 -w 5 -g 1"));
+    CHECK(e.text.find("mpirun -np 8 all_gather_perf") != std::string::npos);  // the dp_shard group of 8
+    CHECK(e.text.find("mpirun -np 2 all_reduce_perf") != std::string::npos);  // HSDP's 2 replicas
+}
+
+TEST_CASE("Export targets are named as the command line spells them") {
+    CHECK(export_target_from_string("nccl-tests") == ExportTarget::nccl_tests);
+    CHECK(export_target_from_string("megatron") == ExportTarget::megatron);
+    CHECK_FALSE(export_target_from_string("jax").has_value());
+    for (ExportTarget t : export_targets()) CHECK(export_target_from_string(to_string(t)) == t);
+}
