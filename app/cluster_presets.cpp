@@ -3,28 +3,54 @@
 #include "app/file_io.hpp"
 #include "core/scenario/presets.hpp"
 #include "widgets/mesh/mesh_panel.hpp"
+#include "widgets/scenario/scenario_panel.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
 namespace shardscope::app {
 
-std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
-    std::vector<std::string> errors;
-    auto* mesh = dynamic_cast<ui::MeshPanel*>(registry.find("mesh"));
-    if (!mesh) return errors;
-    const std::filesystem::path dir = std::filesystem::path(data_dir) / std::string(kClusterPresetDir);
+namespace {
+
+// Every *.json of the folder in name order, or the folder's error.
+std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, std::vector<std::string>& errors) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
         if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-    if (ec) {
-        errors.push_back(dir.string() + ": " + ec.message());
-        return errors;
-    }
+    if (ec) errors.push_back(dir.string() + ": " + ec.message());
     std::sort(files.begin(), files.end());  // a stable menu order, whatever the file system's
+    return files;
+}
+
+}  // namespace
+
+std::vector<std::string> load_model_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
+    std::vector<std::string> errors;
+    auto* panel = dynamic_cast<ui::ScenarioPanel*>(registry.find("scenario"));
+    if (!panel) return errors;
+    std::vector<ModelPreset> presets;
+    for (const auto& path : json_files(std::filesystem::path(data_dir) / std::string(kModelPresetDir), errors)) {
+        std::string error;
+        const auto text = read_text_file(path.string(), error);
+        if (!text) {
+            errors.push_back(error);
+            continue;
+        }
+        ModelPresetLoad load = parse_model_preset(*text);
+        if (!load.ok()) errors.push_back(path.string() + ": " + load.error);
+        else if (load.preset->model.has_architecture()) presets.push_back(std::move(*load.preset));
+    }
+    panel->set_model_presets(std::move(presets));
+    return errors;
+}
+
+std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
+    std::vector<std::string> errors;
+    auto* mesh = dynamic_cast<ui::MeshPanel*>(registry.find("mesh"));
+    if (!mesh) return errors;
     std::vector<ClusterPreset> presets;
-    for (const auto& path : files) {
+    for (const auto& path : json_files(std::filesystem::path(data_dir) / std::string(kClusterPresetDir), errors)) {
         std::string error;
         const auto text = read_text_file(path.string(), error);
         if (!text) {

@@ -1,6 +1,6 @@
 #pragma once
-// Reads the shipped cluster presets (assets/clusters/*.json) through core's strict preset reader and
-// hands them to the Device mesh panel's preset list: widgets never read files.
+// Reads the shipped cluster and model presets (assets/clusters, assets/models) through core's strict
+// preset reader and hands them to the Device mesh and Scenario panels: widgets never read files.
 
 #include "widgets/shell/panel.hpp"
 
@@ -11,5 +11,7 @@ namespace shardscope::app {
 
 // Every file that could not be read or parsed, one line each (the rest still load).
 std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const std::string& data_dir);
+// The same for the model presets (assets/models/*.json), for the Scenario panel's list.
+std::vector<std::string> load_model_presets(ui::PanelRegistry& registry, const std::string& data_dir);
 
 }  // namespace shardscope::app

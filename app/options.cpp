@@ -108,7 +108,7 @@ std::string usage_text() {
        << "  --ui-probe FILE      for tests driving the real window: write each frame's window and widget\n"
        << "                       rectangles, the outlined panel and the scenario to FILE (JSON)\n"
        << "  --size WxH           window size in pixels\n"
-       << "  --show ID[,ID]       open only these panels, side by side (ids: strategy, mesh, memory,\n"
+       << "  --show ID[,ID]       open only these panels, side by side (ids: strategy, mesh, memory, scenario,\n"
        << "                       collective, pipeline, planner, cheatsheet, glossary, lesson, measure)\n"
        << "  --action ID.NAME=V   tell a panel to do something first, e.g. collective.step=5 (repeatable)\n"
        << "  --action list        print every panel's actions and the values each takes\n"

@@ -250,6 +250,8 @@ int run_window(const Options& options) {
     }
     for (const std::string& error : load_cluster_presets(ui_root.registry(), data_dir()))
         std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+    for (const std::string& error : load_model_presets(ui_root.registry(), data_dir()))
+        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
     if (!options.show.empty()) {
         if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
             std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (see --help)\n", unknown.front().c_str());

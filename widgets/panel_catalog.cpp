@@ -9,6 +9,7 @@
 #include "widgets/shell/panel.hpp"
 #include "widgets/pipeline/pipeline_panel.hpp"
 #include "widgets/planner/planner_panel.hpp"
+#include "widgets/scenario/scenario_panel.hpp"
 #include "widgets/strategy/strategy_panel.hpp"
 
 namespace shardscope::ui {
@@ -31,6 +32,7 @@ void register_default_panels(PanelRegistry& r) {
     r.add(std::make_unique<MemoryPanel>(kTopRight, true));
     r.add(std::make_unique<CollectivePanel>(kBottomLeft, true));
     r.add(std::make_unique<PipelinePanel>(kBottomRight, true));
+    r.add(std::make_unique<ScenarioPanel>(kSideRight, false));
     r.add(std::make_unique<PlannerPanel>(kCentre, false));
     r.add(std::make_unique<CheatSheetPanel>(r, kCentre));
     r.add(std::make_unique<GlossaryPanel>(r, kSideRight));

@@ -437,3 +437,48 @@ TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size
     CHECK_MESSAGE(left.empty(), "ranks still running: " << left);
 }
 #endif
+
+TEST_CASE("the model and batch edited by mouse in the Scenario panel; the planner's best row applied; Megatron-LM flags copied") {
+    LiveApp app("mouse-scenario", "--show scenario,mesh,planner");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("scenario/model"));
+    // Mixtral from its preset, through the combo.
+    REQUIRE(app.click("scenario/model"));
+    REQUIRE(app.wait_for_item("scenario/preset/Mixtral 8x7B"));
+    REQUIRE(app.click("scenario/preset/Mixtral 8x7B"));
+    Json probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["model"]["name"] == "Mixtral 8x7B");
+    CHECK(probe["scenario"]["model"]["experts"] == 8);
+    // The sequence length and the global batch, typed and left with Enter.
+    const auto type_into = [&](const std::string& key, const std::string& text) {
+        REQUIRE(app.click(key));
+        app.key("ctrl+a");
+        app.type(text);
+        app.key("Return");
+        return app.wait_frames(4);
+    };
+    probe = type_into("scenario/field/seq_len", "4096");
+    CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
+    probe = type_into("scenario/field/global_batch", "1024");
+    CHECK(probe["scenario"]["training"]["global_batch"] == 1024);
+    // A rule broken by the edit is shown and changes nothing: 3 heads do not take 8 kv heads.
+    probe = type_into("scenario/field/heads", "3");
+    CHECK(probe["scenario"]["model"]["heads"] == 32);
+    CHECK(probe["items"].contains("scenario/error"));
+    // The mesh scaled to 2,048 GPUs: 256 nodes of 8, in the Device mesh panel's folded controls.
+    REQUIRE(app.click("mesh/controls"));
+    REQUIRE(app.wait_for_item("mesh/field/nodes"));
+    probe = type_into("mesh/field/nodes", "256");
+    CHECK(probe["scenario"]["cluster"]["nodes"] == 256);
+    // The planner ranks the layouts of this model on this cluster; its best row applied by mouse.
+    REQUIRE(app.wait_for_item("planner/apply/1"));
+    const Json before = app.probe()["scenario"];
+    REQUIRE(app.click("planner/apply/1"));
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["model"] == before["model"]);
+    CHECK(probe["scenario"]["training"]["global_batch"] == 1024);
+    // Copy as Megatron-LM: the status line says what the clipboard got.
+    REQUIRE(app.click("scenario/copy/megatron"));
+    probe = app.wait_frames(4);
+    CHECK(probe["status"].get<std::string>().rfind("Copied the Megatron-LM settings to the clipboard", 0) == 0);
+}

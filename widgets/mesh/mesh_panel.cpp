@@ -196,14 +196,18 @@ void MeshPanel::draw(AppState& state) {
         draw_controls(state);
         ImGui::EndChild();
         ImGui::SameLine();
-    } else if (ImGui::CollapsingHeader("Cluster, factors and order")) {
-        draw_controls(state);
-    } else if (!draft_error_.empty()) {
-        // The controls are folded away: the rule still has to be seen.
-        ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
-        ImGui::TextWrapped("%s", draft_error_.c_str());
-        ImGui::PopStyleColor();
-        note_last_item("mesh/error");
+    } else {
+        const bool unfolded = ImGui::CollapsingHeader("Cluster, factors and order");
+        note_last_item("mesh/controls");
+        if (unfolded) {
+            draw_controls(state);
+        } else if (!draft_error_.empty()) {
+            // The controls are folded away: the rule still has to be seen.
+            ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
+            ImGui::TextWrapped("%s", draft_error_.c_str());
+            ImGui::PopStyleColor();
+            note_last_item("mesh/error");
+        }
     }
     ImGui::BeginChild("mesh_view", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, 320.0f)), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);

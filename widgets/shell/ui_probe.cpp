@@ -32,6 +32,7 @@ std::string ui_probe_json(const PanelRegistry& registry, const AppState& state) 
     for (const auto& [key, r] : current_item_rects()) items[key] = {r.x0, r.y0, r.x1, r.y1};
     j["items"] = std::move(items);
     j["scenario"] = Json::parse(scenario_to_json(state.scenario()));
+    j["status"] = state.ui.status;
     return j.dump() + "\n";
 }
 
