@@ -42,6 +42,7 @@ Layout layout_of(const Scenario& s) {
 
 // Collects lines and warnings; a warning is also a comment line where the format has comments.
 struct Writer {
+    explicit Writer(std::string comment_prefix) : comment(std::move(comment_prefix)) {}
     std::string comment;  // "# " for shell and TOML; "" for JSON (no comments)
     std::vector<std::string> lines;
     std::vector<std::string> warnings;
@@ -177,7 +178,7 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
 }
 
 FrameworkExport megatron(const Scenario& s, const Layout& l) {
-    Writer w{"# "};
+    Writer w("# ");
     w.note("Megatron-LM flags for " + header(s, l));
     w.note("Launch on " + n(l.world) + " GPUs (" + n(s.cluster.nodes) + " nodes x " + n(s.cluster.gpus_per_node) +
            "); data parallel " + n(l.dp) + " follows from the world size. The vocabulary (" + n(s.model.vocab) +
@@ -210,7 +211,7 @@ std::string torch_pipeline_schedule(const TrainingSpec& t) {
 FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     const ParallelSpec& p = s.parallel;
     const TrainingSpec& t = s.training;
-    Writer w{"# "};
+    Writer w("# ");
     w.note("TorchTitan job config for " + header(s, l));
     w.note("Run on " + n(l.world) + " GPUs. The model itself is chosen by [model] name and flavor; the shape priced: " +
            n(s.model.layers) + " layers, hidden " + n(s.model.hidden) + ", " + n(s.model.heads) + " heads (" +
@@ -276,7 +277,7 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
 FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
     const ParallelSpec& p = s.parallel;
     const TrainingSpec& t = s.training;
-    Writer w{""};  // JSON: the warnings go to the caller only
+    Writer w("");  // JSON: the warnings go to the caller only
     nlohmann::ordered_json j;
     j["train_batch_size"] = t.global_batch;
     j["train_micro_batch_size_per_gpu"] = t.micro_batch;
@@ -336,7 +337,7 @@ std::string nccl_command(const DimCost& d, const CollectiveCall& c) {
 }
 
 FrameworkExport nccl_tests(const Scenario& s, const Layout& l) {
-    Writer w{"# "};
+    Writer w("# ");
     w.note("nccl-tests commands for " + header(s, l));
     w.note("Each times one collective at the message size the layout sends per call (nccl-tests' sizes: all-gather");
     w.note("the gathered output, reduce-scatter the full input), on as many ranks as the dim's groups, placed as they");
