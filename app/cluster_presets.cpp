@@ -23,24 +23,36 @@ std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, 
     return files;
 }
 
-}  // namespace
-
-std::vector<std::string> load_model_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
-    std::vector<std::string> errors;
-    auto* panel = dynamic_cast<ui::ScenarioPanel*>(registry.find("scenario"));
-    if (!panel) return errors;
-    std::vector<ModelPreset> presets;
-    for (const auto& path : json_files(std::filesystem::path(data_dir) / std::string(kModelPresetDir), errors)) {
+// Every preset file of the folder that `parse` accepts, in name order; the rest as errors.
+template <typename Preset, typename Parse>
+std::vector<Preset> read_presets(const std::filesystem::path& dir, Parse parse, std::vector<std::string>& errors) {
+    std::vector<Preset> presets;
+    for (const auto& path : json_files(dir, errors)) {
         std::string error;
         const auto text = read_text_file(path.string(), error);
         if (!text) {
             errors.push_back(error);
             continue;
         }
-        ModelPresetLoad load = parse_model_preset(*text);
+        auto load = parse(*text);
         if (!load.ok()) errors.push_back(path.string() + ": " + load.error);
-        else if (load.preset->model.has_architecture()) presets.push_back(std::move(*load.preset));
+        else presets.push_back(std::move(*load.preset));
     }
+    return presets;
+}
+
+}  // namespace
+
+std::vector<std::string> load_model_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
+    std::vector<std::string> errors;
+    auto* panel = dynamic_cast<ui::ScenarioPanel*>(registry.find("scenario"));
+    if (!panel) return errors;
+    auto presets = read_presets<ModelPreset>(std::filesystem::path(data_dir) / std::string(kModelPresetDir),
+                                             parse_model_preset, errors);
+    // A count-only preset has no fields for the panel to edit.
+    presets.erase(std::remove_if(presets.begin(), presets.end(),
+                                 [](const ModelPreset& p) { return !p.model.has_architecture(); }),
+                  presets.end());
     panel->set_model_presets(std::move(presets));
     return errors;
 }
@@ -49,19 +61,8 @@ std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const
     std::vector<std::string> errors;
     auto* mesh = dynamic_cast<ui::MeshPanel*>(registry.find("mesh"));
     if (!mesh) return errors;
-    std::vector<ClusterPreset> presets;
-    for (const auto& path : json_files(std::filesystem::path(data_dir) / std::string(kClusterPresetDir), errors)) {
-        std::string error;
-        const auto text = read_text_file(path.string(), error);
-        if (!text) {
-            errors.push_back(error);
-            continue;
-        }
-        ClusterPresetLoad load = parse_cluster_preset(*text);
-        if (!load.ok()) errors.push_back(path.string() + ": " + load.error);
-        else presets.push_back(std::move(*load.preset));
-    }
-    mesh->set_cluster_presets(std::move(presets));
+    mesh->set_cluster_presets(read_presets<ClusterPreset>(
+        std::filesystem::path(data_dir) / std::string(kClusterPresetDir), parse_cluster_preset, errors));
     return errors;
 }
 

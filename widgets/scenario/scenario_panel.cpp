@@ -17,25 +17,26 @@ struct Field {
     const char* key;    // the action's and the probe's name, as the scenario file spells it
     const char* label;
     const char* help;
+    int64_t min;  // 0 where 0 means "none" or "the default"
     int64_t& (*ref)(Scenario&);
 };
 
 const std::array<Field, 15> kFields = {{
-    {"layers", "layers", "transformer blocks", [](Scenario& s) -> int64_t& { return s.model.layers; }},
-    {"hidden", "hidden", "the model width h", [](Scenario& s) -> int64_t& { return s.model.hidden; }},
-    {"ffn_hidden", "ffn_hidden", "the dense MLP's width", [](Scenario& s) -> int64_t& { return s.model.ffn_hidden; }},
-    {"heads", "heads", "attention (query) heads", [](Scenario& s) -> int64_t& { return s.model.heads; }},
-    {"kv_heads", "kv_heads", "key/value heads (GQA: fewer than heads)", [](Scenario& s) -> int64_t& { return s.model.kv_heads; }},
-    {"head_dim", "head_dim", "one head's width; 0 = hidden / heads", [](Scenario& s) -> int64_t& { return s.model.head_dim; }},
-    {"vocab", "vocab", "vocabulary size", [](Scenario& s) -> int64_t& { return s.model.vocab; }},
-    {"experts", "experts", "routed experts per MoE layer; 0 = dense", [](Scenario& s) -> int64_t& { return s.model.experts; }},
-    {"top_k", "top_k", "experts each token is routed to", [](Scenario& s) -> int64_t& { return s.model.top_k; }},
-    {"expert_ffn_hidden", "expert_ffn_hidden", "one expert's MLP width", [](Scenario& s) -> int64_t& { return s.model.expert_ffn_hidden; }},
-    {"shared_experts", "shared_experts", "experts every token passes through", [](Scenario& s) -> int64_t& { return s.model.shared_experts; }},
-    {"dense_layers", "dense_layers", "leading layers with a dense MLP in an MoE model", [](Scenario& s) -> int64_t& { return s.model.dense_layers; }},
-    {"seq_len", "seq_len", "tokens per sequence, as trained", [](Scenario& s) -> int64_t& { return s.model.seq_len; }},
-    {"global_batch", "global_batch", "sequences per optimizer step", [](Scenario& s) -> int64_t& { return s.training.global_batch; }},
-    {"micro_batch", "micro_batch", "sequences per micro-batch", [](Scenario& s) -> int64_t& { return s.training.micro_batch; }},
+    {"layers", "layers", "transformer blocks", 1, [](Scenario& s) -> int64_t& { return s.model.layers; }},
+    {"hidden", "hidden", "the model width h", 1, [](Scenario& s) -> int64_t& { return s.model.hidden; }},
+    {"ffn_hidden", "ffn_hidden", "the dense MLP's width", 1, [](Scenario& s) -> int64_t& { return s.model.ffn_hidden; }},
+    {"heads", "heads", "attention (query) heads", 1, [](Scenario& s) -> int64_t& { return s.model.heads; }},
+    {"kv_heads", "kv_heads", "key/value heads (GQA: fewer than heads)", 1, [](Scenario& s) -> int64_t& { return s.model.kv_heads; }},
+    {"head_dim", "head_dim", "one head's width; 0 = hidden / heads", 0, [](Scenario& s) -> int64_t& { return s.model.head_dim; }},
+    {"vocab", "vocab", "vocabulary size", 1, [](Scenario& s) -> int64_t& { return s.model.vocab; }},
+    {"experts", "experts", "routed experts per MoE layer; 0 = dense", 0, [](Scenario& s) -> int64_t& { return s.model.experts; }},
+    {"top_k", "top_k", "experts each token is routed to", 0, [](Scenario& s) -> int64_t& { return s.model.top_k; }},
+    {"expert_ffn_hidden", "expert_ffn_hidden", "one expert's MLP width", 0, [](Scenario& s) -> int64_t& { return s.model.expert_ffn_hidden; }},
+    {"shared_experts", "shared_experts", "experts every token passes through", 0, [](Scenario& s) -> int64_t& { return s.model.shared_experts; }},
+    {"dense_layers", "dense_layers", "leading layers with a dense MLP in an MoE model", 0, [](Scenario& s) -> int64_t& { return s.model.dense_layers; }},
+    {"seq_len", "seq_len", "tokens per sequence, as trained", 1, [](Scenario& s) -> int64_t& { return s.model.seq_len; }},
+    {"global_batch", "global_batch", "sequences per optimizer step", 1, [](Scenario& s) -> int64_t& { return s.training.global_batch; }},
+    {"micro_batch", "micro_batch", "sequences per micro-batch", 1, [](Scenario& s) -> int64_t& { return s.training.micro_batch; }},
 }};
 
 const Field* find_field(const std::string& key) {
@@ -63,11 +64,7 @@ ScenarioPanel::ScenarioPanel(Placement placement, bool open_by_default)
     });
     for (const Field& f : kFields) {
         const std::string key = f.key;
-        const int64_t min = key == "head_dim" || key == "experts" || key == "top_k" || key == "expert_ffn_hidden" ||
-                                    key == "shared_experts" || key == "dense_layers"
-                                ? 0
-                                : 1;
-        actions_.integer(key, std::string("set ") + f.help, min, kNoUpperCount,
+        actions_.integer(key, std::string("set ") + f.help, f.min, kNoUpperCount,
                          [this, key](AppState& state, const ActionValue& v) { return apply_field(state, key, v.integer); });
     }
     std::vector<std::string> targets;
@@ -147,9 +144,9 @@ void ScenarioPanel::draw_preset_row(AppState& state) {
 
 void ScenarioPanel::draw_fields(AppState& state) {
     if (!ImGui::BeginTable("##fields", 4, ImGuiTableFlags_SizingStretchProp)) return;
+    Scenario current = state.scenario();  // read through the fields' references; edits go through apply_field
     for (std::size_t i = 0; i < kFields.size(); ++i) {
         const Field& f = kFields[i];
-        Scenario current = state.scenario();
         const int64_t value = f.ref(current);
         if (i % 2 == 0) ImGui::TableNextRow();
         ImGui::TableNextColumn();
