@@ -1,10 +1,14 @@
-// `shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text]`: the cost of one
-// scenario (DESIGN.md, "The report"); --model replaces its model with a preset or a Hugging Face config.json
-// (without --config, in the default scenario). Exit 0 with the report on stdout; 2 with the reason on
-// stderr for bad arguments or a scenario or model file that cannot be read or is rejected.
+// `shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text] [--trace OUT.json]`:
+// the cost of one scenario (DESIGN.md, "The report"); --model replaces its model with a preset or a
+// Hugging Face config.json (without --config, in the default scenario); --trace also writes the simulated
+// step as a Chrome trace (core/export/step_trace.hpp). Exit 0 with the report on stdout; 2 with the reason
+// on stderr for bad arguments, a scenario or model file that cannot be read or is rejected, or a step
+// with no times to trace; 1 when the trace cannot be written.
 
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
+#include "app/file_io.hpp"
+#include "core/export/step_trace.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/model/report.hpp"
 
@@ -12,10 +16,11 @@
 
 namespace {
 
-constexpr const char* kUsage = "usage: shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text]";
+constexpr const char* kUsage = "usage: shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text]\n"
+    "                         [--trace OUT.json]";
 
 int run_report(const std::vector<std::string>& args) {
-    std::string config;
+    std::string config, trace_path;
     std::string format = "json";
     shardscope::app::ModelArgument model;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -25,6 +30,8 @@ int run_report(const std::vector<std::string>& args) {
             config = args[++i];
         } else if (a == "--format" && has_value) {
             format = args[++i];
+        } else if (a == "--trace" && has_value) {
+            trace_path = args[++i];
         } else if (std::string model_error; shardscope::app::take_model_flag(args, i, model, model_error)) {
             if (!model_error.empty()) {
                 std::cerr << "report: " << model_error << "\n";
@@ -42,10 +49,21 @@ int run_report(const std::vector<std::string>& args) {
     const auto scenario = shardscope::app::scenario_argument("report", config, format, kUsage, exit_code, model);
     if (!scenario) return exit_code;
     const shardscope::Report report = shardscope::build_report(*scenario);
+    if (!trace_path.empty()) {
+        const shardscope::StepTrace trace = shardscope::step_trace(report);
+        if (!trace.ok()) {
+            std::cerr << "report: --trace: " << trace.error << "\n";
+            return 2;
+        }
+        if (std::string error = shardscope::app::write_file_atomically(trace_path, trace.json); !error.empty()) {
+            std::cerr << "report: --trace: " << error << "\n";
+            return 1;
+        }
+    }
     std::cout << (format == "json" ? shardscope::report_to_json(report) : shardscope::report_to_text(report));
     return 0;
 }
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(report, "print the cost of one scenario: report --config FILE [--format json|text]", &run_report);
+SHARDSCOPE_COMMAND(report, "print the cost of one scenario: report --config FILE [--format json|text] [--trace OUT.json]", &run_report);

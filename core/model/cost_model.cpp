@@ -513,9 +513,7 @@ PipelineMemo::Simulated simulate_slim(PipelineSpec spec, PipelineMemo& memo) {
     PipelineMemo::Simulated out;
     if (std::string e = pipeline_spec_error(spec); !e.empty()) {
         out.notes.push_back("pipeline: " + e + "; simulated as 1f1b instead");
-        spec.schedule = Schedule::one_f_one_b;
-        spec.virtual_stages = 1;
-        for (StageCost& c : spec.costs) c = StageCost{c.f, c.b + c.w, 0};
+        spec = simulated_pipeline_spec(std::move(spec));
     }
     if (std::string e = pipeline_spec_error(spec); !e.empty()) {  // not even 1F1B runs it: no times
         out.notes.back() = "pipeline: " + e + "; not simulated, so the step has no time";  // replaces the 1f1b note
@@ -543,6 +541,41 @@ double optimizer_params(const Context& cx, int64_t stage) {
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
     if (p.zero < 1) return dense + expert;
     return dense / as_double(cx.shard_ranks) + expert / as_double(cx.expert_shard_ranks);
+}
+
+// One stage's micro-batch work and step end, as Report::stage_work holds it.
+StageStepWork price_stage_step(const Context& cx, const StageWork& w, int64_t stage) {
+    StageStepWork out;
+    out.forward_s = w.forward_s;
+    out.backward_s = w.backward_s;
+    const auto stream = [&out](const char* name, double forward_s, double backward_s) {
+        if (forward_s > 0 || backward_s > 0) out.streams.push_back({name, forward_s, backward_s});
+    };
+    stream("tp", w.tp_forward_s, w.tp_backward_s);
+    stream("cp", w.cp_forward_s, w.cp_backward_s);
+    stream("ep", w.ep_forward_s, w.ep_backward_s);
+    stream("dp_shard", w.fsdp_forward_s, w.fsdp_backward_s);
+    const StepEndComm end = step_end_comm(cx, stage);
+    const OverlapCost reduce = overlap_cost(end.reduce_s, w.backward_s, cx.hw.overlap_compute_loss);
+    out.reduce_s = end.reduce_s;
+    out.reduce_past_s = reduce.past;
+    out.contention_s = reduce.contention;
+    out.gather_s = end.gather_s;
+    out.optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, stage), cx.s.training.precision);
+    return out;
+}
+
+// Every stage's, priced once per distinct stage load (stages of one load hold the same parameters).
+std::vector<StageStepWork> stage_step_work(const Context& cx, const PlannedPipeline& plan) {
+    std::vector<std::optional<StageStepWork>> priced(plan.priced.size());
+    std::vector<StageStepWork> out;
+    out.reserve(plan.price_of.size());
+    for (std::size_t st = 0; st < plan.price_of.size(); ++st) {
+        std::optional<StageStepWork>& slot = priced[plan.price_of[st]];
+        if (!slot) slot = price_stage_step(cx, plan.stage(st).work, static_cast<int64_t>(st));
+        out.push_back(*slot);
+    }
+    return out;
 }
 
 std::string format_fixed(double v, int digits) {
@@ -619,6 +652,14 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
 }
 
 }  // namespace
+
+PipelineSpec simulated_pipeline_spec(PipelineSpec spec) {
+    if (pipeline_spec_error(spec).empty()) return spec;
+    spec.schedule = Schedule::one_f_one_b;
+    spec.virtual_stages = 1;
+    for (StageCost& c : spec.costs) c = StageCost{c.f, c.b + c.w, 0};
+    return spec;
+}
 
 std::vector<double> PipelineMemo::key_of(const PipelineSpec& spec) {
     std::vector<double> key = {static_cast<double>(spec.schedule), static_cast<double>(spec.stages),
@@ -882,8 +923,11 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
 
     // The optimizer steps after the last gradient is reduced, on the parameters this GPU's optimizer
     // holds (sharded by ZeRO 1-3).
-    const double optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, static_cast<int64_t>(busiest)),
-                                                      s.training.precision);
+    r.stage_work = stage_step_work(cx, plan);
+    const double optimizer_s = r.stage_work[busiest].optimizer_s;
+    // The step ends when the last stage has reduced its gradients and stepped its optimizer.
+    double longest_end = 0;
+    for (const StageStepWork& w : r.stage_work) longest_end = std::max(longest_end, w.end_s());
     // DualPipe sends half the micro-batches each way: a device runs its own stage's layers for one
     // half and the mirror stage's (pp - 1 - its index) for the other.
     const std::size_t mirror = spec.schedule == Schedule::dualpipe ? plan.price_of.size() - 1 - busiest : busiest;
@@ -893,7 +937,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const double work_per_mb = ((sc.work.forward_s + sc.work.backward_s) + (msc.work.forward_s + msc.work.backward_s)) / 2;
     const double compute = mb * work_per_mb + optimizer_s;
     const double per_mb_exposed = mb * ((ex.forward() + ex.backward()) + (mex.forward() + mex.backward())) / 2;
-    const double step = timeline.makespan + step_end_exposed + optimizer_s;
+    const double step = timeline.makespan + longest_end;
     const double exposed_comm = per_mb_exposed + pp_exposed + step_end_exposed;
     r.time.compute = compute;
     r.time.exposed_comm = exposed_comm;

@@ -82,6 +82,10 @@ struct StageWork {
 // shares them. The numbers are identical to the one-argument forms, which call these.
 [[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
 
+// The spec build_report simulates for `spec`: the spec itself, or, when the simulator refuses its schedule
+// for this layout, the same costs as 1F1B (the report's notes say so).
+[[nodiscard]] PipelineSpec simulated_pipeline_spec(PipelineSpec spec);
+
 // The data-parallel collectives at the end of a step for the GPUs of pipeline stage `stage`: the
 // gradient reduction (hidden under the last micro-batch's backward, up to its compute) and ZeRO-1/2's
 // all-gather of the updated weights (exposed). They depend on the layout and ZeRO stage only, not on the

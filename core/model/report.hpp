@@ -41,6 +41,29 @@ struct DimCost {
     std::vector<CollectiveCall> calls;  // the calls behind bytes_per_step, per GPU of the busiest stage
 };
 
+// One GPU of a pipeline stage over a step, as the step trace draws it (not in DESIGN.md's JSON). The
+// per-micro-batch figures are the stage's whole share of layers; an interleaved op runs 1/v of them.
+struct StageStepWork {
+    struct Stream {
+        std::string name;        // tp, cp, ep, dp_shard: the collectives of one mesh dim
+        double forward_s = 0;    // per micro-batch, before overlap
+        double backward_s = 0;
+    };
+    double forward_s = 0;        // compute of one micro-batch's forward
+    double backward_s = 0;       // and of its backward (recompute included)
+    std::vector<Stream> streams; // only the dims that send something per micro-batch
+    // The step end, after the pipeline drains: the gradient reduction (hidden under the last backward
+    // up to its compute), the compute it slows, ZeRO-1/2's all-gather of the updated weights, and the
+    // optimizer step.
+    double reduce_s = 0;
+    double reduce_past_s = 0;    // of reduce_s, the part past the last backward
+    double contention_s = 0;
+    double gather_s = 0;
+    double optimizer_s = 0;
+    // What the step end adds after the pipeline's makespan on this stage.
+    [[nodiscard]] double end_s() const noexcept { return reduce_past_s + contention_s + gather_s + optimizer_s; }
+};
+
 struct ReportTimes {
     std::optional<double> compute;       // the busiest stage's own compute over the step
     std::optional<double> exposed_comm;  // communication on that stage's critical path
@@ -81,6 +104,9 @@ struct Report {
     // For the Pipeline timeline (not in the JSON): the pipeline the step was simulated from, exactly
     // scenario_pipeline_spec's, so "from scenario" costs the stages once, here.
     PipelineSpec pipeline;
+    // Per stage, what its GPUs do in the step (empty for a model given only as a parameter count). The
+    // step is the pipeline's makespan plus the longest stage end: every stage's optimizer has run.
+    std::vector<StageStepWork> stage_work;
 };
 
 // DESIGN.md's report JSON, two-space indent, trailing newline.

@@ -1,0 +1,32 @@
+#pragma once
+// The simulated step as a Chrome Trace Event Format file, which Perfetto (ui.perfetto.dev) and
+// chrome://tracing open. One process per pipeline stage (what one GPU of that stage does), with threads:
+//   compute       every F / B / W op of the schedule, then the step end's optimizer
+//   pp send       each activation or gradient sent to the neighbouring stage, with a flow event from
+//                 the send to the op that waited for it
+//   tp, cp, ep, dp_shard
+//                 the collectives of that mesh dim that each op runs, as their own events, starting
+//                 with the op (TP exposed, the others hidden under it up to its compute, the overlap
+//                 rules of cost_model.hpp)
+//   data parallel the step end's gradient reduction and ZeRO-1/2's all-gather of the updated weights
+// Times are microseconds from the step's start. The last event ends at the report's step.
+
+#include "core/model/report.hpp"
+
+#include <string>
+
+namespace shardscope {
+
+// Thread ids of a stage's process, fixed so every stage lists its streams in one order.
+enum class TraceThread { compute = 0, pp_send = 1, tp = 2, cp = 3, ep = 4, dp_shard = 5, data_parallel = 6 };
+
+struct StepTrace {
+    std::string json;   // the trace file's text, ending in a newline; empty on error
+    std::string error;  // why there is no trace: a report without times
+    [[nodiscard]] bool ok() const noexcept { return error.empty(); }
+};
+
+// The trace of the step `report` (build_report's) priced: its pipeline simulated again, event for event.
+[[nodiscard]] StepTrace step_trace(const Report& report);
+
+}  // namespace shardscope
