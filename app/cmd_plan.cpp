@@ -1,4 +1,4 @@
-// `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text]
+// `shardscope plan --config FILE [--top K] [--objective step|mfu|memory] [--format json|text|csv]
 //                  [--per-mesh] [--no-fold] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]
 //                  [--threads N]`:
 // every valid layout of the scenario's model on its cluster, ranked (core/planner/planner.hpp). The scenario's
@@ -10,6 +10,7 @@
 
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
+#include "core/export/table_csv.hpp"
 #include "core/planner/planner.hpp"
 #include "core/scenario/units.hpp"
 
@@ -35,7 +36,7 @@ std::optional<int> whole_number(const std::string& text, long lo, long hi) {
 
 constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--model FILE [--seq-len N]] [--top K] [--objective step|mfu|memory]\n"
-    "                       [--format json|text]\n"
+    "                       [--format json|text|csv]\n"
     "                       [--per-mesh] [--no-fold] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]\n"
     "                       [--threads N]";
 
@@ -168,15 +169,21 @@ int run_plan(const std::vector<std::string>& args) {
         }
     }
     int exit_code = 0;
-    const auto scenario = shardscope::app::scenario_argument("plan", config, format, kUsage, exit_code, model);
+    // CSV is the plan's own third format; the scenario is read as for text.
+    const bool csv = format == "csv";
+    if (!csv && format != "json" && format != "text") {
+        std::cerr << "plan: --format must be json, text or csv, got '" << format << "'\n";
+        return 2;
+    }
+    const auto scenario = shardscope::app::scenario_argument("plan", config, csv ? "text" : format, kUsage, exit_code, model);
     if (!scenario) return exit_code;
     const PlanResult result = plan_layouts(*scenario, options);
-    std::cout << (format == "json" ? plan_json(result) : plan_text(result));
+    std::cout << (csv ? plan_csv(result.ranked) : format == "json" ? plan_json(result) : plan_text(result));
     return 0;
 }
 
 }  // namespace
 
 SHARDSCOPE_COMMAND(plan, "rank every layout of a scenario's model on its cluster: plan --config FILE [--top K] "
-                         "[--objective step|mfu|memory] [--format json|text]",
+                         "[--objective step|mfu|memory] [--format json|text|csv]",
                    &run_plan);
