@@ -15,8 +15,14 @@ bool open_scenario_file(ui::AppState& state, const std::string& path);
 // the status line says which was used. A rejected file or a model the layout cannot take raises the
 // error modal and leaves the scenario as it was.
 bool import_model_file(ui::AppState& state, const std::string& path, std::optional<int64_t> seq_len = std::nullopt);
+// Starts bringing a model file in: a preset is imported at once; a Hugging Face config first asks for
+// the length to train at (state.ui.pending_import, the modal), offering the scenario's own.
+bool begin_model_import(ui::AppState& state, const std::string& path);
+// Writes the current scenario's simulated step as a Chrome trace (core/export/step_trace.hpp), through
+// a temp file and a rename; a step without times or a failed write raises the error modal.
+bool export_trace_file(ui::AppState& state, const std::string& path);
 // Saves the current scenario through a temp file and a rename; errors go to the modal too.
 bool save_scenario_file(ui::AppState& state, const std::string& path);
-// Carries out the open/save requests widgets raised this frame.
+// Carries out the open / save / import / trace requests widgets raised this frame.
 void handle_file_requests(ui::AppState& state);
 }  // namespace shardscope::app

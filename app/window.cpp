@@ -232,7 +232,12 @@ int run_window(const Options& options) {
         std::fprintf(stderr, "shardscope: %s%s\n", names_file ? "" : (options.config + ": ").c_str(), why.c_str());
         return 2;
     }
-    if (!options.model.empty() && !import_model_file(state, options.model, options.seq_len)) {
+    // Without --seq-len a person is asked the length to train a Hugging Face config at; a screenshot
+    // run keeps the scenario's.
+    const bool imported = options.model.empty() ||
+                          (options.seq_len || headless_capture ? import_model_file(state, options.model, options.seq_len)
+                                                               : begin_model_import(state, options.model));
+    if (!imported) {
         std::fprintf(stderr, "shardscope: %s: %s\n", options.model.c_str(), state.ui.error_message.c_str());
         return 2;
     }

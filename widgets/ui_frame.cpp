@@ -35,6 +35,7 @@ void AppUi::draw_frame(AppState& state, float seconds_since_start) {
     registry_.draw_all(state, seconds_since_start);
     file_browser_.draw(state);
     draw_error_modal(state);
+    draw_model_import_modal(state);
     draw_welcome_window(state, registry_);
     draw_about_window(state);
     draw_shortcuts_window(state);

@@ -281,13 +281,22 @@ ModelImport import_preset(std::string_view text, std::optional<int64_t> seq_len)
 
 const std::vector<std::string>& hugging_face_model_types() { return kModelTypes; }
 
-bool is_model_file(std::string_view json_text) {
+ModelFileInfo model_file_info(std::string_view json_text) {
+    ModelFileInfo info;
     Json doc;
     if (!json_read::first_error([&] { doc = json_read::parse_document(json_text); }).empty() || !doc.is_object())
-        return false;
-    if (doc.contains("schema")) return doc["schema"] == "shardscope.model-preset/1";
-    return doc.contains("model_type") || doc.contains("architectures");
+        return info;
+    if (doc.contains("schema")) {
+        info.model = doc["schema"] == "shardscope.model-preset/1";
+        return info;
+    }
+    info.model = info.hugging_face = doc.contains("model_type") || doc.contains("architectures");
+    if (info.hugging_face && doc.contains("max_position_embeddings") && doc["max_position_embeddings"].is_number_integer())
+        info.context_window = doc["max_position_embeddings"].get<int64_t>();
+    return info;
 }
+
+bool is_model_file(std::string_view json_text) { return model_file_info(json_text).model; }
 
 ModelImport import_model(std::string_view json_text, std::optional<int64_t> seq_len, const std::string& name) {
     Json doc;

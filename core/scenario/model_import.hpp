@@ -41,6 +41,16 @@ struct ModelImport {
 // how a window told "open this" knows to import a model into the current scenario.
 [[nodiscard]] bool is_model_file(std::string_view json_text);
 
+// What kind of model file the text is, for a caller that asks for a sequence length before importing a
+// Hugging Face config: whether it is a model file at all, whether it is a Hugging Face config, and that
+// config's max_position_embeddings (0 when it has none).
+struct ModelFileInfo {
+    bool model = false;
+    bool hugging_face = false;
+    int64_t context_window = 0;
+};
+[[nodiscard]] ModelFileInfo model_file_info(std::string_view json_text);
+
 // The model types import_model reads, as Hugging Face spells them.
 [[nodiscard]] const std::vector<std::string>& hugging_face_model_types();
 

@@ -2,12 +2,15 @@
 // the app reports (--ui-probe), and the checks read the windows' rectangles and the scenario back.
 #include "live_app.hpp"
 
+#include "core/model/cost_model.hpp"
 #include "tests/common/scenarios.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -480,5 +483,100 @@ TEST_CASE("the model and batch edited by mouse in the Scenario panel; the planne
     // Copy as Megatron-LM: the status line says what the clipboard got.
     REQUIRE(app.click("scenario/copy/megatron"));
     probe = app.wait_frames(4);
-    CHECK(probe["status"].get<std::string>().rfind("Copied the Megatron-LM settings to the clipboard", 0) == 0);
+    CHECK(probe["status"].get<std::string>().rfind("Copied the scenario as Megatron-LM flags to the clipboard", 0) == 0);
+    const std::string flags = probe["copied"].get<std::string>();
+    const int tp = probe["scenario"]["parallel"]["tp"].get<int>();
+    CHECK(flags.find("--tensor-model-parallel-size " + std::to_string(tp)) != std::string::npos);
+    CHECK(flags.find("--global-batch-size 1024") != std::string::npos);
+}
+
+TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Copy as from File and a Planner row; "
+          "the trace and the ranking out") {
+    LiveApp app("mouse-import", "--show scenario,planner");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    // File > Import model..., a config.json typed in the browser: the app asks the length to train at.
+    REQUIRE(app.choose("File", "import"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.type(std::string(SHARDSCOPE_SOURCE_DIR) + "/examples/hf/Mixtral-8x7B-v0.1/config.json");
+    app.key("Return");
+    REQUIRE(app.wait_for_item("import/seq_len"));
+    Json probe = app.wait_frames(2);
+    CHECK(probe["scenario"]["model"]["name"] != "Mixtral-8x7B-v0.1");  // nothing taken before the answer
+    REQUIRE(app.click("import/seq_len"));
+    app.key("ctrl+a");
+    app.type("4096");
+    REQUIRE(app.click("import/ok"));
+    probe = app.wait_frames(6);
+    CHECK(probe["scenario"]["model"]["name"] == "Mixtral-8x7B-v0.1");
+    CHECK(probe["scenario"]["model"]["experts"] == 8);
+    CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
+    CHECK(probe["status"].get<std::string>().find("at seq_len 4096") != std::string::npos);
+    CHECK_FALSE(probe["items"].contains("import/seq_len"));
+
+    // The GPU and the links, under their header: the inter-node bandwidth typed and left with Enter.
+    REQUIRE(app.click("scenario/cluster"));
+    REQUIRE(app.wait_for_item("scenario/field/inter_node_bandwidth_gbps"));
+    REQUIRE(app.click("scenario/field/inter_node_bandwidth_gbps"));
+    app.key("ctrl+a");
+    app.type("25");
+    app.key("Return");
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["cluster"]["inter_node"]["bandwidth_gbps"] == 25.0);
+    // A link of no bandwidth is refused with core's rule and changes nothing.
+    REQUIRE(app.click("scenario/field/intra_node_bandwidth_gbps"));
+    app.key("ctrl+a");
+    app.type("0");
+    app.key("Return");
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["cluster"]["intra_node"]["bandwidth_gbps"].get<double>() > 0);
+    CHECK(probe["items"].contains("scenario/error"));
+
+    // File > Copy scenario as > TorchTitan: the current scenario's degrees and length in the TOML.
+    REQUIRE(app.choose("File", "copy"));
+    REQUIRE(app.wait_for_item("menu/File/copy/torchtitan"));
+    REQUIRE(app.click("menu/File/copy/torchtitan"));
+    probe = app.wait_frames(4);
+    const std::string toml = probe["copied"].get<std::string>();
+    CHECK(toml.find("[parallelism]") != std::string::npos);
+    CHECK(toml.find("seq_len = 4096") != std::string::npos);
+    CHECK(toml.find("tensor_parallel_degree = " + std::to_string(probe["scenario"]["parallel"]["tp"].get<int>())) !=
+          std::string::npos);
+
+    // Planner row 2, Copy as... > DeepSpeed: that row's layout, not the current one.
+    REQUIRE(app.wait_for_item("planner/copy/2"));
+    REQUIRE(app.click("planner/copy/2"));
+    REQUIRE(app.wait_for_item("planner/copy/2/deepspeed"));
+    REQUIRE(app.click("planner/copy/2/deepspeed"));
+    probe = app.wait_frames(4);
+    CHECK(probe["status"].get<std::string>().rfind("Copied planner row 2 as DeepSpeed ds_config.json", 0) == 0);
+    const Json ds = Json::parse(probe["copied"].get<std::string>());
+    CHECK(ds["train_batch_size"] == probe["scenario"]["training"]["global_batch"]);
+
+    // Copy as CSV: the ranking with a header and the rows the table shows.
+    REQUIRE(app.click("planner/csv"));
+    probe = app.wait_frames(4);
+    const std::string csv = probe["copied"].get<std::string>();
+    CHECK(csv.rfind("rank,layout,tp,cp,pp,", 0) == 0);
+    CHECK(csv.find("\n2,") != std::string::npos);
+
+    // File > Export trace of the step...: a Chrome trace whose last event ends at the report's step.
+    const std::filesystem::path trace = std::filesystem::temp_directory_path() / "shardscope-mouse-trace.json";
+    std::filesystem::remove(trace);
+    REQUIRE(app.choose("File", "trace"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.key("ctrl+a");
+    app.type(trace.string());
+    app.key("Return");
+    probe = app.wait_frames(6);
+    REQUIRE(std::filesystem::exists(trace));
+    const Json events = Json::parse(slurp(trace));
+    double last_us = 0;
+    for (const Json& e : events["traceEvents"])
+        if (e["ph"] == "X") last_us = std::max(last_us, e["ts"].get<double>() + e["dur"].get<double>());
+    const Report report = build_report(*parse_scenario(probe["scenario"].dump()).scenario);
+    CHECK(last_us / 1e6 == doctest::Approx(*report.time.step).epsilon(1e-6));
+    CHECK(probe["status"].get<std::string>().find("Trace of the simulated step written to") == 0);
+    std::filesystem::remove(trace);
 }

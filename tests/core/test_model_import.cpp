@@ -203,3 +203,20 @@ TEST_CASE("A config's name comes from the folder it sits in, as on the Hub") {
     CHECK(model_name_from_path("config.json") == "config");
     CHECK(model_name_from_path("/tmp/my-model.json") == "my-model");
 }
+
+TEST_CASE("What a file is, before importing it: a Hugging Face config with its context window, a preset, neither") {
+    const ModelFileInfo hf = model_file_info(read_example("Mixtral-8x7B-v0.1"));
+    CHECK(hf.model);
+    CHECK(hf.hugging_face);
+    CHECK(hf.context_window == 32768);  // the config's max_position_embeddings
+    std::ifstream in(fs::path(SHARDSCOPE_SOURCE_DIR) / "assets" / "models" / "mixtral-8x7b.json");
+    std::ostringstream preset;
+    preset << in.rdbuf();
+    const ModelFileInfo p = model_file_info(preset.str());
+    CHECK(p.model);
+    CHECK_FALSE(p.hugging_face);
+    CHECK(p.context_window == 0);
+    const ModelFileInfo scenario = model_file_info(scenario_to_json(default_scenario()));
+    CHECK_FALSE(scenario.model);
+    CHECK_FALSE(model_file_info("not json").model);
+}

@@ -1,10 +1,12 @@
 #include "widgets/memory/memory_panel.hpp"
 
+#include "core/export/table_csv.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/flow.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/kit/tooltip.hpp"
+#include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
@@ -159,7 +161,7 @@ void MemoryPanel::draw(AppState& state) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
     // The chart takes what the fix, legend and table leave of the column.
-    const float rows = 11.0f + static_cast<float>(view_.advice.needed ? 2 : 0);
+    const float rows = 12.0f + static_cast<float>(view_.advice.needed ? 2 : 0);
     draw_memory_section(state, std::max(280.0f, ImGui::GetContentRegionAvail().y - rows * ImGui::GetFrameHeightWithSpacing()));
     ImGui::TableSetColumnIndex(1);
     draw_controls(state);
@@ -175,6 +177,8 @@ void MemoryPanel::draw_memory_section(AppState& state, float chart_height) {
     draw_memory_chart(chart_height);
     memory_legend(view_.capacity_label);
     draw_memory_table();
+    if (ImGui::SmallButton("Copy as CSV")) copy_csv(state, memory_csv(state.report()), "memory table (every stage)");
+    note_last_item("memory/csv");
 }
 
 // The axis runs in whole binary units (GiB, or TiB past one) so its ticks land on round numbers;

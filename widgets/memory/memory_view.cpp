@@ -89,10 +89,10 @@ std::string advice_line(const FitAdvice& a) {
 std::vector<FigureRecord> figures(const Report& r) {
     std::vector<FigureRecord> out;
     const auto add = [&](const char* label, const std::optional<double>& v, std::string (*fmt)(double), const char* suffix) {
-        out.push_back(FigureRecord{label, v ? fmt(*v) + suffix : "n/a (no architecture)"});
+        out.push_back(FigureRecord{label, v ? fmt(*v) + suffix : "n/a (no architecture)", ""});
     };
     add("Step time", r.time.step, format_seconds, "");
-    out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches)});
+    out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches), ""});
     // The simulated schedule's idle share, before communication lengthens the step (the step bar's
     // bubble is a share of the whole step).
     add("Pipeline bubble (idle share of all stages)", r.bubble_fraction, format_percent, "");

@@ -6,10 +6,12 @@
 
 #include "widgets/mesh/mesh_text.hpp"
 
+#include "core/export/table_csv.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/kit/palette.hpp"
+#include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
@@ -75,7 +77,9 @@ void MeshPanel::draw_view(AppState& state) {
     const float width = ImGui::GetContentRegionAvail().x;
     const float strip_h = focus_strip_height();
     const bool narrow = width < kWideStrip;
-    const float table_h = show_data_ ? data_table_height() + ImGui::GetStyle().ItemSpacing.y : 0.0f;
+    // The data table and, under it, its Copy as CSV button.
+    const float table_h =
+        show_data_ ? data_table_height() + ImGui::GetStyle().ItemSpacing.y + ImGui::GetFrameHeightWithSpacing() : 0.0f;
     const char* key_line = grid_.records().level == mesh::Level::gpus
                                ? "plain: group inside a node (fast)  \xc2\xb7  hatched + arcs: spans nodes (slow)"
                                : "colour: share of groups inside a node, orange 0% to green 100%";
@@ -95,7 +99,11 @@ void MeshPanel::draw_view(AppState& state) {
         ImGui::TextWrapped("%s", key_line);
         ImGui::PopStyleColor();
     }
-    if (show_data_) draw_data_table(state);
+    if (show_data_) {
+        draw_data_table(state);
+        if (ImGui::SmallButton("Copy as CSV")) copy_csv(state, mesh_csv(state.mesh(), state.report()), "mesh table");
+        note_last_item("mesh/csv");
+    }
     // Side by side when there is room; a narrow window keeps the focus table and a one-line key.
     if (!narrow) {
         const float left_w = width * 0.56f;

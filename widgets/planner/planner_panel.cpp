@@ -2,7 +2,9 @@
 
 #include "widgets/kit/background_job.hpp"
 
+#include "core/export/table_csv.hpp"
 #include "core/scenario/units.hpp"
+#include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
 #include "widgets/kit/tooltip.hpp"
@@ -218,7 +220,7 @@ void PlannerPanel::declare_actions() {
 void PlannerPanel::draw(AppState& state) {
     update(state, false);
     draw_controls();
-    draw_progress();
+    draw_progress(state);
     if (!has_result_) return;
 
     const float explanation_h = ImGui::GetTextLineHeightWithSpacing() * 3.4f;
@@ -251,7 +253,10 @@ void PlannerPanel::draw_controls() {
     }
     note_last_item("planner/objective");
     const auto checkbox = [&](const char* label, const char* key, bool& option) {
+        // Beside the previous control while it fits, else on the next line: nothing clipped at the edge.
+        const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
         ImGui::SameLine(0, 18.0f);
+        if (ImGui::GetCursorPosX() + width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
         if (ImGui::Checkbox(label, &option)) options_changed_ = true;
         note_last_item(key);
     };
@@ -267,7 +272,7 @@ void PlannerPanel::draw_controls() {
         ImGui::SetTooltip("Off: tp innermost, then cp, dp_shard, dp_replicate, pp.\nOn: every order (slower).");
 }
 
-void PlannerPanel::draw_progress() {
+void PlannerPanel::draw_progress(AppState& state) {
     if (searching()) {
         const double to_cost = static_cast<double>(search_->progress.to_cost.load());
         const double costed = static_cast<double>(search_->progress.costed.load());
@@ -278,7 +283,13 @@ void PlannerPanel::draw_progress() {
         return;
     }
     if (!has_result_) return;
-    ImGui::TextDisabled("%s, in %s.", view_.summary.c_str(), format_seconds(last_search_s_).c_str());
+    if (ImGui::SmallButton("Copy as CSV")) copy_csv(state, plan_csv(ranked_), "planner's ranking");
+    note_last_item("planner/csv");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The ranking, every row and figure, as CSV (shardscope plan --format csv)");
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s, in %s.", view_.summary.c_str(), format_seconds(last_search_s_).c_str());
+    ImGui::PopStyleColor();
     for (const std::string& note : view_.notes) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", note.c_str());
 }
 
@@ -325,6 +336,8 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     if (ImGui::SmallButton("Apply")) apply_rank(state, row.rank);
     note_last_item("planner/apply/" + rank);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Load this layout into the scenario (undo with Ctrl+Z)");
+    ImGui::SameLine();
+    draw_copy_row_menu(state, row.rank);
     const auto cell = [](int column, const std::string& text) {
         ImGui::TableSetColumnIndex(drawn_at(column));
         ImGui::TextUnformatted(text.c_str());
@@ -358,6 +371,21 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     cell(kMemory, row.memory_text);
     cell(kHeadroom, row.headroom_text);
     ImGui::PopID();
+}
+
+void PlannerPanel::draw_copy_row_menu(AppState& state, int rank) {
+    const std::string key = "planner/copy/" + std::to_string(rank);
+    if (ImGui::SmallButton("Copy as...")) ImGui::OpenPopup("copy_row");
+    note_last_item(key);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("This layout in a framework's own flags or keys, to the clipboard");
+    if (!ImGui::BeginPopup("copy_row")) return;
+    for (ExportTarget t : export_targets()) {
+        if (ImGui::Selectable(framework_label(t).c_str()) && rank <= static_cast<int>(ranked_.size()))
+            copy_scenario_as(state, ranked_[static_cast<std::size_t>(rank - 1)].scenario, t,
+                             "planner row " + std::to_string(rank));
+        note_last_item(key + "/" + std::string(to_string(t)));
+    }
+    ImGui::EndPopup();
 }
 
 void PlannerPanel::draw_scatter(float height) {

@@ -48,9 +48,10 @@ private:
     void resort();
 
     void draw_controls();
-    void draw_progress();
+    void draw_progress(AppState& state);
     void draw_table(AppState& state, float height);
     void draw_row(AppState& state, const PlannerRow& row);
+    void draw_copy_row_menu(AppState& state, int rank);
     void draw_scatter(float height);
     void draw_explanation();
 

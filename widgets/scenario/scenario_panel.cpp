@@ -3,23 +3,30 @@
 #include "core/model/params.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/tooltip.hpp"
+#include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
 
 #include <array>
+#include <optional>
+#include <vector>
 
 namespace shardscope::ui {
 namespace {
 
-// Every whole-number field of the model and the batch the panel edits, in the scenario's own names.
-struct Field {
+// One field of the scenario the panel edits: whole numbers for the model and the batch, numbers for
+// the GPU and the links.
+template <typename T>
+struct FieldOf {
     const char* key;    // the action's and the probe's name, as the scenario file spells it
     const char* label;
     const char* help;
-    int64_t min;  // 0 where 0 means "none" or "the default"
-    int64_t& (*ref)(Scenario&);
+    T min;  // 0 where 0 means "none" or "the default"; core's validation says the exact rule
+    T& (*ref)(Scenario&);
 };
+using Field = FieldOf<int64_t>;
+using NumberField = FieldOf<double>;
 
 const std::array<Field, 15> kFields = {{
     {"layers", "layers", "transformer blocks", 1, [](Scenario& s) -> int64_t& { return s.model.layers; }},
@@ -39,26 +46,89 @@ const std::array<Field, 15> kFields = {{
     {"micro_batch", "micro_batch", "sequences per micro-batch", 1, [](Scenario& s) -> int64_t& { return s.training.micro_batch; }},
 }};
 
-const Field* find_field(const std::string& key) {
-    for (const Field& f : kFields)
-        if (key == f.key) return &f;
-    return nullptr;
+// The GPU and the links, in the scenario file's units (GB, TFLOP/s, GB/s, microseconds), named by the
+// file's path with '.' as '_'. The cluster's shape (preset, nodes, GPUs per node) is the Device mesh
+// panel's.
+
+const std::array<NumberField, 8> kClusterFields = {{
+    {"gpu_memory_gb", "GPU memory (GB)", "cluster.gpu.memory_gb: the vendor's nominal size", 0,
+     [](Scenario& s) -> double& { return s.cluster.gpu.memory_gb; }},
+    {"gpu_peak_tflops", "peak (TFLOP/s)", "cluster.gpu.peak_tflops: dense peak of the training dtype, datasheet", 0,
+     [](Scenario& s) -> double& { return s.cluster.gpu.peak_tflops; }},
+    {"gpu_peak_fp8_tflops", "FP8 peak (TFLOP/s)", "cluster.gpu.peak_fp8_tflops: dense FP8 peak; 0 = none", 0,
+     [](Scenario& s) -> double& { return s.cluster.gpu.peak_fp8_tflops; }},
+    {"gpu_hbm_gbps", "HBM (GB/s)", "cluster.gpu.hbm_gbps: memory bandwidth, datasheet", 0,
+     [](Scenario& s) -> double& { return s.cluster.gpu.hbm_gbps; }},
+    {"intra_node_bandwidth_gbps", "intra-node (GB/s)",
+     "cluster.intra_node.bandwidth_gbps: per GPU, one direction, as nccl-tests' bus bandwidth", 0,
+     [](Scenario& s) -> double& { return s.cluster.intra_node.bandwidth_gbps; }},
+    {"intra_node_latency_us", "intra-node latency (us)", "cluster.intra_node.latency_us: alpha per ring step", 0,
+     [](Scenario& s) -> double& { return s.cluster.intra_node.latency_us; }},
+    {"inter_node_bandwidth_gbps", "inter-node (GB/s)",
+     "cluster.inter_node.bandwidth_gbps: per GPU, one direction, as nccl-tests' bus bandwidth", 0,
+     [](Scenario& s) -> double& { return s.cluster.inter_node.bandwidth_gbps; }},
+    {"inter_node_latency_us", "inter-node latency (us)", "cluster.inter_node.latency_us: alpha per ring step", 0,
+     [](Scenario& s) -> double& { return s.cluster.inter_node.latency_us; }},
+}};
+
+// Label, value, label, value at fixed shares of the width: without them a stretched table refits its
+// columns to their contents whenever a popup takes the focus, and the fields jump.
+void setup_field_columns() {
+    for (int pair = 0; pair < 2; ++pair) {
+        ImGui::TableSetupColumn(pair == 0 ? "label" : "label 2", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(pair == 0 ? "value" : "value 2", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    }
 }
 
-std::string target_label(ExportTarget t) {
-    switch (t) {
-        case ExportTarget::megatron: return "Megatron-LM";
-        case ExportTarget::torchtitan: return "TorchTitan";
-        case ExportTarget::deepspeed: return "DeepSpeed";
-        case ExportTarget::nccl_tests: return "nccl-tests";
+// The scenario with the field named `key` set to `value`; nothing when no field has that name.
+template <typename T, std::size_t N>
+std::optional<Scenario> with_field(const Scenario& s, const std::array<FieldOf<T>, N>& fields, const std::string& key,
+                                   T value) {
+    for (const FieldOf<T>& f : fields)
+        if (key == f.key) {
+            Scenario candidate = s;
+            f.ref(candidate) = value;
+            return candidate;
+        }
+    return std::nullopt;
+}
+
+bool input_value(int64_t& v) { return ImGui::InputScalar("##v", ImGuiDataType_S64, &v); }
+bool input_value(double& v) { return ImGui::InputDouble("##v", &v, 0.0, 0.0, "%.6g"); }
+
+// The fields two to a row, each with its draft: what the person is typing until they leave the field
+// (Enter, Tab or a click elsewhere), when `apply` takes it as one undo step.
+template <typename T, std::size_t N, typename Apply>
+void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, std::vector<T>& drafts,
+                      const Scenario& current, Apply&& apply) {
+    if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_SizingStretchProp)) return;
+    setup_field_columns();
+    Scenario read = current;  // the fields' references read through a copy
+    for (std::size_t i = 0; i < N; ++i) {
+        const FieldOf<T>& f = fields[i];
+        if (i % 2 == 0) ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(f.label);
+        wrapped_tooltip_for_last_item(f.help);
+        ImGui::TableNextColumn();
+        ImGui::SetNextItemWidth(-1);
+        ImGui::PushID(f.key);
+        input_value(drafts[i]);
+        note_last_item(std::string("scenario/field/") + f.key);
+        if (ImGui::IsItemDeactivatedAfterEdit()) apply(f.key, drafts[i]);
+        else if (!ImGui::IsItemActive()) drafts[i] = f.ref(read);
+        ImGui::PopID();
     }
-    return "";
+    ImGui::EndTable();
 }
 
 }  // namespace
 
 ScenarioPanel::ScenarioPanel(Placement placement, bool open_by_default)
-    : Panel("scenario", "Scenario", placement, open_by_default), drafts_(kFields.size(), 0) {
+    : Panel("scenario", "Scenario", placement, open_by_default),
+      drafts_(kFields.size(), 0),
+      cluster_drafts_(kClusterFields.size(), 0.0) {
     actions_.text("model", "a model preset's name", "put this model preset in the scenario", [this](AppState& state, const ActionValue& v) {
         return apply_model_preset(state, v.text);
     });
@@ -66,6 +136,11 @@ ScenarioPanel::ScenarioPanel(Placement placement, bool open_by_default)
         const std::string key = f.key;
         actions_.integer(key, std::string("set ") + f.help, f.min, kNoUpperCount,
                          [this, key](AppState& state, const ActionValue& v) { return apply_field(state, key, v.integer); });
+    }
+    for (const NumberField& f : kClusterFields) {
+        const std::string key = f.key;
+        actions_.number(key, std::string("set ") + f.help, f.min, 1e6,
+                        [this, key](AppState& state, const ActionValue& v) { return apply_cluster_field(state, key, v.number); });
     }
     std::vector<std::string> targets;
     for (ExportTarget t : export_targets()) targets.emplace_back(to_string(t));
@@ -90,26 +165,24 @@ std::string ScenarioPanel::apply_model_preset(AppState& state, const std::string
 }
 
 std::string ScenarioPanel::apply_field(AppState& state, const std::string& key, int64_t value) {
-    const Field* f = find_field(key);
-    if (!f) return "unknown field " + key;
-    Scenario candidate = state.scenario();
-    f->ref(candidate) = value;
+    const std::optional<Scenario> candidate = with_field(state.scenario(), kFields, key, value);
+    return candidate ? apply_candidate(state, *candidate) : "unknown field " + key;
+}
+
+std::string ScenarioPanel::apply_cluster_field(AppState& state, const std::string& key, double value) {
+    const std::optional<Scenario> candidate = with_field(state.scenario(), kClusterFields, key, value);
+    return candidate ? apply_candidate(state, *candidate) : "unknown field " + key;
+}
+
+std::string ScenarioPanel::apply_candidate(AppState& state, const Scenario& candidate) {
     error_ = state.try_apply(candidate);
     return error_;
 }
 
 std::string ScenarioPanel::copy_as(AppState& state, ExportTarget target) {
-    const FrameworkExport e = export_scenario(state.scenario(), target);
-    last_copied_ = e.text;
-    ImGui::SetClipboardText(e.text.c_str());
-    state.ui.status = "Copied the " + target_label(target) + " " + (target == ExportTarget::deepspeed ? "ds_config.json" : "settings") +
-                      " to the clipboard" +
-                      (e.warnings.empty() ? std::string()
-                                          : " (" + std::to_string(e.warnings.size()) + " note" + (e.warnings.size() == 1 ? "" : "s") +
-                                                ": " + e.warnings.front() + ")");
+    copy_scenario_as(state, state.scenario(), target, "the scenario");
     return "";
 }
-
 void ScenarioPanel::draw_preset_row(AppState& state) {
     const ModelSpec& m = state.scenario().model;
     const ModelPreset* current = nullptr;
@@ -128,7 +201,7 @@ void ScenarioPanel::draw_preset_row(AppState& state) {
     }
     note_last_item("scenario/model");
     ImGui::SameLine();
-    if (ImGui::Button("Import model...")) state.ui.file_dialog = FileDialogMode::open;
+    if (ImGui::Button("Import model...")) state.ui.file_dialog = FileDialogMode::import_model;
     note_last_item("scenario/import");
     wrapped_tooltip_for_last_item("A model preset, or a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2/3, DeepSeek-V3): "
                "the model is replaced, the layout and batch kept. Also File > Open, or drop the file on the window.");
@@ -143,33 +216,29 @@ void ScenarioPanel::draw_preset_row(AppState& state) {
 }
 
 void ScenarioPanel::draw_fields(AppState& state) {
-    if (!ImGui::BeginTable("##fields", 4, ImGuiTableFlags_SizingStretchProp)) return;
-    Scenario current = state.scenario();  // read through the fields' references; edits go through apply_field
-    for (std::size_t i = 0; i < kFields.size(); ++i) {
-        const Field& f = kFields[i];
-        const int64_t value = f.ref(current);
-        if (i % 2 == 0) ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::AlignTextToFramePadding();
-        ImGui::TextUnformatted(f.label);
-        wrapped_tooltip_for_last_item(f.help);
-        ImGui::TableNextColumn();
-        ImGui::SetNextItemWidth(-1);
-        ImGui::PushID(f.key);
-        ImGui::InputScalar("##v", ImGuiDataType_S64, &drafts_[i]);
-        note_last_item(std::string("scenario/field/") + f.key);
-        // Applied when the person leaves the field (Enter, Tab or a click elsewhere), as one undo step.
-        if (ImGui::IsItemDeactivatedAfterEdit()) (void)apply_field(state, f.key, drafts_[i]);
-        else if (!ImGui::IsItemActive()) drafts_[i] = value;
-        ImGui::PopID();
-    }
-    ImGui::EndTable();
-    if (!error_.empty()) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: %s", error_.c_str());
-        ImGui::PopTextWrapPos();
-        note_last_item("scenario/error");
-    }
+    draw_field_table("##fields", kFields, drafts_, state.scenario(),
+                     [&](const char* key, int64_t v) { (void)apply_field(state, key, v); });
+}
+
+void ScenarioPanel::draw_cluster_fields(AppState& state) {
+    const bool open = ImGui::CollapsingHeader("GPU and links");
+    note_last_item("scenario/cluster");
+    wrapped_tooltip_for_last_item("The cluster's GPU and links, as the scenario file holds them. The cluster preset, "
+                                  "nodes and GPUs per node are in the Device mesh panel.");
+    if (!open) return;
+    const ClusterSpec& c = state.scenario().cluster;
+    ImGui::TextDisabled("%s: %lld nodes x %lld GPUs", c.name.c_str(), static_cast<long long>(c.nodes),
+                        static_cast<long long>(c.gpus_per_node));
+    draw_field_table("##cluster_fields", kClusterFields, cluster_drafts_, state.scenario(),
+                     [&](const char* key, double v) { (void)apply_cluster_field(state, key, v); });
+}
+
+void ScenarioPanel::draw_refusal() const {
+    if (error_.empty()) return;
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: %s", error_.c_str());
+    ImGui::PopTextWrapPos();
+    note_last_item("scenario/error");
 }
 
 void ScenarioPanel::draw_copy_row(AppState& state) {
@@ -177,7 +246,7 @@ void ScenarioPanel::draw_copy_row(AppState& state) {
     ImGui::TextUnformatted("Copy as");
     for (ExportTarget t : export_targets()) {
         ImGui::SameLine();
-        if (ImGui::Button(target_label(t).c_str())) (void)copy_as(state, t);
+        if (ImGui::Button(framework_label(t).c_str())) (void)copy_as(state, t);
         note_last_item("scenario/copy/" + std::string(to_string(t)));
     }
     wrapped_tooltip_for_last_item("The layout in the framework's own flags or keys (shardscope export --to ...); what it has no "
@@ -188,6 +257,8 @@ void ScenarioPanel::draw(AppState& state) {
     draw_preset_row(state);
     ImGui::Separator();
     draw_fields(state);
+    draw_cluster_fields(state);
+    draw_refusal();
     ImGui::Separator();
     draw_copy_row(state);
 }

@@ -2,9 +2,10 @@
 // The Scenario panel: the model and the batch, edited in the app. Pick a model preset (with its public
 // source) or edit any model field, the global batch, the micro-batch and the sequence length; every
 // edit goes through core's validation with the same message a file gets, and is one undo step. A
-// model file (a preset or a Hugging Face config.json) comes in through File > Open or a drop; "Copy
-// as" puts the layout in a framework's terms (core/export) on the clipboard. The cluster is edited in
-// the Device mesh panel.
+// model file (a preset or a Hugging Face config.json) comes in through Import model..., File or a drop; "Copy
+// as" puts the layout in a framework's terms (core/export) on the clipboard. The cluster's shape
+// (preset, nodes, GPUs per node) is edited in the Device mesh panel; its GPU and links here, under
+// "GPU and links".
 
 #include "core/export/framework_export.hpp"
 #include "core/scenario/presets.hpp"
@@ -24,22 +25,24 @@ public:
     // The presets the app read from assets/models (widgets never read files).
     void set_model_presets(std::vector<ModelPreset> presets) { presets_ = std::move(presets); }
     [[nodiscard]] const std::vector<ModelPreset>& model_presets() const noexcept { return presets_; }
-    // The text last copied by "Copy as" (what the clipboard got), for tests and the status line.
-    [[nodiscard]] const std::string& last_copied() const noexcept { return last_copied_; }
     [[nodiscard]] const std::string& last_error() const noexcept { return error_; }
 
 private:
     std::string apply_model_preset(AppState& state, const std::string& name);
     std::string apply_field(AppState& state, const std::string& key, int64_t value);
+    std::string apply_cluster_field(AppState& state, const std::string& key, double value);
+    std::string apply_candidate(AppState& state, const Scenario& candidate);
     std::string copy_as(AppState& state, ExportTarget target);
     void draw_preset_row(AppState& state);
     void draw_fields(AppState& state);
+    void draw_cluster_fields(AppState& state);
+    void draw_refusal() const;
     void draw_copy_row(AppState& state);
 
     std::vector<ModelPreset> presets_;
     std::vector<int64_t> drafts_;  // one per field: what the person is typing
+    std::vector<double> cluster_drafts_;
     std::string error_;            // the rule the last edit broke, shown until the next good edit
-    std::string last_copied_;
 };
 
 }  // namespace shardscope::ui

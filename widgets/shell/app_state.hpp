@@ -9,6 +9,7 @@
 #include "core/scenario/scenario.hpp"
 #include "core/scenario/scenario_history.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,13 +18,32 @@
 
 namespace shardscope::ui {
 
-enum class FileDialogMode { none, open, save };
+// What the file browser is choosing a file for.
+enum class FileDialogMode { none, open, save, import_model, export_trace };
+
+// A model file to bring into the scenario; no seq_len keeps a preset's own length.
+struct ModelImportRequest {
+    std::string path;
+    std::optional<int64_t> seq_len;
+};
 
 struct Requests {
-    std::optional<std::string> open_path;   // load this scenario file
+    std::optional<std::string> open_path;   // load this scenario file (a model file is imported)
     std::optional<std::string> save_path;   // save the current scenario here
+    std::optional<std::string> import_path; // import this model file (a Hugging Face config asks first)
+    std::optional<ModelImportRequest> import_model;  // import it now, at this length
+    std::optional<std::string> trace_path;  // write the simulated step here as a Chrome trace
     bool screenshot = false;
     bool quit = false;
+};
+
+// A Hugging Face config waiting for the length to train at: its max_position_embeddings is only the
+// context window, so a modal asks, offering the scenario's own length.
+struct PendingModelImport {
+    std::string path;
+    std::string model;           // what the file names, for the question
+    int64_t context_window = 0;  // 0 when the config gives none
+    int64_t seq_len = 0;         // the answer being typed
 };
 
 struct UiState {
@@ -34,6 +54,8 @@ struct UiState {
     std::string error_title;                // a modal shows error_message while non-empty
     std::string error_message;
     std::string status;                     // one line at the bottom (e.g. where a screenshot went)
+    std::optional<PendingModelImport> pending_import;
+    std::string last_copied;                // what the app last put on the clipboard
     std::string requested_lesson;           // --lesson ID: the lesson panel opens it
     int requested_step = 1;
     bool show_about = false;

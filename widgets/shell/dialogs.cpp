@@ -12,6 +12,7 @@ namespace {
 // The lesson a newcomer starts with (lessons/01_why_split.json).
 constexpr const char* kFirstLessonId = "why-split";
 constexpr const char* kErrorPopup = "Could not use that file###error_modal";
+constexpr const char* kImportPopup = "Import a Hugging Face model###import_modal";
 }
 
 void draw_error_modal(AppState& state) {
@@ -26,6 +27,49 @@ void draw_error_modal(AppState& state) {
     if (ImGui::Button("OK", ImVec2(120, 0))) {
         state.ui.error_message.clear();
         state.ui.error_title.clear();
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+void draw_model_import_modal(AppState& state) {
+    if (!state.ui.pending_import) return;
+    PendingModelImport& pending = *state.ui.pending_import;
+    if (!ImGui::IsPopupOpen(kImportPopup) && state.ui.error_message.empty()) ImGui::OpenPopup(kImportPopup);
+    ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
+    if (!ImGui::BeginPopupModal(kImportPopup, nullptr)) return;
+    ImGui::TextWrapped("%s", pending.model.c_str());
+    ImGui::TextDisabled("%s", pending.path.c_str());
+    ImGui::Separator();
+    if (pending.context_window > 0)
+        ImGui::TextWrapped("Its config gives max_position_embeddings = %lld: the longest context the model takes, not "
+                           "the length a run trains at.",
+                           static_cast<long long>(pending.context_window));
+    else
+        ImGui::TextWrapped("A Hugging Face config does not say the length a run trains at.");
+    ImGui::TextUnformatted("Train at a sequence length of (tokens):");
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const ImS64 one = 1;
+    ImGui::SetNextItemWidth(160);
+    ImGui::InputScalar("##seq_len", ImGuiDataType_S64, &pending.seq_len, &one);
+    note_last_item("import/seq_len");
+    if (pending.context_window > 0 && pending.seq_len > pending.context_window)
+        ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Longer than the model's context window.");
+    ImGui::Spacing();
+    const bool valid = pending.seq_len > 0;
+    ImGui::BeginDisabled(!valid);
+    const bool accept = ImGui::Button("Import", ImVec2(120, 0)) ||
+                        (valid && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false));
+    ImGui::EndDisabled();
+    note_last_item("import/ok");
+    ImGui::SameLine();
+    const bool cancel = ImGui::Button("Cancel", ImVec2(120, 0)) ||
+                        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    note_last_item("import/cancel");
+    if (accept) state.requests.import_model = ModelImportRequest{pending.path, pending.seq_len};
+    if (accept || cancel) {
+        if (cancel) state.ui.status = "Import cancelled: the scenario is unchanged";
+        state.ui.pending_import.reset();
         ImGui::CloseCurrentPopup();
     }
     ImGui::EndPopup();
@@ -97,7 +141,7 @@ void draw_shortcuts_window(AppState& state) {
         {"Mouse wheel", "Pipeline timeline, Device mesh: zoom around the mouse"},
         {"Drag", "Pipeline timeline, Device mesh: pan; Device mesh order: move a dim"},
         {"Double-click", "Pipeline timeline, Device mesh: fit everything in view"},
-        {"Drop a .json", "Open that scenario"},
+        {"Drop a .json", "Open that scenario, or import that model (preset or Hugging Face config.json)"},
     };
     if (ImGui::Begin("Keyboard shortcuts###shortcuts", &state.ui.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {
         if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg)) {

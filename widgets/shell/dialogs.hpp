@@ -5,6 +5,8 @@
 namespace shardscope::ui {
 // The error modal (a rejected file's field path and rule), About, Keyboard shortcuts, the status line.
 void draw_error_modal(AppState& state);
+// Asks for the length to train an imported Hugging Face config at (state.ui.pending_import).
+void draw_model_import_modal(AppState& state);
 void draw_about_window(AppState& state);
 // First run: what the app is, and a button into the first lesson (or "not now").
 void draw_welcome_window(AppState& state, PanelRegistry& registry);

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace shardscope::ui {
 
 namespace {
-constexpr const char* kPopupName = "Scenario file###file_browser";
+constexpr const char* kPopupName = "Choose a file###file_browser";
 
 void close_dialog(AppState& state) {
     state.ui.file_dialog = FileDialogMode::none;
@@ -62,16 +62,44 @@ std::string resolve_typed_path(const std::string& dir, const std::string& typed,
 }
 
 void FileBrowser::choose(AppState& state, const std::string& path) {
-    if (state.ui.file_dialog == FileDialogMode::open) state.requests.open_path = path;
-    else state.requests.save_path = path;
+    switch (state.ui.file_dialog) {
+        case FileDialogMode::open: state.requests.open_path = path; break;
+        case FileDialogMode::save: state.requests.save_path = path; break;
+        case FileDialogMode::import_model: state.requests.import_path = path; break;
+        case FileDialogMode::export_trace: state.requests.trace_path = path; break;
+        case FileDialogMode::none: break;
+    }
     close_dialog(state);
 }
+
+namespace {
+bool writes(FileDialogMode mode) { return mode == FileDialogMode::save || mode == FileDialogMode::export_trace; }
+
+const char* heading(FileDialogMode mode) {
+    switch (mode) {
+        case FileDialogMode::save: return "Save scenario as (*.json)";
+        case FileDialogMode::import_model: return "Import a model: a model preset or a Hugging Face config.json";
+        case FileDialogMode::export_trace: return "Export the simulated step as a Chrome trace (*.json): Perfetto opens it";
+        default: return "Open scenario (*.json)";
+    }
+}
+
+// The name offered when the dialog opens for writing.
+const char* suggested_name(FileDialogMode mode) {
+    return mode == FileDialogMode::export_trace ? "shardscope-trace.json" : "scenario.json";
+}
+}  // namespace
 
 void FileBrowser::draw(AppState& state) {
     const bool want_open = state.ui.file_dialog != FileDialogMode::none;
     if (want_open && !was_open_) {
         if (state.ui.file_dialog_dir.empty()) state.ui.file_dialog_dir = fs::current_path().string();
         list(state.ui.file_dialog_dir);
+        // A trace and a scenario are different files: switching between them offers the other's name.
+        const char* offered = suggested_name(state.ui.file_dialog);
+        if (std::string(offered) != name_ && (std::string(name_) == suggested_name(FileDialogMode::export_trace) ||
+                                              state.ui.file_dialog == FileDialogMode::export_trace))
+            std::snprintf(name_, sizeof name_, "%s", offered);
         ImGui::OpenPopup(kPopupName);
     }
     was_open_ = want_open;
@@ -84,8 +112,8 @@ void FileBrowser::draw(AppState& state) {
         return;
     }
 
-    const bool saving = state.ui.file_dialog == FileDialogMode::save;
-    ImGui::TextUnformatted(saving ? "Save scenario as (*.json)" : "Open scenario (*.json)");
+    const bool saving = writes(state.ui.file_dialog);
+    ImGui::TextUnformatted(heading(state.ui.file_dialog));
     ImGui::TextDisabled("%s", listed_dir_.c_str());
     if (ImGui::Button("Up")) {
         state.ui.file_dialog_dir = fs::path(listed_dir_).parent_path().string();
@@ -105,7 +133,7 @@ void FileBrowser::draw(AppState& state) {
             else std::snprintf(name_, sizeof name_, "%s", e.name.c_str());
         }
     }
-    if (!saving && !state.ui.recent_files.empty()) {
+    if (state.ui.file_dialog == FileDialogMode::open && !state.ui.recent_files.empty()) {
         ImGui::Separator();
         ImGui::TextDisabled("Recent");
         for (const std::string& recent : state.ui.recent_files)

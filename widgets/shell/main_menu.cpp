@@ -1,5 +1,6 @@
 #include "widgets/shell/main_menu.hpp"
 
+#include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
@@ -8,12 +9,25 @@ namespace shardscope::ui {
 
 namespace {
 
+void draw_copy_as_menu(AppState& state) {
+    const bool open = ImGui::BeginMenu("Copy scenario as");
+    note_last_item("menu/File/copy");
+    if (!open) return;
+    for (ExportTarget t : export_targets()) {
+        if (ImGui::MenuItem(framework_label(t).c_str())) copy_scenario_as(state, state.scenario(), t, "the scenario");
+        note_last_item("menu/File/copy/" + std::string(to_string(t)));
+    }
+    ImGui::EndMenu();
+}
+
 void draw_file_menu(AppState& state) {
     const bool open = ImGui::BeginMenu("File");
     note_last_item("menu/File");
     if (!open) return;
     if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) state.ui.file_dialog = FileDialogMode::open;
     note_last_item("menu/File/open");
+    if (ImGui::MenuItem("Import model...")) state.ui.file_dialog = FileDialogMode::import_model;
+    note_last_item("menu/File/import");
     if (ImGui::MenuItem("Save scenario as...", "Ctrl+S")) state.ui.file_dialog = FileDialogMode::save;
     if (ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
         for (const std::string& path : state.ui.recent_files)
@@ -21,6 +35,9 @@ void draw_file_menu(AppState& state) {
         ImGui::EndMenu();
     }
     ImGui::Separator();
+    draw_copy_as_menu(state);
+    if (ImGui::MenuItem("Export trace of the step...")) state.ui.file_dialog = FileDialogMode::export_trace;
+    note_last_item("menu/File/trace");
     if (ImGui::MenuItem("Export screenshot", "F12")) state.requests.screenshot = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.requests.quit = true;

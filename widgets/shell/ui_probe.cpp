@@ -33,6 +33,8 @@ std::string ui_probe_json(const PanelRegistry& registry, const AppState& state) 
     j["items"] = std::move(items);
     j["scenario"] = Json::parse(scenario_to_json(state.scenario()));
     j["status"] = state.ui.status;
+    j["copied"] = state.ui.last_copied;
+    j["error"] = state.ui.error_message;
     return j.dump() + "\n";
 }
 

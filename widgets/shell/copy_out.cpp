@@ -1,0 +1,48 @@
+#include "widgets/shell/copy_out.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+std::string framework_label(ExportTarget t) {
+    switch (t) {
+        case ExportTarget::megatron: return "Megatron-LM";
+        case ExportTarget::torchtitan: return "TorchTitan";
+        case ExportTarget::deepspeed: return "DeepSpeed";
+        case ExportTarget::nccl_tests: return "nccl-tests";
+    }
+    return "";
+}
+
+namespace {
+void copy_text(AppState& state, std::string text) {
+    ImGui::SetClipboardText(text.c_str());
+    state.ui.last_copied = std::move(text);
+}
+}  // namespace
+
+void copy_scenario_as(AppState& state, const Scenario& s, ExportTarget target, const std::string& whose) {
+    const FrameworkExport e = export_scenario(s, target);
+    copy_text(state, e.text);
+    const char* what = target == ExportTarget::deepspeed   ? "ds_config.json"
+                       : target == ExportTarget::torchtitan ? "job TOML"
+                       : target == ExportTarget::nccl_tests ? "commands"
+                                                            : "flags";
+    std::string status = "Copied " + whose + " as " + framework_label(target) + " " + what + " to the clipboard";
+    if (!e.warnings.empty())
+        status += " (" + std::to_string(e.warnings.size()) + " note" + (e.warnings.size() == 1 ? "" : "s") + ": " +
+                  e.warnings.front() + ")";
+    state.ui.status = std::move(status);
+}
+
+void copy_csv(AppState& state, const std::string& csv, const std::string& table) {
+    const auto lines = std::count(csv.begin(), csv.end(), '\n');
+    const long rows = std::max<long>(0, static_cast<long>(lines) - 1);  // less the header
+    copy_text(state, csv);
+    state.ui.status = "Copied the " + table + " as CSV (" + std::to_string(rows) + " row" + (rows == 1 ? "" : "s") +
+                      ") to the clipboard";
+}
+
+}  // namespace shardscope::ui
