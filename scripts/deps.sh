@@ -5,7 +5,8 @@ APP_PACKAGES=(build-essential cmake pkg-config python3 libimgui-dev libglfw3-dev
               python3-glad nlohmann-json3-dev doctest-dev libstb-dev fonts-dejavu-core)
 # Run the tests too: a real window under Xvfb (Mesa's llvmpipe gives real OpenGL) and clicks.
 # Open MPI: the CPU measure backend (mpi/), whose tests run 4 ranks under mpirun; optional for the app.
-TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin)
+# python3-jsonschema: checks the shipped scenarios against docs/shardscope.scenario.schema.json.
+TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin python3-jsonschema)
 
 missing_packages() {
   local p

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -138,6 +139,25 @@ template <typename Read>
     }
 }
 
+// While one is alive on a thread, every object reader there records the keys it accepted, by the
+// object's path ("model", "cluster.gpu"): how a test compares a loader with the JSON Schema that
+// documents it. A key read only when present (model.dropout) is recorded only when the document has it.
+class ReaderLog {
+public:
+    ReaderLog() : previous_(current()) { current() = this; }
+    ~ReaderLog() { current() = previous_; }
+    ReaderLog(const ReaderLog&) = delete;
+    ReaderLog& operator=(const ReaderLog&) = delete;
+    static ReaderLog*& current() {
+        thread_local ReaderLog* log = nullptr;
+        return log;
+    }
+    std::map<std::string, std::set<std::string>> keys;
+
+private:
+    ReaderLog* previous_;
+};
+
 class ObjectReader {
 public:
     ObjectReader(const Json& j, std::string path) : json_(j), path_(std::move(path)) {
@@ -248,6 +268,7 @@ public:
     }
 
     void reject_unknown() const {
+        if (ReaderLog* log = ReaderLog::current()) log->keys[path_].insert(seen_.begin(), seen_.end());
         for (auto it = json_.begin(); it != json_.end(); ++it)
             if (!seen_.count(it.key())) fail(path(it.key()), "unknown field");
     }
