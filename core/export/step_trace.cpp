@@ -28,7 +28,8 @@ TraceThread stream_thread(const std::string& name) {
 const char* thread_title(TraceThread t) {
     switch (t) {
         case TraceThread::compute: return "compute";
-        case TraceThread::pp_send: return "pp send";
+        case TraceThread::pp_send: return "pp send (activations)";
+        case TraceThread::pp_send_gradient: return "pp send (gradients)";
         case TraceThread::tp: return "tp collectives";
         case TraceThread::cp: return "cp ring exchange";
         case TraceThread::ep: return "ep all-to-all";
@@ -119,11 +120,12 @@ void write_op(TraceWriter& out, const PipelineSpec& spec, const Report& r, int s
     }
     if (e.from_stage < 0 || e.from_stage == stage || !(spec.p2p_time > 0)) return;
     const double sent = e.input_ready - spec.p2p_time;
-    out.span(e.from_stage, TraceThread::pp_send,
+    const TraceThread sender = forward ? TraceThread::pp_send : TraceThread::pp_send_gradient;
+    out.span(e.from_stage, sender,
              std::string(forward ? "activation" : "gradient") + " mb " + std::to_string(e.microbatch) + " to stage " +
                  std::to_string(stage),
              "p2p", sent, spec.p2p_time, {{"to_stage", stage}, {"microbatch", e.microbatch}});
-    out.flow(e.from_stage, TraceThread::pp_send, sent, stage, TraceThread::compute, e.start);
+    out.flow(e.from_stage, sender, sent, stage, TraceThread::compute, e.start);
 }
 
 // After the pipeline drains: the gradient reduction (its hidden part runs under the last backward), the
@@ -157,7 +159,10 @@ StepTrace step_trace(const Report& r) {
     for (int st = 0; st < timeline.stages; ++st) {
         out.metadata(st, "stage " + std::to_string(st) + " (one GPU)");
         out.thread(st, TraceThread::compute);
-        if (spec.p2p_time > 0) out.thread(st, TraceThread::pp_send);
+        if (spec.p2p_time > 0) {
+            out.thread(st, TraceThread::pp_send);
+            out.thread(st, TraceThread::pp_send_gradient);
+        }
         for (const StageStepWork::Stream& s : r.stage_work[static_cast<std::size_t>(st)].streams)
             out.thread(st, stream_thread(s.name));
         out.thread(st, TraceThread::data_parallel);

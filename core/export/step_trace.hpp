@@ -2,8 +2,9 @@
 // The simulated step as a Chrome Trace Event Format file, which Perfetto (ui.perfetto.dev) and
 // chrome://tracing open. One process per pipeline stage (what one GPU of that stage does), with threads:
 //   compute       every F / B / W op of the schedule, then the step end's optimizer
-//   pp send       each activation or gradient sent to the neighbouring stage, with a flow event from
-//                 the send to the op that waited for it
+//   pp send (activations), pp send (gradients)
+//                 each activation or gradient sent to the neighbouring stage, with a flow event from
+//                 the send to the op that waited for it (two threads: a stage sends both ways at once)
 //   tp, cp, ep, dp_shard
 //                 the collectives of that mesh dim that each op runs, as their own events, starting
 //                 with the op (TP exposed, the others hidden under it up to its compute, the overlap
@@ -18,7 +19,16 @@
 namespace shardscope {
 
 // Thread ids of a stage's process, fixed so every stage lists its streams in one order.
-enum class TraceThread { compute = 0, pp_send = 1, tp = 2, cp = 3, ep = 4, dp_shard = 5, data_parallel = 6 };
+enum class TraceThread {
+    compute = 0,
+    pp_send = 1,           // activations, forward
+    pp_send_gradient = 2,  // gradients, backward
+    tp = 3,
+    cp = 4,
+    ep = 5,
+    dp_shard = 6,
+    data_parallel = 7
+};
 
 struct StepTrace {
     std::string json;   // the trace file's text, ending in a newline; empty on error

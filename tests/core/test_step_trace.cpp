@@ -145,3 +145,30 @@ TEST_CASE("a model given only as a parameter count has no trace, and says why") 
     CHECK(t.error.find("parameter count") != std::string::npos);
     CHECK(t.json.empty());
 }
+
+TEST_CASE("no two events of one thread overlap, so a viewer stacks none of them wrongly, on every schedule") {
+    for (Schedule schedule : kAllSchedules) {
+        Scenario s = default_scenario();  // pp 2, tp 2, ZeRO-3 over dp_shard 8
+        s.parallel.pp = 4;
+        s.parallel.dp_shard = 4;
+        s.training.schedule = schedule;
+        s.training.virtual_stages = schedule == Schedule::interleaved_1f1b ? 2 : 1;
+        CAPTURE(to_string(schedule));
+        REQUIRE(validate_scenario(s).empty());
+        const Report r = build_report(s);
+        const json trace = trace_of(r);
+        std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by_thread;
+        for (const json& e : of_phase(trace, "X"))
+            by_thread[{e.at("pid").get<int>(), e.at("tid").get<int>()}].push_back({e.at("ts").get<double>(), end_us(e)});
+        for (auto& [thread, spans] : by_thread) {
+            std::sort(spans.begin(), spans.end());
+            for (std::size_t i = 1; i < spans.size(); ++i)
+                CHECK_MESSAGE(spans[i].first >= spans[i - 1].second - 1e-6 * spans[i - 1].second,
+                              "pid " << thread.first << " tid " << thread.second << " at " << spans[i].first);
+        }
+        double last = 0;
+        for (const auto& [thread, spans] : by_thread)
+            for (const auto& span : spans) last = std::max(last, span.second);
+        CHECK(last / 1e6 == doctest::Approx(*r.time.step).epsilon(1e-9));
+    }
+}
