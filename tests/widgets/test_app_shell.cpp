@@ -93,6 +93,29 @@ TEST_CASE("an invalid edit is refused with the rule and leaves the scenario as i
     CHECK(state.version() == 1);
 }
 
+TEST_CASE("two fields left one after the other by Tab are two undo steps, though a widget stays active between them") {
+    ui::AppState state;
+    Scenario first = state.scenario();
+    first.cluster.intra_node.bandwidth_gbps = 900;
+    CHECK(state.apply_step(first).empty());
+    state.end_frame(true);  // Tab made the next field active: no frame without an active widget
+    Scenario second = state.scenario();
+    second.cluster.inter_node.latency_us = 10;
+    CHECK(state.apply_step(second).empty());
+    state.end_frame(true);
+    state.undo();
+    CHECK(state.scenario().cluster.inter_node.latency_us == default_scenario().cluster.inter_node.latency_us);
+    CHECK(state.scenario().cluster.intra_node.bandwidth_gbps == 900);
+    state.undo();
+    CHECK(state.scenario() == default_scenario());
+    // A refused step changes nothing and records nothing.
+    Scenario bad = state.scenario();
+    bad.cluster.intra_node.bandwidth_gbps = 0;
+    CHECK(state.apply_step(bad).find("cluster.intra_node.bandwidth_gbps") == 0);
+    CHECK(state.scenario() == default_scenario());
+    CHECK_FALSE(state.can_undo());
+}
+
 TEST_CASE("F12 and Ctrl+O raise requests for the app to carry out; Escape closes the file dialog as Cancel does") {
     ImGuiFixture f;
     ui::AppState state;

@@ -155,7 +155,7 @@ std::string ScenarioPanel::apply_model_preset(AppState& state, const std::string
         if (p.model.name != name) continue;
         Scenario candidate = state.scenario();
         candidate.model = p.model;
-        error_ = state.try_apply(candidate);
+        (void)apply_candidate(state, candidate);
         if (error_.empty()) state.ui.status = "Model " + name + " (" + p.source.substr(0, 80) + (p.source.size() > 80 ? "...)" : ")");
         return error_.empty() ? "" : "the current layout cannot run " + name + ": " + error_;
     }
@@ -175,7 +175,8 @@ std::string ScenarioPanel::apply_cluster_field(AppState& state, const std::strin
 }
 
 std::string ScenarioPanel::apply_candidate(AppState& state, const Scenario& candidate) {
-    error_ = state.try_apply(candidate);
+    error_ = state.apply_step(candidate);
+    refused_at_version_ = state.version();
     return error_;
 }
 
@@ -233,8 +234,9 @@ void ScenarioPanel::draw_cluster_fields(AppState& state) {
                      [&](const char* key, double v) { (void)apply_cluster_field(state, key, v); });
 }
 
-void ScenarioPanel::draw_refusal() const {
-    if (error_.empty()) return;
+void ScenarioPanel::draw_refusal(const AppState& state) const {
+    // Shown until the scenario changes in any way (another edit, an undo, another panel).
+    if (error_.empty() || state.version() != refused_at_version_) return;
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: %s", error_.c_str());
     ImGui::PopTextWrapPos();
@@ -258,7 +260,7 @@ void ScenarioPanel::draw(AppState& state) {
     ImGui::Separator();
     draw_fields(state);
     draw_cluster_fields(state);
-    draw_refusal();
+    draw_refusal(state);
     ImGui::Separator();
     draw_copy_row(state);
 }

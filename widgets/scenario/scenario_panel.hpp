@@ -36,13 +36,14 @@ private:
     void draw_preset_row(AppState& state);
     void draw_fields(AppState& state);
     void draw_cluster_fields(AppState& state);
-    void draw_refusal() const;
+    void draw_refusal(const AppState& state) const;
     void draw_copy_row(AppState& state);
 
     std::vector<ModelPreset> presets_;
     std::vector<int64_t> drafts_;  // one per field: what the person is typing
     std::vector<double> cluster_drafts_;
-    std::string error_;            // the rule the last edit broke, shown until the next good edit
+    std::string error_;            // the rule the last edit broke
+    unsigned long refused_at_version_ = 0;  // the scenario it was refused against
 };
 
 }  // namespace shardscope::ui

@@ -27,6 +27,15 @@ std::string AppState::try_apply(const Scenario& candidate) {
     return {};
 }
 
+std::string AppState::apply_step(const Scenario& candidate) {
+    std::string rule = validate_scenario(candidate);
+    if (!rule.empty()) return rule;
+    end_frame(false);  // an earlier gesture still open is its own step
+    set(candidate);
+    history_.commit(candidate);
+    return {};
+}
+
 void AppState::replace(const Scenario& loaded) {
     set(loaded);
     history_.commit(loaded);

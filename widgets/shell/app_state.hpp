@@ -87,6 +87,9 @@ public:
     // Validates candidate and, when valid, makes it current; returns the rule it breaks otherwise
     // (then nothing changes). The edit joins the undo history once no widget is being dragged.
     std::string try_apply(const Scenario& candidate);
+    // As try_apply, for an edit that is finished when made (a typed field left with Enter, Tab or a
+    // click): one undo step at once, even when Tab has already made the next field active.
+    std::string apply_step(const Scenario& candidate);
     // Loading a file replaces the scenario in one undoable step (the text was validated by core).
     void replace(const Scenario& loaded);
     // Called once per frame after all widgets: commits a finished gesture to the history.

@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 namespace shardscope::ui {
@@ -24,7 +25,10 @@ void draw_error_modal(AppState& state) {
     ImGui::TextWrapped("%s", state.ui.error_message.c_str());
     ImGui::Spacing();
     ImGui::TextDisabled("The current scenario is unchanged.");
-    if (ImGui::Button("OK", ImVec2(120, 0))) {
+    // Enter and Escape close it as OK does, as in any message box.
+    const bool key_closes = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
+                            ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    if (ImGui::Button("OK", ImVec2(120, 0)) || key_closes) {
         state.ui.error_message.clear();
         state.ui.error_title.clear();
         ImGui::CloseCurrentPopup();
@@ -37,7 +41,9 @@ void draw_model_import_modal(AppState& state) {
     PendingModelImport& pending = *state.ui.pending_import;
     if (!ImGui::IsPopupOpen(kImportPopup) && state.ui.error_message.empty()) ImGui::OpenPopup(kImportPopup);
     ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
-    if (!ImGui::BeginPopupModal(kImportPopup, nullptr)) return;
+    // Grows and shrinks with the warning lines below, so the buttons are never cut off.
+    if (!ImGui::BeginPopupModal(kImportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
     ImGui::TextWrapped("%s", pending.model.c_str());
     ImGui::TextDisabled("%s", pending.path.c_str());
     ImGui::Separator();
@@ -53,10 +59,12 @@ void draw_model_import_modal(AppState& state) {
     ImGui::SetNextItemWidth(160);
     ImGui::InputScalar("##seq_len", ImGuiDataType_S64, &pending.seq_len, &one);
     note_last_item("import/seq_len");
-    if (pending.context_window > 0 && pending.seq_len > pending.context_window)
-        ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Longer than the model's context window.");
-    ImGui::Spacing();
     const bool valid = pending.seq_len > 0;
+    if (!valid) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "A sequence is at least 1 token.");
+    else if (pending.context_window > 0 && pending.seq_len > pending.context_window)
+        ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Longer than the model's context window.");
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
     ImGui::BeginDisabled(!valid);
     const bool accept = ImGui::Button("Import", ImVec2(120, 0)) ||
                         (valid && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false));
@@ -160,14 +168,17 @@ void draw_shortcuts_window(AppState& state) {
 void draw_status_line(const AppState& state) {
     if (state.ui.status.empty()) return;
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const float height = ImGui::GetFrameHeight();
+    // As tall as the message wrapped to the window's width: a long one is read whole, not cut off.
+    const float padding = 8.0f;
+    const float text_h = ImGui::CalcTextSize(state.ui.status.c_str(), nullptr, false, vp->WorkSize.x - 2 * padding).y;
+    const float height = std::max(ImGui::GetFrameHeight(), text_h + 4.0f);
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - height));
     ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
     ImGui::SetNextWindowBgAlpha(0.85f);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
-    if (ImGui::Begin("##status", nullptr, flags)) ImGui::TextUnformatted(state.ui.status.c_str());
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(padding, 2));
+    if (ImGui::Begin("##status", nullptr, flags)) ImGui::TextWrapped("%s", state.ui.status.c_str());
     ImGui::End();
     ImGui::PopStyleVar();
 }

@@ -84,9 +84,13 @@ const char* heading(FileDialogMode mode) {
     }
 }
 
-// The name offered when the dialog opens for writing.
+// The name the box offers when the dialog opens in `mode`.
 const char* suggested_name(FileDialogMode mode) {
-    return mode == FileDialogMode::export_trace ? "shardscope-trace.json" : "scenario.json";
+    switch (mode) {
+        case FileDialogMode::export_trace: return "shardscope-trace.json";
+        case FileDialogMode::import_model: return "config.json";
+        default: return "scenario.json";
+    }
 }
 }  // namespace
 
@@ -95,11 +99,13 @@ void FileBrowser::draw(AppState& state) {
     if (want_open && !was_open_) {
         if (state.ui.file_dialog_dir.empty()) state.ui.file_dialog_dir = fs::current_path().string();
         list(state.ui.file_dialog_dir);
-        // A trace and a scenario are different files: switching between them offers the other's name.
-        const char* offered = suggested_name(state.ui.file_dialog);
-        if (std::string(offered) != name_ && (std::string(name_) == suggested_name(FileDialogMode::export_trace) ||
-                                              state.ui.file_dialog == FileDialogMode::export_trace))
-            std::snprintf(name_, sizeof name_, "%s", offered);
+        // A trace, a model and a scenario are different files: a name offered for one is not kept for
+        // another (a name the person typed is).
+        const std::string typed = name_;
+        const bool offered_before = typed == suggested_name(FileDialogMode::export_trace) ||
+                                    typed == suggested_name(FileDialogMode::import_model) ||
+                                    typed == suggested_name(FileDialogMode::save);
+        if (offered_before) std::snprintf(name_, sizeof name_, "%s", suggested_name(state.ui.file_dialog));
         ImGui::OpenPopup(kPopupName);
     }
     was_open_ = want_open;
