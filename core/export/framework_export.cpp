@@ -218,6 +218,9 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
            n(s.model.kv_heads) + " kv), vocab " + n(s.model.vocab) + ".");
     std::vector<std::string> body;
     body.push_back("[model]");
+    // No name is guessed from Shardscope's: TorchTitan's registry names its own models.
+    body.push_back("# name = \"...\" and flavor = \"...\": the model above in TorchTitan's registry, e.g. name = "
+                   "\"llama3\", flavor = \"8B\"");
     if (t.precision == Precision::fp8) body.push_back("converters = [\"float8\"]");
     body.push_back("");
     body.push_back("[training]");
