@@ -578,5 +578,32 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     const Report report = build_report(*parse_scenario(probe["scenario"].dump()).scenario);
     CHECK(last_us / 1e6 == doctest::Approx(*report.time.step).epsilon(1e-6));
     CHECK(probe["status"].get<std::string>().find("Trace of the simulated step written to") == 0);
+
+    // Again to the same file: the browser asks before replacing it, and a second Enter does. A folder
+    // typed in the name box opens in the browser instead of being refused.
+    std::filesystem::remove(trace.string() + ".old");
+    std::filesystem::rename(trace, trace.string() + ".old");
+    std::ofstream(trace) << "keep me";
+    REQUIRE(app.choose("File", "trace"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.key("ctrl+a");
+    app.type(std::string(SHARDSCOPE_SOURCE_DIR) + "/examples");
+    app.key("Return");
+    probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("file/name"));  // still browsing, now in examples/
+    CHECK(probe["error"].get<std::string>().empty());
+    REQUIRE(app.click("file/name"));
+    app.key("ctrl+a");
+    app.type(trace.string());
+    app.key("Return");
+    probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("file/replace_question"));
+    CHECK(slurp(trace) == "keep me");
+    app.key("Return");
+    probe = app.wait_frames(6);
+    CHECK_FALSE(probe["items"].contains("file/name"));
+    CHECK(slurp(trace).rfind("{", 0) == 0);
     std::filesystem::remove(trace);
+    std::filesystem::remove(trace.string() + ".old");
 }

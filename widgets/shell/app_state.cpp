@@ -51,12 +51,16 @@ void AppState::end_frame(bool any_widget_active) {
 
 void AppState::undo() {
     end_frame(false);
+    if (!history_.can_undo()) return;
     set(history_.undo());
+    ui.status = "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)";
 }
 
 void AppState::redo() {
     end_frame(false);
+    if (!history_.can_redo()) return;
     set(history_.redo());
+    ui.status = "Redone";
 }
 
 const Report& AppState::report() const {

@@ -94,6 +94,26 @@ const char* suggested_name(FileDialogMode mode) {
 }
 }  // namespace
 
+void FileBrowser::take_typed(AppState& state, const std::string& path, bool saving) {
+    std::error_code ec;
+    // A folder typed or pasted is opened in the browser, as a double-click on it would.
+    if (fs::is_directory(path, ec)) {
+        state.ui.file_dialog_dir = path;
+        list(path);
+        if (!saving) name_[0] = '\0';
+        confirm_replace_.clear();
+        refocus_name_ = true;
+        return;
+    }
+    // Writing over a file asks first: the same name saved twice in a row replaces it.
+    if (saving && fs::exists(path, ec) && confirm_replace_ != path) {
+        confirm_replace_ = path;
+        refocus_name_ = true;
+        return;
+    }
+    choose(state, path);
+}
+
 void FileBrowser::draw(AppState& state) {
     const bool want_open = state.ui.file_dialog != FileDialogMode::none;
     if (want_open && !was_open_) {
@@ -106,6 +126,7 @@ void FileBrowser::draw(AppState& state) {
                                     typed == suggested_name(FileDialogMode::import_model) ||
                                     typed == suggested_name(FileDialogMode::save);
         if (offered_before) std::snprintf(name_, sizeof name_, "%s", suggested_name(state.ui.file_dialog));
+        confirm_replace_.clear();
         ImGui::OpenPopup(kPopupName);
     }
     was_open_ = want_open;
@@ -157,6 +178,9 @@ void FileBrowser::draw(AppState& state) {
     ImGui::SetNextItemWidth(-220);
     // Enter takes the typed name as the button does; an absolute or ~/ path stands on its own. A click
     // selects the suggested name, so typing a path replaces it.
+    // After a folder was opened or a replace asked for, the name box keeps the keyboard: Enter again answers.
+    if (refocus_name_) ImGui::SetKeyboardFocusHere();
+    refocus_name_ = false;
     const bool entered = ImGui::InputText("##name", name_, sizeof name_,
                                           ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
     note_last_item("file/name");
@@ -165,10 +189,15 @@ void FileBrowser::draw(AppState& state) {
     note_last_item("file/ok");
     if ((entered || pressed) && name_[0] != '\0') {
         const char* home = std::getenv("HOME");
-        choose(state, resolve_typed_path(listed_dir_, name_, home ? home : ""));
+        take_typed(state, resolve_typed_path(listed_dir_, name_, home ? home : ""), saving);
     }
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) close_dialog(state);
+    if (!confirm_replace_.empty()) {
+        ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s exists: Save again to replace it.",
+                           fs::path(confirm_replace_).filename().string().c_str());
+        note_last_item("file/replace_question");
+    }
     ImGui::EndPopup();
 }
 

@@ -25,12 +25,16 @@ private:
     };
     void list(const std::string& dir);
     void choose(AppState& state, const std::string& path);
+    // What a typed or pasted name does: opens a folder, asks before replacing a file, else chooses it.
+    void take_typed(AppState& state, const std::string& path, bool saving);
 
     std::string listed_dir_;
     std::vector<Entry> entries_;
     std::string list_error_;
     char name_[256] = "scenario.json";
     bool was_open_ = false;
+    std::string confirm_replace_;
+    bool refocus_name_ = false;  // the existing file a save was asked to replace, pending a second Save
 };
 
 }  // namespace shardscope::ui
