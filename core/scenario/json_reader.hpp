@@ -42,6 +42,12 @@ struct FieldError {
 // of a document (merge, dump, compare) far from the end of the stack.
 inline constexpr int kMaxNesting = 64;
 
+// A parse error as a reader needs it: the library's "[json.exception.parse_error.101] " tag left out.
+[[nodiscard]] inline std::string without_library_tag(const std::string& what) {
+    const auto end = what.find("] ");
+    return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
+}
+
 // One pass over the text before any tree is built (nlohmann's SAX parser loops, it does not recurse),
 // tracking where it is so a broken rule names its field: nesting deeper than kMaxNesting, a number
 // beyond a double's range (`1e400`) and an integer beyond int64 are rejected here, so no later step
@@ -75,7 +81,7 @@ public:
         // A number of a thousand digits is quoted only as far as a reader needs to recognise it.
         const std::string shown = token.size() <= 40 ? token : token.substr(0, 40) + "...";
         if (e.id == 406) return reject(path(), shown + " is beyond the range of a number (about 1.8e308)");
-        return reject("", std::string("not valid JSON: ") + e.what());
+        return reject("", "not valid JSON: " + without_library_tag(e.what()));
     }
 
 private:
@@ -121,7 +127,7 @@ private:
     try {
         return Json::parse(text.begin(), text.end());
     } catch (const nlohmann::json::exception& e) {
-        fail("", std::string("not valid JSON: ") + e.what());
+        fail("", "not valid JSON: " + without_library_tag(e.what()));
     }
 }
 

@@ -67,6 +67,9 @@ TEST_CASE("the document: JSON syntax, schema, unknown and missing fields") {
     const ScenarioLoad bad = parse_scenario("{\"schema\": ");
     CHECK_FALSE(bad.ok());
     CHECK(bad.error.rfind("(document): not valid JSON: ", 0) == 0);
+    // Where and why, in words: not the JSON library's exception tag.
+    CHECK(bad.error.find("[json.exception") == std::string::npos);
+    CHECK(bad.error.find("line 1") != std::string::npos);
     CHECK(parse_scenario("[1]").error == "(document): must be an object");
     check_rejected({{"schema", "shardscope.scenario/2"}},
                    "schema: must be \"shardscope.scenario/1\", got \"shardscope.scenario/2\"");
