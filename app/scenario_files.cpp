@@ -16,45 +16,16 @@ std::optional<std::string> read_or_report(ui::AppState& state, const std::string
     if (!text) state.show_error("Could not open " + path, error);
     return text;
 }
-}  // namespace
 
-bool open_scenario_file(ui::AppState& state, const std::string& path) {
-    const auto text = read_or_report(state, path);
-    if (!text) return false;
-    const ScenarioLoad loaded = parse_scenario(*text);
-    if (!loaded.ok() && is_model_file(*text)) return begin_model_import(state, path);
-    if (!loaded.ok()) {
-        state.show_error("Rejected " + path, loaded.error);
-        return false;
-    }
-    state.replace(*loaded.scenario);
-    state.ui.current_file = path;
-    state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
-    state.ui.status = "Opened " + path;
-    state.remember_recent(path);
-    save_recent_files(state.ui.recent_files);
-    return true;
-}
-
-bool begin_model_import(ui::AppState& state, const std::string& path) {
-    const auto text = read_or_report(state, path);
-    if (!text) return false;
-    const ModelFileInfo info = model_file_info(*text);
-    if (!info.hugging_face) return import_model_file(state, path);
-    state.ui.pending_import =
-        ui::PendingModelImport{path, "Hugging Face config of " + model_name_from_path(path), info.context_window,
-                               state.scenario().model.seq_len};
-    return true;
-}
-
-bool import_model_file(ui::AppState& state, const std::string& path, std::optional<int64_t> seq_len) {
-    const auto text = read_or_report(state, path);
-    if (!text) return false;
+// A model file's text brought into the scenario; `seq_len` unset keeps a preset's own length, or the
+// scenario's for a Hugging Face config.
+bool import_model_text(ui::AppState& state, const std::string& path, const std::string& text,
+                       std::optional<int64_t> seq_len) {
     const int64_t current = state.scenario().model.seq_len;
-    const bool from_preset = !model_file_info(*text).hugging_face;
+    const bool from_preset = !model_file_info(text).hugging_face;
     // A preset carries its own training length; a Hugging Face config does not, so the scenario's is kept.
     const std::optional<int64_t> length = seq_len ? seq_len : (from_preset ? std::nullopt : std::optional<int64_t>(current));
-    ModelImport im = import_model(*text, length, model_name_from_path(path));
+    ModelImport im = import_model(text, length, model_name_from_path(path));
     if (!im.ok()) {
         state.show_error("Rejected " + path, im.error);
         return false;
@@ -76,6 +47,53 @@ bool import_model_file(ui::AppState& state, const std::string& path, std::option
         status += " (" + im.notes.front() + ")";
     state.ui.status = status;
     return true;
+}
+
+// A preset's text is imported at once; a Hugging Face config's waits for the modal's length.
+bool begin_model_text(ui::AppState& state, const std::string& path, const std::string& text,
+                      const ModelFileInfo& info) {
+    if (!info.hugging_face) return import_model_text(state, path, text, std::nullopt);
+    state.ui.pending_import =
+        ui::PendingModelImport{path, "Hugging Face config of " + model_name_from_path(path), info.context_window,
+                               state.scenario().model.seq_len};
+    return true;
+}
+
+// The request raised this frame, if any, taken out of the requests.
+template <typename T>
+std::optional<T> take(std::optional<T>& request) {
+    std::optional<T> out = std::move(request);
+    request.reset();
+    return out;
+}
+}  // namespace
+
+bool open_scenario_file(ui::AppState& state, const std::string& path) {
+    const auto text = read_or_report(state, path);
+    if (!text) return false;
+    const ScenarioLoad loaded = parse_scenario(*text);
+    if (!loaded.ok()) {
+        if (const ModelFileInfo info = model_file_info(*text); info.model) return begin_model_text(state, path, *text, info);
+        state.show_error("Rejected " + path, loaded.error);
+        return false;
+    }
+    state.replace(*loaded.scenario);
+    state.ui.current_file = path;
+    state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
+    state.ui.status = "Opened " + path;
+    state.remember_recent(path);
+    save_recent_files(state.ui.recent_files);
+    return true;
+}
+
+bool begin_model_import(ui::AppState& state, const std::string& path) {
+    const auto text = read_or_report(state, path);
+    return text && begin_model_text(state, path, *text, model_file_info(*text));
+}
+
+bool import_model_file(ui::AppState& state, const std::string& path, std::optional<int64_t> seq_len) {
+    const auto text = read_or_report(state, path);
+    return text && import_model_text(state, path, *text, seq_len);
 }
 
 bool save_scenario_file(ui::AppState& state, const std::string& path) {
@@ -105,31 +123,11 @@ bool export_trace_file(ui::AppState& state, const std::string& path) {
 }
 
 void handle_file_requests(ui::AppState& state) {
-    if (state.requests.import_path) {
-        const std::string path = *state.requests.import_path;
-        state.requests.import_path.reset();
-        begin_model_import(state, path);
-    }
-    if (state.requests.import_model) {
-        const ui::ModelImportRequest request = *state.requests.import_model;
-        state.requests.import_model.reset();
-        import_model_file(state, request.path, request.seq_len);
-    }
-    if (state.requests.trace_path) {
-        const std::string path = *state.requests.trace_path;
-        state.requests.trace_path.reset();
-        export_trace_file(state, path);
-    }
-    if (state.requests.open_path) {
-        const std::string path = *state.requests.open_path;
-        state.requests.open_path.reset();
-        open_scenario_file(state, path);
-    }
-    if (state.requests.save_path) {
-        const std::string path = *state.requests.save_path;
-        state.requests.save_path.reset();
-        save_scenario_file(state, path);
-    }
+    if (const auto path = take(state.requests.import_path)) begin_model_import(state, *path);
+    if (const auto request = take(state.requests.import_model)) import_model_file(state, request->path, request->seq_len);
+    if (const auto path = take(state.requests.trace_path)) export_trace_file(state, *path);
+    if (const auto path = take(state.requests.open_path)) open_scenario_file(state, *path);
+    if (const auto path = take(state.requests.save_path)) save_scenario_file(state, *path);
 }
 
 }  // namespace shardscope::app

@@ -296,8 +296,6 @@ ModelFileInfo model_file_info(std::string_view json_text) {
     return info;
 }
 
-bool is_model_file(std::string_view json_text) { return model_file_info(json_text).model; }
-
 ModelImport import_model(std::string_view json_text, std::optional<int64_t> seq_len, const std::string& name) {
     Json doc;
     ModelImport out;

@@ -37,13 +37,10 @@ struct ModelImport {
 [[nodiscard]] ModelImport import_model(std::string_view json_text, std::optional<int64_t> seq_len,
                                        const std::string& name = "");
 
-// Whether the text is a model file (a model preset or a Hugging Face config) rather than a scenario:
-// how a window told "open this" knows to import a model into the current scenario.
-[[nodiscard]] bool is_model_file(std::string_view json_text);
-
-// What kind of model file the text is, for a caller that asks for a sequence length before importing a
-// Hugging Face config: whether it is a model file at all, whether it is a Hugging Face config, and that
-// config's max_position_embeddings (0 when it has none).
+// What kind of model file the text is: whether it is one at all (a model preset or a Hugging Face
+// config, not a scenario: how a window told "open this" knows to import a model), whether it is a
+// Hugging Face config (which needs a sequence length asked for first), and that config's
+// max_position_embeddings (0 when it has none).
 struct ModelFileInfo {
     bool model = false;
     bool hugging_face = false;

@@ -137,6 +137,15 @@ public:
         xdo("type --window " + wid_ + " --delay 20 '" + text + "'");
         wait_frames(4);
     }
+    // Clicks the field drawn under `key`, replaces its text with `text` and leaves it with Enter; the
+    // probe once the edit took effect. An empty object when no such field was drawn.
+    nlohmann::json type_into(const std::string& key, const std::string& text) {
+        if (!click(key)) return nlohmann::json::object();
+        this->key("ctrl+a");
+        type(text);
+        this->key("Return");
+        return wait_frames(4);
+    }
     void resize(int width, int height) {
         xdo("windowsize --sync " + wid_ + " " + std::to_string(width) + " " + std::to_string(height));
         wait_frames(6);

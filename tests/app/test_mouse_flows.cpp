@@ -454,11 +454,8 @@ TEST_CASE("the model and batch edited by mouse in the Scenario panel; the planne
     CHECK(probe["scenario"]["model"]["experts"] == 8);
     // The sequence length and the global batch, typed and left with Enter.
     const auto type_into = [&](const std::string& key, const std::string& text) {
-        REQUIRE(app.click(key));
-        app.key("ctrl+a");
-        app.type(text);
-        app.key("Return");
-        return app.wait_frames(4);
+        REQUIRE(app.wait_for_item(key));
+        return app.type_into(key, text);
     };
     probe = type_into("scenario/field/seq_len", "4096");
     CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
@@ -517,18 +514,10 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     // The GPU and the links, under their header: the inter-node bandwidth typed and left with Enter.
     REQUIRE(app.click("scenario/cluster"));
     REQUIRE(app.wait_for_item("scenario/field/inter_node_bandwidth_gbps"));
-    REQUIRE(app.click("scenario/field/inter_node_bandwidth_gbps"));
-    app.key("ctrl+a");
-    app.type("25");
-    app.key("Return");
-    probe = app.wait_frames(4);
+    probe = app.type_into("scenario/field/inter_node_bandwidth_gbps", "25");
     CHECK(probe["scenario"]["cluster"]["inter_node"]["bandwidth_gbps"] == 25.0);
     // A link of no bandwidth is refused with core's rule and changes nothing.
-    REQUIRE(app.click("scenario/field/intra_node_bandwidth_gbps"));
-    app.key("ctrl+a");
-    app.type("0");
-    app.key("Return");
-    probe = app.wait_frames(4);
+    probe = app.type_into("scenario/field/intra_node_bandwidth_gbps", "0");
     CHECK(probe["scenario"]["cluster"]["intra_node"]["bandwidth_gbps"].get<double>() > 0);
     CHECK(probe["items"].contains("scenario/error"));
 
@@ -565,11 +554,8 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     std::filesystem::remove(trace);
     REQUIRE(app.choose("File", "trace"));
     REQUIRE(app.wait_for_item("file/name"));
-    REQUIRE(app.click("file/name"));
-    app.key("ctrl+a");
-    app.type(trace.string());
-    app.key("Return");
-    probe = app.wait_frames(6);
+    app.type_into("file/name", trace.string());
+    probe = app.wait_frames(2);
     REQUIRE(std::filesystem::exists(trace));
     const Json events = Json::parse(slurp(trace));
     double last_us = 0;
@@ -586,18 +572,10 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     std::ofstream(trace) << "keep me";
     REQUIRE(app.choose("File", "trace"));
     REQUIRE(app.wait_for_item("file/name"));
-    REQUIRE(app.click("file/name"));
-    app.key("ctrl+a");
-    app.type(std::string(SHARDSCOPE_SOURCE_DIR) + "/examples");
-    app.key("Return");
-    probe = app.wait_frames(4);
+    probe = app.type_into("file/name", std::string(SHARDSCOPE_SOURCE_DIR) + "/examples");
     CHECK(probe["items"].contains("file/name"));  // still browsing, now in examples/
     CHECK(probe["error"].get<std::string>().empty());
-    REQUIRE(app.click("file/name"));
-    app.key("ctrl+a");
-    app.type(trace.string());
-    app.key("Return");
-    probe = app.wait_frames(4);
+    probe = app.type_into("file/name", trace.string());
     CHECK(probe["items"].contains("file/replace_question"));
     CHECK(slurp(trace) == "keep me");
     app.key("Return");
