@@ -14,6 +14,7 @@
 // Build Release to quote these (Debug is several times slower). Nothing asserts a time.
 
 #include "app/commands.hpp"
+#include "app/file_io.hpp"
 #include "bench/panel_timings.hpp"
 #include "bench/planner_cases.hpp"
 #include "core/scenario/units.hpp"
@@ -85,9 +86,8 @@ void bench_cold_start() {
         row("cold start to first frame", "skipped", "no display: run `xvfb-run -a shardscope bench`");
         return;
     }
-    char self[4096] = {};
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
+    const std::string self = shardscope::app::executable_path();
+    if (self.empty()) {
         row("cold start to first frame", "skipped", "cannot find this executable (/proc/self/exe)");
         return;
     }
@@ -102,7 +102,7 @@ void bench_cold_start() {
     posix_spawn_file_actions_t quiet;  // the child's "wrote ..." line would break the table
     posix_spawn_file_actions_init(&quiet);
     posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    const bool started = posix_spawn(&child, self, &quiet, nullptr, argv.data(), environ) == 0;
+    const bool started = posix_spawn(&child, self.c_str(), &quiet, nullptr, argv.data(), environ) == 0;
     posix_spawn_file_actions_destroy(&quiet);
     if (!started || waitpid(child, &status, 0) < 0) {
         row("cold start to first frame", "failed", "could not start " + std::string(self));

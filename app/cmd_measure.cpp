@@ -33,7 +33,7 @@
 #include "core/scenario/units.hpp"
 
 #ifdef SHARDSCOPE_WITH_MPI
-#include "cuda/mpi_measurer.hpp"
+#include "app/measure_plugin.hpp"
 #endif
 #ifdef SHARDSCOPE_WITH_CPU_MPI
 #include "mpi/cpu_mpi_measurer.hpp"
@@ -291,7 +291,7 @@ int run_measure(const std::vector<std::string>& args) {
 #endif
     } else if (use_mpi_measure(launch, o.mpi)) {
 #ifdef SHARDSCOPE_WITH_MPI
-        if (!adopt_mpi_session(cuda::start_mpi_measurer())) return 1;
+        if (!adopt_mpi_session(app::start_plugin_mpi_measurer())) return 1;
 #else
         std::cerr << "measure: "
                   << (o.mpi ? std::string("--mpi asks for")

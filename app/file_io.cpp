@@ -167,6 +167,17 @@ std::string config_dir() {
     return ec ? std::string() : dir.string();
 }
 
+std::string executable_path() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : exe.string();
+}
+
+std::string executable_dir() {
+    const std::string exe = executable_path();
+    return exe.empty() ? std::string(".") : fs::path(exe).parent_path().string();
+}
+
 std::string data_dir() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);

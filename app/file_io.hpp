@@ -27,6 +27,10 @@ std::string config_dir();
 // A folder of shipped data (assets/, lessons/): next to the executable's parent when installed,
 // else the source tree the binary was built from.
 std::string data_dir();
+// The running executable as the kernel names it (/proc/self/exe), "" when it does not say; and its
+// folder ("." then).
+std::string executable_path();
+std::string executable_dir();
 
 std::vector<std::string> load_recent_files();
 void save_recent_files(const std::vector<std::string>& paths);

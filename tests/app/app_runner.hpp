@@ -34,13 +34,14 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
     return dir;
 }
 
-// args are passed to the shell as written: quote paths that may hold spaces.
-inline RunResult run_shardscope(const std::string& args, const std::filesystem::path& dir) {
+// args are passed to the shell as written: quote paths that may hold spaces. env: more VAR=value
+// assignments for the process, e.g. "LD_DEBUG=files".
+inline RunResult run_shardscope(const std::string& args, const std::filesystem::path& dir, const std::string& env = {}) {
     const auto out = dir / "stdout.txt";
     const auto err = dir / "stderr.txt";
     // XDG_CONFIG_HOME points into the scratch folder so tests never touch the user's settings.
-    const std::string cmd = "XDG_CONFIG_HOME='" + (dir / "config").string() + "' '" SHARDSCOPE_EXE "' " + args +
-                            " > '" + out.string() + "' 2> '" + err.string() + "'";
+    const std::string cmd = "XDG_CONFIG_HOME='" + (dir / "config").string() + "' " + env + " '" SHARDSCOPE_EXE "' " +
+                            args + " > '" + out.string() + "' 2> '" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     RunResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

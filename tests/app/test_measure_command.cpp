@@ -38,3 +38,51 @@ TEST_CASE("measure refuses bad flags with exit 2, naming the flag") {
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("usage: shardscope measure") != std::string::npos);
 }
+
+namespace {
+
+// glibc's loader names every library it maps under LD_DEBUG=files ("file=libcudart.so.13 [0]; needed
+// by ..."), whatever the build.
+bool maps_a_cuda_library(const std::string& loader_log) {
+    for (const char* lib : {"file=libcudart", "file=libcublas", "file=libnccl", "file=libcuda."})
+        if (loader_log.find(lib) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("only measuring maps a CUDA library: --version, plan, report and the window never do") {
+    const auto dir = scratch_dir("measure-maps");
+    const std::string model = "'" SHARDSCOPE_SOURCE_DIR "/assets/models/llama3-8b.json'";
+    for (const std::string& args : {std::string("--version"), "report --model " + model,
+                                   "plan --model " + model + " --top 1",
+                                   "--frames 1 --size 640x480 --screenshot '" + (dir / "w.png").string() + "'"}) {
+        const RunResult r = run_shardscope(args, dir, "LD_DEBUG=files");
+        CAPTURE(args);
+        CHECK(r.exit_code == 0);
+        CHECK_FALSE(maps_a_cuda_library(r.err));
+        CHECK(r.err.find("shardscope_measure_cuda") == std::string::npos);
+    }
+}
+
+#ifdef SHARDSCOPE_TEST_CUDA_PLUGIN
+TEST_CASE("measure loads the CUDA plugin, and a missing or broken one is refused in words") {
+    const auto dir = scratch_dir("measure-plugin");
+    RunResult r = run_shardscope("measure -e 1M -n 2 -w 1", dir, "LD_DEBUG=files");
+    CHECK(r.err.find("libshardscope_measure_cuda.so") != std::string::npos);
+    CHECK(maps_a_cuda_library(r.err));
+
+    r = run_shardscope("measure", dir, "SHARDSCOPE_MEASURE_PLUGIN=/nonexistent/plugin.so");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("could not be loaded (/nonexistent/plugin.so: cannot open shared object file") != std::string::npos);
+    CHECK(r.err.find("-DSHARDSCOPE_CUDA=ON") != std::string::npos);
+
+    const auto junk = dir / "junk.so";
+    std::ofstream(junk) << "not a shared object";
+    r = run_shardscope("measure", dir, "SHARDSCOPE_MEASURE_PLUGIN='" + junk.string() + "'");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find(junk.string()) != std::string::npos);
+    CHECK(r.err.find("could not be loaded") != std::string::npos);
+}
+#endif
