@@ -179,14 +179,15 @@ std::string executable_dir() {
 }
 
 std::string data_dir() {
+    return (fs::path(executable_dir()) / SHARDSCOPE_DATA_DIR_FROM_BIN).lexically_normal().string();
+}
+
+std::string missing_data_message() {
     std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        for (const fs::path& candidate : {exe.parent_path().parent_path() / "share" / "shardscope",
-                                          exe.parent_path().parent_path()})
-            if (fs::exists(candidate / "assets", ec)) return candidate.string();
-    }
-    return SHARDSCOPE_SOURCE_DIR;
+    const std::string dir = data_dir();
+    if (fs::is_directory(fs::path(dir) / "assets", ec) && fs::is_directory(fs::path(dir) / "lessons", ec)) return {};
+    return "the shipped data folder " + dir + " (assets/ and lessons/) is missing, so the lessons, glossary, cheat "
+           "sheet and presets are unavailable: reinstall Shardscope (cmake --install puts them beside bin/)";
 }
 
 namespace {

@@ -24,9 +24,13 @@ std::optional<std::string> read_text_file(const std::string& path, std::string& 
 std::string write_file_atomically(const std::string& path, const std::string& bytes);
 // $XDG_CONFIG_HOME/shardscope (or ~/.config/shardscope), created on demand; "" when unavailable.
 std::string config_dir();
-// A folder of shipped data (assets/, lessons/): next to the executable's parent when installed,
-// else the source tree the binary was built from.
+// The folder of shipped data (assets/, lessons/): share/shardscope beside the executable's folder,
+// where `cmake --install` puts it and where the build tree mirrors it. Never a path compiled in, so a
+// prefix moved elsewhere keeps working and an installed copy never reads a source tree.
 std::string data_dir();
+// "" when data_dir() holds the shipped data; else one sentence: which folder is missing and what the
+// app goes without.
+std::string missing_data_message();
 // The running executable as the kernel names it (/proc/self/exe), "" when it does not say; and its
 // folder ("." then).
 std::string executable_path();

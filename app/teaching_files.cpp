@@ -13,24 +13,26 @@ namespace fs = std::filesystem;
 std::vector<std::string> load_teaching_files(ui::PanelRegistry& registry, const std::string& data_dir) {
     std::vector<std::string> errors;
     ui::TeachingTexts texts;
+    // Reports a file that cannot be read once, here, and returns the reason ("" when read).
     const auto read = [&](const fs::path& path, std::string& into) {
         std::string error;
         if (auto text = read_text_file(path.string(), error)) into = std::move(*text);
         else errors.push_back(error);
+        return error;
     };
     std::error_code ec;
     const fs::path lessons = fs::path(data_dir) / "lessons";
     for (const auto& entry : fs::directory_iterator(lessons, ec)) {
         if (entry.path().extension() != ".json") continue;
         std::string text;
-        read(entry.path(), text);
+        if (!read(entry.path(), text).empty()) continue;
         texts.lesson_files.emplace_back("lessons/" + entry.path().filename().string(), std::move(text));
     }
     if (ec) errors.push_back(lessons.string() + ": " + ec.message());
     texts.glossary_file = "assets/glossary.json";
-    read(fs::path(data_dir) / texts.glossary_file, texts.glossary_text);
+    texts.glossary_read_error = read(fs::path(data_dir) / texts.glossary_file, texts.glossary_text);
     texts.cheatsheet_file = "assets/cheatsheet.json";
-    read(fs::path(data_dir) / texts.cheatsheet_file, texts.cheatsheet_text);
+    texts.cheatsheet_read_error = read(fs::path(data_dir) / texts.cheatsheet_file, texts.cheatsheet_text);
     const std::vector<std::string> parse_errors = ui::install_teaching_content(registry, texts);
     errors.insert(errors.end(), parse_errors.begin(), parse_errors.end());
     return errors;

@@ -17,6 +17,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 #include <nlohmann/json.hpp>
+#include <stb/stb_image.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -116,6 +117,17 @@ void apply_style(float scale) {
     style.ScaleAllSizes(scale);
 }
 
+// The icon the desktop shows for the window, the one installed in the hicolor theme. Without the
+// data folder (reported once elsewhere) the window keeps the desktop's default.
+void set_window_icon(GLFWwindow* window) {
+    const std::string path = data_dir() + "/assets/icons/shardscope.png";
+    GLFWimage icon{};
+    icon.pixels = stbi_load(path.c_str(), &icon.width, &icon.height, nullptr, 4);
+    if (!icon.pixels) return;
+    glfwSetWindowIcon(window, 1, &icon);
+    stbi_image_free(icon.pixels);
+}
+
 std::string glfw_version() {
     int major, minor, rev;
     glfwGetVersion(&major, &minor, &rev);
@@ -196,6 +208,7 @@ int run_window(const Options& options) {
     }
     glfwSwapInterval(headless_capture ? 0 : 1);
     glfwSetDropCallback(window.handle, &on_drop);
+    set_window_icon(window.handle);
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -242,9 +255,13 @@ int run_window(const Options& options) {
         return 2;
     }
 
-    // Lessons, glossary and cheat sheet: a broken file is reported and the rest still load.
-    for (const std::string& error : load_teaching_files(ui_root.registry(), data_dir()))
-        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+    // Lessons, glossary, cheat sheet and presets: a broken file is reported and the rest still load;
+    // a missing data folder is said once, not once per file.
+    const std::string missing_data = missing_data_message();
+    if (!missing_data.empty()) std::fprintf(stderr, "shardscope: %s\n", missing_data.c_str());
+    else
+        for (const std::string& error : load_teaching_files(ui_root.registry(), data_dir()))
+            std::fprintf(stderr, "shardscope: %s\n", error.c_str());
     // Progress from earlier runs; a screenshot run neither reads nor writes the user's state.
     auto* lessons = dynamic_cast<ui::LessonPanel*>(ui_root.registry().find("lesson"));
     if (lessons && !headless_capture) lessons->restore_progress(load_lesson_progress());
@@ -253,10 +270,12 @@ int run_window(const Options& options) {
         std::fprintf(stderr, "shardscope: --lesson: %s\n", error.c_str());
         return 2;
     }
-    for (const std::string& error : load_cluster_presets(ui_root.registry(), data_dir()))
-        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
-    for (const std::string& error : load_model_presets(ui_root.registry(), data_dir()))
-        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+    if (missing_data.empty()) {
+        for (const std::string& error : load_cluster_presets(ui_root.registry(), data_dir()))
+            std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+        for (const std::string& error : load_model_presets(ui_root.registry(), data_dir()))
+            std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+    }
     if (!options.show.empty()) {
         if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
             std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (see --help)\n", unknown.front().c_str());

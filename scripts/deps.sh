@@ -6,7 +6,9 @@ APP_PACKAGES=(build-essential cmake pkg-config python3 libimgui-dev libglfw3-dev
 # Run the tests too: a real window under Xvfb (Mesa's llvmpipe gives real OpenGL) and clicks.
 # Open MPI: the CPU measure backend (mpi/), whose tests run 4 ranks under mpirun; optional for the app.
 # python3-jsonschema: checks the shipped scenarios against docs/shardscope.scenario.schema.json.
-TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin python3-jsonschema)
+# desktop-file-utils, shared-mime-info, groff-base: check the installed launcher, MIME type and man page.
+TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin python3-jsonschema
+               desktop-file-utils shared-mime-info groff-base)
 
 missing_packages() {
   local p

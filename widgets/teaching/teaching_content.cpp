@@ -34,9 +34,11 @@ std::map<std::string, std::vector<LessonMention>> lesson_mentions(const Glossary
 
 std::vector<std::string> install_teaching_content(PanelRegistry& registry, const TeachingTexts& texts) {
     std::vector<std::string> errors;
-    GlossaryLoad glossary = parse_glossary(texts.glossary_text, texts.glossary_file);
-    if (glossary.ok()) set_shared_glossary(std::make_shared<const Glossary>(std::move(*glossary.glossary)));
-    else errors.push_back(glossary.error);
+    if (texts.glossary_read_error.empty()) {
+        GlossaryLoad glossary = parse_glossary(texts.glossary_text, texts.glossary_file);
+        if (glossary.ok()) set_shared_glossary(std::make_shared<const Glossary>(std::move(*glossary.glossary)));
+        else errors.push_back(glossary.error);
+    }
 
     LessonSet lessons = load_lessons(texts.lesson_files);
     errors.insert(errors.end(), lessons.errors.begin(), lessons.errors.end());
@@ -44,8 +46,13 @@ std::vector<std::string> install_teaching_content(PanelRegistry& registry, const
         panel->set_lesson_mentions(lesson_mentions(*shared_glossary(), lessons.lessons));
     if (auto* panel = dynamic_cast<LessonPanel*>(registry.find("lesson"))) panel->set_lessons(std::move(lessons));
 
-    CheatSheetLoad sheet = parse_cheatsheet(texts.cheatsheet_text, texts.cheatsheet_file);
-    if (!sheet.ok()) errors.push_back(sheet.error);
+    CheatSheetLoad sheet;
+    if (texts.cheatsheet_read_error.empty()) {
+        sheet = parse_cheatsheet(texts.cheatsheet_text, texts.cheatsheet_file);
+        if (!sheet.ok()) errors.push_back(sheet.error);
+    } else {
+        sheet.error = texts.cheatsheet_read_error;
+    }
     if (auto* panel = dynamic_cast<CheatSheetPanel*>(registry.find("cheatsheet")))
         panel->set_sheet(std::move(sheet.sheet), sheet.error);
     return errors;

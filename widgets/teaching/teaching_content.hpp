@@ -14,6 +14,9 @@ struct TeachingTexts {
     std::vector<std::pair<std::string, std::string>> lesson_files;  // (file name, text)
     std::string glossary_file, glossary_text;
     std::string cheatsheet_file, cheatsheet_text;
+    // Why a file could not be read at all, which whoever read it has already reported: its text is
+    // then not parsed (an empty text is no news), and the cheat sheet panel shows the reason.
+    std::string glossary_read_error, cheatsheet_read_error;
 };
 
 // Parses everything and gives it to the lesson, glossary and cheat sheet panels (and to the shared
