@@ -13,6 +13,7 @@
 //   to its exit, when there is a display (run it under xvfb-run on a machine without one).
 // Build Release to quote these (Debug is several times slower). Nothing asserts a time.
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
 #include "bench/panel_timings.hpp"
@@ -157,25 +158,21 @@ void bench_frames(int frames) {
 }
 
 int run_bench(const std::vector<std::string>& args) {
-    int frames = 120;
-    bool planner = true;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--frames" && i + 1 < args.size()) {
-            frames = std::atoi(args[++i].c_str());
-            if (frames < 1) {
-                std::cerr << "bench: --frames must be a positive whole number\n";
-                return 2;
-            }
-        } else if (args[i] == "--skip-planner") {
-            planner = false;
-        } else if (args[i] == "--help" || args[i] == "-h") {
-            std::cout << kUsage << "\n";
-            return 0;
-        } else {
-            std::cerr << "bench: unexpected argument '" << args[i] << "'\n" << kUsage << "\n";
-            return 2;
-        }
+    std::string frames_text = "120";
+    bool skip_planner = false;
+    CLI::App parser;
+    shardscope::app::configure_parser(parser);
+    parser.add_option("--frames", frames_text);
+    parser.add_flag("--skip-planner", skip_planner);
+    if (const auto exit = shardscope::app::parse_arguments(parser, args, "bench", kUsage)) return *exit;
+    char* end = nullptr;
+    const long n = std::strtol(frames_text.c_str(), &end, 10);
+    if (*end != '\0' || n < 1 || n > 100000) {
+        std::cerr << "bench: --frames must be a whole number from 1 to 100000, got '" << frames_text << "'\n";
+        return 2;
     }
+    const int frames = static_cast<int>(n);
+    const bool planner = !skip_planner;
     std::printf("%-58s %12s   %s\n", "what", "figure", "detail");
     if (planner) bench_planner();
     bench_panels(frames);
@@ -186,5 +183,4 @@ int run_bench(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(bench, "print benchmark figures (planner, panels, frame time, cold start): bench [--frames N] [--skip-planner]",
-                   &run_bench);
+SHARDSCOPE_COMMAND(bench, "print benchmark figures: planner, panels, frame time, cold start", &run_bench);

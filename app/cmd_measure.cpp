@@ -24,6 +24,7 @@
 // --format jsonl prints each row as a JSON line as it is measured, then the whole result on one line:
 // what the Measure panel reads from the mpirun it starts.
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
 #include "core/measure/calibration.hpp"
@@ -42,6 +43,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <tuple>
 #include <streambuf>
 #include <utility>
 
@@ -50,14 +52,16 @@ namespace {
 using namespace shardscope;
 
 constexpr const char* kUsage =
-    "usage: shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
-    "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check]\n"
+    "usage: shardscope measure [-o|--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
+    "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [-c [0|1]]\n"
     "                          [--format json|jsonl|text] [--config SCENARIO.json] [--save-cluster FILE] [--mpi]\n"
     "                          [--backend cuda|cpu] [--algorithm mpi|ring|tree|pairwise|double_binary_tree|hierarchical]\n"
     "                          [--ranks-per-node N]\n"
-    "  -b/-e: smallest/largest size (default 8 and 128M; suffixes K M G), -f: size factor (2),\n"
-    "  -n: timed iterations (20), -w: warm-up iterations (5), -g: GPUs (0 = all),\n"
-    "  --check or -c 1: verify results, --mpi: one rank per GPU under mpirun (chosen by itself when mpirun\n"
+    "  nccl-tests' spellings: -b/--minbytes, -e/--maxbytes: smallest/largest size (default 8 and 128M;\n"
+    "  suffixes K M G), -f/--stepfactor: size factor (2), -n/--iters: timed iterations (20),\n"
+    "  -w/--warmup_iters: warm-up iterations (5), -g/--ngpus: GPUs (0 = all), -c/--check [0|1]: verify\n"
+    "  results (alone: 1), -o/--op: the collective; values glued (-b8) or after = (--minbytes=8) too;\n"
+    "  --mpi: one rank per GPU under mpirun (chosen by itself when mpirun\n"
     "  starts two or more ranks), --backend cpu: ranks are MPI processes, no GPU (mpirun -np 4 shardscope\n"
     "  measure --backend cpu), --algorithm: with --backend cpu, the Collective animator's algorithm over\n"
     "  point-to-point messages instead of MPI's own (mpi), --ranks-per-node: the hierarchical algorithm's\n"
@@ -80,61 +84,71 @@ struct Options {
     return true;
 }
 
-// "" when parsed, else the message (exit 2).
-std::string parse_options(const std::vector<std::string>& args, Options& o) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        // --check alone is a flag; nccl-tests' spelling takes 0 or 1 (-c 1, --check 1).
-        if (a == "--check" && (i + 1 >= args.size() || (args[i + 1] != "0" && args[i + 1] != "1"))) {
-            o.spec.check = true;
-            continue;
-        }
-        if (a == "--mpi") {
-            o.mpi = true;
-            continue;
-        }
-        if (i + 1 >= args.size()) return "'" + a + "' is not an option, or lacks its value";
-        const std::string& v = args[++i];
-        if (a == "--op") {
-            const auto op = measure_op_from_string(v);
-            if (!op) return "--op: '" + v + "' is not one of all_reduce, all_gather, reduce_scatter, broadcast, all_to_all";
-            o.spec.op = *op;
-        } else if (a == "-b" || a == "--minbytes" || a == "-e" || a == "--maxbytes") {
-            const auto bytes = parse_byte_size(v);
-            if (!bytes) return a + ": '" + v + "' is not a size (e.g. 8, 64K, 128M, 1G)";
-            (a == "-b" || a == "--minbytes" ? o.spec.min_bytes : o.spec.max_bytes) = *bytes;
-        } else if (a == "-f" || a == "--stepfactor") {
-            char* end = nullptr;
-            o.spec.factor = std::strtod(v.c_str(), &end);
-            if (v.empty() || *end != '\0') return a + ": '" + v + "' is not a number";
-        } else if (a == "-n" || a == "--iters") {
-            if (!parse_whole(v, 1, o.spec.iters)) return a + ": '" + v + "' must be a whole number, at least 1";
-        } else if (a == "-w" || a == "--warmup_iters") {
-            if (!parse_whole(v, 0, o.spec.warmup)) return a + ": '" + v + "' must be a whole number, 0 or more";
-        } else if (a == "-g" || a == "--ngpus") {
-            if (!parse_whole(v, 0, o.spec.gpus)) return a + ": '" + v + "' must be a whole number, 0 (all) or more";
-        } else if (a == "-c" || a == "--check") {
-            if (v != "0" && v != "1") return a + ": '" + v + "' must be 0 or 1";
-            o.spec.check = v == "1";
-        } else if (a == "--backend") {
-            if (v != "cuda" && v != "cpu") return "--backend must be cuda or cpu, got '" + v + "'";
-            o.backend = v;
-        } else if (a == "--algorithm") {
-            if (!measure_algorithm_from_string(v, o.spec.algorithm))
-                return "--algorithm: '" + v + "' is not one of mpi, ring, tree, pairwise, double_binary_tree, hierarchical";
-        } else if (a == "--ranks-per-node") {
-            if (!parse_whole(v, 1, o.spec.ranks_per_node)) return a + ": '" + v + "' must be a whole number, at least 1";
-        } else if (a == "--format") {
-            if (v != "json" && v != "jsonl" && v != "text") return "--format must be json, jsonl or text, got '" + v + "'";
-            o.format = v;
-        } else if (a == "--config") {
-            o.config = v;
-        } else if (a == "--save-cluster") {
-            o.save_cluster = v;
-        } else {
-            return "unexpected argument '" + a + "'";
-        }
+// The flags as given, as text: nccl-tests' spellings (-b/--minbytes, -e/--maxbytes, -f/--stepfactor,
+// -n/--iters, -w/--warmup_iters, -g/--ngpus, -c/--check [0|1], -o/--op) and Shardscope's own.
+struct Flags {
+    std::string op, minbytes, maxbytes, stepfactor, iters, warmup, ngpus, check, backend, algorithm, ranks_per_node;
+};
+
+void add_flags(CLI::App& parser, Flags& f, Options& o) {
+    parser.add_option("-o,--op", f.op);
+    parser.add_option("-b,--minbytes", f.minbytes);
+    parser.add_option("-e,--maxbytes", f.maxbytes);
+    parser.add_option("-f,--stepfactor", f.stepfactor);
+    parser.add_option("-n,--iters", f.iters);
+    parser.add_option("-w,--warmup_iters", f.warmup);
+    parser.add_option("-g,--ngpus", f.ngpus);
+    // --check alone is a flag; nccl-tests' spelling takes 0 or 1 (-c 1, --check 0).
+    parser.add_option("-c,--check", f.check)->expected(0, 1)->default_str("1");
+    parser.add_option("--backend", f.backend);
+    parser.add_option("--algorithm", f.algorithm);
+    parser.add_option("--ranks-per-node", f.ranks_per_node);
+    parser.add_option("--format", o.format);
+    parser.add_option("--config", o.config);
+    parser.add_option("--save-cluster", o.save_cluster);
+    parser.add_flag("--mpi", o.mpi);
+}
+
+// "" when every given flag holds a value it takes, else the message (exit 2), which names the flag
+// by nccl-tests' short spelling, as the usage does.
+std::string check_flags(const Flags& f, Options& o) {
+    if (!f.op.empty()) {
+        const auto op = measure_op_from_string(f.op);
+        if (!op) return "--op: '" + f.op + "' is not one of all_reduce, all_gather, reduce_scatter, broadcast, all_to_all";
+        o.spec.op = *op;
     }
+    for (const auto& [flag, text, bytes] : {std::tuple{"-b", &f.minbytes, &o.spec.min_bytes},
+                                            std::tuple{"-e", &f.maxbytes, &o.spec.max_bytes}}) {
+        if (text->empty()) continue;
+        const auto parsed = parse_byte_size(*text);
+        if (!parsed) return std::string(flag) + ": '" + *text + "' is not a size (e.g. 8, 64K, 128M, 1G)";
+        *bytes = *parsed;
+    }
+    if (!f.stepfactor.empty()) {
+        char* end = nullptr;
+        o.spec.factor = std::strtod(f.stepfactor.c_str(), &end);
+        if (*end != '\0') return "-f: '" + f.stepfactor + "' is not a number";
+    }
+    if (!f.iters.empty() && !parse_whole(f.iters, 1, o.spec.iters))
+        return "-n: '" + f.iters + "' must be a whole number, at least 1";
+    if (!f.warmup.empty() && !parse_whole(f.warmup, 0, o.spec.warmup))
+        return "-w: '" + f.warmup + "' must be a whole number, 0 or more";
+    if (!f.ngpus.empty() && !parse_whole(f.ngpus, 0, o.spec.gpus))
+        return "-g: '" + f.ngpus + "' must be a whole number, 0 (all) or more";
+    if (!f.check.empty()) {
+        if (f.check != "0" && f.check != "1") return "-c: '" + f.check + "' must be 0 or 1";
+        o.spec.check = f.check == "1";
+    }
+    if (!f.backend.empty()) {
+        if (f.backend != "cuda" && f.backend != "cpu") return "--backend must be cuda or cpu, got '" + f.backend + "'";
+        o.backend = f.backend;
+    }
+    if (!f.algorithm.empty() && !measure_algorithm_from_string(f.algorithm, o.spec.algorithm))
+        return "--algorithm: '" + f.algorithm + "' is not one of mpi, ring, tree, pairwise, double_binary_tree, hierarchical";
+    if (!f.ranks_per_node.empty() && !parse_whole(f.ranks_per_node, 1, o.spec.ranks_per_node))
+        return "--ranks-per-node: '" + f.ranks_per_node + "' must be a whole number, at least 1";
+    if (o.format != "json" && o.format != "jsonl" && o.format != "text")
+        return "--format must be json, jsonl or text, got '" + o.format + "'";
     if (o.spec.algorithm && o.backend != "cpu")
         return "--algorithm: the GPU backend times NCCL's own choice (NCCL_ALGO picks among NCCL's); the "
                "animator's algorithms run with --backend cpu";
@@ -227,13 +241,13 @@ MeasureResult planned_header(const Options& o, const Measurer& m, const BackendS
 }
 
 int run_measure(const std::vector<std::string>& args) {
-    for (const std::string& a : args)
-        if (a == "--help" || a == "-h") {
-            std::cout << kUsage << "\n";
-            return 0;
-        }
     Options o;
-    if (std::string e = parse_options(args, o); !e.empty()) {
+    Flags flags;
+    CLI::App parser;
+    app::configure_parser(parser);
+    add_flags(parser, flags, o);
+    if (const auto exit = app::parse_arguments(parser, args, "measure", kUsage)) return *exit;
+    if (std::string e = check_flags(flags, o); !e.empty()) {
         std::cerr << "measure: " << e << "\n" << kUsage << "\n";
         return 2;
     }
@@ -348,5 +362,4 @@ int run_measure(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(measure, "time collectives on GPUs (NCCL) or CPU ranks (MPI), nccl-tests style (measure --help)",
-                   &run_measure);
+SHARDSCOPE_COMMAND(measure, "time collectives on GPUs (NCCL) or CPU ranks (MPI), nccl-tests style", &run_measure);

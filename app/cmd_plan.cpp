@@ -8,6 +8,7 @@
 // they repeat. Exit 0 with the ranking on stdout; 2
 // with the reason on stderr for bad arguments or a scenario file that cannot be read or is rejected.
 
+#include "app/cli.hpp"
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
 #include "core/export/table_csv.hpp"
@@ -110,63 +111,56 @@ std::string plan_text(const PlanResult& r) {
 }
 
 int run_plan(const std::vector<std::string>& args) {
-    std::string config, format = "text";
-    shardscope::app::ModelArgument model;
+    std::string config, format = "text", top, objective, threads;
+    shardscope::app::ModelFlags model_flags;
     PlanOptions options;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const bool has_value = i + 1 < args.size();
-        if (a == "--config" && has_value) {
-            config = args[++i];
-        } else if (a == "--format" && has_value) {
-            format = args[++i];
-        } else if (a == "--top" && has_value) {
-            const auto k = whole_number(args[++i], 1, 10000);
-            if (!k) {
-                std::cerr << "plan: --top must be a whole number from 1 to 10000, got '" << args[i] << "'\n";
-                return 2;
-            }
-            options.top_k = *k;
-        } else if (a == "--objective" && has_value) {
-            const auto o = plan_objective_from_string(args[++i]);
-            if (!o) {
-                std::cerr << "plan: --objective must be step, mfu or memory, got '" << args[i] << "'\n";
-                return 2;
-            }
-            options.objective = *o;
-        } else if (a == "--threads" && has_value) {
-            // 0: one per hardware thread (the default). The ranking is the same for any count.
-            const auto n = whole_number(args[++i], 0, 1024);
-            if (!n) {
-                std::cerr << "plan: --threads must be a whole number from 0 (every core) to 1024, got '" << args[i]
-                          << "'\n";
-                return 2;
-            }
-            options.threads = *n;
-        } else if (a == "--all-orders") {
-            options.all_orders = true;
-        } else if (a == "--tp-in-node") {
-            options.filters.tp_within_node = true;
-        } else if (a == "--per-mesh") {
-            options.one_per_mesh = true;
-        } else if (a == "--no-fold") {
-            options.fold = false;
-        } else if (a == "--no-pp") {
-            options.filters.no_pp = true;
-        } else if (a == "--zero-max-1") {
-            options.filters.zero_at_most_1 = true;
-        } else if (std::string model_error; shardscope::app::take_model_flag(args, i, model, model_error)) {
-            if (!model_error.empty()) {
-                std::cerr << "plan: " << model_error << "\n";
-                return 2;
-            }
-        } else if (a == "--help" || a == "-h") {
-            std::cout << kUsage << "\n";
-            return 0;
-        } else {
-            std::cerr << "plan: unexpected argument '" << a << "'\n" << kUsage << "\n";
+    bool no_fold = false;
+    CLI::App parser;
+    shardscope::app::configure_parser(parser);
+    parser.add_option("--config", config);
+    parser.add_option("--format", format);
+    parser.add_option("--top", top);
+    parser.add_option("--objective", objective);
+    parser.add_option("--threads", threads);
+    parser.add_flag("--all-orders", options.all_orders);
+    parser.add_flag("--tp-in-node", options.filters.tp_within_node);
+    parser.add_flag("--per-mesh", options.one_per_mesh);
+    parser.add_flag("--no-fold", no_fold);
+    parser.add_flag("--no-pp", options.filters.no_pp);
+    parser.add_flag("--zero-max-1", options.filters.zero_at_most_1);
+    shardscope::app::add_model_flags(parser, model_flags);
+    if (const auto exit = shardscope::app::parse_arguments(parser, args, "plan", kUsage)) return *exit;
+    if (no_fold) options.fold = false;
+    if (!top.empty()) {
+        const auto k = whole_number(top, 1, 10000);
+        if (!k) {
+            std::cerr << "plan: --top must be a whole number from 1 to 10000, got '" << top << "'\n";
             return 2;
         }
+        options.top_k = *k;
+    }
+    if (!objective.empty()) {
+        const auto o = plan_objective_from_string(objective);
+        if (!o) {
+            std::cerr << "plan: --objective must be step, mfu or memory, got '" << objective << "'\n";
+            return 2;
+        }
+        options.objective = *o;
+    }
+    if (!threads.empty()) {
+        // 0: one per hardware thread (the default). The ranking is the same for any count.
+        const auto n = whole_number(threads, 0, 1024);
+        if (!n) {
+            std::cerr << "plan: --threads must be a whole number from 0 (every core) to 1024, got '" << threads << "'\n";
+            return 2;
+        }
+        options.threads = *n;
+    }
+    std::string model_error;
+    const auto model = shardscope::app::model_argument(model_flags, model_error);
+    if (!model) {
+        std::cerr << "plan: " << model_error << "\n";
+        return 2;
     }
     int exit_code = 0;
     // CSV is the plan's own third format; the scenario is read as for text.
@@ -175,7 +169,7 @@ int run_plan(const std::vector<std::string>& args) {
         std::cerr << "plan: --format must be json, text or csv, got '" << format << "'\n";
         return 2;
     }
-    const auto scenario = shardscope::app::scenario_argument("plan", config, csv ? "text" : format, kUsage, exit_code, model);
+    const auto scenario = shardscope::app::scenario_argument("plan", config, csv ? "text" : format, kUsage, exit_code, *model);
     if (!scenario) return exit_code;
     const PlanResult result = plan_layouts(*scenario, options);
     std::cout << (csv ? plan_csv(result.ranked) : format == "json" ? plan_json(result) : plan_text(result));
@@ -184,6 +178,4 @@ int run_plan(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(plan, "rank every layout of a scenario's model on its cluster: plan --config FILE [--top K] "
-                         "[--objective step|mfu|memory] [--format json|text|csv]",
-                   &run_plan);
+SHARDSCOPE_COMMAND(plan, "rank every layout of a scenario's model on its cluster", &run_plan);

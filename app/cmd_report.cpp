@@ -5,6 +5,7 @@
 // on stderr for bad arguments, a scenario or model file that cannot be read or is rejected, or a step
 // with no times to trace; 1 when the trace cannot be written.
 
+#include "app/cli.hpp"
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
@@ -22,31 +23,22 @@ constexpr const char* kUsage = "usage: shardscope report --config FILE [--model 
 int run_report(const std::vector<std::string>& args) {
     std::string config, trace_path;
     std::string format = "json";
-    shardscope::app::ModelArgument model;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const bool has_value = i + 1 < args.size();
-        if (a == "--config" && has_value) {
-            config = args[++i];
-        } else if (a == "--format" && has_value) {
-            format = args[++i];
-        } else if (a == "--trace" && has_value) {
-            trace_path = args[++i];
-        } else if (std::string model_error; shardscope::app::take_model_flag(args, i, model, model_error)) {
-            if (!model_error.empty()) {
-                std::cerr << "report: " << model_error << "\n";
-                return 2;
-            }
-        } else if (a == "--help" || a == "-h") {
-            std::cout << kUsage << "\n";
-            return 0;
-        } else {
-            std::cerr << "report: unexpected argument '" << a << "'\n" << kUsage << "\n";
-            return 2;
-        }
+    shardscope::app::ModelFlags model_flags;
+    CLI::App parser;
+    shardscope::app::configure_parser(parser);
+    parser.add_option("--config", config);
+    parser.add_option("--format", format);
+    parser.add_option("--trace", trace_path);
+    shardscope::app::add_model_flags(parser, model_flags);
+    if (const auto exit = shardscope::app::parse_arguments(parser, args, "report", kUsage)) return *exit;
+    std::string model_error;
+    const auto model = shardscope::app::model_argument(model_flags, model_error);
+    if (!model) {
+        std::cerr << "report: " << model_error << "\n";
+        return 2;
     }
     int exit_code = 0;
-    const auto scenario = shardscope::app::scenario_argument("report", config, format, kUsage, exit_code, model);
+    const auto scenario = shardscope::app::scenario_argument("report", config, format, kUsage, exit_code, *model);
     if (!scenario) return exit_code;
     const shardscope::Report report = shardscope::build_report(*scenario);
     if (!trace_path.empty()) {
@@ -55,7 +47,7 @@ int run_report(const std::vector<std::string>& args) {
             std::cerr << "report: --trace: " << trace.error << "\n";
             return 2;
         }
-        if (std::string error = shardscope::app::write_file_atomically(trace_path, trace.json); !error.empty()) {
+        if (std::string error = shardscope::app::write_output(trace_path, trace.json); !error.empty()) {
             std::cerr << "report: --trace: " << error << "\n";
             return 1;
         }
@@ -66,4 +58,4 @@ int run_report(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SHARDSCOPE_COMMAND(report, "print the cost of one scenario: report --config FILE [--format json|text] [--trace OUT.json]", &run_report);
+SHARDSCOPE_COMMAND(report, "print the cost of one scenario: memory, step time, MFU", &run_report);

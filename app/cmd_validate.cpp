@@ -3,6 +3,7 @@
 // error of each row, on the shipped cluster presets. Exit 0 when it ran (the table is the result, not
 // a pass/fail gate), 1 when a shipped preset cannot be read.
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
 #include "core/model/validation_suite.hpp"
@@ -32,15 +33,11 @@ std::optional<shardscope::ClusterSpec> shipped_cluster(const std::string& file) 
 
 int run_validate(const std::vector<std::string>& args) {
     std::string format = "text";
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--format" && i + 1 < args.size()) {
-            format = args[++i];
-        } else {
-            std::cerr << "validate: unexpected argument '" << args[i]
-                      << "'\nusage: shardscope validate [--format text|json]\n";
-            return 2;
-        }
-    }
+    CLI::App parser;
+    shardscope::app::configure_parser(parser);
+    parser.add_option("--format", format);
+    if (const auto exit = shardscope::app::parse_arguments(parser, args, "validate", "usage: shardscope validate [--format text|json]"))
+        return *exit;
     if (format != "text" && format != "json") {
         std::cerr << "validate: --format must be text or json, got '" << format << "'\n";
         return 2;

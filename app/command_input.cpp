@@ -33,23 +33,6 @@ bool is_known_format(const std::string& command, const std::string& format) {
 
 }  // namespace
 
-bool take_model_flag(const std::vector<std::string>& args, std::size_t& i, ModelArgument& model, std::string& error) {
-    const std::string& a = args[i];
-    if (i + 1 >= args.size() || (a != "--model" && a != "--seq-len")) return false;
-    const std::string& value = args[++i];
-    if (a == "--model") {
-        model.file = value;
-        return true;
-    }
-    char* end = nullptr;
-    const long long n = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || n < 1 || n > kMaxSeqLen)
-        error = "--seq-len must be a whole number from 1 to " + std::to_string(kMaxSeqLen) + ", got '" + value + "'";
-    else
-        model.seq_len = n;
-    return true;
-}
-
 std::optional<Scenario> with_model(const Scenario& base, const ModelArgument& model, std::string& error,
                                    std::vector<std::string>& notes) {
     std::string read_error;

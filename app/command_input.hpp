@@ -20,10 +20,6 @@ struct ModelArgument {
     [[nodiscard]] bool given() const noexcept { return !file.empty(); }
 };
 
-// Takes --model FILE / --seq-len N at args[i] (advancing i past the value) and says whether it did.
-// A malformed --seq-len sets `error`.
-bool take_model_flag(const std::vector<std::string>& args, std::size_t& i, ModelArgument& model, std::string& error);
-
 // The scenario `model` describes after reading its file: the model replaced, the rest kept, every rule
 // checked again. nullopt with the reason in `error` ("FILE: field: rule"); `notes` says which sequence
 // length was used and what the file held that Shardscope does not price.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <system_error>
 
 #include <fcntl.h>
@@ -91,7 +92,29 @@ void sync_folder(const fs::path& folder) {
 
 }  // namespace
 
+namespace {
+
+// The stream's bytes up to kMaxInputBytes; nullopt with `error` naming `name` past that or on a failed read.
+std::optional<std::string> read_bounded(std::istream& in, const std::string& name, std::string& error) {
+    // At most one byte past the limit: a file that grew since stat(), or a pipe, is still caught.
+    std::string text(kMaxInputBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) {
+        error = name + ": read failed";
+        return std::nullopt;
+    }
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes) {
+        error = name + ": more than the " + std::to_string(kMaxInputBytes >> 20) + " MiB a file may be";
+        return std::nullopt;
+    }
+    return text;
+}
+
+}  // namespace
+
 std::optional<std::string> read_text_file(const std::string& path, std::string& error) {
+    if (path == kStandardStream) return read_bounded(std::cin, "standard input", error);
     if (error = path_name_problem(path); !error.empty()) return std::nullopt;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
@@ -116,19 +139,13 @@ std::optional<std::string> read_text_file(const std::string& path, std::string& 
         error = path + ": cannot open for reading (" + errno_text() + ")";
         return std::nullopt;
     }
-    // At most one byte past the limit: a file that grew since stat() is still caught.
-    std::string text(kMaxInputBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (in.bad()) {
-        error = path + ": read failed";
-        return std::nullopt;
-    }
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxInputBytes) {
-        error = path + ": more than the " + std::to_string(kMaxInputBytes >> 20) + " MiB a file may be";
-        return std::nullopt;
-    }
-    return text;
+    return read_bounded(in, path, error);
+}
+
+std::string write_output(const std::string& path, const std::string& bytes) {
+    if (path != kStandardStream) return write_file_atomically(path, bytes);
+    std::cout << bytes << std::flush;
+    return std::cout ? std::string() : "cannot write to standard output";
 }
 
 std::string write_file_atomically(const std::string& path, const std::string& bytes) {

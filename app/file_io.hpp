@@ -13,7 +13,10 @@ namespace shardscope::app {
 inline constexpr std::size_t kMaxInputBytes = std::size_t{16} << 20;  // 16 MiB
 inline constexpr std::size_t kMaxPathBytes = 4096;                    // Linux's PATH_MAX
 
-// The file's bytes, or nullopt with `error` saying why: no such file, a folder, a device or other
+// "-" as a file name: standard input where a file is read, standard output where one is written.
+inline constexpr const char* kStandardStream = "-";
+
+// The file's bytes ("-": standard input's), or nullopt with `error` saying why: no such file, a folder, a device or other
 // special file (never read: /dev/zero would never end), over kMaxInputBytes, or a name over
 // kMaxPathBytes.
 std::optional<std::string> read_text_file(const std::string& path, std::string& error);
@@ -22,6 +25,8 @@ std::optional<std::string> read_text_file(const std::string& path, std::string& 
 // link it writes the file the link points to; a file it replaces keeps its mode; temporary files an
 // earlier save left (their process gone) are removed first. Returns "" on success, else the reason.
 std::string write_file_atomically(const std::string& path, const std::string& bytes);
+// write_file_atomically, or standard output when path is "-".
+std::string write_output(const std::string& path, const std::string& bytes);
 // $XDG_CONFIG_HOME/shardscope (or ~/.config/shardscope), created on demand; "" when unavailable.
 std::string config_dir();
 // The folder of shipped data (assets/, lessons/): share/shardscope beside the executable's folder,

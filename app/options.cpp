@@ -1,5 +1,6 @@
 #include "app/options.hpp"
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
 
 #include <cstdio>
@@ -31,59 +32,54 @@ bool parse_size(const std::string& s, int& w, int& h) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
     Options o;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const auto value = [&](const char* what) -> const std::string* {
-            if (i + 1 >= args.size()) {
-                error = a + ": needs " + what;
-                return nullptr;
-            }
-            return &args[++i];
-        };
-        if (a == "-h" || a == "--help") o.help = true;
-        else if (a == "--version") o.version = true;
-        else if (a == "--config") { auto v = value("a scenario file"); if (!v) return std::nullopt; o.config = *v; }
-        else if (a == "--model") { auto v = value("a model preset or Hugging Face config.json"); if (!v) return std::nullopt; o.model = *v; }
-        else if (a == "--seq-len") {
-            auto v = value("a sequence length");
-            if (!v) return std::nullopt;
-            int n = 0;
-            if (!parse_int(*v, 1, 16777216, n)) { error = "--seq-len: must be a whole number from 1 to 16777216"; return std::nullopt; }
-            o.seq_len = n;
-        }
-        else if (a == "--lesson") { auto v = value("a lesson id"); if (!v) return std::nullopt; o.lesson = *v; }
-        else if (a == "--screenshot") { auto v = value("an output .png path"); if (!v) return std::nullopt; o.screenshot = *v; }
-        else if (a == "--show") {
-            auto v = value("panel ids, e.g. mesh,memory");
-            if (!v) return std::nullopt;
-            std::stringstream ss(*v);
-            for (std::string id; std::getline(ss, id, ',');)
-                if (!id.empty()) o.show.push_back(id);
-        } else if (a == "--action") {
-            auto v = value("PANEL.ACTION=VALUE, or list");
-            if (!v) return std::nullopt;
-            if (*v == "list") o.list_actions = true;
-            else o.actions.push_back(*v);
-        }
-        else if (a == "--save-as") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.save_as = *v; }
-        else if (a == "--ui-probe") { auto v = value("an output .json path"); if (!v) return std::nullopt; o.ui_probe = *v; }
-        else if (a == "--step") {
-            auto v = value("a step number");
-            if (!v) return std::nullopt;
-            if (!parse_int(*v, 1, 1000, o.step)) { error = "--step: must be a whole number from 1 to 1000"; return std::nullopt; }
-        } else if (a == "--frames") {
-            auto v = value("a frame count");
-            if (!v) return std::nullopt;
-            if (!parse_int(*v, 1, 100000, o.frames)) { error = "--frames: must be a whole number from 1 to 100000"; return std::nullopt; }
-        } else if (a == "--size") {
-            auto v = value("WIDTHxHEIGHT");
-            if (!v) return std::nullopt;
-            if (!parse_size(*v, o.width, o.height)) { error = "--size: must be WIDTHxHEIGHT, e.g. 1600x1000"; return std::nullopt; }
-        } else {
-            error = a + ": unknown option (see shardscope --help)";
+    std::string seq_len, step, frames, size, show, file;
+    std::vector<std::string> actions;
+    CLI::App parser;
+    configure_parser(parser);
+    parser.set_help_flag();  // answered by main: -h and --help print usage_text()
+    parser.add_flag("-h,--help", o.help);
+    parser.add_flag("--version", o.version);
+    parser.add_option("--config", o.config);
+    parser.add_option("--model", o.model);
+    parser.add_option("--seq-len", seq_len);
+    parser.add_option("--lesson", o.lesson);
+    parser.add_option("--screenshot", o.screenshot);
+    parser.add_option("--show", show);
+    parser.add_option("--action", actions)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    parser.add_option("--save-as", o.save_as);
+    parser.add_option("--ui-probe", o.ui_probe);
+    parser.add_option("--step", step);
+    parser.add_option("--frames", frames);
+    parser.add_option("--size", size);
+    parser.add_option("file", file);  // a desktop's "Open with": the same as --config FILE
+    try {
+        parser.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    } catch (const CLI::ParseError& e) {
+        error = std::string(e.what()) + " (see shardscope --help)";
+        return std::nullopt;
+    }
+    if (!file.empty()) {
+        if (!o.config.empty()) {
+            error = "a scenario FILE and --config name two scenarios: give one";
             return std::nullopt;
         }
+        o.config = file;
     }
+    for (const std::string& action : actions) {
+        if (action == "list") o.list_actions = true;
+        else o.actions.push_back(action);
+    }
+    std::stringstream ids(show);
+    for (std::string id; std::getline(ids, id, ',');)
+        if (!id.empty()) o.show.push_back(id);
+    int n = 0;
+    if (!seq_len.empty()) {
+        if (!parse_int(seq_len, 1, 16777216, n)) { error = "--seq-len: must be a whole number from 1 to 16777216"; return std::nullopt; }
+        o.seq_len = n;
+    }
+    if (!step.empty() && !parse_int(step, 1, 1000, o.step)) { error = "--step: must be a whole number from 1 to 1000"; return std::nullopt; }
+    if (!frames.empty() && !parse_int(frames, 1, 100000, o.frames)) { error = "--frames: must be a whole number from 1 to 100000"; return std::nullopt; }
+    if (!size.empty() && !parse_size(size, o.width, o.height)) { error = "--size: must be WIDTHxHEIGHT, e.g. 1600x1000"; return std::nullopt; }
     if (o.seq_len && o.model.empty()) {
         error = "--seq-len: goes with --model FILE";
         return std::nullopt;
@@ -94,10 +90,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
 std::string usage_text() {
     std::ostringstream os;
     os << "Shardscope " << SHARDSCOPE_VERSION << ": see and price how LLM training is split across GPUs.\n\n"
-       << "usage: shardscope [--config FILE] [--model FILE [--seq-len N]] [--lesson ID [--step K]] [--size WxH]\n"
-       << "                  [--frames N] [--screenshot OUT.png] [--save-as FILE.json]\n"
-       << "       shardscope COMMAND [options]   (COMMAND --help for its options)\n\n"
-       << "  --config FILE        open this scenario (JSON) instead of the default\n"
+       << "usage: shardscope [--config FILE | FILE] [--model FILE [--seq-len N]] [--lesson ID [--step K]]\n"
+       << "                  [--size WxH] [--frames N] [--screenshot OUT.png] [--save-as FILE.json]\n"
+       << "       shardscope COMMAND [options]   (shardscope help COMMAND, or COMMAND --help, for its options)\n\n"
+       << "  --config FILE        open this scenario (JSON) instead of the default; - reads standard input\n"
        << "  --model FILE         put this model in the scenario: a model preset or a Hugging Face\n"
        << "                       config.json (Llama, Mistral, Mixtral, Qwen2/3, DeepSeek-V3)\n"
        << "  --seq-len N          the training sequence length for --model (a config.json's\n"
@@ -112,12 +108,14 @@ std::string usage_text() {
        << "                       collective, pipeline, planner, cheatsheet, glossary, lesson, measure)\n"
        << "  --action ID.NAME=V   tell a panel to do something first, e.g. collective.step=5 (repeatable)\n"
        << "  --action list        print every panel's actions and the values each takes\n"
+       << "\nOptions take their value as --opt VALUE or --opt=VALUE.\n"
        << "\ncommands:\n";
     for (const Command& c : commands()) {
-        char line[160];
-        std::snprintf(line, sizeof line, "  %-20s %s\n", c.name.c_str(), c.summary.c_str());
-        os << line;
+        char name[32];
+        std::snprintf(name, sizeof name, "  %-20s ", c.name.c_str());
+        os << name << c.summary << "\n";
     }
+    os << "  help COMMAND         print COMMAND's options\n";
     return os.str();
 }
 

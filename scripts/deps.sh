@@ -2,13 +2,15 @@
 
 # Build and run the app.
 APP_PACKAGES=(build-essential cmake pkg-config python3 libimgui-dev libglfw3-dev libgl-dev
-              python3-glad nlohmann-json3-dev doctest-dev libstb-dev fonts-dejavu-core)
+              python3-glad nlohmann-json3-dev doctest-dev libstb-dev fonts-dejavu-core libcli11-dev
+              libfontconfig-dev)
 # Run the tests too: a real window under Xvfb (Mesa's llvmpipe gives real OpenGL) and clicks.
 # Open MPI: the CPU measure backend (mpi/), whose tests run 4 ranks under mpirun; optional for the app.
 # python3-jsonschema: checks the shipped scenarios against docs/shardscope.scenario.schema.json.
 # desktop-file-utils, shared-mime-info, groff-base: check the installed launcher, MIME type and man page.
+# x11-utils (xprop): sets the display's Xft.dpi for the HiDPI check.
 TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin python3-jsonschema
-               desktop-file-utils shared-mime-info groff-base)
+               desktop-file-utils shared-mime-info groff-base x11-utils)
 
 missing_packages() {
   local p

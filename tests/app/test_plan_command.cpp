@@ -131,5 +131,5 @@ TEST_CASE("bench prints every speed figure as a table with units, cold start inc
     CHECK(r.out.find("planner:") == std::string::npos);  // --skip-planner
     const auto bad = run_shardscope("bench --frames 0", dir);
     CHECK(bad.exit_code == 2);
-    CHECK(bad.err == "bench: --frames must be a positive whole number\n");
+    CHECK(bad.err == "bench: --frames must be a whole number from 1 to 100000, got '0'\n");
 }

@@ -1,0 +1,53 @@
+#include "app/cli.hpp"
+
+#include "core/scenario/model_import.hpp"
+
+#include <cstdlib>
+#include <iostream>
+
+namespace shardscope::app {
+
+void configure_parser(CLI::App& parser) {
+    parser.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+std::optional<int> parse_arguments(CLI::App& parser, const std::vector<std::string>& args, const std::string& who,
+                                   const std::string& usage) {
+    // CLI11 takes the arguments last first.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        parser.parse(reversed);
+        return std::nullopt;
+    } catch (const CLI::CallForHelp&) {
+        std::cout << usage << "\n";
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        std::cerr << who << ": " << e.what() << "\n" << usage << "\n";
+        return 2;
+    }
+}
+
+void add_model_flags(CLI::App& parser, ModelFlags& flags) {
+    parser.add_option("--model", flags.file, "a model preset or a Hugging Face config.json");
+    parser.add_option("--seq-len", flags.seq_len, "the training sequence length for --model");
+}
+
+std::optional<ModelArgument> model_argument(const ModelFlags& flags, std::string& error) {
+    ModelArgument model;
+    model.file = flags.file;
+    if (flags.seq_len.empty()) return model;
+    char* end = nullptr;
+    const long long n = std::strtoll(flags.seq_len.c_str(), &end, 10);
+    if (*end != '\0' || n < 1 || n > kMaxSeqLen) {
+        error = "--seq-len must be a whole number from 1 to " + std::to_string(kMaxSeqLen) + ", got '" + flags.seq_len + "'";
+        return std::nullopt;
+    }
+    if (flags.file.empty()) {
+        error = "--seq-len goes with --model FILE";
+        return std::nullopt;
+    }
+    model.seq_len = n;
+    return model;
+}
+
+}  // namespace shardscope::app

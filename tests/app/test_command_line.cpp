@@ -1,0 +1,117 @@
+// The command line's conventions, the same for every command because one parser (CLI11) reads them
+// all: --help and -h answer with exit 0, `help CMD` prints what `CMD --help` does, --opt=value and a
+// glued short option mean what the spaced spelling means, "-" is standard input (and output where a
+// file is written), a write that fails is an error, and measure takes nccl-tests' flag spellings.
+
+#include "app_runner.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace shardscope::test;
+
+namespace {
+
+const std::string kModel = "'" SHARDSCOPE_SOURCE_DIR "/assets/models/llama3-8b.json'";
+const std::string kScenario = "'" SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json'";
+
+}  // namespace
+
+TEST_CASE("every command answers --help, -h and `help CMD` alike, with its usage and exit 0") {
+    const auto dir = scratch_dir("cli-help");
+    for (const std::string command : {"report", "plan", "validate", "measure", "bench", "export"}) {
+        CAPTURE(command);
+        const RunResult long_form = run_shardscope(command + " --help", dir);
+        CHECK(long_form.exit_code == 0);
+        CHECK(long_form.err.empty());
+        CHECK(long_form.out.rfind("usage: shardscope " + command, 0) == 0);
+        const RunResult short_form = run_shardscope(command + " -h", dir);
+        CHECK(short_form.exit_code == 0);
+        CHECK(short_form.out == long_form.out);
+        const RunResult help = run_shardscope("help " + command, dir);
+        CHECK(help.exit_code == 0);
+        CHECK(help.out == long_form.out);
+    }
+    const RunResult unknown = run_shardscope("help frobnicate", dir);
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err == "shardscope: help: 'frobnicate' is not a command (see shardscope --help)\n");
+}
+
+TEST_CASE("--opt=value and glued short options mean what the spaced spellings mean") {
+    const auto dir = scratch_dir("cli-equals");
+    const RunResult spaced = run_shardscope("report --model " + kModel + " --format text", dir);
+    REQUIRE(spaced.exit_code == 0);
+    const RunResult equals = run_shardscope("report --model=" + kModel + " --format=text", dir);
+    CHECK(equals.exit_code == 0);
+    CHECK(equals.out == spaced.out);
+
+    const auto glued = dir / "megatron.sh";
+    const RunResult exported = run_shardscope("export --config " + kScenario + " --to=megatron -o'" + glued.string() + "'", dir);
+    CHECK(exported.exit_code == 0);
+    CHECK(slurp(glued).find("--tensor-model-parallel-size") != std::string::npos);
+
+    // The last of a repeated option wins, as in the GNU tools.
+    const RunResult twice = run_shardscope("report --model " + kModel + " --format json --format text", dir);
+    CHECK(twice.out == spaced.out);
+}
+
+TEST_CASE("a file of - is standard input, and export -o - is standard output") {
+    const auto dir = scratch_dir("cli-stdin");
+    const RunResult named = run_shardscope("report --config " + kScenario, dir);
+    REQUIRE(named.exit_code == 0);
+    const RunResult piped = run_shardscope("report --config - < " + kScenario, dir);
+    CHECK(piped.exit_code == 0);
+    CHECK(piped.out == named.out);
+    CHECK(nlohmann::json::parse(piped.out)["world_size"] == 64);
+
+    const RunResult to_stdout = run_shardscope("export --config - --to torchtitan -o - < " + kScenario, dir);
+    CHECK(to_stdout.exit_code == 0);
+    CHECK(to_stdout.out.find("[parallelism]") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "-"));
+}
+
+TEST_CASE("output that cannot be written is an error, not a silent success") {
+    const auto dir = scratch_dir("cli-full");
+    const auto err = dir / "err.txt";
+    const std::string cmd = "XDG_CONFIG_HOME='" + (dir / "config").string() + "' '" SHARDSCOPE_EXE "' report --config " +
+                            kScenario + " > /dev/full 2> '" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(slurp(err) == "shardscope: cannot write to standard output: No space left on device\n");
+}
+
+TEST_CASE("measure takes nccl-tests' spellings: -b8, --minbytes=8, -c 1, -c alone, -o OP") {
+    const auto dir = scratch_dir("cli-measure");
+    // Parsed and accepted: without a GPU the command then says what is missing (exit 1), never exit 2.
+    for (const std::string flags : {"-b8 -e1M -f2 -n1 -w0 -g0", "--minbytes=8 --maxbytes=1M --stepfactor=2 --iters=1",
+                                    "-c 1 -b 8 -e 1M", "-b 8 -e 1M -c", "--check 0 -e 1M", "-o all_gather -e 1M",
+                                    "--warmup_iters=0 --ngpus=0 -e 1M"}) {
+        CAPTURE(flags);
+        const RunResult r = run_shardscope("measure " + flags, dir);
+        CHECK(r.exit_code != 2);
+        CHECK(r.err.find("usage:") == std::string::npos);
+    }
+    RunResult r = run_shardscope("measure -c 2", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("measure: -c: '2' must be 0 or 1\n", 0) == 0);
+    r = run_shardscope("measure -b8X", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("measure: -b: '8X' is not a size", 0) == 0);
+    r = run_shardscope("measure --iters", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--iters") != std::string::npos);
+}
+
+TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open with passes it") {
+    const auto dir = scratch_dir("cli-file");
+    const auto saved = dir / "saved.json";
+    const RunResult r = run_shardscope(kScenario + " --frames 1 --size 640x480 --screenshot '" + (dir / "s.png").string() +
+                                           "' --save-as '" + saved.string() + "'",
+                                       dir);
+    CHECK(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(slurp(saved))["cluster"]["nodes"] == 8);
+    const RunResult both = run_shardscope(kScenario + " --config " + kScenario, dir);
+    CHECK(both.exit_code == 2);
+    CHECK(both.err == "shardscope: a scenario FILE and --config name two scenarios: give one\n");
+}
