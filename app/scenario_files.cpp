@@ -66,6 +66,13 @@ std::optional<T> take(std::optional<T>& request) {
     request.reset();
     return out;
 }
+// A file opened or saved joins the recent files, which are written for the user unless this run
+// keeps its hands off them (a screenshot run).
+void remember_file(ui::AppState& state, const std::string& path) {
+    state.remember_recent(path);
+    if (state.ui.remember_user_files) save_recent_files(state.ui.recent_files);
+}
+
 }  // namespace
 
 bool open_scenario_file(ui::AppState& state, const std::string& path) {
@@ -78,11 +85,11 @@ bool open_scenario_file(ui::AppState& state, const std::string& path) {
         return false;
     }
     state.replace(*loaded.scenario);
+    state.mark_saved();
     state.ui.current_file = path;
-    state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
+    if (path != kStandardStream) state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
     state.ui.status = "Opened " + path;
-    state.remember_recent(path);
-    save_recent_files(state.ui.recent_files);
+    remember_file(state, path);
     return true;
 }
 
@@ -101,10 +108,16 @@ bool save_scenario_file(ui::AppState& state, const std::string& path) {
         state.show_error("Could not save", error);
         return false;
     }
+    state.mark_saved();
     state.ui.current_file = path;
     state.ui.status = "Saved " + path;
-    state.remember_recent(path);
-    save_recent_files(state.ui.recent_files);
+    remember_file(state, path);
+    // The question's "Save": what it waited for goes ahead now that nothing is lost.
+    if (const auto waiting = take(state.ui.after_save)) {
+        state.ui.discard_confirmed = true;
+        if (waiting->action == ui::DiscardAction::quit) state.requests.quit = true;
+        else state.requests.open_path = waiting->path;
+    }
     return true;
 }
 
@@ -126,8 +139,12 @@ void handle_file_requests(ui::AppState& state) {
     if (const auto path = take(state.requests.import_path)) begin_model_import(state, *path);
     if (const auto request = take(state.requests.import_model)) import_model_file(state, request->path, request->seq_len);
     if (const auto path = take(state.requests.trace_path)) export_trace_file(state, *path);
-    if (const auto path = take(state.requests.open_path)) open_scenario_file(state, *path);
-    if (const auto path = take(state.requests.save_path)) save_scenario_file(state, *path);
+    // Saved first: the discard question's "Save" then lets an open go ahead in the same frame.
+    if (const auto path = take(state.requests.save_path)) {
+        if (!save_scenario_file(state, *path)) state.ui.after_save.reset();
+    }
+    if (const auto path = take(state.requests.open_path))
+        if (state.may_discard_edits({ui::DiscardAction::open, *path})) open_scenario_file(state, *path);
 }
 
 }  // namespace shardscope::app

@@ -6,6 +6,7 @@
 #include "app/key_latch.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
+#include "app/system_font.hpp"
 #include "app/teaching_files.hpp"
 #include "widgets/teaching/lesson_panel.hpp"
 #include "widgets/shell/ui_probe.hpp"
@@ -53,13 +54,23 @@ namespace {
 constexpr int kDefaultWidth = 1600;
 constexpr int kDefaultHeight = 1000;
 constexpr float kBaseFontPixels = 15.0f;
-constexpr const char* kFontPaths[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                                      "/usr/share/fonts/TTF/DejaVuSans.ttf"};
 
 std::vector<std::string> g_dropped_paths;  // filled by GLFW's drop callback, drained each frame
 
 void on_drop(GLFWwindow*, int count, const char** paths) {
     for (int i = 0; i < count; ++i) g_dropped_paths.emplace_back(paths[i]);
+}
+
+float g_new_content_scale = 0;  // set when the window moved to a monitor of another scale
+
+void on_content_scale(GLFWwindow*, float sx, float sy) { g_new_content_scale = std::clamp(std::max(sx, sy), 1.0f, 4.0f); }
+
+bool g_close_clicked = false;  // the window manager's close button, turned into a quit request
+
+void on_close_clicked(GLFWwindow* window) {
+    // Kept open until the unsaved-changes question, if any, is answered.
+    glfwSetWindowShouldClose(window, GLFW_FALSE);
+    g_close_clicked = true;
 }
 
 void on_glfw_error(int code, const char* description) {
@@ -75,6 +86,8 @@ float monitor_content_scale() {
     return std::clamp(std::max(sx, sy), 1.0f, 4.0f);
 }
 
+// The window in pixels: --size as given, else the default scaled once by the content scale and kept
+// inside the monitor's work area. (GLFW_SCALE_TO_MONITOR would scale again on X11: it stays off.)
 void window_size_for(const Options& o, float scale, int& w, int& h) {
     if (o.width > 0) {
         w = o.width;
@@ -93,14 +106,22 @@ void window_size_for(const Options& o, float scale, int& w, int& h) {
     }
 }
 
+// The desktop's sans-serif font at the scaled size; ImGui's 13 px bitmap font (scaled) when there is
+// none, said once on stderr.
 void load_fonts(float scale) {
+    static std::string why_not;
+    static const std::string file = sans_serif_font_file(why_not);
     ImGuiIO& io = ImGui::GetIO();
-    for (const char* path : kFontPaths) {
-        if (std::filesystem::exists(path) && io.Fonts->AddFontFromFileTTF(path, kBaseFontPixels * scale)) return;
+    if (!file.empty() && io.Fonts->AddFontFromFileTTF(file.c_str(), kBaseFontPixels * scale)) return;
+    static bool said = false;
+    if (!said) {
+        said = true;
+        std::fprintf(stderr, "shardscope: %s; using ImGui's built-in bitmap font (install fonts-dejavu-core)\n",
+                     file.empty() ? why_not.c_str() : (file + " could not be loaded").c_str());
     }
     ImFontConfig config;
     config.SizePixels = 13.0f * scale;
-    io.Fonts->AddFontDefault(&config);  // no DejaVu: ImGui's built-in font
+    io.Fonts->AddFontDefault(&config);
 }
 
 void apply_style(float scale) {
@@ -126,6 +147,17 @@ void set_window_icon(GLFWwindow* window) {
     if (!icon.pixels) return;
     glfwSetWindowIcon(window, 1, &icon);
     stbi_image_free(icon.pixels);
+}
+
+// Fonts and sizes for a new content scale, between frames: the font atlas is rebuilt at the new pixel
+// size and the style's sizes start again from ImGui's defaults.
+void rescale_fonts_and_style(float scale) {
+    ImGui::GetIO().Fonts->Clear();
+    load_fonts(scale);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    ImGui::GetStyle() = ImGuiStyle();
+    apply_style(scale);
 }
 
 std::string glfw_version() {
@@ -190,12 +222,12 @@ int run_window(const Options& options) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_FALSE);
     const bool headless_capture = !options.screenshot.empty();
-    if (headless_capture) glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_FALSE);
-    const float scale = monitor_content_scale();
+    // A screenshot is the same on every machine: scale 1.
+    float scale = headless_capture ? 1.0f : monitor_content_scale();
     int width, height;
-    window_size_for(options, headless_capture ? 1.0f : scale, width, height);
+    window_size_for(options, scale, width, height);
     window.handle = glfwCreateWindow(width, height, "Shardscope", nullptr, nullptr);
     if (!window.handle) {
         std::fprintf(stderr, "shardscope: could not create an OpenGL 3.3 core window\n");
@@ -208,6 +240,7 @@ int run_window(const Options& options) {
     }
     glfwSwapInterval(headless_capture ? 0 : 1);
     glfwSetDropCallback(window.handle, &on_drop);
+    glfwSetWindowCloseCallback(window.handle, &on_close_clicked);
     set_window_icon(window.handle);
 
     IMGUI_CHECKVERSION();
@@ -221,8 +254,9 @@ int run_window(const Options& options) {
     const ImGuiSettingsCheck ini_check = ini_path.empty() ? ImGuiSettingsCheck{} : set_aside_broken_imgui_settings(ini_path);
     if (!ini_check.message.empty()) std::fprintf(stderr, "shardscope: %s\n", ini_check.message.c_str());
     io.IniFilename = ini_path.empty() || !ini_check.readable ? nullptr : ini_path.c_str();
-    load_fonts(headless_capture ? 1.0f : scale);
-    apply_style(headless_capture ? 1.0f : scale);
+    load_fonts(scale);
+    apply_style(scale);
+    if (!headless_capture) glfwSetWindowContentScaleCallback(window.handle, &on_content_scale);
     ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
     install_key_latch(window.handle);
     ImGui_ImplOpenGL3_Init("#version 330 core");
@@ -232,6 +266,7 @@ int run_window(const Options& options) {
     fill_library_versions(state);
     if (!ini_check.message.empty()) state.ui.status = ini_check.message;
     state.ui.recent_files = load_recent_files();
+    state.ui.remember_user_files = !headless_capture;
     state.ui.requested_lesson = options.lesson;
     // A plain first start offers the lessons; one asked for a file, lesson or panel already knows
     // where it is going.
@@ -295,10 +330,16 @@ int run_window(const Options& options) {
     }
 
     int exit_code = 0;
+    std::string shown_title = "Shardscope";
     const double start = glfwGetTime();
     int settle_frames = kSettleFrames;
     for (int frame = 0; !glfwWindowShouldClose(window.handle); ++frame) {
         wait_or_poll(headless_capture ? 0.0 : ui_root.frame_wait_seconds(), settle_frames);
+        if (g_new_content_scale > 0 && g_new_content_scale != scale) {
+            scale = g_new_content_scale;
+            rescale_fonts_and_style(scale);
+        }
+        g_new_content_scale = 0;
         open_dropped_files(state);
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
@@ -340,7 +381,18 @@ int run_window(const Options& options) {
             saved_progress = lessons->progress_version();
             save_lesson_progress(lessons->progress());
         }
-        if (state.requests.quit) glfwSetWindowShouldClose(window.handle, GLFW_TRUE);
+        if (g_close_clicked) {
+            g_close_clicked = false;
+            state.requests.quit = true;
+        }
+        if (state.requests.quit) {
+            state.requests.quit = false;
+            if (state.may_discard_edits({ui::DiscardAction::quit, {}})) glfwSetWindowShouldClose(window.handle, GLFW_TRUE);
+        }
+        if (std::string title = ui::window_title(state); title != shown_title) {
+            shown_title = std::move(title);
+            glfwSetWindowTitle(window.handle, shown_title.c_str());
+        }
     }
 
     ImGui_ImplOpenGL3_Shutdown();

@@ -20,7 +20,7 @@ void AppUi::handle_shortcuts(AppState& state) {
     // Ctrl+Y is Redo where Windows taught it, beside the Ctrl+Shift+Z of other desktops.
     if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kY, false)) state.redo();
     if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
-    if (ImGui::IsKeyPressed(keys::kS, false)) state.ui.file_dialog = FileDialogMode::save;
+    if (ImGui::IsKeyPressed(keys::kS, false)) save_or_save_as(state, io.KeyShift);
     if (ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;
 }
 
@@ -36,6 +36,7 @@ void AppUi::draw_frame(AppState& state, float seconds_since_start) {
     file_browser_.draw(state);
     draw_error_modal(state);
     draw_model_import_modal(state);
+    draw_discard_question(state);
     draw_welcome_window(state, registry_);
     draw_about_window(state);
     draw_shortcuts_window(state);

@@ -58,6 +58,8 @@ public:
     LiveApp& operator=(const LiveApp&) = delete;
 
     [[nodiscard]] bool ok() const { return !wid_.empty(); }
+    // The X window's id, for xdotool queries of its own (its title, say).
+    [[nodiscard]] const std::string& window_id() const { return wid_; }
     // The app's own config folder ($XDG_CONFIG_HOME/shardscope).
     [[nodiscard]] std::filesystem::path config_dir() const { return dir_ / "config" / "shardscope"; }
     [[nodiscard]] std::string err() const { return slurp(dir_ / "err.txt"); }

@@ -11,7 +11,7 @@ namespace {
 constexpr size_t kMaxRecentFiles = 8;
 }
 
-AppState::AppState(Scenario initial) : scenario_(initial), history_(std::move(initial)) {}
+AppState::AppState(Scenario initial) : scenario_(initial), history_(std::move(initial)) { mark_saved(); }
 
 void AppState::set(const Scenario& s) {
     if (s == scenario_) return;
@@ -88,23 +88,42 @@ const FitAdvice& AppState::fit_advice() const {
     return *fit_advice_;
 }
 
-bool AppState::scenario_is(const Scenario& other) const {
+const std::string& AppState::scenario_json() const {
     if (scenario_json_version_ != version_) {
         scenario_json_ = scenario_to_json(scenario_);
         scenario_json_version_ = version_;
     }
+    return scenario_json_;
+}
+
+bool AppState::scenario_is(const Scenario& other) const {
     if (compared_ != &other) {
         compared_json_ = scenario_to_json(other);
         compared_ = &other;
     }
-    return scenario_json_ == compared_json_;
+    return scenario_json() == compared_json_;
+}
+
+bool AppState::edited() const { return scenario_json() != saved_json_; }
+
+void AppState::mark_saved() { saved_json_ = scenario_json(); }
+
+bool AppState::may_discard_edits(const DiscardQuestion& action) {
+    if (ui.discard_confirmed || !edited()) {
+        ui.discard_confirmed = false;
+        return true;
+    }
+    ui.discard_question = action;
+    return false;
 }
 
 void AppState::remember_recent(const std::string& given) {
-    // Absolute, so a recent file opens from any folder, and once, however it was reached.
+    // Canonical (absolute, links resolved), so a recent file opens from any folder and is listed once,
+    // however it was reached. Standard input has no name to come back to.
+    if (given == "-") return;
     std::error_code ec;
-    const std::filesystem::path abs = std::filesystem::absolute(given, ec);
-    const std::string path = ec ? given : abs.lexically_normal().string();
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(given, ec);
+    const std::string path = ec ? given : canonical.string();
     auto& r = ui.recent_files;
     r.erase(std::remove(r.begin(), r.end(), path), r.end());
     r.insert(r.begin(), path);
@@ -114,6 +133,18 @@ void AppState::remember_recent(const std::string& given) {
 void AppState::show_error(std::string title, std::string message) {
     ui.error_title = std::move(title);
     ui.error_message = std::move(message);
+}
+
+void save_or_save_as(AppState& state, bool as) {
+    if (as || state.ui.current_file.empty() || state.ui.current_file == "-") state.ui.file_dialog = FileDialogMode::save;
+    else state.requests.save_path = state.ui.current_file;
+}
+
+std::string window_title(const AppState& state) {
+    const std::string& file = state.ui.current_file;
+    if (file.empty() && !state.edited()) return "Shardscope";
+    const std::string name = file.empty() || file == "-" ? "Untitled" : std::filesystem::path(file).filename().string();
+    return (state.edited() ? "*" : "") + name + " \u2014 Shardscope";
 }
 
 }  // namespace shardscope::ui

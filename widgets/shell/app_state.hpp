@@ -27,6 +27,13 @@ struct ModelImportRequest {
     std::optional<int64_t> seq_len;
 };
 
+// What waits for an answer to "discard the unsaved edits?": quitting, or opening another file.
+enum class DiscardAction { quit, open };
+struct DiscardQuestion {
+    DiscardAction action = DiscardAction::quit;
+    std::string path;  // the file to open
+};
+
 struct Requests {
     std::optional<std::string> open_path;   // load this scenario file (a model file is imported)
     std::optional<std::string> save_path;   // save the current scenario here
@@ -55,6 +62,14 @@ struct UiState {
     std::string error_message;
     std::string status;                     // one line at the bottom (e.g. where a screenshot went)
     std::optional<PendingModelImport> pending_import;
+    // Asked while set: the edits since the last save would be lost by this action.
+    std::optional<DiscardQuestion> discard_question;
+    // The answer "discard" (or a save that succeeded) lets the action's next request through once.
+    bool discard_confirmed = false;
+    // "Save" in the question: the action goes ahead once the save has succeeded.
+    std::optional<DiscardQuestion> after_save;
+    // Whether the app writes what it remembers for this user (recent files); a screenshot run does not.
+    bool remember_user_files = true;
     std::string last_copied;                // what the app last put on the clipboard
     std::string requested_lesson;           // --lesson ID: the lesson panel opens it
     int requested_step = 1;
@@ -103,6 +118,15 @@ public:
     UiState ui;
     Requests requests;
 
+    // Whether the scenario differs from the one last opened or saved (the default one at start): the
+    // title's mark. Undoing back to the saved scenario clears it.
+    [[nodiscard]] bool edited() const;
+    // The scenario as it is now is what the current file holds.
+    void mark_saved();
+    // Whether `action` may go ahead now: yes when nothing is unsaved or the person already answered
+    // "discard"; otherwise the question is asked and the action waits for its answer.
+    bool may_discard_edits(const DiscardQuestion& action);
+
     void remember_recent(const std::string& path);
     void show_error(std::string title, std::string message);
 
@@ -119,6 +143,9 @@ private:
     mutable unsigned long mesh_version_ = 0;
     mutable std::shared_ptr<const FitAdvice> fit_advice_;
     mutable unsigned long fit_advice_version_ = 0;
+    [[nodiscard]] const std::string& scenario_json() const;
+
+    std::string saved_json_;  // the scenario last opened or saved, as its canonical JSON
     mutable std::string scenario_json_;
     mutable unsigned long scenario_json_version_ = 0;
     // The last scenario compared by scenario_is and its JSON: a lesson step or a cheat-sheet row is
@@ -126,5 +153,12 @@ private:
     mutable const Scenario* compared_ = nullptr;
     mutable std::string compared_json_;
 };
+
+// Ctrl+S: to the current file when there is one, else the browser asks where; `as` (Ctrl+Shift+S)
+// always asks.
+void save_or_save_as(AppState& state, bool as);
+
+// "file.json — Shardscope", with a leading * when edited; "Shardscope" for the unedited default.
+[[nodiscard]] std::string window_title(const AppState& state);
 
 }  // namespace shardscope::ui

@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kFirstLessonId = "why-split";
 constexpr const char* kErrorPopup = "Could not use that file###error_modal";
 constexpr const char* kImportPopup = "Import a Hugging Face model###import_modal";
+constexpr const char* kDiscardPopup = "Unsaved changes###discard_modal";
 }
 
 void draw_error_modal(AppState& state) {
@@ -33,6 +34,50 @@ void draw_error_modal(AppState& state) {
         state.ui.error_title.clear();
         ImGui::CloseCurrentPopup();
     }
+    ImGui::EndPopup();
+}
+
+void draw_discard_question(AppState& state) {
+    if (!state.ui.discard_question) return;
+    const DiscardQuestion question = *state.ui.discard_question;
+    if (!ImGui::IsPopupOpen(kDiscardPopup) && state.ui.error_message.empty()) ImGui::OpenPopup(kDiscardPopup);
+    if (!ImGui::BeginPopupModal(kDiscardPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+    const std::string& file = state.ui.current_file;
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    ImGui::TextWrapped("The scenario has changes that are not saved%s.",
+                       file.empty() ? "" : (" to " + file).c_str());
+    ImGui::TextWrapped("%s", question.action == DiscardAction::quit
+                                 ? "Quitting now loses them."
+                                 : ("Opening " + question.path + " replaces the scenario and loses them.").c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    const auto close = [&] {
+        state.ui.discard_question.reset();
+        ImGui::CloseCurrentPopup();
+    };
+    // Saving to a file it already has goes ahead once the save succeeds; without one, Save as is
+    // the person's next step and the action waits for them to ask again.
+    if (ImGui::Button(file.empty() ? "Save as..." : "Save", ImVec2(120, 0))) {
+        if (file.empty()) {
+            state.ui.file_dialog = FileDialogMode::save;
+        } else {
+            state.ui.after_save = question;
+            state.requests.save_path = file;
+        }
+        close();
+    }
+    note_last_item("discard/save");
+    ImGui::SameLine();
+    if (ImGui::Button("Discard changes", ImVec2(150, 0))) {
+        state.ui.discard_confirmed = true;
+        if (question.action == DiscardAction::quit) state.requests.quit = true;
+        else state.requests.open_path = question.path;
+        close();
+    }
+    note_last_item("discard/discard");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(120, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) close();
+    note_last_item("discard/cancel");
     ImGui::EndPopup();
 }
 
@@ -140,7 +185,8 @@ void draw_about_window(AppState& state) {
 void draw_shortcuts_window(AppState& state) {
     if (!state.ui.show_shortcuts) return;
     static constexpr const char* kShortcuts[][2] = {
-        {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario as"},
+        {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario (to its file)"},
+        {"Ctrl+Shift+S", "Save the scenario as"},
         {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z or Ctrl+Y", "Redo"},
         {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"},
         {"Left / Right", "Lesson: previous / next step; Collective animator (hovered): step back / forward"},

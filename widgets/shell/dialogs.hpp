@@ -7,6 +7,9 @@ namespace shardscope::ui {
 void draw_error_modal(AppState& state);
 // Asks for the length to train an imported Hugging Face config at (state.ui.pending_import).
 void draw_model_import_modal(AppState& state);
+// "Discard the unsaved changes?" before quitting or opening a file (state.ui.discard_question):
+// Save (then go on), Discard changes, or Cancel.
+void draw_discard_question(AppState& state);
 void draw_about_window(AppState& state);
 // First run: what the app is, and a button into the first lesson (or "not now").
 void draw_welcome_window(AppState& state, PanelRegistry& registry);

@@ -28,7 +28,10 @@ void draw_file_menu(AppState& state) {
     note_last_item("menu/File/open");
     if (ImGui::MenuItem("Import model...")) state.ui.file_dialog = FileDialogMode::import_model;
     note_last_item("menu/File/import");
-    if (ImGui::MenuItem("Save scenario as...", "Ctrl+S")) state.ui.file_dialog = FileDialogMode::save;
+    if (ImGui::MenuItem("Save scenario", "Ctrl+S")) save_or_save_as(state, false);
+    note_last_item("menu/File/save");
+    if (ImGui::MenuItem("Save scenario as...", "Ctrl+Shift+S")) save_or_save_as(state, true);
+    note_last_item("menu/File/save_as");
     if (ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
         for (const std::string& path : state.ui.recent_files)
             if (ImGui::MenuItem(path.c_str())) state.requests.open_path = path;
@@ -41,6 +44,7 @@ void draw_file_menu(AppState& state) {
     if (ImGui::MenuItem("Export screenshot", "F12")) state.requests.screenshot = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.requests.quit = true;
+    note_last_item("menu/File/quit");
     ImGui::EndMenu();
 }
 

@@ -14,6 +14,7 @@ std::string ui_probe_json(const PanelRegistry& registry, const AppState& state) 
     j["frame"] = ImGui::GetFrameCount();
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     j["viewport"] = {vp->Size.x, vp->Size.y};
+    j["font_px"] = ImGui::GetFontSize();
     j["highlighted"] = registry.highlighted();
     const ImGuiContext& g = *ImGui::GetCurrentContext();
     Json windows = Json::array();

@@ -1,0 +1,86 @@
+// The scenario as a document, by mouse and keyboard in the real window: the title names the file and
+// marks unsaved edits, Ctrl+S saves to the file, and quitting with unsaved edits asks first.
+
+#include "live_app.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace shardscope::test;
+using Json = nlohmann::json;
+
+namespace {
+
+std::string title_of(const LiveApp& app) { return shell_output("xdotool getwindowname " + app.window_id()); }
+
+// Waits until the title is `want` (the app sets it after the frame that changed it), at most ~5 s.
+bool title_becomes(LiveApp& app, const std::string& want) {
+    for (int i = 0; i < 25 && title_of(app) != want; ++i) app.wait_frames(2);
+    return title_of(app) == want;
+}
+
+int saved_seq_len(const std::filesystem::path& file) { return Json::parse(slurp(file))["model"]["seq_len"].get<int>(); }
+
+}  // namespace
+
+TEST_CASE("the title marks unsaved edits; Ctrl+S saves to the file; quitting with edits asks, and Cancel keeps the app") {
+    const auto dir = scratch_dir("doc-file");
+    const auto file = dir / "run.json";
+    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json", file);
+    LiveApp app("doc-title", "--show scenario '" + file.string() + "'");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
+
+    REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+    Json probe = app.type_into("scenario/field/seq_len", "4096");
+    REQUIRE(probe["scenario"]["model"]["seq_len"] == 4096);
+    CHECK(title_becomes(app, "*run.json \u2014 Shardscope"));
+    CHECK(saved_seq_len(file) == 8192);
+
+    // Ctrl+Q with the edit unsaved: the question, and Cancel leaves everything as it was.
+    app.key("ctrl+q");
+    REQUIRE(app.wait_for_item("discard/cancel"));
+    CHECK_FALSE(app.exited_within(1));
+    REQUIRE(app.click("discard/cancel"));
+    probe = app.wait_frames(3);
+    CHECK_FALSE(probe["items"].contains("discard/cancel"));
+    CHECK_FALSE(app.exited_within(1));
+
+    // Ctrl+S writes the file it came from, without asking where, and the mark goes.
+    app.key("ctrl+s");
+    app.wait_frames(3);
+    CHECK(saved_seq_len(file) == 4096);
+    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
+    CHECK_FALSE(app.wait_frames(1)["items"].contains("file/name"));
+
+    // Saved: Ctrl+Q quits at once.
+    app.key("ctrl+q");
+    CHECK(app.exited_within(5));
+}
+
+TEST_CASE("File > Quit with unsaved edits: Save in the question writes the file and then quits; Discard quits without") {
+    const auto dir = scratch_dir("doc-quit");
+    const auto file = dir / "run.json";
+    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json", file);
+    {
+        LiveApp app("doc-save-quit", "--show scenario '" + file.string() + "'");
+        REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+        REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+        REQUIRE(app.type_into("scenario/field/seq_len", "2048")["scenario"]["model"]["seq_len"] == 2048);
+        REQUIRE(app.choose("File", "quit"));
+        REQUIRE(app.wait_for_item("discard/save"));
+        REQUIRE(app.click("discard/save"));
+        CHECK(app.exited_within(5));
+        CHECK(saved_seq_len(file) == 2048);
+    }
+    {
+        LiveApp app("doc-discard-quit", "--show scenario '" + file.string() + "'");
+        REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+        REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+        REQUIRE(app.type_into("scenario/field/seq_len", "1024")["scenario"]["model"]["seq_len"] == 1024);
+        REQUIRE(app.choose("File", "quit"));
+        REQUIRE(app.wait_for_item("discard/discard"));
+        REQUIRE(app.click("discard/discard"));
+        CHECK(app.exited_within(5));
+        CHECK(saved_seq_len(file) == 2048);
+    }
+}
