@@ -111,6 +111,8 @@ TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open
                                        dir);
     CHECK(r.exit_code == 0);
     CHECK(nlohmann::json::parse(slurp(saved))["cluster"]["nodes"] == 8);
+    // A screenshot run opens and saves files without adding them to the user's recent files.
+    CHECK_FALSE(std::filesystem::exists(dir / "config" / "shardscope" / "recent.json"));
     const RunResult both = run_shardscope(kScenario + " --config " + kScenario, dir);
     CHECK(both.exit_code == 2);
     CHECK(both.err == "shardscope: a scenario FILE and --config name two scenarios: give one\n");

@@ -6,7 +6,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
+
+#include <unistd.h>
 
 using namespace shardscope;
 using shardscope::test::ImGuiFixture;
@@ -170,13 +173,28 @@ TEST_CASE("a typed path: absolute stays absolute, ~ is home, relative joins the 
     CHECK(resolve_typed_path("/work/examples", "../docs/./c.json", "") == "/work/docs/c.json");
 }
 
-TEST_CASE("recent files are absolute and listed once") {
+TEST_CASE("recent files are canonical, listed once however reached, and never standard input") {
     ui::AppState state;
-    const std::string here = std::filesystem::current_path().string();
+    const std::string here = std::filesystem::weakly_canonical(std::filesystem::current_path()).string();
     state.remember_recent("a.json");
     state.remember_recent(here + "/a.json");
     state.remember_recent("./b.json");
     REQUIRE(state.ui.recent_files.size() == 2);
     CHECK(state.ui.recent_files[0] == here + "/b.json");
     CHECK(state.ui.recent_files[1] == here + "/a.json");
+
+    // A link to a file is the file: reached through the link it moves to the top, not in twice.
+    const auto dir = std::filesystem::weakly_canonical(std::filesystem::temp_directory_path()) /
+                     ("shardscope-recent-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "real");
+    std::ofstream(dir / "real" / "run.json") << "{}";
+    std::filesystem::create_directory_symlink(dir / "real", dir / "link");
+    state.remember_recent((dir / "real" / "run.json").string());
+    state.remember_recent((dir / "link" / ".." / "link" / "run.json").string());
+    REQUIRE(state.ui.recent_files.size() == 3);
+    CHECK(state.ui.recent_files[0] == (dir / "real" / "run.json").string());
+    state.remember_recent("-");
+    CHECK(state.ui.recent_files.size() == 3);
+    std::filesystem::remove_all(dir);
 }
