@@ -6,6 +6,7 @@
 #include <imgui_internal.h>  // IMGUI_TABLE_MAX_COLUMNS
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <system_error>
@@ -106,6 +107,14 @@ ImGuiSettingsCheck set_aside_broken_imgui_settings(const std::string& path) {
         return {path + ": " + problem + "; could not set it aside (" + ec.message() + "), so the layout is not read or saved",
                 false};
     return {path + ": " + problem + "; set aside as " + aside + ", starting with the default layout", true};
+}
+
+std::string imgui_settings_file_name(float content_scale) {
+    const int quarters = static_cast<int>(std::lround(content_scale * 4.0f));
+    if (quarters <= 4) return "imgui.ini";
+    std::string scale = std::to_string(quarters / 4);
+    if (quarters % 4 != 0) scale += quarters % 4 == 2 ? ".5" : quarters % 4 == 1 ? ".25" : ".75";
+    return "imgui-" + scale + "x.ini";
 }
 
 }  // namespace shardscope::app

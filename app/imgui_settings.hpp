@@ -22,6 +22,11 @@ struct ImGuiSettingsCheck {
     bool readable = true;     // false: a broken file is still at its path, so ImGui must not read it
 };
 
+// The layout file for a content scale: imgui.ini at 1x, imgui-2x.ini at 2x, imgui-1.5x.ini at 1.5x
+// (to the nearest quarter). ImGui keeps windows in pixels, so a layout saved at one scale would be
+// half off screen, or a quarter of the window, at another: each scale keeps a layout of its own.
+[[nodiscard]] std::string imgui_settings_file_name(float content_scale);
+
 // When the settings file at `path` is too large or breaks a rule, moves it to PATH.bad, so the app
 // starts with the default layout, and says so.
 [[nodiscard]] ImGuiSettingsCheck set_aside_broken_imgui_settings(const std::string& path);

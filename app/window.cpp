@@ -249,7 +249,7 @@ int run_window(const Options& options) {
     // Layout persists in the user's config folder, never the working directory; a screenshot run
     // uses the default layout so it is the same on every machine.
     const std::string ini_path = headless_capture ? std::string() : config_dir().empty() ? std::string()
-                                                                   : config_dir() + "/imgui.ini";
+                                                                   : config_dir() + "/" + imgui_settings_file_name(scale);
     // ImGui reads the file unchecked: a broken one is set aside before it can crash every start.
     const ImGuiSettingsCheck ini_check = ini_path.empty() ? ImGuiSettingsCheck{} : set_aside_broken_imgui_settings(ini_path);
     if (!ini_check.message.empty()) std::fprintf(stderr, "shardscope: %s\n", ini_check.message.c_str());

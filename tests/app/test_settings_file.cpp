@@ -64,3 +64,12 @@ TEST_CASE("a good settings file is left where it is") {
     CHECK_FALSE(std::filesystem::exists(app.config_dir() / "imgui.ini.bad"));
     CHECK(app.err().find("imgui.ini") == std::string::npos);
 }
+
+TEST_CASE("each content scale keeps a layout file of its own, named by the scale to the nearest quarter") {
+    CHECK(app::imgui_settings_file_name(1.0f) == "imgui.ini");
+    CHECK(app::imgui_settings_file_name(0.9f) == "imgui.ini");  // below 1x the app draws at 1x
+    CHECK(app::imgui_settings_file_name(2.0f) == "imgui-2x.ini");
+    CHECK(app::imgui_settings_file_name(1.5f) == "imgui-1.5x.ini");
+    CHECK(app::imgui_settings_file_name(1.24f) == "imgui-1.25x.ini");
+    CHECK(app::imgui_settings_file_name(2.8f) == "imgui-2.75x.ini");
+}

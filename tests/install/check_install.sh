@@ -2,7 +2,7 @@
 # The installed app on its own: `cmake --install` into a temporary prefix, which is then moved (nothing
 # compiled in may point at it), and the installed binary runs a lesson to a screenshot while strace
 # watches that it opens nothing of the source or build tree. Then the desktop files are checked, and a
-# copy without its data folder must say so once, plainly.
+# copy missing one data file, or its whole data folder, must say so once, plainly.
 # usage: check_install.sh BUILD_DIR SOURCE_DIR  (under a display: scripts/test runs ctest in xvfb-run)
 set -euo pipefail
 build=$(realpath "$1")
@@ -58,6 +58,14 @@ if command -v groff > /dev/null; then
   groff -man -ww -z "$prefix/share/man/man1/shardscope.1" 2> "$work/man.err"
   [ -s "$work/man.err" ] && fail "man page warnings: $(cat "$work/man.err")"
 fi
+
+# One data file missing: said once (not again as a parse error), and the rest still loads.
+rm "$prefix/share/shardscope/assets/glossary.json"
+"$exe" --frames 1 --size 640x480 --screenshot "$work/noglossary.png" > /dev/null 2> "$work/noglossary.err" ||
+  fail "a run without the glossary exited $?"
+[ "$(grep -c . "$work/noglossary.err")" = 1 ] || fail "expected one line about the glossary, got: $(cat "$work/noglossary.err")"
+grep -qF "$prefix/share/shardscope/assets/glossary.json: cannot open for reading" "$work/noglossary.err" ||
+  fail "unclear: $(cat "$work/noglossary.err")"
 
 # Without its data folder: one plain line, and the window still renders the default scenario.
 rm -rf "$prefix/share/shardscope"

@@ -122,7 +122,8 @@ void AppState::remember_recent(const std::string& given) {
     // however it was reached. Standard input has no name to come back to.
     if (given == "-") return;
     std::error_code ec;
-    const std::filesystem::path canonical = std::filesystem::weakly_canonical(given, ec);
+    std::filesystem::path canonical = std::filesystem::absolute(given, ec);
+    if (!ec) canonical = std::filesystem::weakly_canonical(canonical, ec);
     const std::string path = ec ? given : canonical.string();
     auto& r = ui.recent_files;
     r.erase(std::remove(r.begin(), r.end(), path), r.end());
