@@ -35,6 +35,18 @@ std::optional<int> whole_number(const std::string& text, long lo, long hi) {
     return static_cast<int>(n);
 }
 
+// A flag's whole number into `out` when the flag was given; false after saying "plan: RULE, got 'TEXT'".
+bool set_whole(const std::string& text, long lo, long hi, const char* rule, int& out) {
+    if (text.empty()) return true;
+    const auto n = whole_number(text, lo, hi);
+    if (!n) {
+        std::cerr << "plan: " << rule << ", got '" << text << "'\n";
+        return false;
+    }
+    out = *n;
+    return true;
+}
+
 constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--model FILE [--seq-len N]] [--top K] [--objective step|mfu|memory]\n"
     "                       [--format json|text|csv]\n"
@@ -131,14 +143,7 @@ int run_plan(const std::vector<std::string>& args) {
     shardscope::app::add_model_flags(parser, model_flags);
     if (const auto exit = shardscope::app::parse_arguments(parser, args, "plan", kUsage)) return *exit;
     if (no_fold) options.fold = false;
-    if (!top.empty()) {
-        const auto k = whole_number(top, 1, 10000);
-        if (!k) {
-            std::cerr << "plan: --top must be a whole number from 1 to 10000, got '" << top << "'\n";
-            return 2;
-        }
-        options.top_k = *k;
-    }
+    if (!set_whole(top, 1, 10000, "--top must be a whole number from 1 to 10000", options.top_k)) return 2;
     if (!objective.empty()) {
         const auto o = plan_objective_from_string(objective);
         if (!o) {
@@ -147,15 +152,9 @@ int run_plan(const std::vector<std::string>& args) {
         }
         options.objective = *o;
     }
-    if (!threads.empty()) {
-        // 0: one per hardware thread (the default). The ranking is the same for any count.
-        const auto n = whole_number(threads, 0, 1024);
-        if (!n) {
-            std::cerr << "plan: --threads must be a whole number from 0 (every core) to 1024, got '" << threads << "'\n";
-            return 2;
-        }
-        options.threads = *n;
-    }
+    // 0: one per hardware thread (the default). The ranking is the same for any count.
+    if (!set_whole(threads, 0, 1024, "--threads must be a whole number from 0 (every core) to 1024", options.threads))
+        return 2;
     std::string model_error;
     const auto model = shardscope::app::model_argument(model_flags, model_error);
     if (!model) {

@@ -199,6 +199,26 @@ void take_screenshot(ui::AppState& state, GLFWwindow* window, const std::string&
     else state.ui.status = "Screenshot saved to " + std::filesystem::absolute(path).string();
 }
 
+// Ctrl+Q, File > Quit and the close button all ask to quit; with unsaved edits the question comes
+// first and the window stays until it is answered.
+void quit_when_nothing_is_lost(ui::AppState& state, GLFWwindow* window) {
+    if (g_close_clicked) {
+        g_close_clicked = false;
+        state.requests.quit = true;
+    }
+    if (!state.requests.quit) return;
+    state.requests.quit = false;
+    if (state.may_discard_edits({ui::DiscardAction::quit, {}})) glfwSetWindowShouldClose(window, GLFW_TRUE);
+}
+
+// The file's name and the unsaved mark in the title bar, set only when they change.
+void show_title(const ui::AppState& state, GLFWwindow* window, std::string& shown) {
+    std::string title = ui::window_title(state);
+    if (title == shown) return;
+    shown = std::move(title);
+    glfwSetWindowTitle(window, shown.c_str());
+}
+
 struct Window {
     GLFWwindow* handle = nullptr;
     ~Window() {
@@ -381,18 +401,8 @@ int run_window(const Options& options) {
             saved_progress = lessons->progress_version();
             save_lesson_progress(lessons->progress());
         }
-        if (g_close_clicked) {
-            g_close_clicked = false;
-            state.requests.quit = true;
-        }
-        if (state.requests.quit) {
-            state.requests.quit = false;
-            if (state.may_discard_edits({ui::DiscardAction::quit, {}})) glfwSetWindowShouldClose(window.handle, GLFW_TRUE);
-        }
-        if (std::string title = ui::window_title(state); title != shown_title) {
-            shown_title = std::move(title);
-            glfwSetWindowTitle(window.handle, shown_title.c_str());
-        }
+        quit_when_nothing_is_lost(state, window.handle);
+        show_title(state, window.handle, shown_title);
     }
 
     ImGui_ImplOpenGL3_Shutdown();
