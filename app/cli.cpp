@@ -32,9 +32,13 @@ void add_model_flags(CLI::App& parser, ModelFlags& flags) {
     parser.add_option("--seq-len", flags.seq_len, "the training sequence length for --model");
 }
 
-std::optional<ModelArgument> model_argument(const ModelFlags& flags, std::string& error) {
+std::optional<ModelArgument> model_argument(const ModelFlags& flags, std::string& error, bool read_from_stdin_elsewhere) {
     ModelArgument model;
     model.file = flags.file;
+    if (flags.file == "-" && read_from_stdin_elsewhere) {
+        error = "--config - and --model - would both read standard input: give one of them a file";
+        return std::nullopt;
+    }
     if (flags.seq_len.empty()) return model;
     char* end = nullptr;
     const long long n = std::strtoll(flags.seq_len.c_str(), &end, 10);

@@ -28,7 +28,8 @@ struct ModelFlags {
     std::string file, seq_len;
 };
 void add_model_flags(CLI::App& parser, ModelFlags& flags);
-// The model the flags name, or nullopt with `error` naming the flag and its rule.
-std::optional<ModelArgument> model_argument(const ModelFlags& flags, std::string& error);
+// The model the flags name, or nullopt with `error` naming the flag and its rule. Standard input is
+// read once: `--model -` is refused when the scenario comes from it too.
+std::optional<ModelArgument> model_argument(const ModelFlags& flags, std::string& error, bool read_from_stdin_elsewhere);
 
 }  // namespace shardscope::app

@@ -39,7 +39,7 @@ int run_export(const std::vector<std::string>& args) {
         return 2;
     }
     std::string model_error;
-    const auto model = app::model_argument(model_flags, model_error);
+    const auto model = app::model_argument(model_flags, model_error, config == "-");
     if (!model) {
         std::cerr << "export: " << model_error << "\n";
         return 2;

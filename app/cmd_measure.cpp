@@ -248,7 +248,7 @@ int run_measure(const std::vector<std::string>& args) {
     add_flags(parser, flags, o);
     if (const auto exit = app::parse_arguments(parser, args, "measure", kUsage)) return *exit;
     if (std::string e = check_flags(flags, o); !e.empty()) {
-        std::cerr << "measure: " << e << "\n" << kUsage << "\n";
+        std::cerr << "measure: " << e << "\n";
         return 2;
     }
     int exit_code = 0;

@@ -51,7 +51,15 @@ constexpr const char* kUsage =
     "usage: shardscope plan --config FILE [--model FILE [--seq-len N]] [--top K] [--objective step|mfu|memory]\n"
     "                       [--format json|text|csv]\n"
     "                       [--per-mesh] [--no-fold] [--all-orders] [--tp-in-node] [--no-pp] [--zero-max-1]\n"
-    "                       [--threads N]";
+    "                       [--threads N]\n"
+    "  Ranks every layout (tp, cp, pp, dp_shard, dp_replicate, ep, ZeRO stage, micro-batch, schedule,\n"
+    "  recompute) of the scenario's model on its cluster; the scenario's own layout is only a start.\n"
+    "  --top K: rows to print (10), --objective: step (time per step, the default), mfu or memory (GiB\n"
+    "  per GPU), --format csv: one row per layout, --per-mesh: the best row of each distinct mesh only,\n"
+    "  --no-fold: list near-identical layouts (within 0.1%) as rows of their own, --all-orders: try every\n"
+    "  order of the mesh dims (about 50 times the layouts), --tp-in-node: tensor parallel within a node\n"
+    "  only, --no-pp: no pipeline parallel, --zero-max-1: ZeRO stage 0 or 1 only, --threads N: search\n"
+    "  threads (0, the default: one per core; the ranking is the same for any count)";
 
 nlohmann::json entry_json(const PlanEntry& e, int rank) {
     const ParallelSpec& p = e.scenario.parallel;
@@ -156,7 +164,7 @@ int run_plan(const std::vector<std::string>& args) {
     if (!set_whole(threads, 0, 1024, "--threads must be a whole number from 0 (every core) to 1024", options.threads))
         return 2;
     std::string model_error;
-    const auto model = shardscope::app::model_argument(model_flags, model_error);
+    const auto model = shardscope::app::model_argument(model_flags, model_error, config == "-");
     if (!model) {
         std::cerr << "plan: " << model_error << "\n";
         return 2;

@@ -32,7 +32,7 @@ int run_report(const std::vector<std::string>& args) {
     shardscope::app::add_model_flags(parser, model_flags);
     if (const auto exit = shardscope::app::parse_arguments(parser, args, "report", kUsage)) return *exit;
     std::string model_error;
-    const auto model = shardscope::app::model_argument(model_flags, model_error);
+    const auto model = shardscope::app::model_argument(model_flags, model_error, config == "-");
     if (!model) {
         std::cerr << "report: " << model_error << "\n";
         return 2;

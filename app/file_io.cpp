@@ -70,7 +70,7 @@ void remove_stale_temporaries(const fs::path& target) {
 }
 
 // Writes every byte and flushes it to the disk; "" or why not.
-std::string write_and_sync(int fd, const std::string& bytes) {
+std::string write_all(int fd, const std::string& bytes) {
     std::size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -78,8 +78,24 @@ std::string write_and_sync(int fd, const std::string& bytes) {
         if (n <= 0) return "write failed (" + errno_text() + ")";
         done += static_cast<std::size_t>(n);
     }
+    return {};
+}
+
+std::string write_and_sync(int fd, const std::string& bytes) {
+    if (std::string error = write_all(fd, bytes); !error.empty()) return error;
     if (::fsync(fd) != 0) return "write failed (" + errno_text() + ")";
     return {};
+}
+
+// A device, pipe or socket named as the output (/dev/null, a FIFO, /dev/fd/N from a shell's >(...))
+// is written into as it is: renaming a file over it would replace the device or leave the pipe's
+// reader waiting forever.
+std::string write_into_special_file(const std::string& path, const std::string& bytes) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return path + ": cannot open for writing (" + errno_text() + ")";
+    std::string error = write_all(fd, bytes);
+    if (::close(fd) != 0 && error.empty()) error = "write failed (" + errno_text() + ")";
+    return error.empty() ? error : path + ": " + error;
 }
 
 // After a rename the new name lives in the folder's entries: flushed too, or a crash can lose it.
@@ -144,12 +160,17 @@ std::optional<std::string> read_text_file(const std::string& path, std::string& 
 
 std::string write_output(const std::string& path, const std::string& bytes) {
     if (path != kStandardStream) return write_file_atomically(path, bytes);
+    // A failed write to standard output is reported once, by main, when the command ends.
     std::cout << bytes << std::flush;
-    return std::cout ? std::string() : "cannot write to standard output";
+    return {};
 }
 
 std::string write_file_atomically(const std::string& path, const std::string& bytes) {
     if (std::string e = path_name_problem(path); !e.empty()) return e;
+    if (struct stat existing {}; ::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+        if (S_ISDIR(existing.st_mode)) return path + ": is a folder, not a file";
+        return write_into_special_file(path, bytes);
+    }
     // Saving over a symbolic link writes the file it points to; the link stays.
     const fs::path target = through_links(path);
     remove_stale_temporaries(target);

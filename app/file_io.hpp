@@ -23,9 +23,11 @@ std::optional<std::string> read_text_file(const std::string& path, std::string& 
 // Writes to NAME.tmp-PID in the same folder, flushes it to the disk, renames it over the file and
 // flushes the folder, so a crash never leaves half a file or loses the new name. Through a symbolic
 // link it writes the file the link points to; a file it replaces keeps its mode; temporary files an
-// earlier save left (their process gone) are removed first. Returns "" on success, else the reason.
+// earlier save left (their process gone) are removed first. A device, pipe or socket (/dev/null, a
+// FIFO, a shell's >(...)) is written into directly, never replaced; a folder is refused. Returns ""
+// on success, else the reason.
 std::string write_file_atomically(const std::string& path, const std::string& bytes);
-// write_file_atomically, or standard output when path is "-".
+// write_file_atomically, or standard output when path is "-" (whose failure main reports on exit).
 std::string write_output(const std::string& path, const std::string& bytes);
 // $XDG_CONFIG_HOME/shardscope (or ~/.config/shardscope), created on demand; "" when unavailable.
 std::string config_dir();

@@ -79,9 +79,17 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     }
     if (!step.empty() && !parse_int(step, 1, 1000, o.step)) { error = "--step: must be a whole number from 1 to 1000"; return std::nullopt; }
     if (!frames.empty() && !parse_int(frames, 1, 100000, o.frames)) { error = "--frames: must be a whole number from 1 to 100000"; return std::nullopt; }
-    if (!size.empty() && !parse_size(size, o.width, o.height)) { error = "--size: must be WIDTHxHEIGHT, e.g. 1600x1000"; return std::nullopt; }
+    if (!size.empty() && !parse_size(size, o.width, o.height)) { error = "--size: must be WIDTHxHEIGHT, from 320x240 to 8192x8192, e.g. 1600x1000"; return std::nullopt; }
     if (o.seq_len && o.model.empty()) {
         error = "--seq-len: goes with --model FILE";
+        return std::nullopt;
+    }
+    if (!step.empty() && o.lesson.empty()) {
+        error = "--step: goes with --lesson ID";
+        return std::nullopt;
+    }
+    if (o.config == "-" && o.model == "-") {
+        error = "--config - and --model - would both read standard input: give one of them a file";
         return std::nullopt;
     }
     return o;
@@ -99,6 +107,7 @@ std::string usage_text() {
        << "  --seq-len N          the training sequence length for --model (a config.json's\n"
        << "                       max_position_embeddings is its context window; default: the scenario's)\n"
        << "  --lesson ID          open a lesson; --step K at its K-th step\n"
+       << "  --version            print the version and exit\n"
        << "  --screenshot OUT.png render N frames (--frames, default 6), save a PNG, exit\n"
        << "  --save-as FILE.json  save the scenario (after --config, --lesson and --action) to FILE\n"
        << "  --ui-probe FILE      for tests driving the real window: write each frame's window and widget\n"

@@ -333,7 +333,10 @@ int run_window(const Options& options) {
     }
     if (!options.show.empty()) {
         if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
-            std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (see --help)\n", unknown.front().c_str());
+            std::string ids;
+            for (const auto& panel : ui_root.registry().panels()) ids += (ids.empty() ? "" : ", ") + panel->id();
+            std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (panels: %s)\n", unknown.front().c_str(),
+                         ids.c_str());
             return 2;
         }
     }

@@ -89,10 +89,10 @@ bool measure_algorithm_from_string(std::string_view s, std::optional<StepAlgorit
 
 std::string validate_sweep(const SweepSpec& s) {
     if (!std::isfinite(s.min_bytes) || s.min_bytes < kMeasureElementBytes)
-        return "-b: " + num(s.min_bytes) + " must be at least one element (4 bytes)";
+        return "-b: " + format_bytes(s.min_bytes) + " must be at least one element (4 B)";
     if (!std::isfinite(s.max_bytes) || s.max_bytes < s.min_bytes)
-        return "-e: " + num(s.max_bytes) + " must be at least -b (" + num(s.min_bytes) + ")";
-    if (s.max_bytes > kMaxSweepBytes) return "-e: " + num(s.max_bytes) + " exceeds the limit of 64 GiB";
+        return "-e: " + format_bytes(s.max_bytes) + " must be at least -b (" + format_bytes(s.min_bytes) + ")";
+    if (s.max_bytes > kMaxSweepBytes) return "-e: " + format_bytes(s.max_bytes) + " exceeds the limit of 64 GiB";
     if (s.max_bytes > s.min_bytes && !(std::isfinite(s.factor) && s.factor > 1))
         return "-f: " + num(s.factor) + " must be greater than 1";
     if (s.max_bytes > s.min_bytes && std::log(s.max_bytes / s.min_bytes) / std::log(s.factor) > kMaxSweepSizes)

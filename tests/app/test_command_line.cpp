@@ -94,7 +94,7 @@ TEST_CASE("measure takes nccl-tests' spellings: -b8, --minbytes=8, -c 1, -c alon
     }
     RunResult r = run_shardscope("measure -c 2", dir);
     CHECK(r.exit_code == 2);
-    CHECK(r.err.rfind("measure: -c: '2' must be 0 or 1\n", 0) == 0);
+    CHECK(r.err == "measure: -c: '2' must be 0 or 1\n");  // the rule once, without the whole usage after it
     r = run_shardscope("measure -b8X", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.rfind("measure: -b: '8X' is not a size", 0) == 0);
@@ -116,4 +116,17 @@ TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open
     const RunResult both = run_shardscope(kScenario + " --config " + kScenario, dir);
     CHECK(both.exit_code == 2);
     CHECK(both.err == "shardscope: a scenario FILE and --config name two scenarios: give one\n");
+}
+
+TEST_CASE("options that go together are refused apart, and standard input is read once") {
+    const auto dir = scratch_dir("cli-together");
+    RunResult r = run_shardscope("--step 3 --screenshot '" + (dir / "x.png").string() + "'", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "shardscope: --step: goes with --lesson ID\n");
+    r = run_shardscope("report --config - --model - < " + kScenario, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "report: --config - and --model - would both read standard input: give one of them a file\n");
+    r = run_shardscope("--show nosuch --screenshot '" + (dir / "x.png").string() + "'", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("shardscope: --show: \"nosuch\" is not a panel id (panels: strategy, ", 0) == 0);
 }

@@ -84,3 +84,27 @@ TEST_CASE("File > Quit with unsaved edits: Save in the question writes the file 
         CHECK(saved_seq_len(file) == 2048);
     }
 }
+
+TEST_CASE("a lesson's scenario is not unsaved work: started with nothing unsaved, Ctrl+Q quits at once") {
+    LiveApp app("doc-lesson", "--lesson why-split --step 2");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    CHECK(title_becomes(app, "Shardscope"));
+    app.key("ctrl+q");
+    CHECK(app.exited_within(5));
+}
+
+TEST_CASE("File > Save scenario as: a name typed without an extension is saved as NAME.json") {
+    const auto dir = scratch_dir("doc-save-as");
+    LiveApp app("doc-save-as-app", "--show scenario");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.choose("File", "save_as"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.key("ctrl+a");
+    app.type((dir / "my-run").string());
+    app.key("Return");
+    app.wait_frames(4);
+    CHECK(std::filesystem::exists(dir / "my-run.json"));
+    CHECK_FALSE(std::filesystem::exists(dir / "my-run"));
+    CHECK(title_becomes(app, "my-run.json \u2014 Shardscope"));
+}

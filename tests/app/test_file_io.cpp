@@ -10,8 +10,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -155,4 +157,48 @@ TEST_CASE("a save flushes the new file to disk before it takes the old one's nam
     CHECK_FALSE(temp_fd.empty());
     CHECK(renamed);
     CHECK(renamed_after_sync);
+}
+
+// A reader on the other end of a named pipe, as `cat` in a shell's pipeline would be: everything
+// written until the writer closes ends up in `into`.
+std::thread drain(const fs::path& fifo, std::string& into) {
+    return std::thread([fifo, &into] {
+        std::ifstream in(fifo, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        into = ss.str();
+    });
+}
+
+TEST_CASE("an output that is a pipe is written into, never replaced by a file, and a folder is refused") {
+    const auto dir = scratch_dir("special-output");
+    const auto fifo = dir / "pipe";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::string got;
+    std::thread reader = drain(fifo, got);
+    const std::string error = app::write_file_atomically(fifo.string(), "through the pipe");
+    reader.join();
+    CHECK(error == "");
+    CHECK(got == "through the pipe");
+    struct stat st {};
+    REQUIRE(::stat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+    // No temporary file beside it: the pipe is all the folder holds.
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+
+    CHECK(app::write_file_atomically(dir.string(), "x") == dir.string() + ": is a folder, not a file");
+
+    // The same through the command line: export -o into a pipe a reader drains.
+    const auto sink = dir / "sink";
+    REQUIRE(::mkfifo(sink.c_str(), 0600) == 0);
+    std::string exported;
+    std::thread sink_reader = drain(sink, exported);
+    const RunResult r = run_shardscope("export --config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json' --to torchtitan -o '" +
+                                           sink.string() + "'",
+                                       dir);
+    sink_reader.join();
+    CHECK(r.exit_code == 0);
+    CHECK(exported.find("[parallelism]") != std::string::npos);
+    REQUIRE(::stat(sink.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
 }

@@ -140,6 +140,16 @@ TEST_CASE("NCCL buffers as nccl-tests sizes them: count 1000 on 4 ranks") {
     CHECK(b(Collective::all_to_all).recv == 4000);
 }
 
+TEST_CASE("a sweep's sizes are named in bytes, not in scientific notation") {
+    SweepSpec spec;
+    spec.min_bytes = 1073741824.0;  // -b 1G
+    spec.max_bytes = 8;
+    CHECK(validate_sweep(spec) == "-e: 8.00 B must be at least -b (1.00 GiB)");  // format_bytes, as every panel writes sizes
+    spec = SweepSpec{};
+    spec.max_bytes = 100.0 * 1073741824.0;  // -e 100G
+    CHECK(validate_sweep(spec) == "-e: 100 GiB exceeds the limit of 64 GiB");
+}
+
 TEST_CASE("sweep flags are checked with the flag named") {
     SweepSpec spec;
     spec.factor = 1;

@@ -89,13 +89,19 @@ const char* suggested_name(FileDialogMode mode) {
     switch (mode) {
         case FileDialogMode::export_trace: return "shardscope-trace.json";
         case FileDialogMode::import_model: return "config.json";
-        default: return "scenario.json";
+        case FileDialogMode::save: return "scenario.json";
+        default: return "";  // opening names a file that is there, not one the app makes up
     }
 }
 }  // namespace
 
-void FileBrowser::take_typed(AppState& state, const std::string& path, bool saving) {
+void FileBrowser::take_typed(AppState& state, const std::string& typed, bool saving) {
     std::error_code ec;
+    // A name saved without an extension gets .json, so the browser, which lists *.json, shows it next
+    // time.
+    const std::string path = saving && !fs::is_directory(typed, ec) && fs::path(typed).extension().empty()
+                                 ? typed + ".json"
+                                 : typed;
     // A folder typed or pasted is opened in the browser, as a double-click on it would.
     if (fs::is_directory(path, ec)) {
         state.ui.file_dialog_dir = path;
@@ -130,7 +136,7 @@ void FileBrowser::draw(AppState& state) {
         ImGui::OpenPopup(kPopupName);
     }
     was_open_ = want_open;
-    ImGui::SetNextWindowSize(ImVec2(560, 420), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 37.0f, ImGui::GetFontSize() * 28.0f), ImGuiCond_FirstUseEver);
     if (!ImGui::BeginPopupModal(kPopupName, nullptr)) return;
     // Escape cancels, as in any dialog (ImGui 1.86's modal popups do not close on it themselves).
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {

@@ -132,6 +132,16 @@ void LessonPanel::reset_to_step_scenario(AppState& state) {
     if (const LessonStep* s = current_step()) state.try_apply(s->scenario);
 }
 
+// A lesson's own scenario is no work of the learner's: from a state with nothing unsaved it becomes an
+// untitled scenario with nothing unsaved (the file it replaced is untouched on disk), so quitting does
+// not ask and Ctrl+S asks where rather than writing a lesson over that file. Edits the learner had
+// before stay unsaved, and so the question still guards them.
+void LessonPanel::adopt_lesson_scenario(AppState& state) {
+    if (!state.edited()) return;
+    state.ui.current_file.clear();
+    state.mark_saved();
+}
+
 void LessonPanel::enter_step(AppState& state, int step, Entry how) {
     step_ = step;
     if (step + 1 > reached_[size_t(lesson_)]) {
@@ -148,8 +158,10 @@ void LessonPanel::enter_step(AppState& state, int step, Entry how) {
         else if (ScenarioLoad merged = merge_scenario(state.scenario(), s.scenario_changes); merged.ok())
             target = *merged.scenario;
     }
+    const bool nothing_unsaved = !state.edited();
     if (std::string rule = state.try_apply(target); !rule.empty() && state.try_apply(s.scenario).empty())
         action_notes_.push_back("Your edits clash with this step (" + rule + "); loaded the step's scenario.");
+    if (nothing_unsaved) adopt_lesson_scenario(state);
     apply_panels(s);
     for (const std::string& id : s.panels)
         if (Panel* p = registry_.find(id)) p->reset_view(state);

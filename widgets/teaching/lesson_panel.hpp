@@ -96,6 +96,7 @@ public:
 private:
     void declare_actions();
     enum class Entry { fresh, forward };
+    static void adopt_lesson_scenario(AppState& state);
     void enter_step(AppState& state, int step, Entry how);
     void apply_panels(const LessonStep& step);
     void compute_answer(const LessonStep& step);
