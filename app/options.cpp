@@ -2,6 +2,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/file_io.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -32,7 +33,8 @@ bool parse_size(const std::string& s, int& w, int& h) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
     Options o;
-    std::string seq_len, step, frames, size, show, file;
+    std::string step, frames, size, show, file;
+    ModelFlags model_flags;
     std::vector<std::string> actions;
     CLI::App parser;
     configure_parser(parser);
@@ -40,8 +42,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     parser.add_flag("-h,--help", o.help);
     parser.add_flag("--version", o.version);
     parser.add_option("--config", o.config);
-    parser.add_option("--model", o.model);
-    parser.add_option("--seq-len", seq_len);
+    add_model_flags(parser, model_flags);
     parser.add_option("--lesson", o.lesson);
     parser.add_option("--screenshot", o.screenshot);
     parser.add_option("--show", show);
@@ -72,24 +73,16 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     std::stringstream ids(show);
     for (std::string id; std::getline(ids, id, ',');)
         if (!id.empty()) o.show.push_back(id);
-    int n = 0;
-    if (!seq_len.empty()) {
-        if (!parse_int(seq_len, 1, 16777216, n)) { error = "--seq-len: must be a whole number from 1 to 16777216"; return std::nullopt; }
-        o.seq_len = n;
-    }
+    // The same --model and --seq-len rules as the commands', standard input read once included.
+    const std::optional<ModelArgument> model = model_argument(model_flags, error, o.config == kStandardStream);
+    if (!model) return std::nullopt;
+    o.model = model->file;
+    o.seq_len = model->seq_len;
     if (!step.empty() && !parse_int(step, 1, 1000, o.step)) { error = "--step: must be a whole number from 1 to 1000"; return std::nullopt; }
     if (!frames.empty() && !parse_int(frames, 1, 100000, o.frames)) { error = "--frames: must be a whole number from 1 to 100000"; return std::nullopt; }
     if (!size.empty() && !parse_size(size, o.width, o.height)) { error = "--size: must be WIDTHxHEIGHT, from 320x240 to 8192x8192, e.g. 1600x1000"; return std::nullopt; }
-    if (o.seq_len && o.model.empty()) {
-        error = "--seq-len: goes with --model FILE";
-        return std::nullopt;
-    }
     if (!step.empty() && o.lesson.empty()) {
         error = "--step: goes with --lesson ID";
-        return std::nullopt;
-    }
-    if (o.config == "-" && o.model == "-") {
-        error = "--config - and --model - would both read standard input: give one of them a file";
         return std::nullopt;
     }
     return o;

@@ -86,9 +86,15 @@ bool open_scenario_file(ui::AppState& state, const std::string& path) {
     }
     state.replace(*loaded.scenario);
     state.mark_saved();
-    state.ui.current_file = path;
-    if (path != kStandardStream) state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
     state.ui.status = "Opened " + path;
+    // Standard input is no file to save back to, come back to or browse beside: the scenario read
+    // from it is untitled.
+    if (path == kStandardStream) {
+        state.ui.current_file.clear();
+        return true;
+    }
+    state.ui.current_file = path;
+    state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
     remember_file(state, path);
     return true;
 }
@@ -113,11 +119,7 @@ bool save_scenario_file(ui::AppState& state, const std::string& path) {
     state.ui.status = "Saved " + path;
     remember_file(state, path);
     // The question's "Save": what it waited for goes ahead now that nothing is lost.
-    if (const auto waiting = take(state.ui.after_save)) {
-        state.ui.discard_confirmed = true;
-        if (waiting->action == ui::DiscardAction::quit) state.requests.quit = true;
-        else state.requests.open_path = waiting->path;
-    }
+    if (const auto waiting = take(state.ui.after_save)) state.go_ahead(*waiting);
     return true;
 }
 

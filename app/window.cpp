@@ -63,7 +63,10 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
 
 float g_new_content_scale = 0;  // set when the window moved to a monitor of another scale
 
-void on_content_scale(GLFWwindow*, float sx, float sy) { g_new_content_scale = std::clamp(std::max(sx, sy), 1.0f, 4.0f); }
+// The scale the app draws at from GLFW's x and y content scales: the larger, from 1 to 4.
+float drawing_scale(float sx, float sy) { return std::clamp(std::max(sx, sy), 1.0f, 4.0f); }
+
+void on_content_scale(GLFWwindow*, float sx, float sy) { g_new_content_scale = drawing_scale(sx, sy); }
 
 bool g_close_clicked = false;  // the window manager's close button, turned into a quit request
 
@@ -83,7 +86,7 @@ void on_glfw_error(int code, const char* description) {
 float monitor_content_scale() {
     float sx = 1.0f, sy = 1.0f;
     if (GLFWmonitor* m = glfwGetPrimaryMonitor()) glfwGetMonitorContentScale(m, &sx, &sy);
-    return std::clamp(std::max(sx, sy), 1.0f, 4.0f);
+    return drawing_scale(sx, sy);
 }
 
 // The window in pixels: --size as given, else the default scaled once by the content scale and kept

@@ -61,28 +61,21 @@ TEST_CASE("File > Quit with unsaved edits: Save in the question writes the file 
     const auto dir = scratch_dir("doc-quit");
     const auto file = dir / "run.json";
     std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json", file);
-    {
-        LiveApp app("doc-save-quit", "--show scenario '" + file.string() + "'");
+    // Each answer in its own run of the app: the edit, File > Quit, then the question's button.
+    const auto edit_quit_and_answer = [&](const std::string& run, const char* seq_len, const std::string& answer) {
+        LiveApp app(run, "--show scenario '" + file.string() + "'");
         REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
         REQUIRE(app.wait_for_item("scenario/field/seq_len"));
-        REQUIRE(app.type_into("scenario/field/seq_len", "2048")["scenario"]["model"]["seq_len"] == 2048);
+        REQUIRE(app.type_into("scenario/field/seq_len", seq_len)["scenario"]["model"]["seq_len"] == std::stoi(seq_len));
         REQUIRE(app.choose("File", "quit"));
-        REQUIRE(app.wait_for_item("discard/save"));
-        REQUIRE(app.click("discard/save"));
+        REQUIRE(app.wait_for_item(answer));
+        REQUIRE(app.click(answer));
         CHECK(app.exited_within(5));
-        CHECK(saved_seq_len(file) == 2048);
-    }
-    {
-        LiveApp app("doc-discard-quit", "--show scenario '" + file.string() + "'");
-        REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-        REQUIRE(app.wait_for_item("scenario/field/seq_len"));
-        REQUIRE(app.type_into("scenario/field/seq_len", "1024")["scenario"]["model"]["seq_len"] == 1024);
-        REQUIRE(app.choose("File", "quit"));
-        REQUIRE(app.wait_for_item("discard/discard"));
-        REQUIRE(app.click("discard/discard"));
-        CHECK(app.exited_within(5));
-        CHECK(saved_seq_len(file) == 2048);
-    }
+    };
+    edit_quit_and_answer("doc-save-quit", "2048", "discard/save");
+    CHECK(saved_seq_len(file) == 2048);
+    edit_quit_and_answer("doc-discard-quit", "1024", "discard/discard");
+    CHECK(saved_seq_len(file) == 2048);
 }
 
 TEST_CASE("a lesson's scenario is not unsaved work: started with nothing unsaved, Ctrl+Q quits at once") {

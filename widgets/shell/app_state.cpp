@@ -108,6 +108,12 @@ bool AppState::edited() const { return scenario_json() != saved_json_; }
 
 void AppState::mark_saved() { saved_json_ = scenario_json(); }
 
+void AppState::go_ahead(const DiscardQuestion& action) {
+    ui.discard_confirmed = true;
+    if (action.action == DiscardAction::quit) requests.quit = true;
+    else requests.open_path = action.path;
+}
+
 bool AppState::may_discard_edits(const DiscardQuestion& action) {
     if (ui.discard_confirmed || !edited()) {
         ui.discard_confirmed = false;
@@ -137,14 +143,14 @@ void AppState::show_error(std::string title, std::string message) {
 }
 
 void save_or_save_as(AppState& state, bool as) {
-    if (as || state.ui.current_file.empty() || state.ui.current_file == "-") state.ui.file_dialog = FileDialogMode::save;
+    if (as || state.ui.current_file.empty()) state.ui.file_dialog = FileDialogMode::save;
     else state.requests.save_path = state.ui.current_file;
 }
 
 std::string window_title(const AppState& state) {
     const std::string& file = state.ui.current_file;
     if (file.empty() && !state.edited()) return "Shardscope";
-    const std::string name = file.empty() || file == "-" ? "Untitled" : std::filesystem::path(file).filename().string();
+    const std::string name = file.empty() ? "Untitled" : std::filesystem::path(file).filename().string();
     return (state.edited() ? "*" : "") + name + " \u2014 Shardscope";
 }
 

@@ -126,6 +126,9 @@ public:
     // Whether `action` may go ahead now: yes when nothing is unsaved or the person already answered
     // "discard"; otherwise the question is asked and the action waits for its answer.
     bool may_discard_edits(const DiscardQuestion& action);
+    // The answer that nothing is lost ("Discard changes", or a save that succeeded): `action` is
+    // asked for again and let through.
+    void go_ahead(const DiscardQuestion& action);
 
     void remember_recent(const std::string& path);
     void show_error(std::string title, std::string message);

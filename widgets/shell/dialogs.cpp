@@ -69,9 +69,7 @@ void draw_discard_question(AppState& state) {
     note_last_item("discard/save");
     ImGui::SameLine();
     if (ImGui::Button("Discard changes", ImVec2(ImGui::GetFontSize() * 10.0f, 0))) {
-        state.ui.discard_confirmed = true;
-        if (question.action == DiscardAction::quit) state.requests.quit = true;
-        else state.requests.open_path = question.path;
+        state.go_ahead(question);
         close();
     }
     note_last_item("discard/discard");

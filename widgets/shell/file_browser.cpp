@@ -97,20 +97,18 @@ const char* suggested_name(FileDialogMode mode) {
 
 void FileBrowser::take_typed(AppState& state, const std::string& typed, bool saving) {
     std::error_code ec;
-    // A name saved without an extension gets .json, so the browser, which lists *.json, shows it next
-    // time.
-    const std::string path = saving && !fs::is_directory(typed, ec) && fs::path(typed).extension().empty()
-                                 ? typed + ".json"
-                                 : typed;
     // A folder typed or pasted is opened in the browser, as a double-click on it would.
-    if (fs::is_directory(path, ec)) {
-        state.ui.file_dialog_dir = path;
-        list(path);
+    if (fs::is_directory(typed, ec)) {
+        state.ui.file_dialog_dir = typed;
+        list(typed);
         if (!saving) name_[0] = '\0';
         confirm_replace_.clear();
         refocus_name_ = true;
         return;
     }
+    // A name saved without an extension gets .json, so the browser, which lists *.json, shows it next
+    // time.
+    const std::string path = saving && fs::path(typed).extension().empty() ? typed + ".json" : typed;
     // Writing over a file asks first: the same name saved twice in a row replaces it.
     if (saving && fs::exists(path, ec) && confirm_replace_ != path) {
         confirm_replace_ = path;

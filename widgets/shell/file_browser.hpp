@@ -33,8 +33,8 @@ private:
     std::string list_error_;
     char name_[256] = "scenario.json";
     bool was_open_ = false;
-    std::string confirm_replace_;
-    bool refocus_name_ = false;  // the existing file a save was asked to replace, pending a second Save
+    std::string confirm_replace_;  // the existing file a save was asked to replace, pending a second Save
+    bool refocus_name_ = false;    // the name box takes the keyboard on the next frame
 };
 
 }  // namespace shardscope::ui
