@@ -282,13 +282,18 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
 // FSDP / ZeRO-3 as PyTorch FSDP and DeepSpeed run it: each block's weights are all-gathered before
 // its forward and again before its backward (reshard after forward), and its gradients
 // reduce-scattered after its backward, every micro-batch: 3x the parameter bytes, in one collective
-// per block (plus the embedding and the output layer), each paying its own latency. Needs only the
-// parameter count, so a count-only model gets it too (as one unit per stage).
+// per block (plus the embedding and the output layer), each paying its own latency. ZeRO-2 keeps only
+// its gradient slice too, so it cannot wait for the last micro-batch either: it reduce-scatters after
+// every backward ("gradient reduction is required after every backward because of gradient
+// partitioning", a DeepSpeed maintainer, github.com/deepspeedai/DeepSpeed/issues/2252; FSDP's
+// SHARD_GRAD_OP does the same), and all-gathers the updated weights once, at the step's end. Needs
+// only the parameter count, so a count-only model gets it too (as one unit per stage).
 void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     const ParallelSpec& p = cx.par;
     const ClusterSpec& c = cx.s.cluster;
     StageWork& w = out.work;
-    if (p.zero < 3 || cx.shard_ranks <= 1) return;
+    if (p.zero < 2 || cx.shard_ranks <= 1) return;
+    const bool gathers = p.zero >= 3;
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
@@ -302,22 +307,24 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         if (params <= 0) return 0.0;
         return n * collective_time(op, params * bytes_per / n, ranks, l);
     };
-    const double ag = per_unit(Collective::all_gather, dense, per.weights, cx.shard_ranks, units, link) +
-                      per_unit(Collective::all_gather, expert, per.weights, cx.expert_shard_ranks, expert_units,
-                               expert_link);
+    const double ag = !gathers ? 0.0
+                               : per_unit(Collective::all_gather, dense, per.weights, cx.shard_ranks, units, link) +
+                                     per_unit(Collective::all_gather, expert, per.weights, cx.expert_shard_ranks,
+                                              expert_units, expert_link);
     const double rs = per_unit(Collective::reduce_scatter, dense, per.grads, cx.shard_ranks, units, link) +
                       per_unit(Collective::reduce_scatter, expert, per.grads, cx.expert_shard_ranks, expert_units,
                                expert_link);
     w.fsdp_forward_s = ag;
     w.fsdp_backward_s = ag + rs;
+    const double gathered = gathers ? 2.0 * per.weights : 0.0;  // bytes a parameter is gathered with
     // nccl-tests times one group size at a time: the dense blocks' calls (the experts' sharding group
     // differs and is left to the dense figure).
-    if (dense > 0)
-        out.fsdp_calls = {{Collective::all_gather, dense * per.weights / units, 2.0 * units},
-                          {Collective::reduce_scatter, dense * per.grads / units, units}};
-    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (2 * per.weights + per.grads), cx.shard_ranks) +
-                     bytes_sent_per_rank(Collective::all_gather, expert * (2 * per.weights + per.grads),
-                                         cx.expert_shard_ranks);
+    if (dense > 0) {
+        if (gathers) out.fsdp_calls.push_back({Collective::all_gather, dense * per.weights / units, 2.0 * units});
+        out.fsdp_calls.push_back({Collective::reduce_scatter, dense * per.grads / units, units});
+    }
+    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (gathered + per.grads), cx.shard_ranks) +
+                     bytes_sent_per_rank(Collective::all_gather, expert * (gathered + per.grads), cx.expert_shard_ranks);
 }
 
 // The per-micro-batch overlap rules of cost_model.hpp: what each op costs the critical path.
@@ -379,14 +386,20 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     }
     const Link shard_link = link_for(c, cx.shard);
     if (p.zero <= 2) {
+        // ZeRO-1 reduce-scatters the gradients it accumulated over the step's micro-batches; ZeRO-2 did
+        // so after every backward (add_fsdp_comm). Both all-gather the updated weights.
+        const bool reduces_here = p.zero == 1;
         const auto rs = [&](double params, int64_t ranks) {
             if (params <= 0) return;
-            out.reduce_s += collective_time(Collective::reduce_scatter, params * per.grads, ranks, shard_link);
+            const double reduced = reduces_here ? params * per.grads : 0.0;
+            if (reduces_here)
+                out.reduce_s += collective_time(Collective::reduce_scatter, reduced, ranks, shard_link);
             out.gather_s += collective_time(Collective::all_gather, params * per.weights, ranks, shard_link);
-            out.shard_bytes += bytes_sent_per_rank(Collective::reduce_scatter, params * (per.grads + per.weights), ranks);
-            if (out.shard_calls.empty())
-                out.shard_calls = {{Collective::reduce_scatter, params * per.grads, 1.0},
-                                   {Collective::all_gather, params * per.weights, 1.0}};
+            out.shard_bytes += bytes_sent_per_rank(Collective::reduce_scatter, reduced + params * per.weights, ranks);
+            if (out.shard_calls.empty()) {
+                if (reduces_here) out.shard_calls.push_back({Collective::reduce_scatter, reduced, 1.0});
+                out.shard_calls.push_back({Collective::all_gather, params * per.weights, 1.0});
+            }
         };
         rs(dense, cx.shard_ranks);
         rs(expert, cx.expert_shard_ranks);
@@ -498,8 +511,9 @@ std::string dim_collective(Dim d, const ParallelSpec& p) {
         case Dim::tp: return p.sequence_parallel ? "all-gather + reduce-scatter" : "all-reduce";
         case Dim::cp: return "ring exchange of K,V (all-gather + reduce-scatter)";
         case Dim::dp_shard:
-            return p.zero >= 3 ? "all-gather (fwd, bwd) + reduce-scatter per micro-batch"
-                               : "reduce-scatter + all-gather";
+            if (p.zero >= 3) return "all-gather (fwd, bwd) + reduce-scatter per micro-batch";
+            if (p.zero == 2) return "reduce-scatter per micro-batch + all-gather";
+            return "reduce-scatter + all-gather";
         case Dim::dp_replicate: return "all-reduce";
         case Dim::pp: return "point-to-point";
         case Dim::ep: return "all-to-all (dispatch + combine)";
@@ -641,10 +655,14 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
     if (s.parallel.zero == 3)
         notes.push_back("ZeRO-3 as PyTorch FSDP and DeepSpeed run it: every block all-gathered before its forward and "
                         "again before its backward, gradients reduce-scattered after it, every micro-batch");
-    else if (s.parallel.zero >= 1)
-        notes.push_back("ZeRO-" + std::to_string(s.parallel.zero) +
-                        ": gradients reduce-scattered once per step, after the last micro-batch's backward, and the "
-                        "updated weights all-gathered (Megatron-LM's distributed optimizer)");
+    else if (s.parallel.zero == 2)
+        notes.push_back("ZeRO-2 as DeepSpeed and FSDP's SHARD_GRAD_OP run it: each GPU keeps only its gradient slice, "
+                        "so gradients are reduce-scattered after every micro-batch's backward, block by block; the "
+                        "updated weights are all-gathered once per step");
+    else if (s.parallel.zero == 1)
+        notes.push_back("ZeRO-1: full gradients accumulate over the micro-batches and are reduce-scattered once per "
+                        "step, after the last backward, and the updated weights all-gathered (Megatron-LM's "
+                        "distributed optimizer)");
     if (flash && s.training.recompute == Recompute::selective)
         notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "
                         "flash stores no scores to drop");

@@ -70,7 +70,7 @@ struct StageWork {
     double ep_forward_s = 0;     // EP all-to-all dispatch + combine
     double ep_backward_s = 0;
     double fsdp_forward_s = 0;   // ZeRO-3 all-gather
-    double fsdp_backward_s = 0;  // ZeRO-3 all-gather + reduce-scatter
+    double fsdp_backward_s = 0;  // ZeRO-3 all-gather + reduce-scatter; ZeRO-2 reduce-scatter
 };
 
 // The pipeline build_report simulates: per-stage F / B (/ W) costs with the exposed per-micro-batch

@@ -92,6 +92,35 @@ TEST_CASE("FSDP gathers and scatters block by block, each collective paying its 
     CHECK(dim(r, "dp_shard").bytes_per_step == doctest::Approx(15300));
 }
 
+TEST_CASE("ZeRO-2 reduce-scatters after every micro-batch, block by block; ZeRO-1 once, after the last") {
+    // The tiny model (3400 parameters in 6 units) over 4 GPUs of one node, 4 micro-batches.
+    Scenario s = test::tiny_gelu();
+    s.cluster.gpus_per_node = 4;
+    s.cluster.intra_node = LinkSpec{100, 2};
+    s.parallel.dp_shard = 4;
+    s.training.global_batch = 16;
+    s.parallel.zero = 1;
+    const Report one = build_report(s);
+    REQUIRE(one.microbatches == 4);
+    // ZeRO-1: one reduce-scatter of the accumulated 6800 B of gradients and one all-gather of the
+    // 6800 B of updated weights: 2 x (3 alpha + 3/4 x 6800 B / B); each rank sends 3/4 of both.
+    const double whole = 3 * 2e-6 + 0.75 * 6800 / 100e9;
+    CHECK(dim(one, "dp_shard").collective == "reduce-scatter + all-gather");
+    CHECK(dim(one, "dp_shard").time_s == doctest::Approx(2 * whole));
+    CHECK(dim(one, "dp_shard").bytes_per_step == doctest::Approx(2 * 0.75 * 6800));
+    // ZeRO-2 keeps only its gradient slice: 4 micro-batches x 6 units of (3 alpha + 3/4 x 6800/6 B / B),
+    // then the one all-gather of the weights.
+    s.parallel.zero = 2;
+    const Report two = build_report(s);
+    const double unit = 3 * 2e-6 + 0.75 * (6800.0 / 6) / 100e9;
+    CHECK(dim(two, "dp_shard").collective == "reduce-scatter per micro-batch + all-gather");
+    CHECK(dim(two, "dp_shard").time_s == doctest::Approx(4 * 6 * unit + whole));
+    CHECK(dim(two, "dp_shard").bytes_per_step == doctest::Approx((4 + 1) * 0.75 * 6800));
+    // What each keeps: ZeRO-1 the whole 6800 B of gradients, ZeRO-2 a quarter of them.
+    CHECK(one.memory.grads == doctest::Approx(6800));
+    CHECK(two.memory.grads == doctest::Approx(6800 / 4.0));
+}
+
 TEST_CASE("pipeline splits: uneven ends, and the embedding and loss counted as layers") {
     ParallelSpec p;
     p.pp = 16;
