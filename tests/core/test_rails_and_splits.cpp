@@ -22,6 +22,18 @@ const DimCost& dim(const Report& r, const std::string& name) {
 }
 
 // A 1e9-parameter model given as a count, plain data parallel over 2 nodes of 8.
+// The tiny model (4 blocks of 784, embedding 128, output 136: 3400 parameters) sharded over the 4
+// GPUs of one node on 100 GB/s, 2 us links.
+Scenario tiny_sharded_over_four(int zero, int64_t global_batch) {
+    Scenario s = test::tiny_gelu();
+    s.cluster.gpus_per_node = 4;
+    s.cluster.intra_node = LinkSpec{100, 2};
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = zero;
+    s.training.global_batch = global_batch;
+    return s;
+}
+
 Scenario billion_on_two_nodes() {
     Scenario s;
     s.model = ModelSpec{};
@@ -74,17 +86,10 @@ TEST_CASE("rails: a group with k members per node crosses nodes over k NICs") {
 }
 
 TEST_CASE("FSDP gathers and scatters block by block, each collective paying its latency") {
-    // The tiny model (4 blocks of 784, embedding 128, output 136: 3400 parameters) sharded over 4
-    // GPUs of one node, one micro-batch: 6 units (4 blocks, embedding, output), each all-gathered
-    // before its forward and its backward and reduce-scattered after: per unit (N-1) alpha +
-    // (N-1)/N x (3400 x 2 B / 6) / B, three times.
-    Scenario s = test::tiny_gelu();
-    s.cluster.gpus_per_node = 4;
-    s.cluster.intra_node = LinkSpec{100, 2};
-    s.parallel.dp_shard = 4;
-    s.parallel.zero = 3;
-    s.training.global_batch = 4;
-    const Report r = build_report(s);
+    // One micro-batch: 6 units (4 blocks, embedding, output), each all-gathered before its forward
+    // and its backward and reduce-scattered after: per unit (N-1) alpha + (N-1)/N x (3400 x 2 B / 6) / B,
+    // three times.
+    const Report r = build_report(tiny_sharded_over_four(3, 4));
     REQUIRE(r.microbatches == 1);
     const double one = 3 * 2e-6 + 0.75 * (3400.0 * 2 / 6) / 100e9;
     CHECK(dim(r, "dp_shard").time_s == doctest::Approx(3 * 6 * one));
@@ -93,13 +98,8 @@ TEST_CASE("FSDP gathers and scatters block by block, each collective paying its 
 }
 
 TEST_CASE("ZeRO-2 reduce-scatters after every micro-batch, block by block; ZeRO-1 once, after the last") {
-    // The tiny model (3400 parameters in 6 units) over 4 GPUs of one node, 4 micro-batches.
-    Scenario s = test::tiny_gelu();
-    s.cluster.gpus_per_node = 4;
-    s.cluster.intra_node = LinkSpec{100, 2};
-    s.parallel.dp_shard = 4;
-    s.training.global_batch = 16;
-    s.parallel.zero = 1;
+    // 4 micro-batches.
+    Scenario s = tiny_sharded_over_four(1, 16);
     const Report one = build_report(s);
     REQUIRE(one.microbatches == 4);
     // ZeRO-1: one reduce-scatter of the accumulated 6800 B of gradients and one all-gather of the
