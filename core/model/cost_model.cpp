@@ -295,6 +295,7 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     if (p.zero < 2 || cx.shard_ranks <= 1) return;
     const bool gathers = p.zero >= 3;
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
     const Link link = link_for(c, cx.shard);
@@ -308,23 +309,24 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         return n * collective_time(op, params * bytes_per / n, ranks, l);
     };
     const double ag = !gathers ? 0.0
-                               : per_unit(Collective::all_gather, dense, per.weights, cx.shard_ranks, units, link) +
-                                     per_unit(Collective::all_gather, expert, per.weights, cx.expert_shard_ranks,
+                               : per_unit(Collective::all_gather, dense, gathered, cx.shard_ranks, units, link) +
+                                     per_unit(Collective::all_gather, expert, gathered, cx.expert_shard_ranks,
                                               expert_units, expert_link);
     const double rs = per_unit(Collective::reduce_scatter, dense, per.grads, cx.shard_ranks, units, link) +
                       per_unit(Collective::reduce_scatter, expert, per.grads, cx.expert_shard_ranks, expert_units,
                                expert_link);
     w.fsdp_forward_s = ag;
     w.fsdp_backward_s = ag + rs;
-    const double gathered = gathers ? 2.0 * per.weights : 0.0;  // bytes a parameter is gathered with
+    const double gathered_twice = gathers ? 2.0 * gathered : 0.0;
     // nccl-tests times one group size at a time: the dense blocks' calls (the experts' sharding group
     // differs and is left to the dense figure).
     if (dense > 0) {
-        if (gathers) out.fsdp_calls.push_back({Collective::all_gather, dense * per.weights / units, 2.0 * units});
+        if (gathers) out.fsdp_calls.push_back({Collective::all_gather, dense * gathered / units, 2.0 * units});
         out.fsdp_calls.push_back({Collective::reduce_scatter, dense * per.grads / units, units});
     }
-    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (gathered + per.grads), cx.shard_ranks) +
-                     bytes_sent_per_rank(Collective::all_gather, expert * (gathered + per.grads), cx.expert_shard_ranks);
+    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (gathered_twice + per.grads), cx.shard_ranks) +
+                     bytes_sent_per_rank(Collective::all_gather, expert * (gathered_twice + per.grads),
+                                         cx.expert_shard_ranks);
 }
 
 // The per-micro-batch overlap rules of cost_model.hpp: what each op costs the critical path.
@@ -366,6 +368,7 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     const ClusterSpec& c = cx.s.cluster;
     const StageParams sp = stage_params(cx.counts, p, stage);
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
     StepEndComm out;
@@ -394,11 +397,11 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
             const double reduced = reduces_here ? params * per.grads : 0.0;
             if (reduces_here)
                 out.reduce_s += collective_time(Collective::reduce_scatter, reduced, ranks, shard_link);
-            out.gather_s += collective_time(Collective::all_gather, params * per.weights, ranks, shard_link);
-            out.shard_bytes += bytes_sent_per_rank(Collective::reduce_scatter, reduced + params * per.weights, ranks);
+            out.gather_s += collective_time(Collective::all_gather, params * gathered, ranks, shard_link);
+            out.shard_bytes += bytes_sent_per_rank(Collective::reduce_scatter, reduced + params * gathered, ranks);
             if (out.shard_calls.empty()) {
                 if (reduces_here) out.shard_calls.push_back({Collective::reduce_scatter, reduced, 1.0});
-                out.shard_calls.push_back({Collective::all_gather, params * per.weights, 1.0});
+                out.shard_calls.push_back({Collective::all_gather, params * gathered, 1.0});
             }
         };
         rs(dense, cx.shard_ranks);
@@ -647,7 +650,11 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
     notes.push_back("precision " + std::string(to_string(s.training.precision)) + ": " +
                     format_fixed(per.weights, 0) + " + " + format_fixed(per.grads, 0) + " + " +
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
-                    " bytes per parameter (weights + gradients + optimizer)");
+                    " bytes per parameter (weights + gradients + optimizer)" +
+                    (fp8_weight_copy_bytes(s.training.precision) > 0
+                         ? "; the FP8 weight copy only for the blocks' linears (the embedding and the BF16 output "
+                           "layer keep 2), and weights are gathered in BF16"
+                         : ""));
     if (s.model.has_architecture()) notes.push_back(activation_note(s));
     notes.push_back("memory: judged against " + format_memory(hw.capacity_bytes) +
                     " (what the card exposes); reserved = " + format_fixed(hw.reserve_bytes / (1024.0 * 1024 * 1024), 1) +

@@ -60,6 +60,12 @@ StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
     return {2, 2, 12};
 }
 
+double fp8_weight_copy_bytes(Precision p) noexcept { return p == Precision::fp8 ? 1.0 : 0.0; }
+
+double gathered_weight_bytes(Precision p) noexcept {
+    return state_bytes_per_param(p).weights - fp8_weight_copy_bytes(p);
+}
+
 ModelStateBytes model_state_bytes(double params, Precision precision, int zero, int64_t shard_ranks) noexcept {
     const StateBytesPerParam per = state_bytes_per_param(precision);
     const double n = static_cast<double>(std::max<int64_t>(1, shard_ranks));
@@ -166,6 +172,9 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
 
     ModelStateBytes state = model_state_bytes(dense_local, s.training.precision, p.zero, zero_shard_ranks(p));
     state += model_state_bytes(expert_local, s.training.precision, p.zero, expert_shard_ranks(p));
+    const double no_fp8_copy = (sp.embedding + sp.output) / tp;
+    state.params -= no_fp8_copy * fp8_weight_copy_bytes(s.training.precision) /
+                    (p.zero >= 3 ? static_cast<double>(std::max<int64_t>(1, zero_shard_ranks(p))) : 1.0);
     // DualPipe runs two directions, each with its own copy of the weights and their gradients.
     const double copies = static_cast<double>(parameter_copies(s.training.schedule));
     state.params *= copies;

@@ -49,6 +49,16 @@ struct StateBytesPerParam {
 // step and kept for the GEMMs) as weights, 4 (fp32 main grads) and 12 (fp32 master, m, v): 19.
 [[nodiscard]] StateBytesPerParam state_bytes_per_param(Precision p) noexcept;
 
+// The FP8 copy is kept only for the blocks' linear layers: the embedding is a lookup and the output
+// layer runs in BF16 (Megatron-Core's output layer sits outside Transformer Engine's FP8 region), so
+// they hold `weights` less this byte.
+[[nodiscard]] double fp8_weight_copy_bytes(Precision p) noexcept;
+
+// Bytes a parameter crosses the network with when weights are all-gathered (ZeRO's gather of the
+// updated weights, FSDP's gather of a block): the training copy, BF16 under FP8 too (each GPU casts
+// its own FP8 copy; Megatron-LM gathers FP8 only with --fp8-param-gather, not modelled).
+[[nodiscard]] double gathered_weight_bytes(Precision p) noexcept;
+
 struct ModelStateBytes {
     double params = 0;
     double grads = 0;

@@ -218,6 +218,26 @@ TEST_CASE("every precision lists its bytes per parameter") {
     CHECK(noted);
 }
 
+TEST_CASE("FP8 keeps its weight copy for the blocks' linears only, and gathers the BF16 weights") {
+    // The tiny model: 4 blocks of 784 parameters, embedding 128, output 136 (3400 in all), on one GPU.
+    Scenario s = test::tiny_gelu();
+    s.cluster.gpus_per_node = 1;
+    s.cluster.nodes = 1;
+    s.cluster.gpu.peak_fp8_tflops = 1979;
+    s.training.global_batch = 1;
+    s.training.precision = Precision::fp8;
+    REQUIRE(validate_scenario(s).empty());
+    // 3 B for each of the 3136 block parameters, 2 B for the 264 of the embedding and output layer.
+    CHECK(build_report(s).memory.params == doctest::Approx(3136 * 3 + 264 * 2));
+    // ZeRO-1 over 4 GPUs: the updated weights are all-gathered in BF16, 2 B a parameter, and each rank
+    // sends 3/4 of them (with the reduce-scatter of the 4 B fp32 gradients beside them).
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 1;
+    s.training.global_batch = 4;
+    CHECK(dim(build_report(s), "dp_shard").bytes_per_step == doctest::Approx(0.75 * 3400 * (4 + 2)));
+}
+
 TEST_CASE("fp8 runs its GEMMs at the FP8 peak, and needs one") {
     Scenario s = default_scenario();
     const double bf16 = *build_report(s).time.compute;
