@@ -89,7 +89,7 @@ std::vector<std::pair<bool, bool>> pipeline_split_variants(const Scenario& base,
     const std::pair<bool, bool> own{base.parallel.embedding_in_pipeline_split, base.parallel.loss_in_pipeline_split};
     if (pp <= 1 || !base.model.has_architecture()) return {own};
     std::vector<std::pair<bool, bool>> out{own};
-    for (const std::pair<bool, bool> v : {std::pair{false, false}, std::pair{true, true}})
+    for (const std::pair<bool, bool>& v : {std::pair{false, false}, std::pair{true, true}})
         if (v != own) out.push_back(v);
     return out;
 }

@@ -147,9 +147,12 @@ bool zero_shards(PieceState state, int zero) {
            (state == PieceState::weights && zero >= 3);
 }
 
-double bytes_per_param(PieceState state, const StateBytesPerParam& per) {
+// The embedding and the LM head keep no FP8 copy of their weights (memory.hpp).
+bool keeps_fp8_copy(PieceKind kind) noexcept { return kind != PieceKind::embedding && kind != PieceKind::lm_head; }
+
+double bytes_per_param(PieceKind kind, PieceState state, const StateBytesPerParam& per, Precision precision) {
     switch (state) {
-        case PieceState::weights: return per.weights;
+        case PieceState::weights: return per.weights - (keeps_fp8_copy(kind) ? 0.0 : fp8_weight_copy_bytes(precision));
         case PieceState::grads: return per.grads;
         case PieceState::optimizer: return per.optimizer;
         case PieceState::data: return 0;
@@ -257,7 +260,8 @@ public:
                 const int64_t want_tp = c / (cells / p_.tp);
                 for (int64_t j = 0; j < slices; ++j) {
                     Piece pc = matrix_piece(kind, state, row, c, cells, j, slices, items, first_layer, layer_count);
-                    pc.bytes = params / as_double(cells) * bytes_per_param(state, per_) / as_double(slices);
+                    pc.bytes = params / as_double(cells) * bytes_per_param(kind, state, per_, s_.training.precision) /
+                               as_double(slices);
                     pc.owners = owners([&](const ExplorerGpu& g) {
                         return coord(g, Dim::pp) == stage && coord(g, Dim::tp) == want_tp &&
                                (slices == 1 || g.shard_index == j);
@@ -282,7 +286,9 @@ public:
                     const int64_t want_tp = j / zero_slices, want_shard = j % zero_slices;
                     Piece pc = matrix_piece(PieceKind::experts, state, row, c, cells, j, slices, s_.model.experts,
                                             first_layer, layer_count);
-                    pc.bytes = params / as_double(cells) * bytes_per_param(state, per_) / as_double(slices);
+                    pc.bytes = params / as_double(cells) *
+                               bytes_per_param(PieceKind::experts, state, per_, s_.training.precision) /
+                               as_double(slices);
                     pc.owners = owners([&](const ExplorerGpu& g) {
                         return coord(g, Dim::pp) == stage && coord(g, Dim::tp) == want_tp &&
                                g.ep_position == want_ep && (zero_slices == 1 || g.shard_index / p_.ep == want_shard);

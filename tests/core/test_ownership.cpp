@@ -75,6 +75,18 @@ TEST_CASE("one GPU holds every piece, nothing is copied") {
     CHECK(find(o, PieceKind::attention, PieceState::weights, 0, 3).collective.find("none") == 0);
 }
 
+TEST_CASE("under FP8 a block's weights carry their FP8 copy and the embedding and LM head do not") {
+    Scenario s = toy();
+    s.cluster.gpu.peak_fp8_tflops = 1979;
+    s.training.precision = Precision::fp8;
+    const Ownership o = built(s);
+    // A head cell of a block: 2,048 params x (2 B bf16 + 1 B FP8) = 6,144 B. An embedding cell (the
+    // explorer's column cells, one per head cell): 64,000 / 8 = 8,000 params x 2 B = 16,000 B, as the
+    // memory report counts them.
+    CHECK(find(o, PieceKind::attention, PieceState::weights, 0, 3).bytes == doctest::Approx(6144));
+    CHECK(find(o, PieceKind::embedding, PieceState::weights, -1, 3).bytes == doctest::Approx(16000));
+}
+
 TEST_CASE("TP 2 splits each attention's heads in halves and the MLP by columns and rows") {
     Scenario s = toy();
     s.parallel.tp = 2;
