@@ -17,7 +17,13 @@ using namespace shardscope;
 
 constexpr const char* kUsage =
     "usage: shardscope export --config FILE --to megatron|torchtitan|deepspeed|nccl-tests\n"
-    "                         [--model FILE [--seq-len N]] [-o OUT]";
+    "                         [--model FILE [--seq-len N]] [-o OUT]\n"
+    "  Writes the scenario's layout for a framework to run (--to): Megatron-LM's command-line flags, a\n"
+    "  TorchTitan job config (TOML), a DeepSpeed config (JSON), or the nccl-tests command lines that time\n"
+    "  each collective the step makes at its message size. What the target cannot express, or runs\n"
+    "  differently from what Shardscope priced, is said on standard error, a line each.\n"
+    "  --config FILE: the scenario (- reads standard input), --model FILE and --seq-len N as for report,\n"
+    "  -o OUT: the file to write (standard output when absent or -)";
 
 int run_export(const std::vector<std::string>& args) {
     std::string config, out_path, target_name;

@@ -54,6 +54,7 @@ constexpr const char* kUsage =
     "                       [--threads N]\n"
     "  Ranks every layout (tp, cp, pp, dp_shard, dp_replicate, ep, ZeRO stage, micro-batch, schedule,\n"
     "  recompute) of the scenario's model on its cluster; the scenario's own layout is only a start.\n"
+    "  --config FILE: the scenario (- reads standard input), --model FILE and --seq-len N as for report,\n"
     "  --top K: rows to print (10), --objective: step (time per step, the default), mfu or memory (GiB\n"
     "  per GPU), --format csv: one row per layout, --per-mesh: the best row of each distinct mesh only,\n"
     "  --no-fold: list near-identical layouts (within 0.1%) as rows of their own, --all-orders: try every\n"

@@ -18,7 +18,15 @@
 namespace {
 
 constexpr const char* kUsage = "usage: shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text]\n"
-    "                         [--trace OUT.json]";
+    "                         [--trace OUT.json]\n"
+    "  Prices one scenario: memory per GPU, what each mesh dim sends and how much of it stays exposed,\n"
+    "  the step (compute, exposed communication, pipeline bubble), throughput and MFU, with notes that\n"
+    "  name the conventions (FLOP numerator, attention kernel, runtime reserve).\n"
+    "  --config FILE: the scenario (- reads standard input), --model FILE: a model preset or Hugging Face\n"
+    "  config.json in place of the scenario's model, --seq-len N: its sequence length, --format: json\n"
+    "  (the default, shardscope.report/1: bytes and seconds) or text (GiB and readable times), --trace\n"
+    "  OUT.json: also write the simulated step as a Chrome trace (chrome://tracing or Perfetto; - for\n"
+    "  standard output)";
 
 int run_report(const std::vector<std::string>& args) {
     std::string config, trace_path;

@@ -31,12 +31,19 @@ std::optional<shardscope::ClusterSpec> shipped_cluster(const std::string& file) 
     return load.preset->cluster;
 }
 
+constexpr const char* kUsage =
+    "usage: shardscope validate [--format text|json]\n"
+    "  Prices published training runs (Megatron-LM, MT-NLG, Llama 3, Korthikanti et al., torchtitan,\n"
+    "  fms-fsdp, NeMo, DeepSeek-V3) with the shipped cluster presets and defaults, what a user gets, and\n"
+    "  sets each beside its published TFLOP/s per GPU and share of peak. Rows whose source was read while\n"
+    "  the model's constants were chosen are marked in-sample. --format: text (the default) or json";
+
 int run_validate(const std::vector<std::string>& args) {
     std::string format = "text";
     CLI::App parser;
     shardscope::app::configure_parser(parser);
     parser.add_option("--format", format);
-    if (const auto exit = shardscope::app::parse_arguments(parser, args, "validate", "usage: shardscope validate [--format text|json]"))
+    if (const auto exit = shardscope::app::parse_arguments(parser, args, "validate", kUsage))
         return *exit;
     if (format != "text" && format != "json") {
         std::cerr << "validate: --format must be text or json, got '" << format << "'\n";

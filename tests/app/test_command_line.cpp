@@ -8,6 +8,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <regex>
+
 using namespace shardscope::test;
 
 namespace {
@@ -31,6 +33,17 @@ TEST_CASE("every command answers --help, -h and `help CMD` alike, with its usage
         const RunResult help = run_shardscope("help " + command, dir);
         CHECK(help.exit_code == 0);
         CHECK(help.out == long_form.out);
+        // Past the usage lines, a paragraph says what the command does and explains every flag the
+        // usage names.
+        const std::size_t text_at = long_form.out.find("\n  ");
+        REQUIRE(text_at != std::string::npos);
+        const std::string usage = long_form.out.substr(0, text_at), text = long_form.out.substr(text_at);
+        const std::regex flag_pattern(R"((?:^|[\s\[|])(--?[A-Za-z][\w-]*))");
+        for (auto it = std::sregex_iterator(usage.begin(), usage.end(), flag_pattern); it != std::sregex_iterator(); ++it) {
+            const std::string flag = (*it)[1].str();
+            CAPTURE(flag);
+            CHECK(text.find(flag) != std::string::npos);
+        }
     }
     const RunResult unknown = run_shardscope("help frobnicate", dir);
     CHECK(unknown.exit_code == 2);
