@@ -47,7 +47,7 @@ TEST_CASE("Megatron-LM eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)") {
 
 TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, later rows out-of-sample") {
     const auto runs = published_runs(shipped_clusters());
-    REQUIRE(runs.size() == 24);
+    REQUIRE(runs.size() == 27);
     int in_sample = 0;
     for (const PublishedRun& r : runs) {
         CAPTURE(r.name);
@@ -75,6 +75,15 @@ TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, la
     CHECK(cp.scenario.parallel.embedding_in_pipeline_split);
     CHECK(cp.scenario.model.seq_len == 131072);
     CHECK(cp.published_fraction_of_peak == doctest::Approx(0.38));
+    // MT-NLG 530B on 280 DGX A100 nodes: t 8, p 35, batch 1920, 126 TFLOP/s (40.4% of 312).
+    const PublishedRun& mt = runs[24];
+    CHECK(mt.name.find("MT-NLG") == 0);
+    CHECK_FALSE(mt.in_sample);
+    CHECK(mt.scenario.cluster.gpu_count() == 2240);
+    CHECK(mt.scenario.parallel.pp == 35);
+    CHECK(mt.scenario.training.global_batch == 1920);
+    CHECK(mt.published_tflops_per_gpu == 126);
+    CHECK(mt.published_fraction_of_peak == doctest::Approx(126.0 / 312));
 }
 
 TEST_CASE("a row published as a step time converts to TFLOP/s with our own FLOP count") {
