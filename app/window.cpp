@@ -336,10 +336,8 @@ int run_window(const Options& options) {
     }
     if (!options.show.empty()) {
         if (const auto unknown = ui_root.registry().show_only(options.show); !unknown.empty()) {
-            std::string ids;
-            for (const auto& panel : ui_root.registry().panels()) ids += (ids.empty() ? "" : ", ") + panel->id();
             std::fprintf(stderr, "shardscope: --show: \"%s\" is not a panel id (panels: %s)\n", unknown.front().c_str(),
-                         ids.c_str());
+                         ui_root.registry().id_list().c_str());
             return 2;
         }
     }

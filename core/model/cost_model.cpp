@@ -651,7 +651,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed(per.weights, 0) + " + " + format_fixed(per.grads, 0) + " + " +
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)" +
-                    (fp8_weight_copy_bytes(s.training.precision) > 0
+                    (s.training.precision == Precision::fp8
                          ? "; the FP8 weight copy only for the blocks' linears (the embedding and the BF16 output "
                            "layer keep 2), and weights are gathered in BF16"
                          : ""));

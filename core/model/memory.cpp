@@ -60,14 +60,19 @@ StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
     return {2, 2, 12};
 }
 
-double fp8_weight_copy_bytes(Precision p) noexcept { return p == Precision::fp8 ? 1.0 : 0.0; }
-
-double gathered_weight_bytes(Precision p) noexcept {
-    return state_bytes_per_param(p).weights - fp8_weight_copy_bytes(p);
+StateBytesPerParam end_layer_state_bytes(Precision p) noexcept {
+    StateBytesPerParam per = state_bytes_per_param(p);
+    if (p == Precision::fp8) per.weights -= 1.0;  // the FP8 copy's byte
+    return per;
 }
 
+double gathered_weight_bytes(Precision p) noexcept { return end_layer_state_bytes(p).weights; }
+
 ModelStateBytes model_state_bytes(double params, Precision precision, int zero, int64_t shard_ranks) noexcept {
-    const StateBytesPerParam per = state_bytes_per_param(precision);
+    return model_state_bytes(params, state_bytes_per_param(precision), zero, shard_ranks);
+}
+
+ModelStateBytes model_state_bytes(double params, const StateBytesPerParam& per, int zero, int64_t shard_ranks) noexcept {
     const double n = static_cast<double>(std::max<int64_t>(1, shard_ranks));
     ModelStateBytes out;
     out.params = params * per.weights / (zero >= 3 ? n : 1.0);
@@ -170,11 +175,11 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     const double dense_local = (sp.embedding + sp.output + sp.blocks_non_expert) / tp;
     const double expert_local = sp.routed_experts / (static_cast<double>(p.ep) * tp);
 
-    ModelStateBytes state = model_state_bytes(dense_local, s.training.precision, p.zero, zero_shard_ranks(p));
+    ModelStateBytes state =
+        model_state_bytes(sp.blocks_non_expert / tp, s.training.precision, p.zero, zero_shard_ranks(p));
+    state += model_state_bytes((sp.embedding + sp.output) / tp, end_layer_state_bytes(s.training.precision), p.zero,
+                               zero_shard_ranks(p));
     state += model_state_bytes(expert_local, s.training.precision, p.zero, expert_shard_ranks(p));
-    const double no_fp8_copy = (sp.embedding + sp.output) / tp;
-    state.params -= no_fp8_copy * fp8_weight_copy_bytes(s.training.precision) /
-                    (p.zero >= 3 ? static_cast<double>(std::max<int64_t>(1, zero_shard_ranks(p))) : 1.0);
     // DualPipe runs two directions, each with its own copy of the weights and their gradients.
     const double copies = static_cast<double>(parameter_copies(s.training.schedule));
     state.params *= copies;

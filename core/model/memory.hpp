@@ -51,8 +51,8 @@ struct StateBytesPerParam {
 
 // The FP8 copy is kept only for the blocks' linear layers: the embedding is a lookup and the output
 // layer runs in BF16 (Megatron-Core's output layer sits outside Transformer Engine's FP8 region), so
-// they hold `weights` less this byte.
-[[nodiscard]] double fp8_weight_copy_bytes(Precision p) noexcept;
+// their weights are state_bytes_per_param's less the copy; the rest is the same.
+[[nodiscard]] StateBytesPerParam end_layer_state_bytes(Precision p) noexcept;
 
 // Bytes a parameter crosses the network with when weights are all-gathered (ZeRO's gather of the
 // updated weights, FSDP's gather of a block): the training copy, BF16 under FP8 too (each GPU casts
@@ -74,6 +74,9 @@ struct ModelStateBytes {
 
 // Model state of `params` parameters (already divided by TP/PP/EP) on one GPU of a ZeRO group of
 // `shard_ranks`: stage 1 shards the optimizer state, 2 also the gradients, 3 also the weights.
+[[nodiscard]] ModelStateBytes model_state_bytes(double params, const StateBytesPerParam& per, int zero,
+                                                int64_t shard_ranks) noexcept;
+// The same at the precision's bytes per parameter (state_bytes_per_param).
 [[nodiscard]] ModelStateBytes model_state_bytes(double params, Precision precision, int zero,
                                                 int64_t shard_ranks) noexcept;
 

@@ -147,12 +147,9 @@ bool zero_shards(PieceState state, int zero) {
            (state == PieceState::weights && zero >= 3);
 }
 
-// The embedding and the LM head keep no FP8 copy of their weights (memory.hpp).
-bool keeps_fp8_copy(PieceKind kind) noexcept { return kind != PieceKind::embedding && kind != PieceKind::lm_head; }
-
-double bytes_per_param(PieceKind kind, PieceState state, const StateBytesPerParam& per, Precision precision) {
+double bytes_per_param(PieceState state, const StateBytesPerParam& per) {
     switch (state) {
-        case PieceState::weights: return per.weights - (keeps_fp8_copy(kind) ? 0.0 : fp8_weight_copy_bytes(precision));
+        case PieceState::weights: return per.weights;
         case PieceState::grads: return per.grads;
         case PieceState::optimizer: return per.optimizer;
         case PieceState::data: return 0;
@@ -213,7 +210,11 @@ std::string batch_collective(const ParallelSpec& p) {
 class PieceBuilder {
 public:
     PieceBuilder(Ownership& o, const Scenario& s)
-        : o_(o), p_(o.parallel), per_(state_bytes_per_param(s.training.precision)), s_(s) {}
+        : o_(o),
+          p_(o.parallel),
+          per_(state_bytes_per_param(s.training.precision)),
+          end_per_(end_layer_state_bytes(s.training.precision)),
+          s_(s) {}
 
     void batch() {
         const int64_t dp = p_.dp_shard * p_.dp_replicate;
@@ -260,8 +261,7 @@ public:
                 const int64_t want_tp = c / (cells / p_.tp);
                 for (int64_t j = 0; j < slices; ++j) {
                     Piece pc = matrix_piece(kind, state, row, c, cells, j, slices, items, first_layer, layer_count);
-                    pc.bytes = params / as_double(cells) * bytes_per_param(kind, state, per_, s_.training.precision) /
-                               as_double(slices);
+                    pc.bytes = params / as_double(cells) * bytes_per_param(state, per_of(kind)) / as_double(slices);
                     pc.owners = owners([&](const ExplorerGpu& g) {
                         return coord(g, Dim::pp) == stage && coord(g, Dim::tp) == want_tp &&
                                (slices == 1 || g.shard_index == j);
@@ -286,9 +286,7 @@ public:
                     const int64_t want_tp = j / zero_slices, want_shard = j % zero_slices;
                     Piece pc = matrix_piece(PieceKind::experts, state, row, c, cells, j, slices, s_.model.experts,
                                             first_layer, layer_count);
-                    pc.bytes = params / as_double(cells) *
-                               bytes_per_param(PieceKind::experts, state, per_, s_.training.precision) /
-                               as_double(slices);
+                    pc.bytes = params / as_double(cells) * bytes_per_param(state, per_) / as_double(slices);
                     pc.owners = owners([&](const ExplorerGpu& g) {
                         return coord(g, Dim::pp) == stage && coord(g, Dim::tp) == want_tp &&
                                g.ep_position == want_ep && (zero_slices == 1 || g.shard_index / p_.ep == want_shard);
@@ -300,6 +298,11 @@ public:
     }
 
 private:
+    // The embedding and the LM head hold their state as memory.hpp counts it (no FP8 copy).
+    [[nodiscard]] const StateBytesPerParam& per_of(PieceKind kind) const {
+        return kind == PieceKind::embedding || kind == PieceKind::lm_head ? end_per_ : per_;
+    }
+
     Piece matrix_piece(PieceKind kind, PieceState state, int64_t row, int64_t c, int64_t cells, int64_t j,
                        int64_t slices, int64_t items, int64_t first_layer, int64_t layer_count) const {
         Piece pc;
@@ -332,7 +335,7 @@ private:
 
     Ownership& o_;
     const ParallelSpec& p_;
-    StateBytesPerParam per_;
+    StateBytesPerParam per_, end_per_;
     const Scenario& s_;
 };
 

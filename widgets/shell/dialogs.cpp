@@ -15,11 +15,18 @@ constexpr const char* kFirstLessonId = "why-split";
 constexpr const char* kErrorPopup = "Could not use that file###error_modal";
 constexpr const char* kImportPopup = "Import a Hugging Face model###import_modal";
 constexpr const char* kDiscardPopup = "Unsaved changes###discard_modal";
+
+// Dialog sizes in font heights, so they grow with the font at every scale.
+ImVec2 ems(float width, float height = 0.0f) {
+    const float f = ImGui::GetFontSize();
+    return ImVec2(f * width, f * height);
+}
+constexpr float kButtonEms = 8.0f;  // a dialog's ordinary button
 }
 
 void draw_error_modal(AppState& state) {
     if (!state.ui.error_message.empty() && !ImGui::IsPopupOpen(kErrorPopup)) ImGui::OpenPopup(kErrorPopup);
-    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 35.0f, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ems(35.0f), ImGuiCond_Appearing);
     if (!ImGui::BeginPopupModal(kErrorPopup, nullptr)) return;
     ImGui::TextUnformatted(state.ui.error_title.c_str());
     ImGui::Separator();
@@ -29,7 +36,7 @@ void draw_error_modal(AppState& state) {
     // Enter and Escape close it as OK does, as in any message box.
     const bool key_closes = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
                             ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
-    if (ImGui::Button("OK", ImVec2(ImGui::GetFontSize() * 8.0f, 0)) || key_closes) {
+    if (ImGui::Button("OK", ems(kButtonEms)) || key_closes) {
         state.ui.error_message.clear();
         state.ui.error_title.clear();
         ImGui::CloseCurrentPopup();
@@ -57,7 +64,7 @@ void draw_discard_question(AppState& state) {
     };
     // Saving to a file it already has goes ahead once the save succeeds; without one, Save as is
     // the person's next step and the action waits for them to ask again.
-    if (ImGui::Button(file.empty() ? "Save as..." : "Save", ImVec2(ImGui::GetFontSize() * 8.0f, 0))) {
+    if (ImGui::Button(file.empty() ? "Save as..." : "Save", ems(kButtonEms))) {
         if (file.empty()) {
             state.ui.file_dialog = FileDialogMode::save;
         } else {
@@ -68,13 +75,13 @@ void draw_discard_question(AppState& state) {
     }
     note_last_item("discard/save");
     ImGui::SameLine();
-    if (ImGui::Button("Discard changes", ImVec2(ImGui::GetFontSize() * 10.0f, 0))) {
+    if (ImGui::Button("Discard changes", ems(10.0f))) {
         state.go_ahead(question);
         close();
     }
     note_last_item("discard/discard");
     ImGui::SameLine();
-    if (ImGui::Button("Cancel", ImVec2(ImGui::GetFontSize() * 8.0f, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) close();
+    if (ImGui::Button("Cancel", ems(kButtonEms)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) close();
     note_last_item("discard/cancel");
     ImGui::EndPopup();
 }
@@ -83,7 +90,7 @@ void draw_model_import_modal(AppState& state) {
     if (!state.ui.pending_import) return;
     PendingModelImport& pending = *state.ui.pending_import;
     if (!ImGui::IsPopupOpen(kImportPopup) && state.ui.error_message.empty()) ImGui::OpenPopup(kImportPopup);
-    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 35.0f, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ems(35.0f), ImGuiCond_Appearing);
     // Grows and shrinks with the warning lines below, so the buttons are never cut off.
     if (!ImGui::BeginPopupModal(kImportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
@@ -109,12 +116,12 @@ void draw_model_import_modal(AppState& state) {
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     ImGui::BeginDisabled(!valid);
-    const bool accept = ImGui::Button("Import", ImVec2(ImGui::GetFontSize() * 8.0f, 0)) ||
+    const bool accept = ImGui::Button("Import", ems(kButtonEms)) ||
                         (valid && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false));
     ImGui::EndDisabled();
     note_last_item("import/ok");
     ImGui::SameLine();
-    const bool cancel = ImGui::Button("Cancel", ImVec2(ImGui::GetFontSize() * 8.0f, 0)) ||
+    const bool cancel = ImGui::Button("Cancel", ems(kButtonEms)) ||
                         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
     note_last_item("import/cancel");
     if (accept) state.requests.import_model = ModelImportRequest{pending.path, pending.seq_len};
@@ -131,7 +138,7 @@ void draw_welcome_window(AppState& state, PanelRegistry& registry) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.35f),
                             ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 32.0f, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ems(32.0f), ImGuiCond_Appearing);
     bool open = true;
     if (ImGui::Begin("Welcome to Shardscope###welcome", &open,
                      ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings)) {
@@ -162,7 +169,7 @@ void draw_welcome_window(AppState& state, PanelRegistry& registry) {
 
 void draw_about_window(AppState& state) {
     if (!state.ui.show_about) return;
-    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 29.0f, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ems(29.0f), ImGuiCond_Appearing);
     if (ImGui::Begin("About Shardscope###about", &state.ui.show_about, ImGuiWindowFlags_NoCollapse)) {
         ImGui::Text("Shardscope %s", SHARDSCOPE_VERSION);
         ImGui::TextWrapped("See and price how LLM training is split across GPUs.");

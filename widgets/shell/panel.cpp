@@ -129,6 +129,12 @@ void PanelRegistry::restore_default_layout() {
     reset_layout();
 }
 
+std::string PanelRegistry::id_list() const {
+    std::string ids;
+    for (const auto& p : panels_) ids += (ids.empty() ? "" : ", ") + p->id();
+    return ids;
+}
+
 std::string PanelRegistry::run_action(AppState& state, const std::string& spec) {
     const auto dot = spec.find('.');
     const auto eq = spec.find('=');

@@ -110,6 +110,8 @@ public:
     // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
     // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
     std::vector<std::string> show_only(const std::vector<std::string>& ids);
+    // Every panel's id, comma-separated, for a message that names the ones there are.
+    [[nodiscard]] std::string id_list() const;
     // Runs "ID.NAME=VALUE" on panel ID; "" when done, else the reason (unknown panel, bad action).
     std::string run_action(AppState& state, const std::string& spec);
 
