@@ -115,11 +115,13 @@ AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareF
     const double heads_here = sh.heads / sh.tp;
     if (s.training.attention == AttentionKernel::flash) {
         const double fwd = attention_core_forward_flops(s, sh.tokens, sh.tp);
-        const double rate = hw.peak_flops * head_dim_factor(sh.qk_dim) * flash_length_factor(sh.tokens / sh.b);
+        const FlashKernel& kernel = flash_kernel(hw, s.training.fused_kernels);
+        const double rate =
+            hw.peak_flops * head_dim_factor(sh.qk_dim) * flash_length_factor(kernel, sh.tokens / sh.b);
         a.forward.attention_flops = fwd;
-        a.forward.attention_s = std::max(fwd / (rate * hw.flash_forward), hw.kernel_floor_s);
+        a.forward.attention_s = std::max(fwd / (rate * kernel.forward), hw.kernel_floor_s);
         a.backward.attention_flops = 2.5 * fwd;  // FA2/FA3 section 4.1: the backward recomputes the scores
-        a.backward.attention_s = std::max(2.5 * fwd / (rate * hw.flash_backward), hw.kernel_floor_s);
+        a.backward.attention_s = std::max(2.5 * fwd / (rate * kernel.backward), hw.kernel_floor_s);
         return a;
     }
     // Eager: S = Q K^T and O = P V as batched GEMMs over (micro-batch x local heads); the scores are
@@ -303,7 +305,8 @@ ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareF
             as_double(static_cast<int>(t.attention)), as_double(static_cast<int>(t.precision)),
             t.fused_kernels ? 1.0 : 0.0, as_double(p.tp), as_double(p.cp), as_double(p.ep),
             p.sequence_parallel ? 1.0 : 0.0, as_double(hw.sm_count), hw.peak_flops, hw.peak_fp8_flops,
-            hw.gemm_ceiling, hw.fp8_gemm_ceiling, hw.flash_forward, hw.flash_backward, hw.hbm_bytes_per_s,
+            hw.gemm_ceiling, hw.fp8_gemm_ceiling, flash_kernel(hw, t.fused_kernels).forward,
+            flash_kernel(hw, t.fused_kernels).backward, hw.hbm_bytes_per_s,
             hw.kernel_floor_s, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
             blocks.output ? 1.0 : 0.0};
 }

@@ -626,15 +626,20 @@ std::string activation_note(const Scenario& s) {
 std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigures& hw) {
     std::vector<std::string> notes;
     const bool flash = s.training.attention == AttentionKernel::flash;
+    const FlashKernel& kernel = flash_kernel(hw, s.training.fused_kernels);
     notes.push_back("FLOPs: model_per_step (MFU's numerator) counts 6 x active params x tokens (not the input embedding: a lookup) plus the attention "
                     "scores in full (12 x layers x heads x head_dim x seq x tokens, not halved for causal masking: "
                     "Megatron-LM's convention); hardware_per_step counts what the kernels execute (" +
                     std::string(flash ? "causal flash attention runs half the scores" : "eager attention runs all of them") +
                     ", recomputation adds its forward)");
     notes.push_back(std::string("attention: ") +
-                    (flash ? "flash (no s x s scores in HBM), at " + format_fixed(hw.flash_forward * 100, 0) +
-                                 "% of peak forward and " + format_fixed(hw.flash_backward * 100, 0) +
-                                 "% backward at long sequences, less for short ones"
+                    (flash ? "flash (no s x s scores in HBM): " + std::string(kernel.name) + ", at " +
+                                 format_fixed(kernel.forward * 100, 0) + "% of peak forward and " +
+                                 format_fixed(kernel.backward * 100, 0) +
+                                 "% backward at long sequences, less for short ones (" +
+                                 (s.training.fused_kernels ? "Transformer Engine's kernel: fused_kernels"
+                                                           : "PyTorch SDPA's kernel; fused_kernels for Transformer Engine's") +
+                                 ")"
                            : "eager: the s x s scores are written, softmaxed and dropped out in HBM and stored for "
                              "the backward unless recomputed"));
     notes.push_back("compute: each GEMM by its shape at up to " + format_fixed(hw.gemm_ceiling * 100, 1) +

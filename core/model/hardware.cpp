@@ -22,42 +22,55 @@ struct Family {
     int64_t sm_count;
     double gemm_ceiling;
     double fp8_gemm_ceiling;
-    double flash_forward;
-    double flash_backward;
+    FlashKernel flash_sdpa;   // what PyTorch's SDPA runs [SDPA]
+    FlashKernel flash_fused;  // what Transformer Engine runs [TE]
     double hbm_fraction;
     double fp32_per_bf16;  // FP32 CUDA-core peak over the dense BF16 peak [DS]
     const char* source;
 };
 
+// Causal head-dim-128 forward speed at 512 .. 16k tokens over the 16k speed, per kernel [FA3].
+constexpr std::array<double, 6> kFa2Curve = {191.0 / 335, 260.0 / 335, 298.0 / 335, 319.0 / 335, 333.0 / 335, 1.0};
+constexpr std::array<double, 6> kCudnnCurve = {315.0 / 539, 410.0 / 539, 484.0 / 539, 518.0 / 539, 529.0 / 539, 1.0};
+
+// FlashAttention-2 on an A100: forward up to 73% of peak, 50-73% over its sweep [FA2]: 0.70 forward
+// at long sequences, and 0.60 backward (the paper's figures put backward below forward; 0.60 sits
+// inside the published range). Its fall-off with length is FA2's own curve, measured on H100 [FA3]
+// (no public A100 curve among our sources). Transformer Engine runs the same kernel on Ampere [TE].
+constexpr FlashKernel kAmpereFlash{"FlashAttention-2", 0.70, 0.60, kFa2Curve};
+// On Hopper the two stacks run different kernels [SDPA] [TE], measured side by side [FA3]:
+// FlashAttention-2 335 forward / 322 backward TFLOP/s at 16k, cuDNN's 539 / 516, of 989.
+constexpr FlashKernel kHopperSdpa{"FlashAttention-2 (PyTorch SDPA)", 335.0 / 989, 322.0 / 989, kFa2Curve};
+constexpr FlashKernel kHopperFused{"cuDNN fused attention (Transformer Engine)", 539.0 / 989, 516.0 / 989,
+                                   kCudnnCurve};
+
 // A100 SXM: 108 SMs [DS]; GEMM 271.2 / 312 in a burst [MAMF], times the sustained-to-burst ratio a
 // public A100 sweep shows once the card sits at its power limit (A100 PCIe, 8192^3 at 215.3 against
 // 4096^3 at 234.1 TFLOP/s: 0.919) [SWEEP-A100]: 0.80, the same correction the H100 sweep makes;
-// FlashAttention-2 forward up to 73% of peak and
-// 50-73% over its sweep [FA2]: 0.70 forward at long sequences, and 0.60 backward (the paper's figures
-// put backward below forward; 0.60 sits inside the published range); HBM 1,818 / 2,039 GB/s [HBM].
-constexpr Family kAmpere{"A100", 108, 0.799, 0.0, 0.70, 0.60, 0.89, 19.5 / 312,
+// flash attention kAmpereFlash; HBM 1,818 / 2,039 GB/s [HBM].
+constexpr Family kAmpere{"A100", 108, 0.799, 0.0, kAmpereFlash, kAmpereFlash, 0.89, 19.5 / 312,
                          "A100 figures: 108 SMs (datasheet); large BF16 GEMMs 249 of 312 TFLOP/s sustained (271 in a "
                          "burst, Bekman's MAMF table, times the 0.919 a public A100 sweep loses at its power limit); "
-                         "FlashAttention-2 0.70 forward / 0.60 backward of peak (Dao 2023: 50-73%); "
+                         "FlashAttention-2 (PyTorch SDPA and Transformer Engine alike) 0.70 forward / 0.60 backward "
+                         "of peak (Dao 2023: 50-73%); "
                          "HBM 89% of 2,039 GB/s (measured copy)"};
 // H100 / H800 / H200 SXM: 132 SMs [DS]. GEMM: 720 of 989 TFLOP/s sustained [SWEEP]: the largest
 // square BF16 GEMM of a public sweep (10240^3) runs below the 797 of 8192^3 once the card sits at its
 // power limit, and a training step keeps it there; the best short burst is 794.5 [MAMF]. FP8:
-// 1402.6 / 1979 in a burst [MAMF], times the same sustained-to-burst ratio (720 / 794.5): 0.642. Frameworks on
-// Hopper run FlashAttention-2 (PyTorch's SDPA: 335 forward, 322 backward TFLOP/s at 16k, causal
-// hd128) or FA3-class kernels (Transformer Engine / cuDNN: 616 and 561) [FA3]: the midpoint of the
-// two, 0.48 forward and 0.45 backward of 989. HBM 2,959 / 3,350 GB/s [HBM].
-constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, 0.48, 0.45, 0.88, 67.0 / 989,
+// 1402.6 / 1979 in a burst [MAMF], times the same sustained-to-burst ratio (720 / 794.5): 0.642.
+// Flash attention by software stack: kHopperSdpa and kHopperFused. HBM 2,959 / 3,350 GB/s [HBM].
+constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
                          "Hopper figures: 132 SMs (datasheet); large BF16 GEMMs 720 of 989 TFLOP/s sustained "
                          "(10240^3 in a public torch.matmul sweep; 794 in short bursts, Bekman's MAMF table) and FP8 "
-                         "1271 of 1979 (MAMF's 1403 burst at the same sustained ratio); flash attention 0.48 forward / 0.45 backward of "
-                         "peak, midway between FlashAttention-2 and -3 on H100 (Shah et al. 2024, figs. 5-6); HBM 88% "
+                         "1271 of 1979 (MAMF's 1403 burst at the same sustained ratio); causal flash attention at 16k: "
+                         "FlashAttention-2 (PyTorch SDPA) 34% forward / 33% backward of peak, cuDNN's fused attention "
+                         "(Transformer Engine, fused_kernels) 54% / 52% (Shah et al. 2024, figs. 5-6); HBM 88% "
                          "of datasheet (measured copy)"};
 // B200: no public microbenchmark among our sources; Hopper's fractions stand in, 148 SMs.
-constexpr Family kBlackwell{"Blackwell", 148, 0.728, 0.642, 0.48, 0.45, 0.88, 67.0 / 989,
+constexpr Family kBlackwell{"Blackwell", 148, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
                             "Blackwell figures: no public GEMM/attention microbenchmark in Shardscope's sources; "
                             "Hopper's achieved fractions stand in (148 SMs)"};
-constexpr Family kGeneric{"generic", 132, 0.728, 0.642, 0.48, 0.45, 0.88, 67.0 / 989,
+constexpr Family kGeneric{"generic", 132, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
                           "unknown GPU: Hopper's achieved fractions stand in; set cluster.gpu.matmul_efficiency and "
                           "sm_count from a measurement"};
 
@@ -123,8 +136,8 @@ HardwareFigures figures_of(const GpuSpec& g) {
     hw.peak_fp32_flops = hw.peak_flops * f.fp32_per_bf16;
     hw.gemm_ceiling = g.matmul_efficiency.value_or(f.gemm_ceiling);
     hw.fp8_gemm_ceiling = f.fp8_gemm_ceiling > 0 ? f.fp8_gemm_ceiling : kHopper.fp8_gemm_ceiling;
-    hw.flash_forward = f.flash_forward;
-    hw.flash_backward = f.flash_backward;
+    hw.flash_sdpa = f.flash_sdpa;
+    hw.flash_fused = f.flash_fused;
     hw.hbm_bytes_per_s = g.hbm_bytes_per_s() * f.hbm_fraction;
     hw.capacity_bytes = exposed_bytes_of(g);
     // Shardscope's stated default: about 0.5 GiB of CUDA context and cuBLAS workspace and 0.5 GiB of
@@ -147,16 +160,19 @@ double runtime_reserve_bytes(const GpuSpec& gpu, double tensor_bytes) noexcept {
     return gpu.reserve_gib.value_or(1.0) * kGiB + kFragmentation * std::max(0.0, tensor_bytes);
 }
 
-double flash_length_factor(double seq) noexcept {
-    // [FA3] causal forward, head dim 128, FA3 column: 292, 423, 521, 579, 602, 616 TFLOP/s at 2^9 .. 2^14.
-    constexpr std::array<double, 6> kCurve = {292.0 / 616, 423.0 / 616, 521.0 / 616, 579.0 / 616, 602.0 / 616, 1.0};
-    if (!(seq > 0)) return kCurve.front();
+const FlashKernel& flash_kernel(const HardwareFigures& hw, bool fused_kernels) noexcept {
+    return fused_kernels ? hw.flash_fused : hw.flash_sdpa;
+}
+
+double flash_length_factor(const FlashKernel& kernel, double seq) noexcept {
+    const std::array<double, 6>& curve = kernel.length_curve;
+    if (!(seq > 0)) return curve.front();
     const double x = std::log2(seq) - 9.0;
-    if (x <= 0) return kCurve.front() * std::max(0.25, seq / 512.0);  // shorter still: proportionally less
-    if (x >= 5) return 1.0;
+    if (x <= 0) return curve.front() * std::max(0.25, seq / 512.0);  // shorter still: proportionally less
+    if (x >= 5) return curve.back();
     const auto i = static_cast<std::size_t>(x);
     const double t = x - static_cast<double>(i);
-    return kCurve[i] + t * (kCurve[i + 1] - kCurve[i]);
+    return curve[i] + t * (curve[i + 1] - curve[i]);
 }
 
 double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexcept {

@@ -15,9 +15,15 @@
 //         (70.9% of 1979).
 // [FA2]   T. Dao, "FlashAttention-2", arXiv:2307.08691, section 4.1: forward up to 73% of the A100's
 //         peak; "50-73%" over its sweep. FLOPs counted as 4 s^2 d h, halved when causal; backward 2.5x.
-// [FA3]   J. Shah et al., "FlashAttention-3", arXiv:2407.08608, figures 5-6 (H100 SXM, BF16): causal
-//         head-dim-128 forward 292, 423, 521, 579, 602, 616 TFLOP/s at 512 .. 16k tokens (FA3) and
-//         191 .. 335 (FA2 on H100); backward 316 .. 561 (FA3), 214 .. 322 (FA2).
+// [FA3]   J. Shah et al., "FlashAttention-3", arXiv:2407.08608, figures 5-6 (H100 SXM, BF16, head dim
+//         128), causal forward at 512, 1k, 2k, 4k, 8k, 16k tokens: FlashAttention-2 191, 260, 298, 319,
+//         333, 335 TFLOP/s; cuDNN 315, 410, 484, 518, 529, 539; FA3 292, 423, 521, 579, 602, 616.
+//         Backward at 16k: FA2 322, cuDNN 516, FA3 561.
+// [SDPA]  PyTorch's scaled_dot_product_attention runs FlashAttention-2 as its flash backend (PyTorch 2.2
+//         release notes), on Hopper too: what FSDP, torchtitan and Hugging Face training run.
+// [TE]    Transformer Engine (Megatron-Core, NeMo) picks cuDNN's fused attention over FlashAttention on
+//         Hopper "for performance reasons" (transformer_engine/pytorch/attention/dot_product_attention/
+//         utils.py, get_attention_backend); on Ampere it runs FlashAttention-2.
 // [HBM]   A100 80GB: 1,818 GB/s measured of 2,039 (89%); H100 SXM: 2,959 GB/s device copy of 3,350
 //         (88%, github.com/NVIDIA/cuda-samples/issues/392).
 // [SWEEP] github.com/zzc0721/torch-performance-test-data/issues/79 (H100 80GB HBM3, PyTorch 2.7,
@@ -40,10 +46,21 @@
 
 #include "core/scenario/scenario.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
 namespace shardscope {
+
+// One flash-attention kernel on one GPU: its long-sequence (16k) causal forward and backward
+// fractions of the dense peak, and its forward speed at 512, 1k, 2k, 4k, 8k and 16k tokens over its
+// 16k speed (how it falls off for short sequences).
+struct FlashKernel {
+    const char* name = "FlashAttention-2";
+    double forward = 0.6;
+    double backward = 0.5;
+    std::array<double, 6> length_curve = {1, 1, 1, 1, 1, 1};
+};
 
 struct HardwareFigures {
     std::string family;             // "A100", "Hopper", "Blackwell" or "generic"
@@ -55,8 +72,10 @@ struct HardwareFigures {
     double peak_fp32_flops = 0;
     double gemm_ceiling = 0.8;      // the best large GEMM's fraction of peak [MAMF]
     double fp8_gemm_ceiling = 0.7;  // the same for FP8 GEMMs [MAMF]
-    double flash_forward = 0.6;     // long-sequence causal flash attention, fraction of peak
-    double flash_backward = 0.5;
+    // Causal flash attention as the two software stacks run it on this GPU: PyTorch's SDPA
+    // (`fused_kernels` false) and Transformer Engine's fused attention (`fused_kernels` true).
+    FlashKernel flash_sdpa;
+    FlashKernel flash_fused;
     double hbm_bytes_per_s = 0;     // achievable: datasheet x measured fraction [HBM]
     double kernel_floor_s = 3e-6;   // the least time any kernel takes [LAUNCH]
     // The share of its throughput compute loses while a collective runs beside it (SMs, HBM and L2
@@ -74,10 +93,14 @@ struct HardwareFigures {
 // default 1 GiB) plus the allocator's slack on the tensors (5%).
 [[nodiscard]] double runtime_reserve_bytes(const GpuSpec& gpu, double tensor_bytes) noexcept;
 
-// How a kernel's achieved fraction falls off with short sequences: the FA3 causal forward curve
-// [FA3] normalised to its 16k figure (0.47 at 512 tokens, 0.85 at 2k, 1 from 16k), interpolated in
-// log2 of the length.
-[[nodiscard]] double flash_length_factor(double seq) noexcept;
+// The flash kernel a scenario's software stack runs: Transformer Engine's with `fused_kernels`,
+// PyTorch SDPA's without [SDPA] [TE].
+[[nodiscard]] const FlashKernel& flash_kernel(const HardwareFigures& hw, bool fused_kernels) noexcept;
+
+// How a kernel's achieved fraction falls off with short sequences: its causal forward curve [FA3]
+// normalised to its 16k figure, interpolated in log2 of the length (1 from 16k; below 512 tokens
+// proportionally less).
+[[nodiscard]] double flash_length_factor(const FlashKernel& kernel, double seq) noexcept;
 
 // Achieved time of one GEMM C[M,N] = A[M,K] B[K,N], `batch` times (a grouped or batched GEMM),
 // with `peak` FLOP/s and `ceiling` of it reachable: the longer of

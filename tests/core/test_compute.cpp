@@ -91,16 +91,58 @@ TEST_CASE("large H100 GEMMs land within 15% of a public torch.matmul sweep") {
     }
 }
 
-TEST_CASE("flash attention's fall-off with short sequences follows FlashAttention-3's causal curve") {
-    // 292, 423, 521, 579, 602, 616 TFLOP/s at 512 .. 16k tokens, normalised to 616.
-    CHECK(flash_length_factor(512) == doctest::Approx(292.0 / 616));
-    CHECK(flash_length_factor(2048) == doctest::Approx(521.0 / 616));
-    CHECK(flash_length_factor(16384) == doctest::Approx(1.0));
-    CHECK(flash_length_factor(131072) == doctest::Approx(1.0));
-    // Halfway (in log2) between 1k and 2k: the mean of 423 and 521.
-    CHECK(flash_length_factor(std::pow(2.0, 10.5)) == doctest::Approx((423.0 + 521.0) / 2 / 616));
+TEST_CASE("flash attention's fall-off with short sequences follows each kernel's own causal curve") {
+    // Shah et al. 2024, fig. 5 (H100, causal, head dim 128), TFLOP/s at 512 .. 16k tokens:
+    // FlashAttention-2 191, 260, 298, 319, 333, 335; cuDNN 315, 410, 484, 518, 529, 539.
+    const HardwareFigures hw = hardware_figures(h100());
+    const FlashKernel& fa2 = flash_kernel(hw, false);
+    const FlashKernel& cudnn = flash_kernel(hw, true);
+    CHECK(flash_length_factor(fa2, 512) == doctest::Approx(191.0 / 335));
+    CHECK(flash_length_factor(fa2, 2048) == doctest::Approx(298.0 / 335));
+    CHECK(flash_length_factor(cudnn, 2048) == doctest::Approx(484.0 / 539));
+    CHECK(flash_length_factor(cudnn, 16384) == doctest::Approx(1.0));
+    CHECK(flash_length_factor(fa2, 131072) == doctest::Approx(1.0));
+    // Halfway (in log2) between 1k and 2k: the mean of 410 and 484.
+    CHECK(flash_length_factor(cudnn, std::pow(2.0, 10.5)) == doctest::Approx((410.0 + 484.0) / 2 / 539));
     // Below 512 it keeps falling in proportion: 256 tokens run at half the 512 figure.
-    CHECK(flash_length_factor(256) == doctest::Approx(292.0 / 616 * 0.5));
+    CHECK(flash_length_factor(fa2, 256) == doctest::Approx(191.0 / 335 * 0.5));
+}
+
+TEST_CASE("on Hopper PyTorch SDPA runs FlashAttention-2 and Transformer Engine cuDNN's kernel; on Ampere both FA2") {
+    // At 16k, of the H100's 989 TFLOP/s: FA2 335 forward and 322 backward, cuDNN 539 and 516 [FA3].
+    const HardwareFigures h = hardware_figures(h100());
+    CHECK(flash_kernel(h, false).forward == doctest::Approx(335.0 / 989));
+    CHECK(flash_kernel(h, false).backward == doctest::Approx(322.0 / 989));
+    CHECK(flash_kernel(h, true).forward == doctest::Approx(539.0 / 989));
+    CHECK(flash_kernel(h, true).backward == doctest::Approx(516.0 / 989));
+    const HardwareFigures a = hardware_figures(a100());
+    CHECK(flash_kernel(a, true).forward == doctest::Approx(0.70));
+    CHECK(flash_kernel(a, false).forward == doctest::Approx(0.70));
+    CHECK(flash_kernel(a, false).backward == doctest::Approx(0.60));
+
+    // The same Llama-shaped block on one H100: the attention core's forward takes 539 / 335 times as
+    // long under SDPA as under Transformer Engine.
+    Scenario s;
+    s.model.layers = 1;
+    s.model.hidden = 4096;
+    s.model.ffn_hidden = 14336;
+    s.model.heads = 32;
+    s.model.kv_heads = 8;
+    s.model.vocab = 32000;
+    s.model.seq_len = 8192;
+    s.model.ffn = Ffn::swiglu;
+    s.cluster.nodes = 1;
+    s.cluster.gpus_per_node = 1;
+    s.cluster.gpu = h100();
+    s.parallel = ParallelSpec{};
+    s.training.global_batch = 1;
+    s.training.micro_batch = 1;
+    const StageBlocks one{1, 0, false, false};
+    const double sdpa = stage_compute(s, s.parallel, h, one).attention_forward_s;
+    s.training.fused_kernels = true;
+    const double te = stage_compute(s, s.parallel, h, one).attention_forward_s;
+    // 333 against 529 TFLOP/s: the two kernels' 8k points.
+    CHECK(sdpa / te == doctest::Approx(529.0 / 333.0));
 }
 
 TEST_CASE("one block priced kernel by kernel, by hand") {
@@ -111,10 +153,10 @@ TEST_CASE("one block priced kernel by kernel, by hand") {
     // Forward GEMMs of a block, T = 256 tokens: QKV 2*256*768*256, output 2*256*256*256, FFN up and
     // down 2*256*1024*256 each: 402,653,184 FLOPs in 4 kernels.
     const double gemm_f = 402653184.0 / rate + 4 * floor;
-    // Flash forward: 4 * 256 * 256 * 256 / 2 (causal) = 33,554,432 FLOPs at peak x 0.70 (A100) x the
-    // length factor at 256 tokens, 292/616 * 0.5.
+    // Flash forward: 4 * 256 * 256 * 256 / 2 (causal) = 33,554,432 FLOPs at peak x 0.70 (A100's
+    // FlashAttention-2) x FA2's length factor at 256 tokens, 191/335 * 0.5.
     const double attention_flops = 33554432.0;
-    const double attn_rate = 1e12 * 0.70 * (292.0 / 616 * 0.5);
+    const double attn_rate = 1e12 * 0.70 * (191.0 / 335 * 0.5);
     const double attn_f = attention_flops / attn_rate;
     // Eager element-wise kernels (2-byte activations, 256 tokens of width 256): two RMS norms at
     // 36 B an element, rotary on q and k at 20 B, two residual adds at 6 B, the contiguous attention
@@ -131,7 +173,7 @@ TEST_CASE("one block priced kernel by kernel, by hand") {
     // Backward: each GEMM's two gradients (8 kernels, twice the FLOPs), flash backward at 2.5x the
     // forward's FLOPs at 0.60 of peak, every element-wise kernel streaming twice the bytes.
     const double gemm_b = 2 * 402653184.0 / rate + 8 * floor;
-    const double attn_b = 2.5 * attention_flops / (1e12 * 0.60 * (292.0 / 616 * 0.5));
+    const double attn_b = 2.5 * attention_flops / (1e12 * 0.60 * (191.0 / 335 * 0.5));
     CHECK(c.backward_s == doctest::Approx(gemm_b + attn_b + streams_b));
     CHECK(c.forward_flops == doctest::Approx(402653184.0 + attention_flops));
     CHECK(c.backward_flops == doctest::Approx(2 * 402653184.0 + 2.5 * attention_flops));
