@@ -47,7 +47,7 @@ TEST_CASE("Megatron-LM eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)") {
 
 TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, later rows out-of-sample") {
     const auto runs = published_runs(shipped_clusters());
-    REQUIRE(runs.size() == 27);
+    REQUIRE(runs.size() == 29);
     int in_sample = 0;
     for (const PublishedRun& r : runs) {
         CAPTURE(r.name);
@@ -84,6 +84,18 @@ TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, la
     CHECK(mt.scenario.training.global_batch == 1920);
     CHECK(mt.published_tflops_per_gpu == 126);
     CHECK(mt.published_fraction_of_peak == doctest::Approx(126.0 / 312));
+    // torchtitan's Llama 2 13B: FSDP over 64 A100s, 2 sequences of 4096 a GPU, no checkpointing,
+    // 2,162 tokens/s/GPU.
+    const PublishedRun& l13 = runs[27];
+    CHECK(l13.name.find("Llama 2 13B") == 0);
+    CHECK_FALSE(l13.in_sample);
+    CHECK(l13.scenario.parallel.dp_shard == 64);
+    CHECK(l13.scenario.training.global_batch == 128);
+    CHECK(l13.scenario.training.micro_batch == 2);
+    CHECK(l13.scenario.training.recompute == Recompute::none);
+    CHECK(l13.scenario.model.seq_len == 4096);
+    const double per_token = *build_report(l13.scenario).model_flops_per_step / (128.0 * 4096.0);
+    CHECK(l13.published_tflops_per_gpu == doctest::Approx(2162.0 * per_token / 1e12));
 }
 
 TEST_CASE("a row published as a step time converts to TFLOP/s with our own FLOP count") {
