@@ -117,6 +117,7 @@ void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std:
     f.push_back("--tensor-model-parallel-size " + n(p.tp));
     f.push_back("--pipeline-model-parallel-size " + n(p.pp));
     if (p.cp > 1) f.push_back("--context-parallel-size " + n(p.cp));
+    if (p.cp > 1 && p.cp_comm == CpComm::all_gather) f.push_back("--cp-comm-type all_gather");
     if (p.ep > 1) f.push_back("--expert-model-parallel-size " + n(p.ep));
     if (p.sequence_parallel) f.push_back("--sequence-parallel");
     if (p.tp_comm_overlap) f.push_back("--tp-comm-overlap");
@@ -241,6 +242,9 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
         w.warn("sequence_parallel off: TorchTitan's tensor parallelism always shards norms and dropout over the sequence");
     if (p.tp_comm_overlap) body.push_back("enable_async_tensor_parallel = true");
     body.push_back("context_parallel_degree = " + n(p.cp));
+    if (p.cp > 1 && p.cp_comm == CpComm::all_gather)
+        w.warn("cp_comm all-gather: TorchTitan's context_parallel_rotate_method \"allgather\" gathers K and V after the "
+               "first block of attention, partly hidden; the nearest it has");
     body.push_back("expert_parallel_degree = " + n(p.ep));
     body.push_back("pipeline_parallel_degree = " + n(p.pp));
     if (p.pp > 1) {

@@ -247,7 +247,9 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     }
     if (p.cp > 1) {
         // Ring attention: every rank sees every other rank's K and V (an all-gather's worth) in the
-        // forward; the backward passes K, V around again and reduce-scatters their gradients.
+        // forward; the backward passes K, V around again and reduce-scatters their gradients. The
+        // all-gather form (cp_comm) moves the same bytes: K and V gathered before the forward's
+        // attention and again before the backward's (nothing full-length is kept between them).
         const double kv = b * seq * as_double(m.key_width() + m.value_width()) * cx.act_bytes / as_double(p.tp);
         const Link link = link_for(c, cx.cp);
         const double ag = collective_time(Collective::all_gather, kv, p.cp, link);
@@ -338,14 +340,16 @@ struct Exposed {
     }
 };
 
-Exposed apply_overlap_rules(const StageWork& w, bool tp_overlap, bool ep_overlap, double loss) noexcept {
+Exposed apply_overlap_rules(const StageWork& w, const ParallelSpec& p, bool ep_overlap, double loss) noexcept {
+    const bool tp_overlap = p.tp_comm_overlap;
+    const bool cp_ring = p.cp_comm == CpComm::ring;
     const auto beside = [loss](double comm, double compute) { return overlap_cost(comm, compute, loss); };
     const auto serial = [](double comm) { return OverlapCost{comm, 0.0}; };
     Exposed e;
     e.tp_f = tp_overlap ? beside(w.tp_forward_s, w.forward_s) : serial(w.tp_forward_s);
     e.tp_b = tp_overlap ? beside(w.tp_backward_s, w.backward_s) : serial(w.tp_backward_s);
-    e.cp_f = beside(w.cp_forward_s, w.attention_forward_s);
-    e.cp_b = beside(w.cp_backward_s, 2.0 * w.attention_forward_s);
+    e.cp_f = cp_ring ? beside(w.cp_forward_s, w.attention_forward_s) : serial(w.cp_forward_s);
+    e.cp_b = cp_ring ? beside(w.cp_backward_s, 2.0 * w.attention_forward_s) : serial(w.cp_backward_s);
     // DualPipe (or parallel.ep_comm_overlap) runs one micro-batch's all-to-all beside another's compute.
     e.ep_f = ep_overlap ? beside(w.ep_forward_s, w.forward_s) : serial(w.ep_forward_s);
     e.ep_b = ep_overlap ? beside(w.ep_backward_s, w.backward_s) : serial(w.ep_backward_s);
@@ -494,7 +498,7 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
         add_fsdp_comm(cx, load.params, plan.priced.back());
         const StageWork& w = plan.priced.back().work;
         const bool ep_overlap = p.ep_comm_overlap || s.training.schedule == Schedule::dualpipe;
-        plan.priced_exposed.push_back(apply_overlap_rules(w, p.tp_comm_overlap, ep_overlap, cx.hw.overlap_compute_loss));
+        plan.priced_exposed.push_back(apply_overlap_rules(w, p, ep_overlap, cx.hw.overlap_compute_loss));
         // A count-only model has no FLOPs: unit costs keep the schedule's shape (and its in-flight
         // counts for memory) without inventing times.
         const double f = arch ? w.forward_s + plan.priced_exposed.back().forward() : 1.0;
@@ -512,7 +516,9 @@ PlannedPipeline plan_pipeline(const Context& cx, int64_t microbatches) {
 std::string dim_collective(Dim d, const ParallelSpec& p) {
     switch (d) {
         case Dim::tp: return p.sequence_parallel ? "all-gather + reduce-scatter" : "all-reduce";
-        case Dim::cp: return "ring exchange of K,V (all-gather + reduce-scatter)";
+        case Dim::cp:
+            return p.cp_comm == CpComm::ring ? "ring exchange of K,V (all-gather + reduce-scatter)"
+                                             : "all-gather of K,V + reduce-scatter of their gradients (exposed)";
         case Dim::dp_shard:
             if (p.zero >= 3) return "all-gather (fwd, bwd) + reduce-scatter per micro-batch";
             if (p.zero == 2) return "reduce-scatter per micro-batch + all-gather";

@@ -21,6 +21,8 @@
 //   reduce-scatter under its backward, each up to that compute time.
 // - TP: exposed, unless parallel.tp_comm_overlap (then hidden up to the matmul time it runs beside).
 // - CP: the ring exchange of K and V hides under the attention core it feeds; the excess is exposed.
+//   With parallel.cp_comm "all-gather" (Llama 3) K and V are gathered before attention runs and their
+//   gradients reduce-scattered after it: exposed.
 // - EP: all-to-all dispatch and combine are exposed.
 // - PP: point-to-point activations are the simulator's p2p_time between stages: they lengthen the
 //   critical path at stage boundaries, and the bubble is read off the simulated schedule.

@@ -23,7 +23,8 @@
 //   not interleaved).
 // - order: tp innermost, then cp, dp_shard, dp_replicate, pp (the default order) unless all_orders,
 //   which tries every order that differs in the dims of size > 1 (dims of size 1 place no ranks).
-// - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap.
+// - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap,
+//   cp_comm.
 //
 // Folding: layouts that differ only in knobs that barely move the figure ranked by (the interleaving
 // depth, the ZeRO stage, how the data-parallel ranks split into dp_shard x dp_replicate, the mesh order,

@@ -133,6 +133,7 @@ ParallelSpec read_parallel(const Json& j) {
     p.sequence_parallel = r.bool_field("sequence_parallel", false);
     p.tp_comm_overlap = r.bool_field("tp_comm_overlap", false);
     p.ep_comm_overlap = r.bool_field("ep_comm_overlap", false);
+    p.cp_comm = r.enum_field<CpComm>("cp_comm", &cp_comm_from_string, "ring, all-gather", CpComm::ring);
     p.embedding_in_pipeline_split = r.bool_field("embedding_in_pipeline_split", false);
     p.loss_in_pipeline_split = r.bool_field("loss_in_pipeline_split", false);
     p.first_stage_layers = r.int_field("first_stage_layers", 0);
@@ -253,6 +254,7 @@ Json parallel_to_json(const ParallelSpec& p) {
     j["sequence_parallel"] = p.sequence_parallel;
     j["tp_comm_overlap"] = p.tp_comm_overlap;
     if (p.ep_comm_overlap) j["ep_comm_overlap"] = true;
+    if (p.cp_comm != CpComm::ring) j["cp_comm"] = to_string(p.cp_comm);
     if (p.embedding_in_pipeline_split) j["embedding_in_pipeline_split"] = true;
     if (p.loss_in_pipeline_split) j["loss_in_pipeline_split"] = true;
     if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
@@ -740,6 +742,12 @@ std::optional<AttentionType> attention_type_from_string(std::string_view s) noex
 }
 std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{AttentionKernel::flash, AttentionKernel::eager});
+}
+
+std::string_view to_string(CpComm v) noexcept { return v == CpComm::all_gather ? "all-gather" : "ring"; }
+
+std::optional<CpComm> cp_comm_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{CpComm::ring, CpComm::all_gather});
 }
 
 }  // namespace shardscope

@@ -24,6 +24,10 @@ inline constexpr std::array<Precision, 5> kAllPrecisions = {Precision::mixed_bf1
                                                             Precision::megatron_fp16, Precision::fp8};
 // How the attention core runs: flash (fused, no s x s scores in HBM) or eager (scores materialised).
 enum class AttentionKernel { flash, eager };
+// How context parallelism moves K and V: a ring that passes each rank's block on while attention
+// runs on the block in hand (Megatron-LM / Transformer Engine), or one all-gather of every rank's K
+// and V before attention runs (Llama 3), whose time is exposed.
+enum class CpComm { ring, all_gather };
 // How attention projects: grouped-query (q, k, v, o) or DeepSeek's multi-head latent attention (MLA:
 // queries and keys/values through low-rank latents, plus a shared rotary key).
 enum class AttentionType { gqa, mla };
@@ -131,6 +135,7 @@ struct ParallelSpec {
     bool sequence_parallel = false;
     bool tp_comm_overlap = false;   // hide TP collectives under compute (off: TP is exposed)
     bool ep_comm_overlap = false;   // hide the EP all-to-all under another micro-batch's compute
+    CpComm cp_comm = CpComm::ring;
     // Megatron-LM's --account-for-embedding/loss-in-pipeline-split: the embedding (the output layer
     // and loss) count as one layer when layers are split over stages.
     bool embedding_in_pipeline_split = false;
@@ -217,6 +222,8 @@ inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 [[nodiscard]] std::string_view to_string(Precision v) noexcept;
 [[nodiscard]] std::string_view to_string(AttentionKernel v) noexcept;
 [[nodiscard]] std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::string_view to_string(CpComm v) noexcept;
+[[nodiscard]] std::optional<CpComm> cp_comm_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::string_view to_string(AttentionType v) noexcept;
 [[nodiscard]] std::optional<AttentionType> attention_type_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Ffn> ffn_from_string(std::string_view s) noexcept;

@@ -171,6 +171,39 @@ TEST_CASE("CP passes K and V around the ring: an all-gather forward, all-gather 
     CHECK(r.microbatches == 4);
     CHECK(cp.bytes_per_step == doctest::Approx(48 * 64));
     CHECK(cp.time_s == doctest::Approx(48 * (2e-6 + 64.0 / 450e9)));
+    // The ring hides under the attention it feeds: far less than its time is exposed here.
+    CHECK(cp.exposed_s < cp.time_s);
+
+    // All-gather CP (Llama 3) moves the same bytes, all of it on the critical path, and none of it
+    // slows compute beside it. Nothing else changes, so the step grows by exactly what the ring hid
+    // (one stage: no pipeline to magnify it).
+    Scenario gathered = s;
+    gathered.parallel.cp_comm = CpComm::all_gather;
+    const Report g = build_report(gathered);
+    const DimCost& gcp = dim(g, "cp");
+    CHECK(gcp.bytes_per_step == doctest::Approx(cp.bytes_per_step));
+    CHECK(gcp.time_s == doctest::Approx(cp.time_s));
+    CHECK(gcp.exposed_s == doctest::Approx(gcp.time_s));
+    CHECK(gcp.contention_s == 0);
+    CHECK(gcp.collective.find("all-gather of K,V") == 0);
+    CHECK(*g.time.step - *r.time.step == doctest::Approx(gcp.exposed_s - cp.exposed_s));
+}
+
+TEST_CASE("cp_comm loads, saves only when not the ring, and names its values when wrong") {
+    Scenario s = tiny();
+    s.parallel.cp_comm = CpComm::all_gather;
+    const std::string text = scenario_to_json(s);
+    CHECK(text.find("\"cp_comm\": \"all-gather\"") != std::string::npos);
+    const ScenarioLoad back = parse_scenario(text);
+    REQUIRE(back.ok());
+    CHECK(back.scenario->parallel.cp_comm == CpComm::all_gather);
+    CHECK(scenario_to_json(tiny()).find("cp_comm") == std::string::npos);
+    std::string bad = text;
+    bad.replace(bad.find("\"all-gather\""), 12, "\"allgather\"");
+    const ScenarioLoad rejected = parse_scenario(bad);
+    CHECK_FALSE(rejected.ok());
+    CHECK(rejected.error.find("parallel.cp_comm") != std::string::npos);
+    CHECK(rejected.error.find("ring, all-gather") != std::string::npos);
 }
 
 TEST_CASE("EP: all-to-all dispatch and combine per MoE block, forward and backward, exposed") {
