@@ -639,13 +639,13 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     std::string(flash ? "causal flash attention runs half the scores" : "eager attention runs all of them") +
                     ", recomputation adds its forward)");
     notes.push_back(std::string("attention: ") +
-                    (flash ? "flash (no s x s scores in HBM): " + std::string(kernel.name) + ", at " +
+                    (flash ? "flash (no s x s scores in HBM): " + std::string(kernel.name) + " at " +
                                  format_fixed(kernel.forward * 100, 0) + "% of peak forward and " +
                                  format_fixed(kernel.backward * 100, 0) +
-                                 "% backward at long sequences, less for short ones (" +
-                                 (s.training.fused_kernels ? "Transformer Engine's kernel: fused_kernels"
-                                                           : "PyTorch SDPA's kernel; fused_kernels for Transformer Engine's") +
-                                 ")"
+                                 "% backward at long sequences, less for short ones" +
+                                 (s.training.fused_kernels || std::string_view(hw.flash_fused.name) == hw.flash_sdpa.name
+                                      ? ""
+                                      : "; fused_kernels runs Transformer Engine's instead")
                            : "eager: the s x s scores are written, softmaxed and dropped out in HBM and stored for "
                              "the backward unless recomputed"));
     notes.push_back("compute: each GEMM by its shape at up to " + format_fixed(hw.gemm_ceiling * 100, 1) +

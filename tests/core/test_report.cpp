@@ -163,3 +163,25 @@ TEST_CASE("the report names what a block keeps for its backward") {
     s.training.precision = Precision::fp8;
     CHECK(note_of(build_report(s)).find("inputs as their FP8 copies (1 byte") != std::string::npos);
 }
+
+TEST_CASE("the report names the attention kernel it prices and the one fused_kernels would") {
+    const auto note_of = [](const Report& r) {
+        for (const std::string& n : r.notes)
+            if (n.rfind("attention:", 0) == 0) return n;
+        return std::string();
+    };
+    Scenario s = default_scenario();  // Llama 3 8B on H100s, flash attention
+    const std::string sdpa = note_of(build_report(s));
+    CHECK(sdpa.find("FlashAttention-2 (PyTorch SDPA) at 34% of peak forward and 33% backward") != std::string::npos);
+    CHECK(sdpa.find("fused_kernels runs Transformer Engine's instead") != std::string::npos);
+    s.training.fused_kernels = true;
+    const std::string te = note_of(build_report(s));
+    CHECK(te.find("cuDNN fused attention (Transformer Engine) at 54% of peak forward and 52% backward") !=
+          std::string::npos);
+    // On an A100 both stacks run FlashAttention-2: nothing to point at.
+    s.cluster.gpu = GpuSpec{"A100 SXM 80GB", 80, 312, 2039};
+    s.training.fused_kernels = false;
+    const std::string a100 = note_of(build_report(s));
+    CHECK(a100.find("FlashAttention-2 at 70% of peak forward and 60% backward") != std::string::npos);
+    CHECK(a100.find("fused_kernels") == std::string::npos);
+}
