@@ -47,7 +47,7 @@ constexpr FlashKernel kHopperFused{"cuDNN fused attention (Transformer Engine)",
 // A100 SXM: 108 SMs [DS]; GEMM 271.2 / 312 in a burst [MAMF], times the sustained-to-burst ratio a
 // public A100 sweep shows once the card sits at its power limit (A100 PCIe, 8192^3 at 215.3 against
 // 4096^3 at 234.1 TFLOP/s: 0.919) [SWEEP-A100]: 0.80, the same correction the H100 sweep makes;
-// flash attention kAmpereFlash; HBM 1,818 / 2,039 GB/s [HBM].
+// flash attention as kAmpereFlash above; HBM 1,818 / 2,039 GB/s [HBM].
 constexpr Family kAmpere{"A100", 108, 0.799, 0.0, kAmpereFlash, kAmpereFlash, 0.89, 19.5 / 312,
                          "A100 figures: 108 SMs (datasheet); large BF16 GEMMs 249 of 312 TFLOP/s sustained (271 in a "
                          "burst, Bekman's MAMF table, times the 0.919 a public A100 sweep loses at its power limit); "
@@ -58,7 +58,8 @@ constexpr Family kAmpere{"A100", 108, 0.799, 0.0, kAmpereFlash, kAmpereFlash, 0.
 // square BF16 GEMM of a public sweep (10240^3) runs below the 797 of 8192^3 once the card sits at its
 // power limit, and a training step keeps it there; the best short burst is 794.5 [MAMF]. FP8:
 // 1402.6 / 1979 in a burst [MAMF], times the same sustained-to-burst ratio (720 / 794.5): 0.642.
-// Flash attention by software stack: kHopperSdpa and kHopperFused. HBM 2,959 / 3,350 GB/s [HBM].
+// Flash attention by software stack as kHopperSdpa and kHopperFused above. HBM 2,959 / 3,350 GB/s
+// [HBM].
 constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
                          "Hopper figures: 132 SMs (datasheet); large BF16 GEMMs 720 of 989 TFLOP/s sustained "
                          "(10240^3 in a public torch.matmul sweep; 794 in short bursts, Bekman's MAMF table) and FP8 "

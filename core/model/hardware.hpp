@@ -18,7 +18,8 @@
 // [FA3]   J. Shah et al., "FlashAttention-3", arXiv:2407.08608, figures 5-6 (H100 SXM, BF16, head dim
 //         128), causal forward at 512, 1k, 2k, 4k, 8k, 16k tokens: FlashAttention-2 191, 260, 298, 319,
 //         333, 335 TFLOP/s; cuDNN 315, 410, 484, 518, 529, 539; FA3 292, 423, 521, 579, 602, 616.
-//         Backward at 16k: FA2 322, cuDNN 516, FA3 561.
+//         Backward at 16k (figure 6 times it without the causal mask only): FA2 322, cuDNN 516,
+//         FA3 561.
 // [SDPA]  PyTorch's scaled_dot_product_attention runs FlashAttention-2 as its flash backend (PyTorch 2.2
 //         release notes), on Hopper too: what FSDP, torchtitan and Hugging Face training run.
 // [TE]    Transformer Engine (Megatron-Core, NeMo) picks cuDNN's fused attention over FlashAttention on
