@@ -585,3 +585,34 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     std::filesystem::remove(trace);
     std::filesystem::remove(trace.string() + ".old");
 }
+
+namespace {
+
+// What the open panel `id` says of itself in the probe (the step shown, playing or not); empty when it
+// is not open.
+std::string panel_state(const Json& probe, const std::string& id) {
+    for (const Json& w : probe["windows"])
+        if (w["id"] == id) return w.value("state", "");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("the Collective animator's Step, clicked while it plays, pauses one step on and stays there") {
+    LiveApp app("mouse-collective-step", "--show collective");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("collective/play"));
+    REQUIRE(panel_state(app.probe(), "collective").find("step 0 of") == 0);
+    REQUIRE(app.click("collective/play"));
+    CHECK(panel_state(app.wait_frames(10), "collective").find(", playing") != std::string::npos);
+    REQUIRE(app.click("collective/step"));
+    // The packets in flight land (a step takes 1 / 1.5 s), then nothing moves: the same step 2 s later.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const std::string paused = panel_state(app.wait_frames(2), "collective");
+    CAPTURE(paused);
+    CHECK(paused.find(", paused") != std::string::npos);
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    CHECK(panel_state(app.wait_frames(4), "collective") == paused);
+    // It stopped before the end (14 steps on 8 GPUs at 1.5 steps a second take over 9 s).
+    CHECK(paused.find("step 14 of 14") == std::string::npos);
+}

@@ -167,9 +167,17 @@ void CollectivePanel::advance(float dt) {
     sync_model();
 }
 
+std::string CollectivePanel::probe_state() const {
+    const int shown = static_cast<int>(std::floor(position_ + 1e-4f));
+    return "step " + std::to_string(shown) + " of " + std::to_string(step_total()) + (playing_ ? ", playing" : ", paused");
+}
+
 void CollectivePanel::step_forward() {
+    // While playing the target is the last step: pause one step past where the animation is. Paused,
+    // repeated steps queue up from the target, so quick clicks are not lost.
+    const float from = playing_ ? position_ : target_;
     playing_ = false;
-    target_ = std::min(static_cast<float>(step_total()), std::floor(target_ + 1e-4f) + 1.0f);
+    target_ = std::min(static_cast<float>(step_total()), std::floor(from + 1e-4f) + 1.0f);
 }
 
 void CollectivePanel::step_backward() {

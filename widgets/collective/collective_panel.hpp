@@ -56,6 +56,7 @@ public:
     [[nodiscard]] float position() const noexcept { return position_; }
     [[nodiscard]] bool playing() const noexcept { return playing_; }
     [[nodiscard]] bool animating() const override { return playing_; }
+    [[nodiscard]] std::string probe_state() const override;
     [[nodiscard]] const std::string& error() const noexcept { return error_; }
 
     // Builds scene() and readout() for a canvas of this size without drawing (tests, screenshots).

@@ -57,6 +57,9 @@ public:
     // Whether it changes by itself but slowly, so a few frames a second show it (a job on this
     // machine's CPU, which continuous frames under software GL would slow down).
     [[nodiscard]] virtual bool polling() const { return false; }
+    // A line saying where the panel is (the step shown, playing or not) for the window tests' probe,
+    // which reads what a person sees without reading pixels; empty for panels with nothing to say.
+    [[nodiscard]] virtual std::string probe_state() const { return {}; }
 
     bool open;
 

@@ -26,7 +26,7 @@ std::string ui_probe_json(const PanelRegistry& registry, const AppState& state) 
         for (int i = 0; i < g.Windows.Size; ++i)
             if (g.Windows[i] == w) z = i;
         windows.push_back({{"id", panel->id()}, {"x", w->Pos.x}, {"y", w->Pos.y}, {"w", w->Size.x},
-                           {"h", w->Size.y}, {"z", z}, {"collapsed", w->Collapsed}});
+                           {"h", w->Size.y}, {"z", z}, {"collapsed", w->Collapsed}, {"state", panel->probe_state()}});
     }
     j["windows"] = std::move(windows);
     Json items = Json::object();
