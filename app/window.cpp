@@ -370,9 +370,10 @@ int run_window(const Options& options) {
         ImGui::NewFrame();
         ui_root.draw_frame(state, static_cast<float>(glfwGetTime() - start));
         // A layout read from imgui.ini is placed on the first frame; one whose panels cover each other
-        // (saved during a lesson, say) is tiled again before anyone sees it twice.
+        // (saved during a lesson, say) or leave part of the window empty (saved with a panel open
+        // that does not open at start) is tiled again before anyone sees it twice.
         if (frame == 1 && io.IniFilename && options.show.empty() && options.lesson.empty())
-            (void)ui_root.registry().tile_if_overlapping();
+            (void)ui_root.registry().tile_unless_tiled();
         // Tests that drive this window with xdotool read where things are from here.
         if (!options.ui_probe.empty()) (void)write_file_atomically(options.ui_probe, ui::ui_probe_json(ui_root.registry(), state));
         ImGui::Render();

@@ -155,13 +155,15 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
     last_height_ = size.y;
     // A panel closed by its own button or the View menu leaves a hole: the rest close it up, unless a
     // layout was asked for since (a lesson step or --show closes panels on purpose, with their tiles).
-    std::vector<std::string> open_now;
-    for (const auto& p : panels_)
-        if (p->open) open_now.push_back(p->id());
+    // The open set is taken before the windows are drawn, so a close button clicked inside this
+    // frame's windows is seen on the next.
+    std::vector<std::string> open_now = open_ids();
     const bool one_closed = std::any_of(last_open_.begin(), last_open_.end(), [&](const std::string& id) {
         return std::find(open_now.begin(), open_now.end(), id) == open_now.end();
     });
     if (one_closed && layout_ == last_layout_ && !open_now.empty()) tile_open_panels();
+    last_open_ = std::move(open_now);
+    const unsigned layout_before = layout_;
 
     for (const auto& panel : panels_) {
         if (!panel->open) continue;
@@ -176,16 +178,39 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         ImGui::End();
     }
-    last_open_.clear();
-    for (const auto& p : panels_)
-        if (p->open) last_open_.push_back(p->id());
+    // A layout asked for while drawing (a lesson step) placed the panels it left open: what it closed
+    // is no hole.
+    if (layout_ != layout_before) last_open_ = open_ids();
     last_layout_ = layout_;
 }
 
-bool PanelRegistry::tile_if_overlapping() {
-    if (!open_windows_overlap()) return false;
+std::vector<std::string> PanelRegistry::open_ids() const {
+    std::vector<std::string> ids;
+    for (const auto& p : panels_)
+        if (p->open) ids.push_back(p->id());
+    return ids;
+}
+
+bool PanelRegistry::tile_unless_tiled() {
+    if (!open_windows_overlap() && open_windows_cover_work_area()) return false;
     tile_open_panels();
     return true;
+}
+
+bool PanelRegistry::open_windows_cover_work_area() const {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float work = vp->WorkSize.x * vp->WorkSize.y;
+    float covered = 0;
+    for (const auto& p : panels_) {
+        if (!p->open) continue;
+        const ImGuiWindow* w = ImGui::FindWindowByName(p->window_name().c_str());
+        if (!w) continue;
+        ImRect r(w->Pos, ImVec2(w->Pos.x + w->Size.x, w->Pos.y + w->Size.y));
+        r.ClipWithFull(ImRect(vp->WorkPos, ImVec2(vp->WorkPos.x + vp->WorkSize.x, vp->WorkPos.y + vp->WorkSize.y)));
+        covered += std::max(0.0f, r.GetWidth()) * std::max(0.0f, r.GetHeight());
+    }
+    // Tiles share edges and leave nothing over; a tenth of the window empty is a panel's missing tile.
+    return work <= 0 || covered >= 0.9f * work;
 }
 
 bool PanelRegistry::open_windows_overlap() const {

@@ -106,10 +106,13 @@ public:
     void tile_open_panels();
     // Whether any two open panels' windows cover more than 1% of the smaller (tiles share edges).
     [[nodiscard]] bool open_windows_overlap() const;
+    // Whether the open panels' windows, clipped to the work area, cover at least 90% of it.
+    [[nodiscard]] bool open_windows_cover_work_area() const;
     // Once the windows of a layout kept from an earlier run (imgui.ini) exist: when open panels cover
-    // each other, as a layout saved during a lesson does under the default panels, they tile again.
-    // True when it re-tiled.
-    bool tile_if_overlapping();
+    // each other, as a layout saved during a lesson does under the default panels, or leave a tenth of
+    // the window empty, as one saved with a panel open that does not open at start does, they tile
+    // again. True when it re-tiled.
+    bool tile_unless_tiled();
     // Opens exactly these panels (closing the rest), tiled side by side over the whole work area:
     // for `--show` screenshots and lessons that focus on one panel. Returns the unknown ids.
     std::vector<std::string> show_only(const std::vector<std::string>& ids);
@@ -119,6 +122,8 @@ public:
     std::string run_action(AppState& state, const std::string& spec);
 
 private:
+    [[nodiscard]] std::vector<std::string> open_ids() const;
+
     std::vector<std::unique_ptr<Panel>> panels_;
     std::string highlighted_;
     unsigned layout_ = 1;  // generation: panels placed for an older one are placed again
