@@ -104,11 +104,15 @@ public:
         return click("menu/" + menu) && wait_for_item("menu/" + menu + "/" + item) && click("menu/" + menu + "/" + item);
     }
     bool click_at(int x, int y) {
-        xdo("mousemove --window " + wid_ + " " + std::to_string(x) + " " + std::to_string(y));
-        wait_frames(2);
+        move_to(x, y);
         xdo("click 1");
         wait_frames(4);
         return true;
+    }
+    // Moves the mouse to (x, y) in the window without clicking and lets frames see it there.
+    void move_to(int x, int y) {
+        xdo("mousemove --window " + wid_ + " " + std::to_string(x) + " " + std::to_string(y));
+        wait_frames(2);
     }
     // Moves the mouse over the widget drawn under `key` and waits for frames to see the hover.
     bool hover(const std::string& key) {

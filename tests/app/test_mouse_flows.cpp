@@ -633,6 +633,34 @@ std::string panel_state(const Json& probe, const std::string& id) {
 
 }  // namespace
 
+TEST_CASE("the arrow keys keep stepping a lesson after a step opens a new panel, the mouse over another") {
+    LiveApp app("mouse-lesson-keys", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.choose("View", "lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/why-split"));
+    REQUIRE(app.click("lesson/list/why-split"));
+    // Next by mouse to step 6; the next step opens the Device mesh beside the Memory panel.
+    for (int i = 0; i < 5; ++i) REQUIRE(app.click("lesson/next"));
+    REQUIRE(panel_state(app.wait_frames(2), "lesson") == "lesson why-split step 6 of 9");
+    Json probe = app.probe();
+    Json memory;
+    for (const Json& w : probe["windows"])
+        if (w["id"] == "memory") memory = w;
+    REQUIRE(memory.is_object());
+    app.move_to(static_cast<int>(memory["x"].get<double>() + memory["w"].get<double>() / 2),
+                static_cast<int>(memory["y"].get<double>() + memory["h"].get<double>() / 2));
+    app.key("Right");
+    probe = app.wait_frames(4);
+    CHECK(panel_state(probe, "lesson") == "lesson why-split step 7 of 9");
+    bool mesh_open = false;
+    for (const Json& w : probe["windows"]) mesh_open = mesh_open || w["id"] == "mesh";
+    CHECK(mesh_open);
+    app.key("Right");
+    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
+    app.key("Left");
+    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 7 of 9");
+}
+
 TEST_CASE("the Collective animator's Step, clicked while it plays, pauses one step on and stays there") {
     LiveApp app("mouse-collective-step", "--show collective");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());

@@ -102,13 +102,33 @@ void LessonPanel::restore_progress(const std::map<std::string, int>& reached) {
     }
 }
 
+std::string LessonPanel::probe_state() const {
+    const Lesson* l = current_lesson();
+    if (!l) return "lesson list";
+    return "lesson " + l->id + " step " + std::to_string(step_ + 1) + " of " + std::to_string(l->steps.size());
+}
+
 void LessonPanel::next(AppState& state) {
     const Lesson* l = current_lesson();
     if (l && step_ + 1 < int(l->steps.size())) enter_step(state, step_ + 1, Entry::forward);
+    keep_focus_frames_ = kKeepFocusFrames;
 }
 
 void LessonPanel::back(AppState& state) {
     if (current_lesson() && step_ > 0) enter_step(state, step_ - 1, Entry::fresh);
+    keep_focus_frames_ = kKeepFocusFrames;
+}
+
+// A step that opens a panel hands it the keyboard focus as it appears, and the arrow keys would stop
+// stepping: the lesson takes the focus back for the next few frames, unless the person clicks.
+void LessonPanel::keep_focus_after_step() {
+    if (keep_focus_frames_ <= 0) return;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) || ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+        keep_focus_frames_ = 0;
+        return;
+    }
+    ImGui::SetWindowFocus();
+    --keep_focus_frames_;
 }
 
 void LessonPanel::close_lesson() {
@@ -315,6 +335,7 @@ void LessonPanel::handle_keys(AppState& state) {
 }
 
 void LessonPanel::draw(AppState& state) {
+    keep_focus_after_step();
     handle_keys(state);
     view_ = build_view(state);
     const bool in_lesson = view_.has_lesson;
