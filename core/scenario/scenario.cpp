@@ -586,6 +586,12 @@ std::string validate_pipeline_size(const Scenario& s, int64_t microbatches) {
     return {};
 }
 
+// Leftover GPUs are extra replicas, and each replica needs its own micro-batches.
+int64_t replicas_with_leftovers(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    return p.product() > 0 ? p.dp_replicate * (s.cluster.gpu_count() / p.product()) : p.dp_replicate;
+}
+
 std::string validate_training(const Scenario& s) {
     const TrainingSpec& t = s.training;
     const ParallelSpec& p = s.parallel;
@@ -593,8 +599,7 @@ std::string validate_training(const Scenario& s) {
     if (auto e = count_in_range("training.micro_batch", t.micro_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
     if (auto e = count_in_range("training.virtual_stages", t.virtual_stages, 1, kMaxLayers); !e.empty()) return e;
 
-    // Leftover GPUs are extra replicas, and each replica needs its own micro-batches.
-    const int64_t dp_replicate = p.dp_replicate * (s.cluster.gpu_count() / p.product());
+    const int64_t dp_replicate = replicas_with_leftovers(s);
     const int64_t per_microbatch_step = t.micro_batch * p.dp_shard * dp_replicate;
     if (t.global_batch % per_microbatch_step != 0) {
         std::string leftover = dp_replicate != p.dp_replicate ? ", with leftover replicas" : "";
@@ -678,6 +683,20 @@ Scenario default_scenario() {
     // fit 8K-token sequences.
     s.training.recompute = Recompute::none;
     return s;
+}
+
+std::vector<int64_t> valid_micro_batches(const Scenario& s) {
+    const int64_t ranks = s.parallel.dp_shard * replicas_with_leftovers(s);
+    std::vector<int64_t> sizes;
+    if (ranks <= 0 || s.training.global_batch % ranks != 0) return sizes;
+    const int64_t per_rank = s.training.global_batch / ranks;
+    for (int64_t d = 1; d * d <= per_rank; ++d)
+        if (per_rank % d == 0) {
+            sizes.push_back(d);
+            if (d != per_rank / d) sizes.push_back(per_rank / d);
+        }
+    std::sort(sizes.begin(), sizes.end());
+    return sizes;
 }
 
 std::string_view to_string(Ffn v) noexcept { return v == Ffn::gelu ? "gelu" : "swiglu"; }

@@ -215,6 +215,9 @@ inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 [[nodiscard]] std::string validate_cluster(const ClusterSpec& c);
 // The scenario the app opens with: Llama 3 8B on 8 nodes of 8 H100s.
 [[nodiscard]] Scenario default_scenario();
+// The micro-batch sizes training.global_batch splits into with this layout's data-parallel ranks
+// (leftover GPUs counted as the extra replicas they become), smallest first; empty when none does.
+[[nodiscard]] std::vector<int64_t> valid_micro_batches(const Scenario& s);
 
 [[nodiscard]] std::string_view to_string(Ffn v) noexcept;
 [[nodiscard]] std::string_view to_string(Schedule v) noexcept;

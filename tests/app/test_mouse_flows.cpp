@@ -679,3 +679,22 @@ TEST_CASE("the Collective animator's Step, clicked while it plays, pauses one st
     // It stopped before the end (14 steps on 8 GPUs at 1.5 steps a second take over 9 s).
     CHECK(paused.find("step 14 of 14") == std::string::npos);
 }
+
+TEST_CASE("the micro-batch's - and +, clicked by mouse, step through the sizes that split the global batch") {
+    // The default scenario: 256 sequences over 16 data-parallel ranks, so 1, 2, 4, 8 or 16.
+    LiveApp app("mouse-micro-batch", "--show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/micro_batch/larger"));
+    const auto micro_batch = [&] { return app.wait_frames(2)["scenario"]["training"]["micro_batch"].get<int>(); };
+    REQUIRE(micro_batch() == 1);
+    for (int expected : {2, 4, 8, 16}) {
+        REQUIRE(app.click("memory/micro_batch/larger"));
+        CHECK(micro_batch() == expected);
+        CHECK(app.probe()["error"] == "");
+    }
+    // Nothing larger splits it: the button is greyed and a click changes nothing.
+    REQUIRE(app.click("memory/micro_batch/larger"));
+    CHECK(micro_batch() == 16);
+    REQUIRE(app.click("memory/micro_batch/smaller"));
+    CHECK(micro_batch() == 8);
+}

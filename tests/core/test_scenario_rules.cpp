@@ -314,3 +314,24 @@ TEST_CASE("a scenario must fit the pipeline simulator its step is priced by") {
                     {"parallel", {{"tp", 1}, {"pp", 8192}, {"dp_shard", 1}, {"dp_replicate", 1}, {"zero", 0}}}},
                    "parallel.pp: 8192 stages exceeds the limit of 4096 the pipeline simulator runs");
 }
+
+TEST_CASE("valid micro-batches: the sizes the global batch splits into over the data-parallel ranks") {
+    // The default scenario: 256 sequences over dp_shard 8 x dp_replicate 2 = 16 ranks, 16 each.
+    Scenario s = default_scenario();
+    CHECK(valid_micro_batches(s) == std::vector<int64_t>{1, 2, 4, 8, 16});
+    // Twice the GPUs the layout uses: the leftover half become replicas, 8 x 4 = 32 ranks, 8 sequences each.
+    s.cluster.nodes = 16;
+    CHECK(valid_micro_batches(s) == std::vector<int64_t>{1, 2, 4, 8});
+    // 96 sequences over 32 ranks: 3 each.
+    s.training.global_batch = 96;
+    CHECK(valid_micro_batches(s) == std::vector<int64_t>{1, 3});
+    // 100 does not split over 32 ranks at all.
+    s.training.global_batch = 100;
+    CHECK(valid_micro_batches(s).empty());
+    // Every size offered passes the loader's rule.
+    s.training.global_batch = 96;
+    for (int64_t mb : valid_micro_batches(s)) {
+        s.training.micro_batch = mb;
+        CHECK(validate_scenario(s) == "");
+    }
+}

@@ -12,6 +12,8 @@
 #include <imgui.h>
 
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <limits>
 
 #include <algorithm>
@@ -302,6 +304,48 @@ void MemoryPanel::draw_fit(AppState& state) {
     if (clicked) apply(state, v.advice.scenario);
 }
 
+// A typed micro-batch is checked like any edit; - and + step to the next size that splits the global
+// batch over the data-parallel ranks (core's list), greyed with the reason when there is none.
+void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
+    const Scenario& s = state.scenario();
+    const std::vector<int64_t> sizes = valid_micro_batches(s);
+    const int64_t now = s.training.micro_batch;
+    const auto above = std::upper_bound(sizes.begin(), sizes.end(), now);
+    const auto at_or_above = std::lower_bound(sizes.begin(), sizes.end(), now);
+    const std::optional<int64_t> smaller =
+        at_or_above == sizes.begin() ? std::nullopt : std::optional<int64_t>(*std::prev(at_or_above));
+    const std::optional<int64_t> larger = above == sizes.end() ? std::nullopt : std::optional<int64_t>(*above);
+    const auto set_to = [&](int64_t mb) {
+        Scenario c = s;
+        c.training.micro_batch = std::max<int64_t>(1, mb);
+        apply(state, c);
+    };
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float button = ImGui::GetFrameHeight();
+    int typed = static_cast<int>(now);
+    ImGui::SetNextItemWidth(std::max(button, field - 2.0f * (button + style.ItemInnerSpacing.x)));
+    if (ImGui::InputInt("##micro_batch", &typed, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) set_to(typed);
+    note_last_item("memory/micro_batch");
+    const std::string per_rank = std::to_string(s.training.global_batch) + " sequences over the data-parallel ranks";
+    const auto step_button = [&](const char* label, const char* key, const std::optional<int64_t>& to,
+                                 const char* direction) {
+        ImGui::SameLine(0, style.ItemInnerSpacing.x);
+        ImGui::BeginDisabled(!to);
+        if (ImGui::Button(label, ImVec2(button, button)) && to) set_to(*to);
+        ImGui::EndDisabled();
+        note_last_item(key);
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", to ? ("Micro-batch " + std::to_string(*to) + ": the next " + direction +
+                                          " size that splits " + per_rank)
+                                             .c_str()
+                                       : ("No " + std::string(direction) + " micro-batch splits " + per_rank).c_str());
+    };
+    step_button("-", "memory/micro_batch/smaller", smaller, "smaller");
+    step_button("+", "memory/micro_batch/larger", larger, "larger");
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    ImGui::TextUnformatted("Micro-batch (sequences)");
+}
+
 void MemoryPanel::draw_controls(AppState& state) {
     section_title("What moves memory");
     const Scenario& s = state.scenario();
@@ -335,14 +379,7 @@ void MemoryPanel::draw_controls(AppState& state) {
     note_last_item("memory/precision");
     glossary_tooltip_for_last_item(terms::kPrecision);
 
-    int micro_batch = static_cast<int>(s.training.micro_batch);
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::InputInt("Micro-batch (sequences)", &micro_batch, 1, 1, ImGuiInputTextFlags_EnterReturnsTrue)) {
-        Scenario c = s;
-        c.training.micro_batch = std::max(1, micro_batch);
-        apply(state, c);
-    }
-    note_last_item("memory/micro_batch");
+    draw_micro_batch_control(state, field);
     if (!control_error_.empty()) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kRed), "Not applied: %s", control_error_.c_str());

@@ -31,6 +31,7 @@ private:
     void draw_memory_table();
     void draw_fit(AppState& state);
     void draw_controls(AppState& state);
+    void draw_micro_batch_control(AppState& state, float field);
     void draw_step_section();
     void draw_step_bar();
     void draw_figures();
