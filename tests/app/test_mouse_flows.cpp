@@ -698,3 +698,25 @@ TEST_CASE("the micro-batch's - and +, clicked by mouse, step through the sizes t
     REQUIRE(app.click("memory/micro_batch/smaller"));
     CHECK(micro_batch() == 8);
 }
+
+TEST_CASE("the Pipeline timeline's own m typed by keyboard makes it an example; a scenario undo leaves it be") {
+    LiveApp app("mouse-pipeline-example", "--show pipeline");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("pipeline/from_scenario"));
+    REQUIRE(app.click("pipeline/from_scenario"));
+    // The default scenario: 2 stages of 1F1B, 16 micro-batches.
+    CHECK(panel_state(app.wait_frames(2), "pipeline") == "scenario: 1f1b, p 2, m 16");
+    // The field's text is at its left; its - and + buttons take the right end.
+    const Json m = app.probe()["items"]["pipeline/m"];
+    REQUIRE(m.is_array());
+    REQUIRE(app.click_at(static_cast<int>(m[0].get<double>() + 10), static_cast<int>((m[1].get<double>() + m[3].get<double>()) / 2)));
+    app.key("ctrl+a");
+    app.type("17");
+    app.key("Return");
+    CHECK(panel_state(app.wait_frames(2), "pipeline") == "example: 1f1b, p 2, m 17");
+    // A scenario edit and its undo: the example keeps the person's own m.
+    REQUIRE(app.choose("View", "memory"));
+    REQUIRE(app.click("memory/micro_batch/larger"));
+    app.key("ctrl+z");
+    CHECK(panel_state(app.wait_frames(2), "pipeline") == "example: 1f1b, p 2, m 17");
+}

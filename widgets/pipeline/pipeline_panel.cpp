@@ -192,19 +192,21 @@ void PipelinePanel::reset_view(AppState&) { controls_.compare = false; }
 
 void PipelinePanel::declare_actions() {
     PipelineControls& c = controls_;
-    // Every change but a zoom re-simulates; a changed stage cost drops the scenario's own costs.
+    // Every change but a zoom re-simulates. One to what the scenario sets (its schedule, stages,
+    // micro-batches, chunks, stage costs, p2p time) makes the timeline an example, no longer the
+    // scenario's own; a comparison, the arrows or the bubble target leave it the scenario's.
     const auto then_simulate = [this](AppState& state) {
         update_simulation(state);
         return std::string();
     };
-    const auto cost_changed = [this, then_simulate](AppState& state) {
+    const auto leave_scenario = [this, then_simulate](AppState& state) {
         controls_.scenario_costs.clear();
         return then_simulate(state);
     };
     std::vector<std::string> schedules = names_of(kAllSchedules);
-    actions_.choice("schedule", "the schedule simulated", schedules, [&c, then_simulate](AppState& state, const ActionValue& v) {
+    actions_.choice("schedule", "the schedule simulated", schedules, [&c, leave_scenario](AppState& state, const ActionValue& v) {
         c.schedule = *schedule_from_string(v.text);
-        return then_simulate(state);
+        return leave_scenario(state);
     });
     schedules.push_back("none");
     actions_.choice("compare", "a second schedule drawn beside the first (none: off)", schedules,
@@ -213,20 +215,20 @@ void PipelinePanel::declare_actions() {
                         if (c.compare) c.compare_schedule = *schedule_from_string(v.text);
                         return then_simulate(state);
                     });
-    actions_.integer("stages", "pipeline stages", 1, kMaxStagesControl, [&c, cost_changed](AppState& state, const ActionValue& v) {
+    actions_.integer("stages", "pipeline stages", 1, kMaxStagesControl, [&c, leave_scenario](AppState& state, const ActionValue& v) {
         c.stages = static_cast<int>(v.integer);
-        return cost_changed(state);
+        return leave_scenario(state);
     });
     actions_.integer("microbatches", "micro-batches per step", 1, kMaxMicrobatchesControl,
-                     [&c, then_simulate](AppState& state, const ActionValue& v) {
+                     [&c, leave_scenario](AppState& state, const ActionValue& v) {
                          c.microbatches = static_cast<int>(v.integer);
-                         return then_simulate(state);
+                         return leave_scenario(state);
                      });
     actions_.integer("virtual", "chunks per stage (more than 1 picks interleaved 1F1B)", 1, kMaxVirtualControl,
-                     [&c, then_simulate](AppState& state, const ActionValue& v) {
+                     [&c, leave_scenario](AppState& state, const ActionValue& v) {
                          c.virtual_stages = static_cast<int>(v.integer);
                          if (c.virtual_stages > 1) c.schedule = Schedule::interleaved_1f1b;
-                         return then_simulate(state);
+                         return leave_scenario(state);
                      });
     const struct {
         const char* name;
@@ -237,22 +239,21 @@ void PipelinePanel::declare_actions() {
                  {"w", "weight-gradient time, ms", &PipelineControls::w_ms},
                  {"p2p", "time to send activations to the next stage, ms", &PipelineControls::p2p_ms}};
     for (const auto& t : times) {
-        const bool is_p2p = std::string(t.name) == "p2p";
         actions_.number(t.name, t.help, 0, kMaxStageMilliseconds,
-                        [&c, field = t.field, is_p2p, cost_changed, then_simulate](AppState& state, const ActionValue& v) {
+                        [&c, field = t.field, leave_scenario](AppState& state, const ActionValue& v) {
                             c.*field = v.number;
-                            return is_p2p ? then_simulate(state) : cost_changed(state);
+                            return leave_scenario(state);
                         });
     }
     actions_.number("first_extra", "extra work on the first stage (embedding), % of a stage", 0, 1000,
-                    [&c, cost_changed](AppState& state, const ActionValue& v) {
+                    [&c, leave_scenario](AppState& state, const ActionValue& v) {
                         c.first_stage_extra = v.number / 100.0;
-                        return cost_changed(state);
+                        return leave_scenario(state);
                     });
     actions_.number("last_extra", "extra work on the last stage (output layer and loss), % of a stage", 0, 1000,
-                    [&c, cost_changed](AppState& state, const ActionValue& v) {
+                    [&c, leave_scenario](AppState& state, const ActionValue& v) {
                         c.last_stage_extra = v.number / 100.0;
-                        return cost_changed(state);
+                        return leave_scenario(state);
                     });
     actions_.number("target", "the bubble share to aim for, %", 0, 100, [&c, then_simulate](AppState& state, const ActionValue& v) {
         c.bubble_target = v.number / 100.0;
@@ -323,7 +324,9 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("Schedule");
     ImGui::SameLine();
+    const Schedule shown = c.schedule;
     schedule_combo("##schedule", c.schedule);
+    if (c.schedule != shown) c.scenario_costs.clear();
     note_last_item("pipeline/schedule");
     glossary_tooltip_for_last_item(glossary_term(c.schedule));
     flow(checkbox_width("Compare with") + ImGui::GetStyle().ItemSpacing.x + combo_w);
@@ -344,14 +347,17 @@ void PipelinePanel::draw_controls(AppState& state) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(kIntWidth);
         const bool changed = ImGui::InputInt(id, &v, 1, 8);
+        note_last_item(std::string("pipeline/") + label);
         v = std::clamp(v, lo, hi);
         return changed;
     };
     if (int_field("p", "##p", c.stages, 1, kMaxStagesControl, "Pipeline stages (devices)")) c.scenario_costs.clear();
-    int_field("m", "##m", c.microbatches, 1, kMaxMicrobatchesControl, "Micro-batches per step");
+    if (int_field("m", "##m", c.microbatches, 1, kMaxMicrobatchesControl, "Micro-batches per step"))
+        c.scenario_costs.clear();
     ImGui::BeginDisabled(c.schedule != Schedule::interleaved_1f1b &&
                          !(c.compare && c.compare_schedule == Schedule::interleaved_1f1b));
-    int_field("v", "##v", c.virtual_stages, 1, kMaxVirtualControl, "Model chunks per device (interleaved 1F1B)");
+    if (int_field("v", "##v", c.virtual_stages, 1, kMaxVirtualControl, "Model chunks per device (interleaved 1F1B)"))
+        c.scenario_costs.clear();
     ImGui::EndDisabled();
 
     flow(button_width("From scenario") + ImGui::GetStyle().ItemSpacing.x + button_width("Fit"));
@@ -416,7 +422,7 @@ void PipelinePanel::draw_cost_controls() {
                                   "Extra work on stage 0 (e.g. the embedding), as a share of a middle stage");
     costs_edited |= percent_field("Last stage +", "##last", c.last_stage_extra,
                                   "Extra work on the last stage (output layer and loss)");
-    ms_field("p2p ms", "##p2p", c.p2p_ms, "Time for one activation or gradient to reach the next stage", false);
+    costs_edited |= ms_field("p2p ms", "##p2p", c.p2p_ms, "Time for one activation or gradient to reach the next stage", false);
     if (costs_edited) c.scenario_costs.clear();
     if (!c.scenario_costs.empty()) {
         const char* note = "per-stage costs from the scenario";
@@ -493,6 +499,12 @@ void PipelinePanel::draw_lane_readout(int lane) {
         ImGui::SetTooltip("Fewest micro-batches whose simulated bubble (this schedule, these stage costs and p2p\n"
                           "time) is under the target; \"none\" when unequal stages keep the others idle longer\n"
                           "than that at any count. The closed form assumes equal stages and no p2p time.");
+}
+
+std::string PipelinePanel::probe_state() const {
+    const PipelineControls& c = controls_;
+    return std::string(following_scenario() ? "scenario" : "example") + ": " + to_string(c.schedule).data() + ", p " +
+           std::to_string(c.stages) + ", m " + std::to_string(c.microbatches);
 }
 
 std::string PipelinePanel::source_line(const AppState& state) const {

@@ -64,6 +64,7 @@ public:
     // True while the timeline draws the scenario's own pipeline (From scenario, until a control changes
     // p or a stage cost); false while it draws the panel's example.
     [[nodiscard]] bool following_scenario() const noexcept { return !controls_.scenario_costs.empty(); }
+    [[nodiscard]] std::string probe_state() const override;
     // The line above the readout saying which of the two the timeline shows.
     [[nodiscard]] std::string source_line(const AppState& state) const;
     // The block under the mouse in the last frame, if any (its tooltip was shown).
