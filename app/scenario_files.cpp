@@ -137,6 +137,22 @@ bool export_trace_file(ui::AppState& state, const std::string& path) {
     return true;
 }
 
+namespace {
+
+// A file that would be refused (unreadable, or neither a scenario nor a model) is refused before anyone
+// is asked to give up their edits for it: the message says why, and nothing else happens.
+bool refused_before_asking(ui::AppState& state, const std::string& path) {
+    if (path == kStandardStream) return false;  // read once, when it opens
+    const auto text = read_or_report(state, path);
+    if (!text) return true;
+    const ScenarioLoad loaded = parse_scenario(*text);
+    if (loaded.ok() || model_file_info(*text).model) return false;
+    state.show_error("Rejected " + path, loaded.error);
+    return true;
+}
+
+}  // namespace
+
 void handle_file_requests(ui::AppState& state) {
     if (const auto path = take(state.requests.import_path)) begin_model_import(state, *path);
     if (const auto request = take(state.requests.import_model)) import_model_file(state, request->path, request->seq_len);
@@ -146,7 +162,8 @@ void handle_file_requests(ui::AppState& state) {
         if (!save_scenario_file(state, *path)) state.ui.after_save.reset();
     }
     if (const auto path = take(state.requests.open_path))
-        if (state.may_discard_edits({ui::DiscardAction::open, *path})) open_scenario_file(state, *path);
+        if (!refused_before_asking(state, *path) && state.may_discard_edits({ui::DiscardAction::open, *path}))
+            open_scenario_file(state, *path);
 }
 
 }  // namespace shardscope::app

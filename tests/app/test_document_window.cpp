@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 using namespace shardscope::test;
 using Json = nlohmann::json;
 
@@ -100,4 +102,26 @@ TEST_CASE("File > Save scenario as: a name typed without an extension is saved a
     CHECK(std::filesystem::exists(dir / "my-run.json"));
     CHECK_FALSE(std::filesystem::exists(dir / "my-run"));
     CHECK(title_becomes(app, "my-run.json \u2014 Shardscope"));
+}
+
+TEST_CASE("File > Open of a file that is no scenario, with unsaved edits: refused at once, no question, edits kept") {
+    const auto dir = scratch_dir("doc-open-bad");
+    const auto bad = dir / "bad.json";
+    std::ofstream(bad) << "{\"schema\": 1}\n";
+    LiveApp app("doc-open-bad-app", "--show scenario");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+    Json probe = app.type_into("scenario/field/seq_len", "4096");
+    REQUIRE(probe["scenario"]["model"]["seq_len"] == 4096);
+
+    REQUIRE(app.choose("File", "open"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.type(bad.string());
+    app.key("Return");
+    probe = app.wait_frames(6);
+    // No "Opening ... loses them" question for a file that will not open: the rejection says why.
+    CHECK_FALSE(probe["items"].contains("discard/cancel"));
+    CHECK(probe["error"].get<std::string>().find("schema") != std::string::npos);
+    CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
 }
