@@ -100,8 +100,11 @@ TEST_CASE("the planner's Apply button, clicked by mouse, loads its row; Ctrl+Z t
     REQUIRE(app.wait_for_item("planner/apply/3"));
     const Json before = app.probe()["scenario"];
     REQUIRE(app.click("planner/apply/3"));
-    const Json after = app.wait_frames(4)["scenario"];
+    const Json applied = app.wait_frames(4);
+    const Json after = applied["scenario"];
     CHECK(after != before);
+    // The status line says what the click did, not what came before it.
+    CHECK(applied["status"] == "Applied the planner's #3 layout (Ctrl+Z undoes it)");
     CHECK(after["model"] == before["model"]);  // a layout changes, the model stays
     app.key("ctrl+z");
     CHECK(app.wait_frames(4)["scenario"] == before);

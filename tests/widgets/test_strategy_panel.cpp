@@ -1,4 +1,5 @@
 #include "imgui_fixture.hpp"
+#include "widgets/strategy/strategy_canvas.hpp"
 #include "widgets/strategy/strategy_panel.hpp"
 
 #include <doctest/doctest.h>
@@ -232,4 +233,15 @@ TEST_CASE("a count core would refuse is greyed: clicking it changes nothing and 
     // A count that fits still clicks.
     REQUIRE(h.f.click_item("strategy/less/tp", h.draw()));
     CHECK(h.state.scenario().parallel.tp == 4);
+}
+
+TEST_CASE("a GPU's coordinates: the chips' short keys, the mesh dims' own names in the table") {
+    // The default scenario: tp 2 x dp_shard 8 x dp_replicate 2 x pp 2. Rank 1 is the second TP rank,
+    // rank 2 the second dp_shard rank (tp is innermost, stride 1).
+    const Ownership own = build_ownership(default_scenario());
+    using ui::CoordNames;
+    using ui::gpu_coords_text;
+    CHECK(gpu_coords_text(own, 1, CoordNames::mesh) == "tp 1, dp_shard 0, dp_replicate 0, pp 0");
+    CHECK(gpu_coords_text(own, 2, CoordNames::mesh) == "tp 0, dp_shard 1, dp_replicate 0, pp 0");
+    CHECK(gpu_coords_text(own, 2) == "tp0 fsdp1 dp0 pp0");
 }

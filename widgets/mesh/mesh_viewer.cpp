@@ -181,8 +181,13 @@ void MeshPanel::draw_summary(const AppState& state) {
         }
         std::string talk;
         if (const DimCost* cost = find_dim_cost(state.report(), dim_); cost && !cost->collective.empty()) {
+            // The time on the wire and the part the step waits for (the Memory panel's "comm" figure) are
+            // two quantities: both named, so the two panels never seem to disagree.
+            const bool all_exposed = cost->exposed_s >= 0.999 * cost->time_s;
             talk = " They talk by " + cost->collective + ": " + format_bytes(cost->bytes_per_step) +
-                   " per GPU per step, " + format_seconds(cost->time_s) + ".";
+                   " per GPU per step, " + format_seconds(cost->time_s) + " of transfers, " +
+                   (all_exposed ? std::string("all of it exposed (the step waits for it).")
+                                : format_seconds(cost->exposed_s) + " of it exposed (the rest hides under compute).");
         }
         const std::string groups = sum.groups == 1 ? "1 group" : number(sum.groups) + " groups";
         ImGui::TextWrapped("%s of %s GPU%s (stride %s). %s%s", groups.c_str(), number(sum.size).c_str(),

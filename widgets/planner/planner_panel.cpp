@@ -143,7 +143,9 @@ std::string PlannerPanel::apply_rank(AppState& state, int rank) {
     if (rank < 1 || rank > static_cast<int>(ranked_.size()))
         return "no row ranked " + std::to_string(rank) + " (" + std::to_string(ranked_.size()) + " rows)";
     apply_error_ = state.try_apply(ranked_[static_cast<std::size_t>(rank - 1)].scenario);
-    if (apply_error_.empty()) selected_rank_ = rank;
+    if (!apply_error_.empty()) return apply_error_;
+    selected_rank_ = rank;
+    state.ui.status = "Applied the planner's #" + std::to_string(rank) + " layout (Ctrl+Z undoes it)";
     return apply_error_;
 }
 

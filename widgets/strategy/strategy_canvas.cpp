@@ -442,16 +442,18 @@ void for_each_run(const std::vector<PieceRect>& rs, Same same, const std::functi
 
 }  // namespace
 
-std::string gpu_coords_text(const Ownership& own, int64_t rank) {
+std::string gpu_coords_text(const Ownership& own, int64_t rank, CoordNames names) {
     if (rank < 0 || rank >= static_cast<int64_t>(own.gpu.size())) return "";
     const ExplorerGpu& g = own.gpu[static_cast<size_t>(rank)];
+    const bool mesh = names == CoordNames::mesh;
     std::string out;
-    for (Dim d : kMeshDims) {
-        if (own.parallel.factor(d) <= 1) continue;
-        if (!out.empty()) out += ' ';
-        out += dim_facts(d).strategy_key + std::to_string(g.coords[mesh_axis(d)]);
-    }
-    if (own.parallel.ep > 1) out += " ep" + std::to_string(g.ep_position);
+    const auto add = [&](const std::string& name, int64_t position) {
+        if (!out.empty()) out += mesh ? ", " : " ";
+        out += name + (mesh ? " " : "") + std::to_string(position);
+    };
+    for (Dim d : kMeshDims)
+        if (own.parallel.factor(d) > 1) add(mesh ? std::string(to_string(d)) : dim_facts(d).strategy_key, g.coords[mesh_axis(d)]);
+    if (own.parallel.ep > 1) add("ep", g.ep_position);
     return out.empty() ? "whole model" : out;
 }
 

@@ -74,6 +74,9 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
 // The hover read-out of one piece: what it is, who holds it, its size, the collective that touches it.
 [[nodiscard]] std::string describe_piece(const Ownership& own, const Scenario& s, const Piece& p);
 // The coordinates of one explorer GPU in the dims that are on, e.g. "tp1 pp0 fsdp1".
-[[nodiscard]] std::string gpu_coords_text(const Ownership& own, int64_t rank);
+// A GPU's coordinate in every split dim: the explorer's short keys on its chips ("tp0 fsdp1"), or the
+// mesh dims' own names elsewhere ("tp 0, dp_shard 1"), as the Device mesh and the report name them.
+enum class CoordNames { chip, mesh };
+[[nodiscard]] std::string gpu_coords_text(const Ownership& own, int64_t rank, CoordNames names = CoordNames::chip);
 
 }  // namespace shardscope::ui

@@ -378,7 +378,7 @@ void StrategyPanel::draw_held_table() {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::categorical_colour(static_cast<int>(r))), "GPU %lld",
                            static_cast<long long>(r));
         ImGui::TableNextColumn();
-        table_text(gpu_coords_text(ownership_, r));
+        table_text(gpu_coords_text(ownership_, r, CoordNames::mesh));
         ImGui::TableNextColumn();
         ImGui::Text("%lld-%lld", static_cast<long long>(h.seq_first), static_cast<long long>(h.seq_last - 1));
         ImGui::TableNextColumn();
