@@ -102,6 +102,13 @@ TEST_CASE("File > Save scenario as: a name typed without an extension is saved a
     CHECK(std::filesystem::exists(dir / "my-run.json"));
     CHECK_FALSE(std::filesystem::exists(dir / "my-run"));
     CHECK(title_becomes(app, "my-run.json \u2014 Shardscope"));
+    // File > Open offers the file just written, by its real name: Enter opens it.
+    REQUIRE(app.choose("File", "open"));
+    REQUIRE(app.wait_for_item("file/name"));
+    app.key("Return");
+    const Json probe = app.wait_frames(4);
+    CHECK(probe["error"] == "");
+    CHECK(probe["status"] == "Opened " + (dir / "my-run.json").string());
 }
 
 TEST_CASE("File > Open of a file that is no scenario, with unsaved edits: refused at once, no question, edits kept") {

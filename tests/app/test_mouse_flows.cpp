@@ -723,3 +723,12 @@ TEST_CASE("the Pipeline timeline's own m typed by keyboard makes it an example; 
     app.key("ctrl+z");
     CHECK(panel_state(app.wait_frames(2), "pipeline") == "example: 1f1b, p 2, m 17");
 }
+
+TEST_CASE("Help > Glossary by mouse, then typing at once: the text goes into its search") {
+    LiveApp app("mouse-glossary-type", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.choose("Help", "glossary"));
+    REQUIRE(app.wait_for_item("glossary/search"));
+    app.type("zero");
+    CHECK(panel_state(app.wait_frames(2), "glossary") == "search \"zero\"");
+}

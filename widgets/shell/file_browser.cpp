@@ -109,6 +109,12 @@ void FileBrowser::take_typed(AppState& state, const std::string& typed, bool sav
     // A name saved without an extension gets .json, so the browser, which lists *.json, shows it next
     // time.
     const std::string path = saving && fs::path(typed).extension().empty() ? typed + ".json" : typed;
+    // The name kept for the next dialog is the file's real name, so File > Open offers a file that is
+    // there.
+    if (path != typed) {
+        const std::string kept = std::string(name_) + ".json";
+        std::snprintf(name_, sizeof name_, "%s", kept.c_str());
+    }
     // Writing over a file asks first: the same name saved twice in a row replaces it.
     if (saving && fs::exists(path, ec) && confirm_replace_ != path) {
         confirm_replace_ = path;
@@ -131,6 +137,7 @@ void FileBrowser::draw(AppState& state) {
                                     typed == suggested_name(FileDialogMode::save);
         if (offered_before) std::snprintf(name_, sizeof name_, "%s", suggested_name(state.ui.file_dialog));
         confirm_replace_.clear();
+        refocus_name_ = true;  // typing goes to the name at once, as in any file dialog
         ImGui::OpenPopup(kPopupName);
     }
     was_open_ = want_open;

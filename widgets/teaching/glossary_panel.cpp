@@ -112,6 +112,8 @@ void GlossaryPanel::draw(AppState& state) {
         return;
     }
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    // Opened to look something up: typing goes straight into the search.
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     if (ImGui::InputTextWithHint("##search", "Search terms and definitions", search_.data(), search_.size()))
         selected_ = -1;  // a new search shows its own best match
     note_last_item("glossary/search");

@@ -41,6 +41,7 @@ public:
     GlossaryPanel(PanelRegistry& registry, Placement placement);
 
     void draw(AppState& state) override;
+    [[nodiscard]] std::string probe_state() const override { return std::string("search \"") + search_.data() + "\""; }
 
     // The lessons that explain each glossary term (the term as the glossary spells it), in lesson
     // order: links under a definition that open the lesson at that step.
