@@ -4,6 +4,7 @@
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cstring>
@@ -48,13 +49,17 @@ bool GlossaryPanel::select(const std::string& term) {
     scroll_to_selected_ = true;
     // A cross-link to a term the filter hides clears the filter, so the term shows in the list.
     const std::vector<size_t> hits = g->search(search_.data());
-    if (std::find(hits.begin(), hits.end(), size_t(selected_)) == hits.end()) search_[0] = '\0';
+    if (std::find(hits.begin(), hits.end(), size_t(selected_)) == hits.end()) {
+        search_[0] = '\0';
+        search_set_outside_ = true;
+    }
     if (!group_.empty() && e->group != group_) group_.clear();
     return true;
 }
 
 void GlossaryPanel::set_search(const std::string& text) {
     std::snprintf(search_.data(), search_.size(), "%s", text.c_str());
+    search_set_outside_ = true;
     selected_ = -1;  // a new search shows its own best match
 }
 
@@ -112,7 +117,11 @@ void GlossaryPanel::draw(AppState& state) {
         return;
     }
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-    // Opened to look something up: typing goes straight into the search.
+    // Opened to look something up: typing goes straight into the search. A search set from outside
+    // (a lesson, a link) while the field has the keyboard would be overwritten by the field's own copy
+    // of its text, so the field lets go first.
+    if (search_set_outside_ && ImGui::GetActiveID() == ImGui::GetID("##search")) ImGui::ClearActiveID();
+    search_set_outside_ = false;
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     if (ImGui::InputTextWithHint("##search", "Search terms and definitions", search_.data(), search_.size()))
         selected_ = -1;  // a new search shows its own best match

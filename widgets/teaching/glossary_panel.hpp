@@ -61,6 +61,7 @@ private:
     void draw_links(const std::vector<std::string>& terms, const char* id);
 
     std::array<char, 128> search_{};
+    bool search_set_outside_ = false;  // set by an action or a link since the field last drew
     std::string group_;            // "" = all groups
     int selected_ = -1;
     bool scroll_to_selected_ = false;
