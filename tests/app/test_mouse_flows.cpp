@@ -732,3 +732,25 @@ TEST_CASE("Help > Glossary by mouse, then typing at once: the text goes into its
     app.type("zero");
     CHECK(panel_state(app.wait_frames(2), "glossary") == "search \"zero\"");
 }
+
+TEST_CASE("the Collective animator in its default tile: the wheel scrolls down to its figures") {
+    LiveApp app("mouse-collective-scroll", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("collective/readout"));
+    const Json start = app.probe();
+    Json collective;
+    for (const Json& w : start["windows"])
+        if (w["id"] == "collective") collective = w;
+    REQUIRE(collective.is_object());
+    const double bottom = collective["y"].get<double>() + collective["h"].get<double>();
+    // Narrow, the canvas fills the tile and the figures start below it.
+    REQUIRE(start["items"]["collective/readout"][1].get<double>() > bottom - 40);
+    app.move_to(static_cast<int>(collective["x"].get<double>() + collective["w"].get<double>() / 2),
+                static_cast<int>(collective["y"].get<double>() + collective["h"].get<double>() / 2));
+    shell_output("xdotool click --repeat 30 --delay 30 5");
+    const Json probe = app.wait_frames(6);
+    const Json readout = probe["items"]["collective/readout"];
+    CAPTURE(readout.dump());
+    CHECK(readout[1].get<double>() < bottom - 40);
+    CHECK(readout[3].get<double>() > collective["y"].get<double>());
+}

@@ -391,11 +391,16 @@ void CollectivePanel::draw(AppState& state) {
     draw_scene_legend(scene_);
     legend_height_ = ImGui::GetCursorPosY() - legend_top;
     ImGui::EndGroup();
-    if (wide) ImGui::SameLine(0, spacing);
-    ImGui::BeginChild("##collective_side", ImVec2(side_w, wide ? avail.y : 0), false);
+    // Beside the canvas the figures scroll in a column of their own; below it they are part of the
+    // window, which scrolls to them (a child there would get only the height the canvas left: none).
+    if (wide) {
+        ImGui::SameLine(0, spacing);
+        ImGui::BeginChild("##collective_side", ImVec2(side_w, avail.y), false);
+    }
     draw_readout();
+    note_last_item("collective/readout");
     draw_chart();
-    ImGui::EndChild();
+    if (wide) ImGui::EndChild();
 }
 
 void CollectivePanel::draw_setup_controls(AppState& state) {
