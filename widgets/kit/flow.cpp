@@ -11,4 +11,16 @@ void flow(float next_width, float spacing) {
     if (ImGui::GetItemRectMax().x + spacing + next_width <= right) ImGui::SameLine(0, spacing);
 }
 
+bool begin_table_at_least(const char* id, int columns, int flags, float min_width_ems, int rows, float height) {
+    const float min_width = min_width_ems * ImGui::GetFontSize();
+    if (ImGui::GetContentRegionAvail().x >= min_width && height <= 0.0f) return ImGui::BeginTable(id, columns, flags);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    if (height <= 0.0f)
+        height = static_cast<float>(rows + 1) * (ImGui::GetTextLineHeight() + 2.0f * style.CellPadding.y) +
+                 style.ScrollbarSize + 4.0f;
+    const bool narrow = ImGui::GetContentRegionAvail().x < min_width;
+    return ImGui::BeginTable(id, columns, flags | (narrow ? ImGuiTableFlags_ScrollX : 0), ImVec2(0.0f, height),
+                             narrow ? min_width : 0.0f);
+}
+
 }  // namespace shardscope::ui

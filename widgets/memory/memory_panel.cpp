@@ -294,7 +294,12 @@ void MemoryPanel::draw_fit(AppState& state) {
     ImGui::TextUnformatted(v.advice_line.c_str());
     ImGui::PopTextWrapPos();
     if (!v.advice.found) return;
-    const std::string label = "Apply: " + v.advice.summary() + "###apply_fix";
+    // The line above names every field the fix changes; the button repeats them where they fit and
+    // points at the line where they would be cut off.
+    const std::string full = "Apply: " + v.advice.summary();
+    const bool fits = ImGui::CalcTextSize(full.c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x <=
+                      ImGui::GetContentRegionAvail().x;
+    const std::string label = (fits ? full : std::string("Apply the fix above")) + "###apply_fix";
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.20f, 0.45f, 0.25f, 1.0f));
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.25f, 0.55f, 0.30f, 1.0f));
     const bool clicked = ImGui::Button(label.c_str());

@@ -344,7 +344,7 @@ void MeshPanel::draw_data_table(const AppState& state) {
     const Report& report = state.report();
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp |
                                   ImGuiTableFlags_ScrollY;
-    if (!ImGui::BeginTable("mesh_data", 7, flags, ImVec2(0, data_table_height()))) return;
+    if (!begin_table_at_least("mesh_data", 7, flags, 52.0f, 0, data_table_height())) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("Dim", 0, 1.0f);
     ImGui::TableSetupColumn("Factor", 0, 0.6f);

@@ -277,7 +277,7 @@ void StrategyPanel::draw_price(const AppState& state) {
         ImGui::TextDisabled("Nothing is split: one GPU does all the work and nothing is sent. Toggle a strategy above.");
     } else {
         const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-        if (ImGui::BeginTable("##strategy_price", 8, flags)) {
+        if (begin_table_at_least("##strategy_price", 8, flags, 62.0f, static_cast<int>(prices_.size()))) {
             const char* headers[] = {"Strategy", "Collective", "When", "Link", "Sent / GPU / step", "Time / step",
                                      "Exposed", "Memory saved / GPU"};
             const float weights[] = {1.0f, 2.0f, 2.2f, 0.7f, 1.1f, 1.0f, 1.0f, 1.3f};
@@ -334,11 +334,13 @@ void StrategyPanel::draw_data_table(const AppState& state) {
     if (rows.empty()) rows.assign(kStrategyOrder.begin(), kStrategyOrder.end());
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("##strategy_data", 5, flags)) {
-        ImGui::TableSetupColumn("Strategy", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+        // The names are short and must read whole; the prose columns share the rest and wrap.
+        const float name_w = std::max(ImGui::CalcTextSize("Strategy").x, ImGui::CalcTextSize("FSDP / ZeRO").x);
+        ImGui::TableSetupColumn("Strategy", ImGuiTableColumnFlags_WidthFixed, name_w);
         ImGui::TableSetupColumn("Splits", ImGuiTableColumnFlags_WidthStretch, 2.0f);
         ImGui::TableSetupColumn("Communication", ImGuiTableColumnFlags_WidthStretch, 2.0f);
         ImGui::TableSetupColumn("Cost", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-        ImGui::TableSetupColumn("Reach for it when", ImGuiTableColumnFlags_WidthStretch, 1.8f);
+        ImGui::TableSetupColumn("Use it when", ImGuiTableColumnFlags_WidthStretch, 1.8f);
         ImGui::TableHeadersRow();
         for (Dim s : rows) {
             const DimFacts& f = dim_facts(s);
@@ -362,11 +364,13 @@ void StrategyPanel::draw_held_table() {
     ImGui::Spacing();
     ImGui::Text("What each GPU holds");
     ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("(one copy of the layout; sequences and tokens of one step)");
+    ImGui::PopTextWrapPos();
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
                                   ImGuiTableFlags_ScrollY;
     const float rows_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<int64_t>(ownership_.gpus, 16) + 1.5f);
-    if (!ImGui::BeginTable("##strategy_held", 7, flags, ImVec2(0, rows_h))) return;
+    if (!begin_table_at_least("##strategy_held", 7, flags, 48.0f, 0, rows_h)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* h : {"GPU", "Coordinates", "Sequences", "Tokens", "Weights", "Gradients", "Optimizer state"})
         ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch);
