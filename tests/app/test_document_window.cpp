@@ -102,9 +102,10 @@ TEST_CASE("File > Save scenario as: a name typed without an extension is saved a
     CHECK(std::filesystem::exists(dir / "my-run.json"));
     CHECK_FALSE(std::filesystem::exists(dir / "my-run"));
     CHECK(title_becomes(app, "my-run.json \u2014 Shardscope"));
-    // File > Open offers the file just written, by its real name: Enter opens it.
+    // File > Open offers the file just written, by its real name: a click on it and Enter open it.
     REQUIRE(app.choose("File", "open"));
     REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
     app.key("Return");
     const Json probe = app.wait_frames(4);
     CHECK(probe["error"] == "");

@@ -137,7 +137,6 @@ void FileBrowser::draw(AppState& state) {
                                     typed == suggested_name(FileDialogMode::save);
         if (offered_before) std::snprintf(name_, sizeof name_, "%s", suggested_name(state.ui.file_dialog));
         confirm_replace_.clear();
-        refocus_name_ = true;  // typing goes to the name at once, as in any file dialog
         ImGui::OpenPopup(kPopupName);
     }
     was_open_ = want_open;
