@@ -410,14 +410,30 @@ TEST_CASE("a kept layout that leaves part of the window empty is tiled at start"
     CHECK(covered_share(probe) > 0.9);
 }
 
+namespace {
+
+// The probe's window of the open panel `id` (its rectangle and state); null when it is not open.
+Json window_of(const Json& probe, const std::string& id) {
+    for (const Json& w : probe["windows"])
+        if (w["id"] == id) return w;
+    return nullptr;
+}
+
+// What the open panel `id` says of itself in the probe (the step shown, playing or not); empty when it
+// is not open.
+std::string panel_state(const Json& probe, const std::string& id) {
+    const Json w = window_of(probe, id);
+    return w.is_object() ? w.value("state", "") : std::string();
+}
+
+}  // namespace
+
 TEST_CASE("a panel closed by its own close button, clicked by mouse, leaves no hole") {
     LiveApp app("mouse-close-button", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     REQUIRE(app.choose("View", "planner"));
     Json probe = app.wait_frames(4);
-    Json planner;
-    for (const Json& w : probe["windows"])
-        if (w["id"] == "planner") planner = w;
+    const Json planner = window_of(probe, "planner");
     REQUIRE(planner.is_object());
     // The title bar's close button sits at its right end, half a title bar down.
     const double font = probe["font_px"].get<double>();
@@ -624,18 +640,6 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     std::filesystem::remove(trace.string() + ".old");
 }
 
-namespace {
-
-// What the open panel `id` says of itself in the probe (the step shown, playing or not); empty when it
-// is not open.
-std::string panel_state(const Json& probe, const std::string& id) {
-    for (const Json& w : probe["windows"])
-        if (w["id"] == id) return w.value("state", "");
-    return {};
-}
-
-}  // namespace
-
 TEST_CASE("the arrow keys keep stepping a lesson after a step opens a new panel, the mouse over another") {
     LiveApp app("mouse-lesson-keys", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
@@ -646,18 +650,14 @@ TEST_CASE("the arrow keys keep stepping a lesson after a step opens a new panel,
     for (int i = 0; i < 5; ++i) REQUIRE(app.click("lesson/next"));
     REQUIRE(panel_state(app.wait_frames(2), "lesson") == "lesson why-split step 6 of 9");
     Json probe = app.probe();
-    Json memory;
-    for (const Json& w : probe["windows"])
-        if (w["id"] == "memory") memory = w;
+    const Json memory = window_of(probe, "memory");
     REQUIRE(memory.is_object());
     app.move_to(static_cast<int>(memory["x"].get<double>() + memory["w"].get<double>() / 2),
                 static_cast<int>(memory["y"].get<double>() + memory["h"].get<double>() / 2));
     app.key("Right");
     probe = app.wait_frames(4);
     CHECK(panel_state(probe, "lesson") == "lesson why-split step 7 of 9");
-    bool mesh_open = false;
-    for (const Json& w : probe["windows"]) mesh_open = mesh_open || w["id"] == "mesh";
-    CHECK(mesh_open);
+    CHECK(window_of(probe, "mesh").is_object());
     app.key("Right");
     CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
     app.key("Left");
@@ -738,9 +738,7 @@ TEST_CASE("the Collective animator in its default tile: the wheel scrolls down t
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     REQUIRE(app.wait_for_item("collective/readout"));
     const Json start = app.probe();
-    Json collective;
-    for (const Json& w : start["windows"])
-        if (w["id"] == "collective") collective = w;
+    const Json collective = window_of(start, "collective");
     REQUIRE(collective.is_object());
     const double bottom = collective["y"].get<double>() + collective["h"].get<double>();
     // Narrow, the canvas fills the tile and the figures start below it.
