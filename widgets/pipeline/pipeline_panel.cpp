@@ -570,9 +570,14 @@ void PipelinePanel::draw_readout() {
                                lanes_[lane].timeline.error.c_str());
     if (lane_count() == 2 && lanes_[0].timeline.ok() && lanes_[1].timeline.ok()) {
         const double a = lanes_[0].timeline.makespan, b = lanes_[1].timeline.makespan;
-        ImGui::Text("%s takes %s %s than %s (%s of its step)", schedule_display_name(lanes_[1].spec.schedule),
-                    format_seconds(std::fabs(a - b)).c_str(), b <= a ? "less" : "more",
-                    schedule_display_name(lanes_[0].spec.schedule), format_percent(std::fabs(a - b) / a).c_str());
+        const char* second = schedule_display_name(lanes_[1].spec.schedule);
+        const char* first = schedule_display_name(lanes_[0].spec.schedule);
+        // Equal stage costs give GPipe and 1F1B the same makespan: a tie is said as one, not as "0 s less".
+        if (std::fabs(a - b) <= 1e-9 * std::max(a, b))
+            ImGui::Text("%s and %s take the same time", second, first);
+        else
+            ImGui::Text("%s takes %s %s than %s (%s of its step)", second, format_seconds(std::fabs(a - b)).c_str(),
+                        b <= a ? "less" : "more", first, format_percent(std::fabs(a - b) / a).c_str());
         flow(labelled_width("Bubble target", 80.0f));
     }
     ImGui::AlignTextToFramePadding();
