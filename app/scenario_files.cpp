@@ -73,18 +73,27 @@ void remember_file(ui::AppState& state, const std::string& path) {
     if (state.ui.remember_user_files) save_recent_files(state.ui.recent_files);
 }
 
-}  // namespace
 
-bool open_scenario_file(ui::AppState& state, const std::string& path) {
-    const auto text = read_or_report(state, path);
-    if (!text) return false;
-    const ScenarioLoad loaded = parse_scenario(*text);
-    if (!loaded.ok()) {
-        if (const ModelFileInfo info = model_file_info(*text); info.model) return begin_model_text(state, path, *text, info);
-        state.show_error("Rejected " + path, loaded.error);
+// What a file's text opens as: a scenario, else a model to import, else nothing (the loader's reason).
+struct OpenedText {
+    ScenarioLoad scenario;
+    ModelFileInfo model;
+    [[nodiscard]] bool refused() const noexcept { return !scenario.ok() && !model.model; }
+};
+
+OpenedText classify_text(const std::string& text) {
+    OpenedText o{parse_scenario(text), {}};
+    if (!o.scenario.ok()) o.model = model_file_info(text);
+    return o;
+}
+
+bool open_classified(ui::AppState& state, const std::string& path, const std::string& text, const OpenedText& o) {
+    if (!o.scenario.ok()) {
+        if (o.model.model) return begin_model_text(state, path, text, o.model);
+        state.show_error("Rejected " + path, o.scenario.error);
         return false;
     }
-    state.replace(*loaded.scenario);
+    state.replace(*o.scenario.scenario);
     state.mark_saved();
     state.ui.status = "Opened " + path;
     // Standard input is no file to save back to, come back to or browse beside: the scenario read
@@ -97,6 +106,13 @@ bool open_scenario_file(ui::AppState& state, const std::string& path) {
     state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
     remember_file(state, path);
     return true;
+}
+
+}  // namespace
+
+bool open_scenario_file(ui::AppState& state, const std::string& path) {
+    const auto text = read_or_report(state, path);
+    return text && open_classified(state, path, *text, classify_text(*text));
 }
 
 bool begin_model_import(ui::AppState& state, const std::string& path) {
@@ -137,22 +153,6 @@ bool export_trace_file(ui::AppState& state, const std::string& path) {
     return true;
 }
 
-namespace {
-
-// A file that would be refused (unreadable, or neither a scenario nor a model) is refused before anyone
-// is asked to give up their edits for it: the message says why, and nothing else happens.
-bool refused_before_asking(ui::AppState& state, const std::string& path) {
-    if (path == kStandardStream) return false;  // read once, when it opens
-    const auto text = read_or_report(state, path);
-    if (!text) return true;
-    const ScenarioLoad loaded = parse_scenario(*text);
-    if (loaded.ok() || model_file_info(*text).model) return false;
-    state.show_error("Rejected " + path, loaded.error);
-    return true;
-}
-
-}  // namespace
-
 void handle_file_requests(ui::AppState& state) {
     if (const auto path = take(state.requests.import_path)) begin_model_import(state, *path);
     if (const auto request = take(state.requests.import_model)) import_model_file(state, request->path, request->seq_len);
@@ -161,9 +161,15 @@ void handle_file_requests(ui::AppState& state) {
     if (const auto path = take(state.requests.save_path)) {
         if (!save_scenario_file(state, *path)) state.ui.after_save.reset();
     }
-    if (const auto path = take(state.requests.open_path))
-        if (!refused_before_asking(state, *path) && state.may_discard_edits({ui::DiscardAction::open, *path}))
-            open_scenario_file(state, *path);
+    if (const auto path = take(state.requests.open_path)) {
+        // Read and judged before anyone is asked to give up their edits for it: a file that would be
+        // refused (unreadable, or neither a scenario nor a model) says why, and nothing else happens.
+        const auto text = read_or_report(state, *path);
+        if (!text) return;
+        const OpenedText opened = classify_text(*text);
+        if (opened.refused()) (void)open_classified(state, *path, *text, opened);
+        else if (state.may_discard_edits({ui::DiscardAction::open, *path})) open_classified(state, *path, *text, opened);
+    }
 }
 
 }  // namespace shardscope::app
