@@ -3,6 +3,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/file_io.hpp"
+#include "core/scenario/share_link.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -29,11 +30,26 @@ bool parse_size(const std::string& s, int& w, int& h) {
            parse_int(s.substr(x + 1), 240, 8192, h);
 }
 
+// A link (the browser page's address, core/scenario/share_link.hpp) opens what it names: its lesson and
+// step, its scenario. It names what to open by itself, so --config, a FILE or --lesson beside it is refused.
+bool take_link(const std::string& url, Options& o, std::string& error) {
+    if (!o.config.empty() || !o.lesson.empty()) {
+        error = "--link: a link names its own scenario and lesson: drop --config, FILE and --lesson";
+        return false;
+    }
+    const auto link = parse_share_link(url, error);  // its error names the link's part
+    if (!link) return false;
+    o.lesson = link->lesson;
+    if (link->step > 0) o.step = link->step;
+    o.link_scenario = link->scenario;
+    return true;
+}
+
 }  // namespace
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
     Options o;
-    std::string step, frames, size, show, file;
+    std::string step, frames, size, show, file, link;
     ModelFlags model_flags;
     std::vector<std::string> actions;
     CLI::App parser;
@@ -52,13 +68,15 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     parser.add_option("--step", step);
     parser.add_option("--frames", frames);
     parser.add_option("--size", size);
-    parser.add_option("file", file);  // a desktop's "Open with": the same as --config FILE
+    parser.add_option("--link", link);
+    parser.add_option("file", file);  // a desktop's "Open with": the same as --config FILE, or a link
     try {
         parser.parse(std::vector<std::string>(args.rbegin(), args.rend()));
     } catch (const CLI::ParseError& e) {
         error = std::string(e.what()) + " (see shardscope --help)";
         return std::nullopt;
     }
+    if (!file.empty() && looks_like_share_link(file) && link.empty()) std::swap(file, link);
     if (!file.empty()) {
         if (!o.config.empty()) {
             error = "a scenario FILE and --config name two scenarios: give one";
@@ -81,6 +99,13 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     if (!step.empty() && !parse_int(step, 1, 1000, o.step)) { error = "--step: must be a whole number from 1 to 1000"; return std::nullopt; }
     if (!frames.empty() && !parse_int(frames, 1, 100000, o.frames)) { error = "--frames: must be a whole number from 1 to 100000"; return std::nullopt; }
     if (!size.empty() && !parse_size(size, o.width, o.height)) { error = "--size: must be WIDTHxHEIGHT, from 320x240 to 8192x8192, e.g. 1600x1000"; return std::nullopt; }
+    if (!link.empty()) {
+        if (!step.empty()) {
+            error = "--link: a link names its own step: drop --step";
+            return std::nullopt;
+        }
+        return take_link(link, o, error) ? std::optional<Options>(o) : std::nullopt;
+    }
     if (!step.empty() && o.lesson.empty()) {
         error = "--step: goes with --lesson ID";
         return std::nullopt;
@@ -91,7 +116,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
 std::string usage_text() {
     std::ostringstream os;
     os << "Shardscope " << SHARDSCOPE_VERSION << ": see and price how LLM training is split across GPUs.\n\n"
-       << "usage: shardscope [--config FILE | FILE] [--model FILE [--seq-len N]] [--lesson ID [--step K]]\n"
+       << "usage: shardscope [--config FILE | FILE | --link URL] [--model FILE [--seq-len N]] [--lesson ID [--step K]]\n"
        << "                  [--size WxH] [--frames N] [--screenshot OUT.png] [--save-as FILE.json]\n"
        << "       shardscope COMMAND [options]   (shardscope help COMMAND, or COMMAND --help, for its options)\n\n"
        << "  --config FILE        open this scenario (JSON) instead of the default; - reads standard input\n"
@@ -100,6 +125,8 @@ std::string usage_text() {
        << "  --seq-len N          the training sequence length for --model (a config.json's\n"
        << "                       max_position_embeddings is its context window; default: the scenario's)\n"
        << "  --lesson ID          open a lesson; --step K at its K-th step\n"
+       << "  --link URL           open what a link from the browser page (scripts/web) or `shardscope link`\n"
+       << "                       names: its lesson and step, its scenario (a FILE that is a URL does too)\n"
        << "  --version            print the version and exit\n"
        << "  --screenshot OUT.png render N frames (--frames, default 6), save a PNG, exit\n"
        << "  --save-as FILE.json  save the scenario (after --config, --lesson and --action) to FILE\n"

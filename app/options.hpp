@@ -3,6 +3,8 @@
 //                                       [--size WxH] [--screenshot OUT.png] [--save-as FILE.json]
 //                                       [--show ID[,ID]] [--action ID.NAME=VALUE]...
 
+#include "core/scenario/scenario.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +24,7 @@ struct Options {
     std::string save_as;          // write the (loaded) scenario here, then go on
     std::vector<std::string> show;     // --show ID[,ID]: open only these panels, side by side
     std::vector<std::string> actions;  // --action ID.NAME=VALUE, in order (repeatable)
+    std::optional<Scenario> link_scenario;  // the scenario a --link URL carries
     std::string ui_probe;         // --ui-probe FILE: each frame, the windows' and named widgets' rectangles
     bool help = false;
     bool version = false;

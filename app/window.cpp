@@ -9,6 +9,7 @@
 #include "app/system_font.hpp"
 #include "app/teaching_files.hpp"
 #include "widgets/teaching/lesson_panel.hpp"
+#include "widgets/shell/style.hpp"
 #include "widgets/shell/ui_probe.hpp"
 #include "widgets/ui_frame.hpp"
 
@@ -127,20 +128,6 @@ void load_fonts(float scale) {
     io.Fonts->AddFontDefault(&config);
 }
 
-void apply_style(float scale) {
-    ImGui::StyleColorsDark();
-    ImGuiStyle& style = ImGui::GetStyle();
-    // Opaque: the dark theme's 94% lets the text behind a tooltip, picker or dialog show through.
-    style.Colors[ImGuiCol_WindowBg].w = 1.0f;
-    style.Colors[ImGuiCol_PopupBg].w = 1.0f;
-    style.WindowRounding = 4.0f;
-    style.FrameRounding = 3.0f;
-    style.GrabRounding = 3.0f;
-    // A refused control must look refused: the default 0.6 is hard to tell from an enabled one.
-    style.DisabledAlpha = 0.35f;
-    style.ScaleAllSizes(scale);
-}
-
 // The icon the desktop shows for the window, the one installed in the hicolor theme. Without the
 // data folder (reported once elsewhere) the window keeps the desktop's default.
 void set_window_icon(GLFWwindow* window) {
@@ -160,7 +147,7 @@ void rescale_fonts_and_style(float scale) {
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
     ImGui::GetStyle() = ImGuiStyle();
-    apply_style(scale);
+    ui::apply_style(scale);
 }
 
 std::string glfw_version() {
@@ -278,7 +265,7 @@ int run_window(const Options& options) {
     if (!ini_check.message.empty()) std::fprintf(stderr, "shardscope: %s\n", ini_check.message.c_str());
     io.IniFilename = ini_path.empty() || !ini_check.readable ? nullptr : ini_path.c_str();
     load_fonts(scale);
-    apply_style(scale);
+    ui::apply_style(scale);
     if (!headless_capture) glfwSetWindowContentScaleCallback(window.handle, &on_content_scale);
     ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
     install_key_latch(window.handle);
@@ -293,7 +280,8 @@ int run_window(const Options& options) {
     state.ui.requested_lesson = options.lesson;
     // A plain first start offers the lessons; one asked for a file, lesson or panel already knows
     // where it is going.
-    state.ui.show_welcome = !headless_capture && options.config.empty() && options.model.empty() && options.lesson.empty() &&
+    state.ui.show_welcome = !headless_capture && options.config.empty() && !options.link_scenario &&
+                            options.model.empty() && options.lesson.empty() &&
                             options.show.empty() && options.actions.empty() && !welcome_answered_before();
     state.ui.requested_step = options.step;
     if (!options.config.empty() && !open_scenario_file(state, options.config)) {
@@ -302,6 +290,11 @@ int run_window(const Options& options) {
         const bool names_file = why.rfind(options.config, 0) == 0;
         std::fprintf(stderr, "shardscope: %s%s\n", names_file ? "" : (options.config + ": ").c_str(), why.c_str());
         return 2;
+    }
+    if (options.link_scenario) {
+        state.replace(*options.link_scenario);
+        state.mark_saved();
+        state.ui.status = "Opened the scenario in the link";
     }
     // Without --seq-len a person is asked the length to train a Hugging Face config at; a screenshot
     // run keeps the scenario's.
@@ -327,6 +320,11 @@ int run_window(const Options& options) {
     if (std::string error = open_requested_lesson(ui_root.registry(), state); !error.empty()) {
         std::fprintf(stderr, "shardscope: --lesson: %s\n", error.c_str());
         return 2;
+    }
+    // A lesson step brings its own scenario; a link's, when it has one, is what was on screen.
+    if (options.link_scenario && !options.lesson.empty()) {
+        state.replace(*options.link_scenario);
+        state.mark_saved();
     }
     if (missing_data.empty()) {
         for (const std::string& error : load_cluster_presets(ui_root.registry(), data_dir()))

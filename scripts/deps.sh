@@ -11,6 +11,11 @@ APP_PACKAGES=(build-essential cmake pkg-config python3 libimgui-dev libglfw3-dev
 # x11-utils (xprop): sets the display's Xft.dpi for the HiDPI check.
 TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin python3-jsonschema
                desktop-file-utils shared-mime-info groff-base x11-utils)
+# The browser build (scripts/web): Debian's Emscripten, the header-only libraries and font it packs
+# in, and Python's web server to try it locally. Its browser test: Debian's Chromium, driven by
+# playwright-core from the npm registry (tests/web/).
+WEB_PACKAGES=(emscripten nlohmann-json3-dev libstb-dev fonts-dejavu-core python3 xz-utils)
+WEB_TEST_PACKAGES=(chromium nodejs npm)
 
 missing_packages() {
   local p

@@ -594,8 +594,13 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
 }
 
 std::size_t thread_count(int asked) {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    (void)asked;
+    return 1;  // the browser page has no threads: it searches in slices (PlanSearch)
+#else
     if (asked > 0) return static_cast<std::size_t>(asked);
     return std::max(1u, std::thread::hardware_concurrency());
+#endif
 }
 
 }  // namespace
@@ -647,29 +652,69 @@ std::vector<Scenario> enumerate_candidates(const Scenario& base, const PlanOptio
     return out;
 }
 
-PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanProgress* progress) {
-    const auto started = std::chrono::steady_clock::now();
-    PlanResult result;
-    const auto stop_clock = [&] {
-        result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    };
-    const bool arch = base.model.has_architecture();
-    result.objective = arch ? options.objective : PlanObjective::memory;
-    if (!arch && options.objective != PlanObjective::memory)
-        result.notes.push_back("model given as a parameter count only: no step time, ranked by memory");
-    const bool by_memory = result.objective == PlanObjective::memory;
-    const ParamCounts counts = count_params(base.model);
-    Floors floors(base, counts, options, by_memory);  // pass 2's, to expand groups
-    const double gpu_bytes = floors.gpu_bytes();
-    result.gpu_memory_bytes = gpu_bytes;
-    PlanStats& stats = result.stats;
-    const auto cancelled = [&] { return progress && progress->cancel.load(std::memory_order_relaxed); };
+// Everything the search keeps between slices. Floors hold references to base and counts, so the
+// state never moves (PlanSearch keeps it behind a pointer).
+struct PlanSearch::State {
+    enum class Phase { listing, floors, costing, done };
 
-    // Pass 1: every group's lowest floor; groups with nothing that may fit go no further. The layouts
-    // are dealt round-robin to the threads (deep and shallow pipelines alternate, which spreads the
-    // work) and their findings appended in thread order.
+    State(const Scenario& b, const PlanOptions& o, PlanProgress* p)
+        : base(b), options(o), progress(p), started(std::chrono::steady_clock::now()),
+          by_memory(!b.model.has_architecture() || o.objective == PlanObjective::memory), counts(count_params(b.model)),
+          floors(base, counts, options, by_memory),
+          top(static_cast<std::size_t>(std::max(1, o.top_k)), by_memory ? PlanObjective::memory : o.objective,
+              o.one_per_mesh, o.fold) {}
+
+    Scenario base;
+    PlanOptions options;
+    PlanProgress* progress;
+    std::chrono::steady_clock::time_point started;
+    PlanResult result;
+    bool by_memory;
+    ParamCounts counts;
+    Floors floors;  // pass 2's, to expand groups
+    Phase phase = Phase::listing;
+
+    // Pass 1.
     std::vector<LayoutJob> jobs;
-    for_each_layout(base, options, stats, [&](const ParallelSpec& p, const std::vector<int>& zeros) {
+    std::size_t threads = 1;
+    std::vector<Pass1> parts;
+    std::size_t next_job = 0;                 // one thread, a slice at a time
+    std::optional<Floors> single_floors;      // that thread's floors
+
+    // Pass 2.
+    std::vector<ParallelSpec> layouts;        // with zero set
+    std::vector<Group> groups;
+    int64_t to_cost = 0;
+    int64_t impossible = 0;                   // costed, but a figure broke report_invariant_violation
+    TopK top;
+    PipelineMemo memo;                        // ZeRO 0-2 and the dp_shard / dp_replicate split share simulations
+    std::vector<HeapEntry> heap;
+    std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
+    std::map<uint32_t, DeviceMesh> meshes;                // by layout, for the groups expanded
+
+    [[nodiscard]] bool cancelled() const { return progress && progress->cancel.load(std::memory_order_relaxed); }
+    void stop_clock() {
+        result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+    void list_jobs();
+    bool floor_until(std::chrono::steady_clock::time_point deadline);
+    void gather_floors();
+    bool cost_until(std::chrono::steady_clock::time_point deadline);
+    void cost_next();
+    void finish();
+    const DeviceMesh& mesh_of(uint32_t layout) {
+        auto it = meshes.find(layout);
+        if (it == meshes.end()) it = meshes.emplace(layout, DeviceMesh::build(base.cluster, layouts[layout])).first;
+        return it->second;
+    }
+};
+
+void PlanSearch::State::list_jobs() {
+    result.objective = by_memory ? PlanObjective::memory : options.objective;
+    if (!base.model.has_architecture() && options.objective != PlanObjective::memory)
+        result.notes.push_back("model given as a parameter count only: no step time, ranked by memory");
+    result.gpu_memory_bytes = floors.gpu_bytes();
+    for_each_layout(base, options, result.stats, [&](const ParallelSpec& p, const std::vector<int>& zeros) {
         // for_each_layout lists a set of factors' orders one after another: they make one job.
         if (!jobs.empty() && same_factors(jobs.back().parallel, p) && same_split(jobs.back().parallel, p)) {
             jobs.back().orders.push_back(p.order);
@@ -677,23 +722,34 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         }
         jobs.push_back({p, {p.order}, zeros});
     });
-    const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
-    std::vector<Pass1> parts(threads);
-    const auto run_share = [&](std::size_t t) {
-        Floors floors(base, counts, options, by_memory);
-        for (std::size_t j = t; j < jobs.size() && !cancelled(); j += threads) floor_layout(jobs[j], floors, parts[t]);
-    };
+    threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
+    parts.assign(threads, Pass1{});
+}
+
+// Pass 1: every group's lowest floor; groups with nothing that may fit go no further. With threads the
+// layouts are dealt round-robin to them (deep and shallow pipelines alternate, which spreads the work)
+// and their findings appended in thread order; one thread takes them in order, a slice at a time.
+bool PlanSearch::State::floor_until(std::chrono::steady_clock::time_point deadline) {
     if (threads == 1) {
-        run_share(0);
-    } else {
-        std::vector<std::thread> workers;
-        for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(run_share, t);
-        for (std::thread& w : workers) w.join();
+        if (!single_floors) single_floors.emplace(base, counts, options, by_memory);
+        while (next_job < jobs.size() && !cancelled()) {
+            floor_layout(jobs[next_job++], *single_floors, parts[0]);
+            if (std::chrono::steady_clock::now() >= deadline) return next_job == jobs.size();
+        }
+        return true;
     }
-    std::vector<ParallelSpec> layouts;  // with zero set
-    std::vector<Group> groups;
-    int64_t to_cost = 0;
-    int64_t impossible = 0;  // costed, but a figure broke report_invariant_violation
+    const auto run_share = [&](std::size_t t) {
+        Floors share_floors(base, counts, options, by_memory);
+        for (std::size_t j = t; j < jobs.size() && !cancelled(); j += threads) floor_layout(jobs[j], share_floors, parts[t]);
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(run_share, t);
+    for (std::thread& w : workers) w.join();
+    return true;
+}
+
+void PlanSearch::State::gather_floors() {
+    PlanStats& stats = result.stats;
     for (Pass1& part : parts) {
         const auto layout_offset = static_cast<uint32_t>(layouts.size());
         for (Group g : part.groups) {
@@ -706,82 +762,118 @@ PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanPr
         to_cost += part.to_cost;
         part = Pass1{};  // its groups are copied: give the memory back before pass 2
     }
+    single_floors.reset();
     if (progress) progress->to_cost = to_cost;
-    if (cancelled()) {
-        result.cancelled = true;
-        stop_clock();
-        return result;
-    }
-
-    // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
-    TopK top(static_cast<std::size_t>(std::max(1, options.top_k)), result.objective, options.one_per_mesh,
-             options.fold);
-    PipelineMemo memo;  // ZeRO 0-2 and the dp_shard / dp_replicate split share their simulations
-    std::vector<HeapEntry> heap;
     heap.reserve(groups.size());
     for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({groups[g].floor, g, -1});
     std::make_heap(heap.begin(), heap.end(), by_floor_desc);
-    std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
-    std::map<uint32_t, DeviceMesh> meshes;                // by layout, for the groups expanded
-    const auto mesh_of = [&](uint32_t layout) -> const DeviceMesh& {
-        auto it = meshes.find(layout);
-        if (it == meshes.end()) it = meshes.emplace(layout, DeviceMesh::build(base.cluster, layouts[layout])).first;
-        return it->second;
-    };
-    while (!heap.empty()) {
-        const HeapEntry next = heap.front();
-        if (options.prune && top.full()) {
-            if (next.floor > top.bound()) break;
-        }
-        std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
-        heap.pop_back();
+}
+
+// Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
+bool PlanSearch::State::cost_until(std::chrono::steady_clock::time_point deadline) {
+    // A costing takes tens of microseconds: the clock is read every few of them.
+    constexpr int kBetweenClockReads = 8;
+    for (int n = 1; !heap.empty(); ++n) {
+        if (options.prune && top.full() && heap.front().floor > top.bound()) break;
         if (cancelled()) {
             result.cancelled = true;
             break;
         }
-        const Group& g = groups[next.group];
-        const ParallelSpec& p = layouts[g.layout];
-        if (next.candidate < 0) {
-            // Floor the group again, the same way, this time keeping every candidate.
-            const LayoutShape shape = floors.layout_shape(p);
-            OrderCache cache;
-            std::vector<Candidate>& list = expanded[next.group];
-            floors.floor_group(p, g.micro_batch, g.recompute, shape, cache,
-                               [&]() -> const DeviceMesh& { return mesh_of(g.layout); }, list);
-            std::sort(list.begin(), list.end(), lower_floor);
-            heap.push_back({list.front().floor, next.group, 0});
-            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
-            continue;
-        }
-        const std::vector<Candidate>& list = expanded[next.group];
-        const auto at = static_cast<std::size_t>(next.candidate);
-        if (at + 1 < list.size()) {
-            heap.push_back({list[at + 1].floor, next.group, next.candidate + 1});
-            std::push_heap(heap.begin(), heap.end(), by_floor_desc);
-        }
-        const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
-        const Report r = build_report(s, counts, mesh_of(g.layout), &memo);
-        ++stats.costed;
-        if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
-        // Never rank an impossible figure; the core property test keeps this from happening at all.
-        if (!report_invariant_violation(s, r).empty()) {
-            ++impossible;
-            continue;
-        }
-        if (!r.fits) continue;
-        ++stats.fitting;
-        PlanEntry e = entry_from(s, r);
-        if (options.keep_costed) result.costed.push_back(e);
-        top.offer(std::move(e));
+        cost_next();
+        if (n % kBetweenClockReads == 0 && std::chrono::steady_clock::now() >= deadline) return false;
     }
-    stats.pruned_time = to_cost - stats.costed;
+    return true;
+}
+
+void PlanSearch::State::cost_next() {
+    const HeapEntry next = heap.front();
+    std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
+    heap.pop_back();
+    const Group& g = groups[next.group];
+    const ParallelSpec& p = layouts[g.layout];
+    if (next.candidate < 0) {
+        // Floor the group again, the same way, this time keeping every candidate.
+        const LayoutShape shape = floors.layout_shape(p);
+        OrderCache cache;
+        std::vector<Candidate>& list = expanded[next.group];
+        floors.floor_group(p, g.micro_batch, g.recompute, shape, cache,
+                           [&]() -> const DeviceMesh& { return mesh_of(g.layout); }, list);
+        std::sort(list.begin(), list.end(), lower_floor);
+        heap.push_back({list.front().floor, next.group, 0});
+        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        return;
+    }
+    const std::vector<Candidate>& list = expanded[next.group];
+    const auto at = static_cast<std::size_t>(next.candidate);
+    if (at + 1 < list.size()) {
+        heap.push_back({list[at + 1].floor, next.group, next.candidate + 1});
+        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+    }
+    const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
+    const Report r = build_report(s, counts, mesh_of(g.layout), &memo);
+    ++result.stats.costed;
+    if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
+    // Never rank an impossible figure; the core property test keeps this from happening at all.
+    if (!report_invariant_violation(s, r).empty()) {
+        ++impossible;
+        return;
+    }
+    if (!r.fits) return;
+    ++result.stats.fitting;
+    PlanEntry e = entry_from(s, r);
+    if (options.keep_costed) result.costed.push_back(e);
+    top.offer(std::move(e));
+}
+
+void PlanSearch::State::finish() {
+    result.stats.pruned_time = to_cost - result.stats.costed;
     if (impossible > 0)
         result.notes.push_back(std::to_string(impossible) + " costed layouts left out: their figures broke an invariant");
     result.ranked = top.take();
     if (result.ranked.empty() && !result.cancelled)
-        result.notes.push_back("no layout fits in " + format_memory(gpu_bytes) + " per GPU");
+        result.notes.push_back("no layout fits in " + format_memory(floors.gpu_bytes()) + " per GPU");
     stop_clock();
-    return result;
+}
+
+PlanSearch::PlanSearch(const Scenario& base, const PlanOptions& options, PlanProgress* progress)
+    : state_(std::make_unique<State>(base, options, progress)) {}
+
+PlanSearch::~PlanSearch() = default;
+
+bool PlanSearch::done() const noexcept { return state_->phase == State::Phase::done; }
+
+bool PlanSearch::advance(std::chrono::steady_clock::time_point deadline) {
+    State& s = *state_;
+    if (s.phase == State::Phase::listing) {
+        s.list_jobs();  // here, not in the constructor: on the desktop it runs on the worker thread
+        s.phase = State::Phase::floors;
+    }
+    if (s.phase == State::Phase::floors) {
+        if (!s.floor_until(deadline)) return false;
+        if (s.cancelled()) {
+            s.result.cancelled = true;
+            s.stop_clock();
+            s.phase = State::Phase::done;
+            return true;
+        }
+        s.gather_floors();
+        s.phase = State::Phase::costing;
+    }
+    if (s.phase == State::Phase::costing) {
+        if (!s.cost_until(deadline)) return false;
+        s.finish();
+        s.phase = State::Phase::done;
+    }
+    return true;
+}
+
+PlanResult PlanSearch::take() { return std::move(state_->result); }
+
+PlanResult plan_layouts(const Scenario& base, const PlanOptions& options, PlanProgress* progress) {
+    PlanSearch search(base, options, progress);
+    while (!search.advance(std::chrono::steady_clock::time_point::max())) {
+    }
+    return search.take();
 }
 
 std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries) {

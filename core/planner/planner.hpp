@@ -54,7 +54,9 @@
 #include "core/scenario/scenario.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -145,6 +147,28 @@ struct PlanResult {
     bool cancelled = false;
     std::vector<std::string> notes;
     double gpu_memory_bytes = 0;       // the capacity every candidate was judged against
+};
+
+// A search that runs a slice at a time: the browser page, which has no threads, advances it a few
+// milliseconds per frame; plan_layouts runs one to the end. The ranking is the same either way, and the
+// same for any thread count. `base` must pass validate_scenario; `progress` may be null, and its cancel
+// flag ends the search at the next candidate.
+class PlanSearch {
+public:
+    PlanSearch(const Scenario& base, const PlanOptions& options, PlanProgress* progress = nullptr);
+    ~PlanSearch();
+    PlanSearch(const PlanSearch&) = delete;
+    PlanSearch& operator=(const PlanSearch&) = delete;
+    // Works until the search is done (true) or `deadline` has passed (false: call again). With more
+    // than one thread the first pass runs to its end whatever the deadline.
+    bool advance(std::chrono::steady_clock::time_point deadline);
+    [[nodiscard]] bool done() const noexcept;
+    // The result, once done() (moved out: call once).
+    [[nodiscard]] PlanResult take();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
 };
 
 // Runs the search for `base` (which must pass validate_scenario). `progress` may be null.

@@ -143,3 +143,56 @@ TEST_CASE("options that go together are refused apart, and standard input is rea
     CHECK(r.exit_code == 2);
     CHECK(r.err.rfind("shardscope: --show: \"nosuch\" is not a panel id (panels: strategy, ", 0) == 0);
 }
+
+TEST_CASE("`shardscope link` prints a link the window opens: the same scenario, the same lesson step") {
+    const auto dir = scratch_dir("cli-link");
+    const RunResult link = run_shardscope("link --config " + kScenario + " --lesson pipeline-parallel --step 6", dir);
+    REQUIRE(link.exit_code == 0);
+    CHECK(link.out.rfind("http://localhost:8000/?lesson=pipeline-parallel&step=6#s=1.", 0) == 0);
+    const std::string url = link.out.substr(0, link.out.size() - 1);  // without the newline
+    const auto from_link = dir / "from-link.json";
+    const auto from_file = dir / "from-file.json";
+    const auto probe = dir / "probe.json";
+    RunResult r = run_shardscope("'" + url + "' --frames 2 --size 1200x800 --ui-probe '" + probe.string() +
+                                     "' --screenshot '" + (dir / "l.png").string() + "' --save-as '" + from_link.string() + "'",
+                                 dir);
+    REQUIRE(r.exit_code == 0);
+    r = run_shardscope("--config " + kScenario + " --frames 1 --size 640x480 --screenshot '" + (dir / "f.png").string() +
+                           "' --save-as '" + from_file.string() + "'",
+                       dir);
+    REQUIRE(r.exit_code == 0);
+    // The link's scenario, not the lesson step's own, is what shows.
+    CHECK(slurp(from_link) == slurp(from_file));
+    bool lesson_at_step_6 = false;
+    const nlohmann::json seen = nlohmann::json::parse(slurp(probe));
+    for (const auto& w : seen["windows"])
+        if (w["id"] == "lesson") lesson_at_step_6 = w["state"] == "lesson pipeline-parallel step 6 of 9";
+    CHECK(lesson_at_step_6);
+    // A lesson alone, through --link.
+    r = run_shardscope("--link '?lesson=pipeline-parallel' --frames 1 --size 640x480 --screenshot '" +
+                           (dir / "a.png").string() + "' --save-as '" + (dir / "lesson.json").string() + "'",
+                       dir);
+    CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("a broken link, or one beside a scenario or lesson of its own, is refused with the reason") {
+    const auto dir = scratch_dir("cli-link-bad");
+    const std::string png = " --screenshot '" + (dir / "x.png").string() + "'";
+    RunResult r = run_shardscope("--link '?lesson=pipeline-parallel&step=zero'" + png, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "shardscope: link: step: \"zero\" is not a whole number from 1\n");
+    r = run_shardscope("--link '#s=1.Zm9v'" + png, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("shardscope: link: scenario: ", 0) == 0);
+    r = run_shardscope("--config " + kScenario + " --link '?lesson=pipeline-parallel'" + png, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "shardscope: --link: a link names its own scenario and lesson: drop --config, FILE and --lesson\n");
+    r = run_shardscope("--link '?lesson=pipeline-parallel' --step 2" + png, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "shardscope: --link: a link names its own step: drop --step\n");
+    r = run_shardscope("link --step 2", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "link: --step: goes with --lesson ID\n");
+    r = run_shardscope("link --base 'https://x.org/?a=1'", dir);
+    CHECK(r.exit_code == 2);
+}

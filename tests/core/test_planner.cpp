@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <tuple>
 
@@ -445,4 +446,31 @@ TEST_CASE("planning_key: the knobs the planner searches do not change it; anythi
     Scenario d = a;
     d.cluster.nodes *= 2;
     CHECK_FALSE(planning_key(a) == planning_key(d));
+}
+
+TEST_CASE("planner: a search run in slices ranks as the search run whole, and stops between slices when cancelled") {
+    for (const Scenario& base : {small_dense(), small_moe()}) {
+        PlanOptions o;
+        o.threads = 1;  // the browser page's search: one thread, so every slice is a few layouts or costings
+        o.keep_costed = true;
+        const PlanResult whole = plan_layouts(base, o);
+        PlanSearch search(base, o);
+        int slices = 1;
+        // A deadline already past: each call does the least it can (one layout, or eight costings).
+        while (!search.advance(std::chrono::steady_clock::time_point::min())) ++slices;
+        REQUIRE(search.done());
+        const PlanResult sliced = search.take();
+        CHECK(slices > 10);
+        check_same_ranking(sliced, whole);
+        CHECK(sliced.stats.candidates == whole.stats.candidates);
+        CHECK(sliced.stats.costed == whole.stats.costed);
+        CHECK(sliced.costed.size() == whole.costed.size());
+        CHECK_FALSE(sliced.cancelled);
+    }
+    PlanProgress progress;
+    PlanSearch search(small_dense(), PlanOptions{}, &progress);
+    CHECK_FALSE(search.advance(std::chrono::steady_clock::time_point::min()));
+    progress.cancel = true;
+    CHECK(search.advance(std::chrono::steady_clock::time_point::min()));
+    CHECK(search.take().cancelled);
 }

@@ -19,17 +19,22 @@
 
 namespace shardscope::ui {
 
-// One search on a worker thread. The scenario is copied in; the result is read only once the job has
-// finished. The job is the last member: it is stopped and joined before the rest goes.
+// One search, on a worker thread (the browser page: a slice per frame, inside the job's waits). The
+// scenario is copied in; the result is read only once the job has finished. The job is the last
+// member: it is stopped and joined before the rest goes.
 struct PlannerPanel::Search {
     PlanProgress progress;
+    PlanSearch search;
     PlanResult result;
     BackgroundJob job;
 
-    Search(Scenario scenario, PlanOptions options)
-        : job([this, s = std::move(scenario), o = options](const std::atomic<bool>&) {
-              result = plan_layouts(s, o, &progress);
-          }) {}
+    Search(const Scenario& scenario, const PlanOptions& options)
+        : search(scenario, options, &progress),
+          job(BackgroundJob::SlicedWork([this](const std::atomic<bool>&, BackgroundJob::Clock::time_point deadline) {
+              if (!search.advance(deadline)) return false;
+              result = search.take();
+              return true;
+          })) {}
     // The planner reads its own cancel flag, checked between candidates.
     ~Search() { progress.cancel = true; }
     Search(const Search&) = delete;

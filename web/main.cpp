@@ -1,0 +1,400 @@
+// The browser page's entry point: the desktop's AppUi (every panel, lesson and dialog, from widgets/)
+// on a WebGL2 canvas that fills the page. What differs from app/window.cpp is only what a browser does
+// its own way: the page's size and devicePixelRatio, files through the browser's picker, drops and
+// downloads, and the address bar, which follows what is on screen (core/scenario/share_link.hpp).
+#include "app/cluster_presets.hpp"
+#include "app/file_io.hpp"
+#include "app/scenario_files.hpp"
+#include "app/screenshot.hpp"
+#include "app/teaching_files.hpp"
+#include "core/scenario/share_link.hpp"
+#include "widgets/shell/style.hpp"
+#include "widgets/shell/ui_probe.hpp"
+#include "widgets/teaching/lesson_panel.hpp"
+#include "widgets/ui_frame.hpp"
+
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#define GLFW_INCLUDE_ES3
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+// ---- The page's side ------------------------------------------------------------------------------
+
+// The page's address, as the browser shows it.
+EM_JS(char*, js_page_address, (), { return allocateUTF8(location.href); });
+// The address bar says what is on screen; replaceState keeps the history to one entry per visit.
+EM_JS(void, js_show_address, (const char* url), {
+    const u = UTF8ToString(url);
+    if (location.href !== u) history.replaceState(null, "", u);
+});
+EM_JS(void, js_set_title, (const char* title), { document.title = UTF8ToString(title); });
+// The canvas's size in CSS pixels (the page lays it out) and the device pixels per CSS pixel.
+EM_JS(double, js_pixel_ratio, (), { return window.devicePixelRatio || 1; });
+EM_JS(int, js_page_width, (), { return Math.max(1, Math.floor(window.innerWidth)); });
+EM_JS(int, js_page_height, (), { return Math.max(1, Math.floor(window.innerHeight)); });
+// Device pixels w x h shown over css_w x css_h CSS pixels. Emscripten's glfwSetWindowSize would ask for
+// fullscreen instead when the size equals the screen's (a page as big as the screen, a kiosk), so the
+// canvas is sized here and GLFW's record of the window kept with it.
+EM_JS(void, js_size_canvas, (int w, int h, int css_w, int css_h), {
+    Browser.setCanvasSize(w, h);
+    if (GLFW.active) {
+        GLFW.active.width = w;
+        GLFW.active.height = h;
+    }
+    const c = Module["canvas"];
+    c.style.width = css_w + "px";
+    c.style.height = css_h + "px";
+});
+// Asks the browser's file picker for one file, copies it into the page's file system under
+// /home/web_user/picked/ and hands its path back to shardscope_file_picked.
+EM_JS(void, js_pick_file, (int purpose, const char* accept), {
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = UTF8ToString(accept);
+    input.onchange = async () => {
+        const file = input.files && input.files[0];
+        if (!file) return;
+        const dir = "/home/web_user/picked";
+        FS.mkdirTree(dir);
+        const path = dir + "/" + file.name.split("/").join("_");
+        FS.writeFile(path, new Uint8Array(await file.arrayBuffer()));
+        ccall("shardscope_file_picked", null, ["string", "number"], [path, purpose]);
+    };
+    input.click();
+});
+// Hands a file the app wrote to the browser as a download named `name`.
+EM_JS(void, js_download, (const char* path, const char* name, const char* mime), {
+    const data = FS.readFile(UTF8ToString(path));
+    const url = URL.createObjectURL(new Blob([data], {type: UTF8ToString(mime)}));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = UTF8ToString(name);
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    Module.downloads = (Module.downloads || []).concat([UTF8ToString(name)]);
+});
+EM_JS(void, js_copy_text, (const char* text), {
+    const t = UTF8ToString(text);
+    Module.copiedText = t;
+    if (navigator.clipboard) navigator.clipboard.writeText(t).catch(() => {});
+});
+// The loading screen goes once the first frame is drawn; tests wait on framesDrawn.
+EM_JS(void, js_frame_drawn, (int frames), {
+    Module.framesDrawn = frames;
+    if (frames === 1 && Module.onFirstFrame) Module.onFirstFrame();
+});
+
+namespace {
+
+using namespace shardscope;
+
+constexpr float kBaseFontPixels = 15.0f;
+constexpr const char* kFontFile = "/fonts/DejaVuSans.ttf";
+constexpr const char* kDownloads = "/tmp/downloads";
+
+enum class Picked { scenario = 1, model = 2 };
+
+struct WebApp {
+    GLFWwindow* window = nullptr;
+    ui::AppState state;
+    ui::AppUi ui;
+    ui::LessonPanel* lessons = nullptr;
+    float scale = 0;  // devicePixelRatio the fonts and style were built for
+    int css_w = 0, css_h = 0;
+    int frames = 0;
+    double start = 0;
+    std::string page_base;  // the address without query or fragment
+    std::string shown_address;
+    std::string address_key;  // what shown_address was made from: scenario version, lesson and step
+    std::string shown_title;
+    std::string probe;  // the last frame's ui_probe_json, for the page's tests
+    std::vector<std::string> dropped;
+};
+
+WebApp* g_app = nullptr;
+
+void load_fonts(float scale) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    if (io.Fonts->AddFontFromFileTTF(kFontFile, kBaseFontPixels * scale)) return;
+    ImFontConfig config;
+    config.SizePixels = 13.0f * scale;
+    io.Fonts->AddFontDefault(&config);
+}
+
+// The canvas fills the page at the device's own pixels: ImGui draws in device pixels, its fonts and
+// sizes scaled by devicePixelRatio (as the desktop scales by the monitor's content scale).
+void fit_canvas_to_page(WebApp& app) {
+    const int css_w = js_page_width(), css_h = js_page_height();
+    const float ratio = std::clamp(static_cast<float>(js_pixel_ratio()), 1.0f, 4.0f);
+    if (css_w == app.css_w && css_h == app.css_h && ratio == app.scale) return;
+    app.css_w = css_w;
+    app.css_h = css_h;
+    js_size_canvas(static_cast<int>(std::lround(css_w * ratio)), static_cast<int>(std::lround(css_h * ratio)), css_w, css_h);
+    if (ratio == app.scale) return;
+    app.scale = ratio;
+    load_fonts(ratio);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    ImGui::GetStyle() = ImGuiStyle();
+    ui::apply_style(ratio);
+}
+
+std::string without_query_or_fragment(const std::string& url) {
+    return url.substr(0, std::min(url.find('?'), url.find('#')));
+}
+
+// What the address bar says: the open lesson and its step, and the scenario when it is not the one
+// the page starts with (or the lesson step's own).
+std::string current_address(const WebApp& app) {
+    ShareLink link;
+    const Lesson* lesson = app.lessons ? app.lessons->current_lesson() : nullptr;
+    if (lesson && app.lessons->open) {
+        link.lesson = lesson->id;
+        link.step = app.lessons->step_index() + 1;
+    }
+    const LessonStep* step = lesson ? app.lessons->current_step() : nullptr;
+    const Scenario& shown = app.state.scenario();
+    const bool step_scenario = step && shown == step->scenario;
+    if (!step_scenario && shown != default_scenario()) link.scenario = shown;
+    return share_link(app.page_base, link);
+}
+
+// Made again only when the scenario, the lesson or its step changed: it serialises the scenario.
+void show_address(WebApp& app) {
+    const Lesson* lesson = app.lessons ? app.lessons->current_lesson() : nullptr;
+    std::string key = std::to_string(app.state.version()) + "|" + (lesson && app.lessons->open ? lesson->id : "") + "|" +
+                      std::to_string(app.lessons ? app.lessons->step_index() : 0);
+    if (key == app.address_key) return;
+    app.address_key = std::move(key);
+    if (std::string address = current_address(app); address != app.shown_address) {
+        app.shown_address = std::move(address);
+        js_show_address(app.shown_address.c_str());
+    }
+}
+
+// A Save or an export: written into the page's file system as the desktop writes a file, then handed
+// to the browser as a download.
+void download(const std::string& path, const char* mime) {
+    js_download(path.c_str(), std::filesystem::path(path).filename().c_str(), mime);
+}
+
+std::string download_path(const std::string& name) {
+    std::filesystem::create_directories(kDownloads);
+    return std::string(kDownloads) + "/" + name;
+}
+
+std::string scenario_file_name(const ui::AppState& state) {
+    const std::string current = std::filesystem::path(state.ui.current_file).filename().string();
+    return current.empty() ? "shardscope-scenario.json" : current;
+}
+
+// The menus ask for the desktop's file dialog; the page answers with the browser's own ways.
+void answer_file_dialog(WebApp& app) {
+    ui::AppState& state = app.state;
+    const ui::FileDialogMode mode = state.ui.file_dialog;
+    if (mode == ui::FileDialogMode::none) return;
+    state.ui.file_dialog = ui::FileDialogMode::none;
+    switch (mode) {
+        case ui::FileDialogMode::open:
+            js_pick_file(static_cast<int>(Picked::scenario), ".json,application/json");
+            break;
+        case ui::FileDialogMode::import_model:
+            js_pick_file(static_cast<int>(Picked::model), ".json,application/json");
+            break;
+        case ui::FileDialogMode::save: {
+            const std::string path = download_path(scenario_file_name(state));
+            if (app::save_scenario_file(state, path)) {
+                download(path, "application/json");
+                state.ui.status = "Saved " + std::filesystem::path(path).filename().string() + " (a download)";
+            }
+            break;
+        }
+        case ui::FileDialogMode::export_trace: {
+            const std::string path = download_path("shardscope-trace.json");
+            if (app::export_trace_file(state, path)) download(path, "application/json");
+            break;
+        }
+        case ui::FileDialogMode::none: break;
+    }
+}
+
+void open_dropped_files(WebApp& app) {
+    for (const std::string& path : app.dropped) {
+        if (std::filesystem::path(path).extension() == ".json") {
+            app.state.requests.open_path = path;
+            break;
+        }
+        app.state.show_error("Dropped file ignored", std::filesystem::path(path).filename().string() +
+                                                         ": only scenarios and model configs (*.json) can be opened");
+    }
+    app.dropped.clear();
+}
+
+void on_drop(GLFWwindow*, int count, const char** paths) {
+    for (int i = 0; i < count; ++i) g_app->dropped.emplace_back(paths[i]);
+}
+
+void take_screenshot(WebApp& app) {
+    int w, h;
+    glfwGetFramebufferSize(app.window, &w, &h);
+    const std::string path = download_path(app::timestamped_screenshot_path(kDownloads).substr(std::string(kDownloads).size() + 1));
+    if (std::string error = app::save_framebuffer_png(path, w, h); !error.empty()) {
+        app.state.show_error("Screenshot failed", error);
+        return;
+    }
+    download(path, "image/png");
+    app.state.ui.status = "Screenshot " + std::filesystem::path(path).filename().string() + " (a download)";
+}
+
+void set_clipboard(void*, const char* text) { js_copy_text(text); }
+const char* get_clipboard(void*) {
+    static std::string copied;
+    copied = g_app ? g_app->state.ui.last_copied : std::string();
+    return copied.c_str();
+}
+
+void draw_one_frame() {
+    WebApp& app = *g_app;
+    glfwPollEvents();
+    fit_canvas_to_page(app);
+    open_dropped_files(app);
+    answer_file_dialog(app);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    // The backend takes the time between frames from a clock that may not move between two of them;
+    // ImGui refuses a frame that took no time.
+    ImGuiIO& io = ImGui::GetIO();
+    io.DeltaTime = std::max(io.DeltaTime, 1e-4f);
+    ImGui::NewFrame();
+    app.ui.draw_frame(app.state, static_cast<float>(glfwGetTime() - app.start));
+    app.probe = ui::ui_probe_json(app.ui.registry(), app.state);
+    ImGui::Render();
+    int fb_w, fb_h;
+    glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (app.state.requests.screenshot) {
+        app.state.requests.screenshot = false;
+        take_screenshot(app);
+    }
+    app::handle_file_requests(app.state);
+    app.state.requests.quit = false;  // a page is closed by its tab
+    show_address(app);
+    if (std::string title = ui::window_title(app.state); title != app.shown_title) {
+        app.shown_title = std::move(title);
+        js_set_title(app.shown_title.c_str());
+    }
+    js_frame_drawn(++app.frames);
+}
+
+// The link the page was opened with: a lesson and step, a scenario, or both. A broken link is said in
+// the error dialog and the page opens as it would without it.
+void open_page_link(WebApp& app) {
+    char* raw = js_page_address();
+    const std::string address = raw;
+    std::free(raw);
+    app.page_base = without_query_or_fragment(address);
+    std::string error;
+    const auto link = parse_share_link(address, error);
+    if (!link) {
+        app.state.show_error("This link could not be opened", error);
+        return;
+    }
+    if (link->scenario) {
+        app.state.replace(*link->scenario);
+        app.state.mark_saved();
+        app.state.ui.status = "Opened the scenario in the link";
+    }
+    if (!link->lesson.empty()) {
+        app.state.ui.requested_lesson = link->lesson;
+        app.state.ui.requested_step = link->step > 0 ? link->step : 1;
+        if (std::string why = app::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
+            app.state.show_error("This link could not be opened", "link: lesson: " + why);
+        // A lesson step brings its own scenario; the link's, when it has one, is what was on screen.
+        if (link->scenario) app.state.replace(*link->scenario);
+    }
+}
+
+void load_shipped_data(WebApp& app) {
+    const std::string data = app::data_dir();
+    for (const std::string& error : app::load_teaching_files(app.ui.registry(), data)) std::fprintf(stderr, "%s\n", error.c_str());
+    for (const std::string& error : app::load_cluster_presets(app.ui.registry(), data)) std::fprintf(stderr, "%s\n", error.c_str());
+    for (const std::string& error : app::load_model_presets(app.ui.registry(), data)) std::fprintf(stderr, "%s\n", error.c_str());
+}
+
+}  // namespace
+
+extern "C" {
+
+// The browser's picker chose a file (js_pick_file).
+EMSCRIPTEN_KEEPALIVE void shardscope_file_picked(const char* path, int purpose) {
+    if (!g_app) return;
+    if (purpose == static_cast<int>(Picked::model)) g_app->state.requests.import_path = path;
+    else g_app->state.requests.open_path = path;
+}
+
+// What the tests read: each frame's windows, widget rectangles, lesson state and scenario (the
+// desktop's --ui-probe, as a string).
+EMSCRIPTEN_KEEPALIVE const char* shardscope_probe() { return g_app ? g_app->probe.c_str() : "{}"; }
+
+}  // extern "C"
+
+int main() {
+    if (!glfwInit()) {
+        std::fprintf(stderr, "shardscope: GLFW could not start\n");
+        return 1;
+    }
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    static WebApp app;
+    g_app = &app;
+    app.window = glfwCreateWindow(js_page_width(), js_page_height(), "Shardscope", nullptr, nullptr);
+    if (!app.window) {
+        std::fprintf(stderr, "shardscope: no WebGL2 context\n");
+        return 1;
+    }
+    glfwMakeContextCurrent(app.window);
+    glfwSetDropCallback(app.window, &on_drop);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // the page starts tiled every time; its state travels in links
+    io.SetClipboardTextFn = &set_clipboard;
+    io.GetClipboardTextFn = &get_clipboard;
+    ImGui_ImplGlfw_InitForOpenGL(app.window, true);
+    ImGui_ImplOpenGL3_Init("#version 300 es");
+    fit_canvas_to_page(app);
+
+    const char* gl = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    app.state.ui.library_versions = {{"Dear ImGui", ImGui::GetVersion()},
+                                     {"Emscripten", std::to_string(__EMSCRIPTEN_major__) + "." +
+                                                        std::to_string(__EMSCRIPTEN_minor__) + "." +
+                                                        std::to_string(__EMSCRIPTEN_tiny__)},
+                                     {"WebGL", gl ? gl : "?"}};
+    load_shipped_data(app);
+    app.lessons = dynamic_cast<ui::LessonPanel*>(app.ui.registry().find("lesson"));
+    open_page_link(app);
+    app.start = glfwGetTime();
+    emscripten_set_main_loop(&draw_one_frame, 0, false);
+    return 0;
+}
