@@ -13,9 +13,10 @@ TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-
                desktop-file-utils shared-mime-info groff-base x11-utils)
 # The browser build (scripts/web): Debian's Emscripten, the header-only libraries and font it packs
 # in, and Python's web server to try it locally. Its browser test: Debian's Chromium, driven by
-# playwright-core from the npm registry (tests/web/).
+# playwright-core from the npm registry (tests/web/), installed with whatever npm the machine has
+# (Debian's npm when it has none: see ensure_npm).
 WEB_PACKAGES=(emscripten nlohmann-json3-dev libstb-dev fonts-dejavu-core python3 xz-utils)
-WEB_TEST_PACKAGES=(chromium nodejs npm)
+WEB_TEST_PACKAGES=(chromium)
 
 missing_packages() {
   local p
@@ -44,3 +45,9 @@ ensure_packages() {
 }
 
 build_jobs() { nproc 2>/dev/null || echo 2; }
+
+# npm, from Debian only where the machine has none: a Node.js from elsewhere brings its own, and
+# Debian's npm package would want Debian's Node.js in its place.
+ensure_npm() {
+  command -v npm >/dev/null || ensure_packages nodejs npm
+}

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -124,7 +125,17 @@ struct WebApp {
     std::string shown_title;
     std::string probe;  // the last frame's ui_probe_json, for the page's tests
     std::vector<std::string> dropped;
+    // Idle, the page draws only when input arrives or AppUi's wait runs out (as the desktop window
+    // does): a page left open in a tab should not keep a core busy. After input it draws a few frames
+    // so that ImGui settles (hover, a widget's release).
+    int settle_frames = 3;
+    double last_drawn_s = 0;
+    // Milliseconds each drawn frame took, the last kFrameTimes of them (Module.frameMs()).
+    std::vector<double> frame_ms;
 };
+
+constexpr int kSettleFrames = 3;
+constexpr std::size_t kFrameTimes = 120;
 
 WebApp* g_app = nullptr;
 
@@ -139,20 +150,22 @@ void load_fonts(float scale) {
 
 // The canvas fills the page at the device's own pixels: ImGui draws in device pixels, its fonts and
 // sizes scaled by devicePixelRatio (as the desktop scales by the monitor's content scale).
-void fit_canvas_to_page(WebApp& app) {
+// True when the size or ratio changed.
+bool fit_canvas_to_page(WebApp& app) {
     const int css_w = js_page_width(), css_h = js_page_height();
     const float ratio = std::clamp(static_cast<float>(js_pixel_ratio()), 1.0f, 4.0f);
-    if (css_w == app.css_w && css_h == app.css_h && ratio == app.scale) return;
+    if (css_w == app.css_w && css_h == app.css_h && ratio == app.scale) return false;
     app.css_w = css_w;
     app.css_h = css_h;
     js_size_canvas(static_cast<int>(std::lround(css_w * ratio)), static_cast<int>(std::lround(css_h * ratio)), css_w, css_h);
-    if (ratio == app.scale) return;
+    if (ratio == app.scale) return true;
     app.scale = ratio;
     load_fonts(ratio);
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
     ImGui::GetStyle() = ImGuiStyle();
     ui::apply_style(ratio);
+    return true;
 }
 
 std::string without_query_or_fragment(const std::string& url) {
@@ -248,6 +261,22 @@ void open_dropped_files(WebApp& app) {
 
 void on_drop(GLFWwindow*, int count, const char** paths) {
     for (int i = 0; i < count; ++i) g_app->dropped.emplace_back(paths[i]);
+    g_app->settle_frames = kSettleFrames;
+}
+
+// Set before ImGui's backend installs its own, which then calls these after its work.
+void on_cursor(GLFWwindow*, double, double) { g_app->settle_frames = kSettleFrames; }
+void on_button(GLFWwindow*, int, int, int) { g_app->settle_frames = kSettleFrames; }
+void on_scroll(GLFWwindow*, double, double) { g_app->settle_frames = kSettleFrames; }
+void on_key(GLFWwindow*, int, int, int, int) { g_app->settle_frames = kSettleFrames; }
+void on_char(GLFWwindow*, unsigned int) { g_app->settle_frames = kSettleFrames; }
+
+bool may_stay_idle(WebApp& app) {
+    if (app.settle_frames > 0) {
+        --app.settle_frames;
+        return false;
+    }
+    return glfwGetTime() - app.last_drawn_s < app.ui.frame_wait_seconds();
 }
 
 void take_screenshot(WebApp& app) {
@@ -272,7 +301,10 @@ const char* get_clipboard(void*) {
 void draw_one_frame() {
     WebApp& app = *g_app;
     glfwPollEvents();
-    fit_canvas_to_page(app);
+    if (fit_canvas_to_page(app)) app.settle_frames = kSettleFrames;
+    if (may_stay_idle(app)) return;
+    const double started_ms = emscripten_get_now();
+    app.last_drawn_s = glfwGetTime();
     open_dropped_files(app);
     answer_file_dialog(app);
     ImGui_ImplOpenGL3_NewFrame();
@@ -302,6 +334,8 @@ void draw_one_frame() {
         app.shown_title = std::move(title);
         js_set_title(app.shown_title.c_str());
     }
+    if (app.frame_ms.size() == kFrameTimes) app.frame_ms.erase(app.frame_ms.begin());
+    app.frame_ms.push_back(emscripten_get_now() - started_ms);
     js_frame_drawn(++app.frames);
 }
 
@@ -349,6 +383,42 @@ EMSCRIPTEN_KEEPALIVE void shardscope_file_picked(const char* path, int purpose) 
     if (!g_app) return;
     if (purpose == static_cast<int>(Picked::model)) g_app->state.requests.import_path = path;
     else g_app->state.requests.open_path = path;
+    g_app->settle_frames = kSettleFrames;
+}
+
+// Opens only these panels, side by side (ids separated by commas, as the desktop's --show); "" or the
+// first unknown id.
+EMSCRIPTEN_KEEPALIVE const char* shardscope_show(const char* ids) {
+    static std::string unknown;
+    std::vector<std::string> list;
+    std::string id;
+    for (const char* c = ids;; ++c) {
+        if (*c == ',' || *c == 0) {
+            if (!id.empty()) list.push_back(id);
+            id.clear();
+            if (*c == 0) break;
+        } else {
+            id.push_back(*c);
+        }
+    }
+    const auto missing = g_app->ui.registry().show_only(list);
+    unknown = missing.empty() ? std::string() : missing.front();
+    g_app->settle_frames = kSettleFrames;
+    return unknown.c_str();
+}
+
+// The mean time the last drawn frames took to build and draw, in milliseconds (the README's figure).
+EMSCRIPTEN_KEEPALIVE double shardscope_frame_ms() {
+    if (!g_app || g_app->frame_ms.empty()) return 0;
+    double sum = 0;
+    for (double ms : g_app->frame_ms) sum += ms;
+    return sum / static_cast<double>(g_app->frame_ms.size());
+}
+
+// Draw every frame from now on (true), as a benchmark of frame time needs, or only on input (false).
+EMSCRIPTEN_KEEPALIVE void shardscope_draw_every_frame(int yes) {
+    g_app->settle_frames = yes ? std::numeric_limits<int>::max() : kSettleFrames;
+    g_app->frame_ms.clear();
 }
 
 // What the tests read: each frame's windows, widget rectangles, lesson state and scenario (the
@@ -374,6 +444,11 @@ int main() {
     }
     glfwMakeContextCurrent(app.window);
     glfwSetDropCallback(app.window, &on_drop);
+    glfwSetCursorPosCallback(app.window, &on_cursor);
+    glfwSetMouseButtonCallback(app.window, &on_button);
+    glfwSetScrollCallback(app.window, &on_scroll);
+    glfwSetKeyCallback(app.window, &on_key);
+    glfwSetCharCallback(app.window, &on_char);
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();

@@ -450,6 +450,13 @@ void MemoryPanel::draw_step_bar() {
     draw->AddRect(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_Border));
 }
 
+std::string MemoryPanel::probe_state() const {
+    if (!has_view_) return {};
+    std::string out = view_.fit_line;
+    for (const FigureRecord& f : view_.figures) out += "\n" + f.label + ": " + f.value;
+    return out;
+}
+
 void MemoryPanel::draw_figures() {
     section_title("Throughput");
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;

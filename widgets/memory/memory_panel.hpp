@@ -21,6 +21,8 @@ public:
 
     // The records for the current scenario (rebuilt when its version changed).
     const MemoryView& view(const AppState& state);
+    // What it shows, as shown: the fit line, then one "label: value" line per figure (step time, MFU...).
+    [[nodiscard]] std::string probe_state() const override;
     // Why the last control edit was refused ("" when it was applied).
     [[nodiscard]] const std::string& control_error() const noexcept { return control_error_; }
 

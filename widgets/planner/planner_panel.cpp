@@ -98,6 +98,20 @@ PlannerPanel::~PlannerPanel() = default;
 
 bool PlannerPanel::searching() const noexcept { return search_ && !search_->job.finished(); }
 
+std::string PlannerPanel::probe_state() const {
+    if (searching() || !has_result_) return "searching";
+    constexpr std::size_t kRowsSaid = 3;
+    std::string out;
+    for (std::size_t i = 0; i < std::min(kRowsSaid, view_.rows.size()); ++i) {
+        const PlannerRow& r = view_.rows[i];
+        if (!out.empty()) out += "\n";
+        out += "#" + std::to_string(r.rank) + " " + r.mesh + ", zero " + std::to_string(r.zero) + ", mb " +
+               std::to_string(r.micro_batch) + ", " + r.schedule + ", recompute " + r.recompute + ": " + r.step_text +
+               ", " + r.mfu_text;
+    }
+    return out;
+}
+
 void PlannerPanel::start_search(const Scenario& key_scenario) {
     search_.reset();  // cancels and joins a search still running for an older scenario
     search_ = std::make_unique<Search>(key_scenario, options_);

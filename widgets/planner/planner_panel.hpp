@@ -30,6 +30,8 @@ public:
     [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
     [[nodiscard]] bool searching() const noexcept;
     [[nodiscard]] bool animating() const override { return searching(); }
+    // "searching", or the first rows as ranked: "#1 MESH, zero Z, mb M, SCHEDULE, recompute R: STEP, MFU".
+    [[nodiscard]] std::string probe_state() const override;
     [[nodiscard]] int selected_rank() const noexcept { return selected_rank_; }
     // Why the last apply was refused ("" when it was applied).
     [[nodiscard]] const std::string& apply_error() const noexcept { return apply_error_; }

@@ -1,0 +1,205 @@
+// The browser build in Debian's headless Chromium, driven the way a person uses it: open a lesson by
+// its link, click Next with the mouse, look at the page; open a scenario link and read the figures the
+// page shows against `shardscope report` and `shardscope plan` on the same scenario. Prints the
+// size and speed figures the README quotes.
+//
+//   node tests/web/browser_test.mjs --page build-web --shardscope build/app/shardscope --out DIR
+//
+// The page's own state (windows, widget rectangles, lesson step, each panel's figures as drawn) comes
+// from shardscope_probe, the desktop's --ui-probe; clicks go through Chromium's real input pipeline.
+import { chromium } from "playwright-core";
+import { PNG } from "pngjs";
+import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
+import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { join, extname, resolve } from "node:path";
+import assert from "node:assert/strict";
+
+function args() {
+  const a = { page: "build-web", shardscope: "build/app/shardscope", out: "build-web/test", chromium: "/usr/bin/chromium" };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i += 2) a[argv[i].replace(/^--/, "")] = argv[i + 1];
+  return a;
+}
+const opt = args();
+const scenarioFile = resolve("examples/llama3-8b-64xh100.json");
+mkdirSync(opt.out, { recursive: true });
+
+// A static host as plain as any: files as they are, the .wasm with its MIME type, no special headers
+// (no COOP/COEP, so no SharedArrayBuffer: the page must not need threads).
+const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".data": "application/octet-stream" };
+function serve(dir) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x").pathname;
+    const path = url.endsWith("/") ? url + "index.html" : url;
+    try {
+      const body = readFileSync(join(dir, path));
+      res.writeHead(200, { "Content-Type": types[extname(path)] || "application/octet-stream" });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok(server)));
+}
+
+const shardscope = (...a) => execFileSync(opt.shardscope, a, { encoding: "utf8" });
+
+async function probe(page) {
+  return JSON.parse(await page.evaluate(() => Module.ccall("shardscope_probe", "string", [], [])));
+}
+const windowState = (p, id) => (p.windows.find((w) => w.id === id) || {}).state;
+
+async function waitForState(page, id, wanted, what) {
+  const deadline = Date.now() + 60000;
+  let last;
+  while (Date.now() < deadline) {
+    last = windowState(await probe(page), id);
+    if (wanted(last)) return last;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`${what}: the ${id} panel still says ${JSON.stringify(last)}`);
+}
+
+// Opens `url` and waits for drawn frames; returns the milliseconds from navigation to the first frame.
+async function open(page, url) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.Module && Module.framesDrawn >= 3, null, { timeout: 60000 });
+  return page.evaluate(() => Module.firstFrameMs);
+}
+
+async function clickItem(page, key) {
+  const p = await probe(page);
+  const r = p.items[key];
+  assert.ok(r, `no widget "${key}" on screen (items: ${Object.keys(p.items).slice(0, 20).join(", ")}...)`);
+  const ratio = await page.evaluate(() => window.devicePixelRatio);
+  await page.mouse.click((r[0] + r[2]) / 2 / ratio, (r[1] + r[3]) / 2 / ratio);
+}
+
+// How many distinct colours a rectangle of the screenshot holds: text and charts give hundreds, an
+// empty or unpainted area one or two.
+function coloursIn(png, x0, y0, x1, y1) {
+  const seen = new Set();
+  for (let y = Math.max(0, y0 | 0); y < Math.min(png.height, y1 | 0); y += 2)
+    for (let x = Math.max(0, x0 | 0); x < Math.min(png.width, x1 | 0); x += 2) {
+      const i = (y * png.width + x) * 4;
+      seen.add((png.data[i] << 16) | (png.data[i + 1] << 8) | png.data[i + 2]);
+    }
+  return seen.size;
+}
+
+const results = [];
+async function test(name, body) {
+  try {
+    await body();
+    results.push([name, true]);
+    console.log(`ok    ${name}`);
+  } catch (e) {
+    results.push([name, false]);
+    console.log(`FAIL  ${name}\n      ${String(e.stack || e).split("\n").join("\n      ")}`);
+  }
+}
+
+const server = await serve(opt.page);
+const base = `http://127.0.0.1:${server.address().port}/`;
+const browser = await chromium.launch({
+  executablePath: opt.chromium,
+  args: ["--headless", "--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
+});
+const viewport = { width: 1600, height: 1000 };
+const page = await browser.newPage({ viewport });
+const pageErrors = [];
+page.on("pageerror", (e) => pageErrors.push(String(e)));
+const figures = {};
+
+await test("a lesson opens by its link, Next clicked with the mouse moves it on, and the address follows", async () => {
+  figures.firstFrameMs = await open(page, `${base}?lesson=pipeline-parallel&step=6`);
+  assert.equal(windowState(await probe(page), "lesson"), "lesson pipeline-parallel step 6 of 9");
+  await clickItem(page, "lesson/next");
+  await waitForState(page, "lesson", (s) => s === "lesson pipeline-parallel step 7 of 9", "after clicking Next");
+  await page.waitForFunction(() => location.search === "?lesson=pipeline-parallel&step=7", null, { timeout: 5000 });
+  const shot = join(opt.out, "lesson-step-7.png");
+  await page.screenshot({ path: shot });
+  const png = PNG.sync.read(readFileSync(shot));
+  assert.equal(png.width, viewport.width);
+  assert.equal(png.height, viewport.height);
+  // The essentials of the picture: the lesson's window is painted with its text, so is the menu bar,
+  // and the step the probe reports is the one whose outline the lesson asks for.
+  const p = await probe(page);
+  const lesson = p.windows.find((w) => w.id === "lesson");
+  assert.ok(coloursIn(png, lesson.x, lesson.y, lesson.x + lesson.w, lesson.y + lesson.h) > 40, "the lesson window looks empty");
+  assert.ok(coloursIn(png, 0, 0, 200, 18) > 5, "the menu bar looks empty");
+  assert.ok(p.highlighted, "step 7 outlines no panel");
+  assert.ok(p.windows.some((w) => w.id === p.highlighted), `the outlined panel ${p.highlighted} is not open`);
+});
+
+await test("a scenario link shows the figures `shardscope report` prints for that scenario", async () => {
+  const link = shardscope("link", "--config", scenarioFile, "--base", base).trim();
+  await open(page, link);
+  const memory = await waitForState(page, "memory", (s) => s && s.startsWith("Fits"), "the Memory panel");
+  const text = shardscope("report", "--config", scenarioFile, "--format", "text");
+  const pick = (re) => {
+    const m = re.exec(text);
+    assert.ok(m, `report --format text has no ${re}`);
+    return m[1].trim();
+  };
+  const lines = Object.fromEntries(memory.split("\n").slice(1).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
+  assert.equal(lines["Step time"], pick(/^\s+step\s+(.+)$/m));
+  assert.equal(lines["MFU"], pick(/^\s+MFU\s+(.+)$/m));
+  assert.equal(lines["Tokens per second"], pick(/^\s+tokens\/s\s+(.+)$/m) + " tokens/s");
+  assert.ok(memory.startsWith(`Fits: ${pick(/^\s+total\s+(\S+ GiB of \S+ GiB)/m)}`), memory.split("\n")[0]);
+  const shown = (await probe(page)).scenario;
+  const file = JSON.parse(readFileSync(scenarioFile, "utf8"));
+  assert.deepEqual(shown.parallel.tp, file.parallel.tp);
+  assert.deepEqual(shown.cluster.nodes, file.cluster.nodes);
+  assert.deepEqual(shown.model, { ...shown.model, ...file.model });
+});
+
+await test("the planner searches in slices in the page and ranks as `shardscope plan` does", async () => {
+  const missing = await page.evaluate(() => Module.ccall("shardscope_show", "string", ["string"], ["planner,memory"]));
+  assert.equal(missing, "");
+  const ranked = await waitForState(page, "planner", (s) => s && s !== "searching", "the planner");
+  const plan = shardscope("plan", "--config", scenarioFile, "--per-mesh", "--top", "3");
+  const rows = [...plan.matchAll(/^\s+(\d+)\s+(\S+ \S+)\s+(\S+%)\s+\S+ \S+\s+\S+ \S+\s+(.+)$/gm)];
+  assert.equal(rows.length, 3, plan);
+  const pageRows = ranked.split("\n");
+  for (const [i, row] of rows.entries()) {
+    const [, rank, step, mfu, layout] = row;
+    assert.ok(pageRows[i].startsWith(`#${rank} `), pageRows[i]);
+    assert.ok(pageRows[i].endsWith(`: ${step}, ${mfu}`), `${pageRows[i]} vs ${step}, ${mfu}`);
+    // "tp 1, dp_shard 64, zero 1, mb 1, 1f1b, recompute none": the knobs after the mesh.
+    const knobs = layout.slice(layout.indexOf("zero")).replace(/, emb.*$/, "");
+    assert.ok(pageRows[i].includes(knobs), `${pageRows[i]} vs ${knobs}`);
+  }
+});
+
+await test("with every panel open a frame takes a measured time; the page raised no error", async () => {
+  await page.evaluate(() => Module.ccall("shardscope_show", "string", ["string"],
+    ["strategy,mesh,memory,scenario,collective,pipeline,planner,cheatsheet,glossary,lesson"]));
+  await page.evaluate(() => Module.ccall("shardscope_draw_every_frame", null, ["number"], [1]));
+  await page.waitForTimeout(3000);
+  figures.frameMs = await page.evaluate(() => Module.ccall("shardscope_frame_ms", "number", [], []));
+  assert.ok(figures.frameMs > 0);
+  await page.screenshot({ path: join(opt.out, "all-panels.png") });
+  assert.deepEqual(pageErrors, []);
+});
+
+await browser.close();
+server.close();
+
+const sizes = ["index.html", "shardscope.js", "shardscope.wasm", "shardscope.data"].map((f) => {
+  const bytes = readFileSync(join(opt.page, f));
+  return { file: f, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+});
+const total = sizes.reduce((s, f) => s + f.gzip, 0);
+console.log("\nsize (gzip -9):", sizes.map((f) => `${f.file} ${(f.gzip / 1024).toFixed(0)} KiB`).join(", "),
+            `| total ${(total / 1048576).toFixed(2)} MiB compressed`);
+console.log(`time to first frame: ${figures.firstFrameMs?.toFixed(0)} ms (navigation to the first drawn frame)`);
+console.log(`frame time, every panel open: ${figures.frameMs?.toFixed(1)} ms (mean of the last 120 frames' build and draw)`);
+writeFileSync(join(opt.out, "figures.json"), JSON.stringify({ sizes, ...figures }, null, 2));
+const failed = results.filter(([, ok]) => !ok).length;
+console.log(`\n${results.length - failed} of ${results.length} browser tests passed`);
+process.exit(failed ? 1 : 0);
