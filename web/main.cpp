@@ -89,6 +89,13 @@ EM_JS(void, js_download, (const char* path, const char* name, const char* mime),
     setTimeout(() => URL.revokeObjectURL(url), 10000);
     Module.downloads = (Module.downloads || []).concat([UTF8ToString(name)]);
 });
+// The first-run welcome, asked once per browser (its local storage), as the desktop asks once per user.
+EM_JS(int, js_welcome_answered_before, (), {
+    try { return localStorage.getItem("shardscope.welcome-answered") ? 1 : 0; } catch (e) { return 0; }
+});
+EM_JS(void, js_remember_welcome_answered, (), {
+    try { localStorage.setItem("shardscope.welcome-answered", "1"); } catch (e) {}
+});
 EM_JS(void, js_copy_text, (const char* text), {
     const t = UTF8ToString(text);
     Module.copiedText = t;
@@ -217,6 +224,17 @@ std::string scenario_file_name(const ui::AppState& state) {
     return current.empty() ? "shardscope-scenario.json" : current;
 }
 
+// Every save is a download: the page has no file of the person's to write back to.
+void save_as_download(ui::AppState& state, const std::string& name) {
+    const std::string path = download_path(name);
+    if (!app::save_scenario_file(state, path)) {
+        state.ui.after_save.reset();
+        return;
+    }
+    download(path, "application/json");
+    state.ui.status = "Saved " + name + " (a download)";
+}
+
 // The menus ask for the desktop's file dialog; the page answers with the browser's own ways.
 void answer_file_dialog(WebApp& app) {
     ui::AppState& state = app.state;
@@ -230,14 +248,7 @@ void answer_file_dialog(WebApp& app) {
         case ui::FileDialogMode::import_model:
             js_pick_file(static_cast<int>(Picked::model), ".json,application/json");
             break;
-        case ui::FileDialogMode::save: {
-            const std::string path = download_path(scenario_file_name(state));
-            if (app::save_scenario_file(state, path)) {
-                download(path, "application/json");
-                state.ui.status = "Saved " + std::filesystem::path(path).filename().string() + " (a download)";
-            }
-            break;
-        }
+        case ui::FileDialogMode::save: save_as_download(state, scenario_file_name(state)); break;
         case ui::FileDialogMode::export_trace: {
             const std::string path = download_path("shardscope-trace.json");
             if (app::export_trace_file(state, path)) download(path, "application/json");
@@ -327,8 +338,17 @@ void draw_one_frame() {
         app.state.requests.screenshot = false;
         take_screenshot(app);
     }
+    // Save (Ctrl+S) with a file already named saves to it on the desktop; here it downloads it again.
+    if (app.state.requests.save_path) {
+        const std::string name = std::filesystem::path(*app.state.requests.save_path).filename().string();
+        app.state.requests.save_path.reset();
+        save_as_download(app.state, name);
+    }
     app::handle_file_requests(app.state);
-    app.state.requests.quit = false;  // a page is closed by its tab
+    if (app.state.ui.welcome_answered) {
+        app.state.ui.welcome_answered = false;
+        js_remember_welcome_answered();
+    }
     show_address(app);
     if (std::string title = ui::window_title(app.state); title != app.shown_title) {
         app.shown_title = std::move(title);
@@ -352,6 +372,8 @@ void open_page_link(WebApp& app) {
         app.state.show_error("This link could not be opened", error);
         return;
     }
+    // A plain visit offers the lessons; a link already knows where it is going.
+    app.state.ui.show_welcome = !link->scenario && link->lesson.empty() && !js_welcome_answered_before();
     if (link->scenario) {
         app.state.replace(*link->scenario);
         app.state.mark_saved();
@@ -466,6 +488,10 @@ int main() {
                                                         std::to_string(__EMSCRIPTEN_minor__) + "." +
                                                         std::to_string(__EMSCRIPTEN_tiny__)},
                                      {"WebGL", gl ? gl : "?"}};
+    app.state.ui.can_quit = false;  // its tab closes it
+    app.state.ui.keeps_recent_files = false;  // what it opened lives only as long as the page
+    app.state.ui.remember_user_files = false;
+    app.state.ui.host_file_dialogs = true;  // answered by answer_file_dialog
     load_shipped_data(app);
     app.lessons = dynamic_cast<ui::LessonPanel*>(app.ui.registry().find("lesson"));
     open_page_link(app);

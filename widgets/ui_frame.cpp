@@ -21,7 +21,7 @@ void AppUi::handle_shortcuts(AppState& state) {
     if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kY, false)) state.redo();
     if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
     if (ImGui::IsKeyPressed(keys::kS, false)) save_or_save_as(state, io.KeyShift);
-    if (ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;
+    if (state.ui.can_quit && ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;
 }
 
 double AppUi::frame_wait_seconds() const {

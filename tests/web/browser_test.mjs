@@ -70,12 +70,42 @@ async function open(page, url) {
   return page.evaluate(() => Module.firstFrameMs);
 }
 
+// As a person does it: the pointer goes to the widget, then clicks where the widget is by then (a
+// window that has just appeared may still settle in its first frames).
 async function clickItem(page, key) {
-  const p = await probe(page);
-  const r = p.items[key];
-  assert.ok(r, `no widget "${key}" on screen (items: ${Object.keys(p.items).slice(0, 20).join(", ")}...)`);
   const ratio = await page.evaluate(() => window.devicePixelRatio);
-  await page.mouse.click((r[0] + r[2]) / 2 / ratio, (r[1] + r[3]) / 2 / ratio);
+  const centre = async () => {
+    const p = await probe(page);
+    const r = p.items[key];
+    assert.ok(r, `no widget "${key}" on screen (items: ${Object.keys(p.items).slice(0, 20).join(", ")}...)`);
+    return [(r[0] + r[2]) / 2 / ratio, (r[1] + r[3]) / 2 / ratio];
+  };
+  await page.mouse.move(...(await centre()));
+  await page.waitForTimeout(150);
+  const [x, y] = await centre();
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.up();
+}
+
+// Waits until the page has drawn widget `key` (a menu item appears the frame after its menu opens).
+async function waitForItem(page, key) {
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline) {
+    if ((await probe(page)).items[key]) return;
+    await page.waitForTimeout(50);
+  }
+  await page.screenshot({ path: join(opt.out, "missing-widget.png") });
+  throw new Error(`no widget "${key}" appeared (see missing-widget.png)`);
+}
+
+// Opens the File menu and clicks one of its items, both with the mouse; `expect` is the browser event
+// the click should raise (a file chooser, a download), awaited together with the click.
+async function fileMenu(page, item, expect) {
+  await clickItem(page, "menu/File");
+  await waitForItem(page, `menu/File/${item}`);
+  const [event] = await Promise.all([page.waitForEvent(expect, { timeout: 10000 }), clickItem(page, `menu/File/${item}`)]);
+  return event;
 }
 
 // How many distinct colours a rectangle of the screenshot holds: text and charts give hundreds, an
@@ -173,6 +203,76 @@ await test("the planner searches in slices in the page and ranks as `shardscope 
     // "tp 1, dp_shard 64, zero 1, mb 1, 1f1b, recompute none": the knobs after the mesh.
     const knobs = layout.slice(layout.indexOf("zero")).replace(/, emb.*$/, "");
     assert.ok(pageRows[i].includes(knobs), `${pageRows[i]} vs ${knobs}`);
+  }
+});
+
+await test("File > Open picks a file with the browser's picker; Save and Export screenshot arrive as downloads", async () => {
+  await open(page, base);
+  // A plain visit greets a newcomer first; this one goes on without a lesson.
+  await waitForItem(page, "welcome/dismiss");
+  await clickItem(page, "welcome/dismiss");
+  const p0 = await probe(page);
+  assert.equal(p0.error, "");
+  assert.ok(!p0.items["menu/File/quit"], "a page offers Quit, which it cannot do");
+  const other = resolve("examples/llama3-405b-16k-h100.json");
+  const wanted = JSON.parse(readFileSync(other, "utf8")).model.name;
+  const chooser = await fileMenu(page, "open", "filechooser");
+  await chooser.setFiles(other);
+  const deadline = Date.now() + 10000;
+  while ((await probe(page)).scenario.model.name !== wanted) {
+    assert.ok(Date.now() < deadline, `the picked file did not open (model still ${(await probe(page)).scenario.model.name})`);
+    await page.waitForTimeout(100);
+  }
+  const saved = await fileMenu(page, "save", "download");
+  assert.equal(saved.suggestedFilename(), "llama3-405b-16k-h100.json");
+  const savedText = readFileSync(await saved.path(), "utf8");
+  assert.deepEqual(JSON.parse(savedText), (await probe(page)).scenario);
+  const shot = await fileMenu(page, "screenshot", "download");
+  assert.match(shot.suggestedFilename(), /^shardscope-\d{8}-\d{6}\.png$/);
+  const png = PNG.sync.read(readFileSync(await shot.path()));
+  assert.equal(png.width, viewport.width);
+  assert.equal(png.height, viewport.height);
+  assert.ok(coloursIn(png, 0, 0, png.width, png.height) > 100, "the exported screenshot looks blank");
+});
+
+await test("a scenario dropped on the page opens; a dropped file of another kind is refused with the reason", async () => {
+  const dropFile = (name, text) => page.evaluate(([n, t]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], n, { type: "application/json" }));
+    Module.canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [name, text]);
+  const text = readFileSync(scenarioFile, "utf8");
+  const wanted = JSON.parse(text).model.name;
+  await dropFile("dropped.json", text);
+  const deadline = Date.now() + 10000;
+  let p = await probe(page);
+  while (p.scenario.model.name !== wanted || !p.status.includes("dropped.json")) {
+    assert.ok(Date.now() < deadline, `the dropped scenario did not open (status: ${p.status})`);
+    await page.waitForTimeout(100);
+    p = await probe(page);
+  }
+  await dropFile("notes.txt", "hello");
+  const refusal = Date.now() + 10000;
+  while (!(p = await probe(page)).error) {
+    assert.ok(Date.now() < refusal, "a dropped .txt raised no error");
+    await page.waitForTimeout(100);
+  }
+  assert.equal(p.error, "notes.txt: only scenarios and model configs (*.json) can be opened");
+  assert.equal(p.scenario.model.name, wanted);
+});
+
+await test("on a screen of devicePixelRatio 2 the page draws at device pixels, text twice as tall, and clicks still land", async () => {
+  const sharp = await browser.newPage({ viewport, deviceScaleFactor: 2 });
+  try {
+    await open(sharp, `${base}?lesson=pipeline-parallel&step=2`);
+    const p = await probe(sharp);
+    assert.deepEqual(p.viewport, [viewport.width * 2, viewport.height * 2]);
+    assert.equal(p.font_px, 30);  // 15 px at ratio 1 (web/main.cpp's kBaseFontPixels)
+    await clickItem(sharp, "lesson/next");
+    await waitForState(sharp, "lesson", (s) => s === "lesson pipeline-parallel step 3 of 9", "after clicking Next at ratio 2");
+    await sharp.screenshot({ path: join(opt.out, "ratio-2.png") });
+  } finally {
+    await sharp.close();
   }
 });
 

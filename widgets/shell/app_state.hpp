@@ -70,6 +70,13 @@ struct UiState {
     std::optional<DiscardQuestion> after_save;
     // Whether the app writes what it remembers for this user (recent files); a screenshot run does not.
     bool remember_user_files = true;
+    // Whether the app can quit (the browser page cannot: its tab closes it) and keeps files of its
+    // own to reopen (Recent files); the page sets both false.
+    bool can_quit = true;
+    bool keeps_recent_files = true;
+    // Whether the host answers file_dialog its own way (the page: the browser's picker and downloads),
+    // so the in-app file browser stays shut.
+    bool host_file_dialogs = false;
     std::string last_copied;                // what the app last put on the clipboard
     std::string requested_lesson;           // --lesson ID: the lesson panel opens it
     int requested_step = 1;

@@ -125,6 +125,7 @@ void FileBrowser::take_typed(AppState& state, const std::string& typed, bool sav
 }
 
 void FileBrowser::draw(AppState& state) {
+    if (state.ui.host_file_dialogs) return;
     const bool want_open = state.ui.file_dialog != FileDialogMode::none;
     if (want_open && !was_open_) {
         if (state.ui.file_dialog_dir.empty()) state.ui.file_dialog_dir = fs::current_path().string();

@@ -32,7 +32,7 @@ void draw_file_menu(AppState& state) {
     note_last_item("menu/File/save");
     if (ImGui::MenuItem("Save scenario as...", "Ctrl+Shift+S")) save_or_save_as(state, true);
     note_last_item("menu/File/save_as");
-    if (ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
+    if (state.ui.keeps_recent_files && ImGui::BeginMenu("Recent files", !state.ui.recent_files.empty())) {
         for (const std::string& path : state.ui.recent_files)
             if (ImGui::MenuItem(path.c_str())) state.requests.open_path = path;
         ImGui::EndMenu();
@@ -42,9 +42,12 @@ void draw_file_menu(AppState& state) {
     if (ImGui::MenuItem("Export trace of the step...")) state.ui.file_dialog = FileDialogMode::export_trace;
     note_last_item("menu/File/trace");
     if (ImGui::MenuItem("Export screenshot", "F12")) state.requests.screenshot = true;
-    ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.requests.quit = true;
-    note_last_item("menu/File/quit");
+    note_last_item("menu/File/screenshot");
+    if (state.ui.can_quit) {
+        ImGui::Separator();
+        if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.requests.quit = true;
+        note_last_item("menu/File/quit");
+    }
     ImGui::EndMenu();
 }
 
