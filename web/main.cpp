@@ -344,6 +344,13 @@ void draw_one_frame() {
         app.state.requests.save_path.reset();
         save_as_download(app.state, name);
     }
+    if (app.state.requests.download) {
+        const ui::TextDownload file = std::move(*app.state.requests.download);
+        app.state.requests.download.reset();
+        const std::string path = download_path(file.name);
+        if (std::string error = app::write_file_atomically(path, file.text); error.empty()) download(path, "text/csv");
+        else app.state.show_error("Download failed", error);
+    }
     app::handle_file_requests(app.state);
     if (app.state.ui.welcome_answered) {
         app.state.ui.welcome_answered = false;

@@ -206,7 +206,7 @@ await test("the planner searches in slices in the page and ranks as `shardscope 
   }
 });
 
-await test("File > Open picks a file with the browser's picker; Save and Export screenshot arrive as downloads", async () => {
+await test("File > Open picks a file with the browser's picker; Save, a table's CSV and Export screenshot arrive as downloads", async () => {
   await open(page, base);
   // A plain visit greets a newcomer first; this one goes on without a lesson.
   await waitForItem(page, "welcome/dismiss");
@@ -227,6 +227,16 @@ await test("File > Open picks a file with the browser's picker; Save and Export 
   assert.equal(saved.suggestedFilename(), "llama3-405b-16k-h100.json");
   const savedText = readFileSync(await saved.path(), "utf8");
   assert.deepEqual(JSON.parse(savedText), (await probe(page)).scenario);
+  // The Memory panel's table as CSV: a download too (and on the clipboard).
+  await page.evaluate(() => Module.ccall("shardscope_show", "string", ["string"], ["memory"]));
+  await waitForItem(page, "memory/csv");
+  const [csv] = await Promise.all([page.waitForEvent("download", { timeout: 10000 }), clickItem(page, "memory/csv")]);
+  assert.equal(csv.suggestedFilename(), "shardscope-memory-table-every-stage.csv");
+  const csvText = readFileSync(await csv.path(), "utf8");
+  const csvLines = csvText.trim().split("\n");
+  assert.equal(csvLines[0], "stage,layers,most_loaded,params_gib,grads_gib,optimizer_gib,activations_gib,other_gib," +
+                            "reserved_gib,total_gib,gpu_gib,fits");
+  assert.equal(csvLines.length, 1 + JSON.parse(readFileSync(other, "utf8")).parallel.pp);  // a row per stage
   const shot = await fileMenu(page, "screenshot", "download");
   assert.match(shot.suggestedFilename(), /^shardscope-\d{8}-\d{6}\.png$/);
   const png = PNG.sync.read(readFileSync(await shot.path()));

@@ -1,4 +1,5 @@
 #include "imgui_fixture.hpp"
+#include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/file_browser.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/ui_frame.hpp"
@@ -197,4 +198,21 @@ TEST_CASE("recent files are canonical, listed once however reached, and never st
     state.remember_recent("-");
     CHECK(state.ui.recent_files.size() == 3);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a CSV table is a download where the host answers file dialogs (the browser page), a clipboard copy elsewhere") {
+    CHECK(ui::csv_file_name("planner's ranking") == "shardscope-planners-ranking.csv");
+    CHECK(ui::csv_file_name("memory table (every stage)") == "shardscope-memory-table-every-stage.csv");
+    ImGuiFixture f;
+    ui::AppState state;
+    f.frame([&] { ui::copy_csv(state, "a,b\n1,2\n3,4\n", "mesh table"); });
+    CHECK(state.ui.status == "Copied the mesh table as CSV (2 rows) to the clipboard");
+    CHECK_FALSE(state.requests.download);
+    state.ui.host_file_dialogs = true;
+    f.frame([&] { ui::copy_csv(state, "a,b\n1,2\n", "mesh table"); });
+    REQUIRE(state.requests.download);
+    CHECK(state.requests.download->name == "shardscope-mesh-table.csv");
+    CHECK(state.requests.download->text == "a,b\n1,2\n");
+    CHECK(state.ui.status == "Downloaded the mesh table as CSV (1 row) as shardscope-mesh-table.csv, also on the clipboard");
+    CHECK(state.ui.last_copied == "a,b\n1,2\n");
 }

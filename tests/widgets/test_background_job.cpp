@@ -45,3 +45,29 @@ TEST_CASE("background job: cancel() and destruction hand the work its stop flag"
     }  // joins: the flag is set before the wait
     CHECK(stopped_by_destruction);
 }
+
+TEST_CASE("background job: sliced work is called until it says it is done, each call with a deadline") {
+    std::atomic<int> calls{0};
+    std::atomic<bool> saw_deadline{true};
+    BackgroundJob job(BackgroundJob::SlicedWork([&](const std::atomic<bool>&, BackgroundJob::Clock::time_point deadline) {
+        // On a worker thread nothing waits on a slice: its deadline is the clock's last moment.
+        if (deadline != BackgroundJob::Clock::time_point::max()) saw_deadline = false;
+        return ++calls == 5;
+    }));
+    job.wait();
+    CHECK(job.finished());
+    CHECK(calls.load() == 5);
+    CHECK(saw_deadline.load());
+}
+
+TEST_CASE("background job: sliced work stops at a cancel, as it is told to return once cancelled") {
+    std::atomic<bool> stopped{false};
+    {
+        BackgroundJob job(BackgroundJob::SlicedWork([&](const std::atomic<bool>& cancel, BackgroundJob::Clock::time_point) {
+            if (!cancel.load()) return false;
+            stopped = true;
+            return true;
+        }));
+    }
+    CHECK(stopped.load());
+}

@@ -34,12 +34,19 @@ struct DiscardQuestion {
     std::string path;  // the file to open
 };
 
+// Text the host hands to the person as a file (the browser page: a download).
+struct TextDownload {
+    std::string name;  // "shardscope-mesh-table.csv"
+    std::string text;
+};
+
 struct Requests {
     std::optional<std::string> open_path;   // load this scenario file (a model file is imported)
     std::optional<std::string> save_path;   // save the current scenario here
     std::optional<std::string> import_path; // import this model file (a Hugging Face config asks first)
     std::optional<ModelImportRequest> import_model;  // import it now, at this length
     std::optional<std::string> trace_path;  // write the simulated step here as a Chrome trace
+    std::optional<TextDownload> download;   // host_file_dialogs only: hand this text over as a file
     bool screenshot = false;
     bool quit = false;
 };

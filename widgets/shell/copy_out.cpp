@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace shardscope::ui {
 
@@ -41,8 +42,28 @@ void copy_csv(AppState& state, const std::string& csv, const std::string& table)
     const auto lines = std::count(csv.begin(), csv.end(), '\n');
     const long rows = std::max<long>(0, static_cast<long>(lines) - 1);  // less the header
     copy_text(state, csv);
-    state.ui.status = "Copied the " + table + " as CSV (" + std::to_string(rows) + " row" + (rows == 1 ? "" : "s") +
-                      ") to the clipboard";
+    const std::string what = "the " + table + " as CSV (" + std::to_string(rows) + " row" + (rows == 1 ? "" : "s") + ")";
+    if (state.ui.host_file_dialogs) {
+        state.requests.download = TextDownload{csv_file_name(table), csv};
+        state.ui.status = "Downloaded " + what + " as " + state.requests.download->name + ", also on the clipboard";
+        return;
+    }
+    state.ui.status = "Copied " + what + " to the clipboard";
+}
+
+std::string csv_file_name(const std::string& table) {
+    std::string name = "shardscope";
+    bool gap = true;
+    for (char c : table) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            if (gap) name.push_back('-');
+            name.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+            gap = false;
+        } else if (c != '\'') {
+            gap = true;
+        }
+    }
+    return name + ".csv";
 }
 
 }  // namespace shardscope::ui

@@ -15,7 +15,10 @@ namespace shardscope::ui {
 // Copies scenario `s` as `target` writes it; `whose` names it in the status line ("the scenario",
 // "planner row 2"), which also gives the first of the export's notes.
 void copy_scenario_as(AppState& state, const Scenario& s, ExportTarget target, const std::string& whose);
-// Copies a table written as CSV; the status line names the table and counts its rows.
+// Copies a table written as CSV; the status line names the table and counts its rows. Where the host
+// answers file dialogs (the browser page) the table is also handed over as a file, csv_file_name(table).
 void copy_csv(AppState& state, const std::string& csv, const std::string& table);
+// "planner's ranking" -> "shardscope-planners-ranking.csv": words of letters and digits, dashed.
+[[nodiscard]] std::string csv_file_name(const std::string& table);
 
 }  // namespace shardscope::ui
