@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -251,7 +252,10 @@ void answer_file_dialog(WebApp& app) {
         case ui::FileDialogMode::save: save_as_download(state, scenario_file_name(state)); break;
         case ui::FileDialogMode::export_trace: {
             const std::string path = download_path("shardscope-trace.json");
-            if (app::export_trace_file(state, path)) download(path, "application/json");
+            if (!app::export_trace_file(state, path)) break;
+            download(path, "application/json");
+            state.ui.status = "Downloaded the simulated step as shardscope-trace.json (open it in ui.perfetto.dev or "
+                              "chrome://tracing)";
             break;
         }
         case ui::FileDialogMode::none: break;
@@ -300,6 +304,13 @@ void take_screenshot(WebApp& app) {
     }
     download(path, "image/png");
     app.state.ui.status = "Screenshot " + std::filesystem::path(path).filename().string() + " (a download)";
+}
+
+// The page's own folders (where picked and dropped files land, where downloads are written) mean
+// nothing to the person: messages name the file alone.
+void drop_page_folders(std::string& message) {
+    for (const char* folder : {"/home/web_user/picked/", "/.glfw_dropped_files/", "/tmp/downloads/"})
+        for (std::size_t at; (at = message.find(folder)) != std::string::npos;) message.erase(at, std::strlen(folder));
 }
 
 void set_clipboard(void*, const char* text) { js_copy_text(text); }
@@ -352,6 +363,9 @@ void draw_one_frame() {
         else app.state.show_error("Download failed", error);
     }
     app::handle_file_requests(app.state);
+    drop_page_folders(app.state.ui.status);
+    drop_page_folders(app.state.ui.error_message);
+    drop_page_folders(app.state.ui.error_title);
     if (app.state.ui.welcome_answered) {
         app.state.ui.welcome_answered = false;
         js_remember_welcome_answered();
