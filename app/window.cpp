@@ -54,7 +54,6 @@ namespace {
 
 constexpr int kDefaultWidth = 1600;
 constexpr int kDefaultHeight = 1000;
-constexpr float kBaseFontPixels = 15.0f;
 
 std::vector<std::string> g_dropped_paths;  // filled by GLFW's drop callback, drained each frame
 
@@ -116,7 +115,7 @@ void load_fonts(float scale) {
     static std::string why_not;
     static const std::string file = sans_serif_font_file(why_not);
     ImGuiIO& io = ImGui::GetIO();
-    if (!file.empty() && io.Fonts->AddFontFromFileTTF(file.c_str(), kBaseFontPixels * scale)) return;
+    if (!file.empty() && io.Fonts->AddFontFromFileTTF(file.c_str(), ui::kBaseFontPixels * scale)) return;
     static bool said = false;
     if (!said) {
         said = true;

@@ -112,7 +112,6 @@ namespace {
 
 using namespace shardscope;
 
-constexpr float kBaseFontPixels = 15.0f;
 constexpr const char* kFontFile = "/fonts/DejaVuSans.ttf";
 constexpr const char* kDownloads = "/tmp/downloads";
 
@@ -131,7 +130,7 @@ struct WebApp {
     std::string shown_address;
     std::string address_key;  // what shown_address was made from: scenario version, lesson and step
     std::string shown_title;
-    std::string probe;  // the last frame's ui_probe_json, for the page's tests
+    std::string probe;  // ui_probe_json as last asked for by the page's tests
     std::vector<std::string> dropped;
     // Idle, the page draws only when input arrives or AppUi's wait runs out (as the desktop window
     // does): a page left open in a tab should not keep a core busy. After input it draws a few frames
@@ -150,7 +149,7 @@ WebApp* g_app = nullptr;
 void load_fonts(float scale) {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
-    if (io.Fonts->AddFontFromFileTTF(kFontFile, kBaseFontPixels * scale)) return;
+    if (io.Fonts->AddFontFromFileTTF(kFontFile, ui::kBaseFontPixels * scale)) return;
     ImFontConfig config;
     config.SizePixels = 13.0f * scale;
     io.Fonts->AddFontDefault(&config);
@@ -337,7 +336,6 @@ void draw_one_frame() {
     io.DeltaTime = std::max(io.DeltaTime, 1e-4f);
     ImGui::NewFrame();
     app.ui.draw_frame(app.state, static_cast<float>(glfwGetTime() - app.start));
-    app.probe = ui::ui_probe_json(app.ui.registry(), app.state);
     ImGui::Render();
     int fb_w, fb_h;
     glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
@@ -466,7 +464,12 @@ EMSCRIPTEN_KEEPALIVE void shardscope_draw_every_frame(int yes) {
 
 // What the tests read: each frame's windows, widget rectangles, lesson state and scenario (the
 // desktop's --ui-probe, as a string).
-EMSCRIPTEN_KEEPALIVE const char* shardscope_probe() { return g_app ? g_app->probe.c_str() : "{}"; }
+// Read between frames: the windows and item rectangles are the last drawn frame's.
+EMSCRIPTEN_KEEPALIVE const char* shardscope_probe() {
+    if (!g_app) return "{}";
+    g_app->probe = ui::ui_probe_json(g_app->ui.registry(), g_app->state);
+    return g_app->probe.c_str();
+}
 
 }  // extern "C"
 

@@ -147,6 +147,7 @@ const figures = {};
 
 await test("a lesson opens by its link, Next clicked with the mouse moves it on, and the address follows", async () => {
   figures.firstFrameMs = await open(page, `${base}?lesson=pipeline-parallel&step=6`);
+  assert.equal(await page.evaluate(() => document.getElementById("loading")), null, "the loading screen stayed");
   assert.equal(windowState(await probe(page), "lesson"), "lesson pipeline-parallel step 6 of 9");
   await clickItem(page, "lesson/next");
   await waitForState(page, "lesson", (s) => s === "lesson pipeline-parallel step 7 of 9", "after clicking Next");
@@ -231,6 +232,9 @@ await test("File > Open picks a file with the browser's picker; Save, a table's 
   assert.equal(saved.suggestedFilename(), "llama3-405b-16k-h100.json");
   const savedText = readFileSync(await saved.path(), "utf8");
   assert.deepEqual(JSON.parse(savedText), (await probe(page)).scenario);
+  // Ctrl+S, the app's shortcut, not the browser's "save page": a download of the scenario again.
+  const [again] = await Promise.all([page.waitForEvent("download", { timeout: 10000 }), page.keyboard.press("Control+S")]);
+  assert.equal(again.suggestedFilename(), "llama3-405b-16k-h100.json");
   // The Memory panel's table as CSV: a download too (and on the clipboard).
   await page.evaluate(() => Module.ccall("shardscope_show", "string", ["string"], ["memory"]));
   await waitForItem(page, "memory/csv");
