@@ -4,6 +4,7 @@
 // downloads, and the address bar, which follows what is on screen (core/scenario/share_link.hpp).
 #include "app/cluster_presets.hpp"
 #include "app/file_io.hpp"
+#include "app/key_latch.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
 #include "app/teaching_files.hpp"
@@ -37,10 +38,13 @@
 
 // The page's address, as the browser shows it.
 EM_JS(char*, js_page_address, (), { return allocateUTF8(location.href); });
-// The address bar says what is on screen; replaceState keeps the history to one entry per visit.
-EM_JS(void, js_show_address, (const char* url), {
+// The address bar says what is on screen. A new lesson step is a new entry in the tab's history (so
+// the browser's Back goes to the step before); any other change rewrites the current one.
+EM_JS(void, js_show_address, (const char* url, int new_entry), {
     const u = UTF8ToString(url);
-    if (location.href !== u) history.replaceState(null, "", u);
+    if (location.href === u) return;
+    if (new_entry) history.pushState(null, "", u);
+    else history.replaceState(null, "", u);
 });
 EM_JS(void, js_set_title, (const char* title), { document.title = UTF8ToString(title); });
 // The canvas's size in CSS pixels (the page lays it out) and the device pixels per CSS pixel.
@@ -129,6 +133,7 @@ struct WebApp {
     std::string page_base;  // the address without query or fragment
     std::string shown_address;
     std::string address_key;  // what shown_address was made from: scenario version, lesson and step
+    std::string shown_place;  // lesson_place() when shown_address was made
     std::string shown_title;
     std::string probe;  // ui_probe_json as last asked for by the page's tests
     std::vector<std::string> dropped;
@@ -195,16 +200,24 @@ std::string current_address(const WebApp& app) {
     return share_link(app.page_base, link);
 }
 
+// The open lesson and step, "" when none: what decides a new history entry.
+std::string lesson_place(const WebApp& app) {
+    const Lesson* lesson = app.lessons ? app.lessons->current_lesson() : nullptr;
+    if (!lesson || !app.lessons->open) return {};
+    return lesson->id + "|" + std::to_string(app.lessons->step_index());
+}
+
 // Made again only when the scenario, the lesson or its step changed: it serialises the scenario.
 void show_address(WebApp& app) {
-    const Lesson* lesson = app.lessons ? app.lessons->current_lesson() : nullptr;
-    std::string key = std::to_string(app.state.version()) + "|" + (lesson && app.lessons->open ? lesson->id : "") + "|" +
-                      std::to_string(app.lessons ? app.lessons->step_index() : 0);
+    std::string place = lesson_place(app);
+    std::string key = std::to_string(app.state.version()) + "|" + place;
     if (key == app.address_key) return;
     app.address_key = std::move(key);
+    const bool new_place = place != app.shown_place;
+    app.shown_place = std::move(place);
     if (std::string address = current_address(app); address != app.shown_address) {
         app.shown_address = std::move(address);
-        js_show_address(app.shown_address.c_str());
+        js_show_address(app.shown_address.c_str(), new_place ? 1 : 0);
     }
 }
 
@@ -337,6 +350,7 @@ void draw_one_frame() {
     ImGui::NewFrame();
     app.ui.draw_frame(app.state, static_cast<float>(glfwGetTime() - app.start));
     ImGui::Render();
+    app::release_latched_keys(app.window);
     int fb_w, fb_h;
     glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
@@ -380,11 +394,7 @@ void draw_one_frame() {
 
 // The link the page was opened with: a lesson and step, a scenario, or both. A broken link is said in
 // the error dialog and the page opens as it would without it.
-void open_page_link(WebApp& app) {
-    char* raw = js_page_address();
-    const std::string address = raw;
-    std::free(raw);
-    app.page_base = without_query_or_fragment(address);
+void open_link(WebApp& app, const std::string& address, bool at_start) {
     std::string error;
     const auto link = parse_share_link(address, error);
     if (!link) {
@@ -392,20 +402,30 @@ void open_page_link(WebApp& app) {
         return;
     }
     // A plain visit offers the lessons; a link already knows where it is going.
-    app.state.ui.show_welcome = !link->scenario && link->lesson.empty() && !js_welcome_answered_before();
+    if (at_start) app.state.ui.show_welcome = !link->scenario && link->lesson.empty() && !js_welcome_answered_before();
     if (link->scenario) {
         app.state.replace(*link->scenario);
         app.state.mark_saved();
         app.state.ui.status = "Opened the scenario in the link";
     }
-    if (!link->lesson.empty()) {
-        app.state.ui.requested_lesson = link->lesson;
-        app.state.ui.requested_step = link->step > 0 ? link->step : 1;
-        if (std::string why = app::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
-            app.state.show_error("This link could not be opened", "link: lesson: " + why);
-        // A lesson step brings its own scenario; the link's, when it has one, is what was on screen.
-        if (link->scenario) app.state.replace(*link->scenario);
+    if (link->lesson.empty()) {
+        if (app.lessons && !at_start) app.lessons->close_lesson();
+        return;
     }
+    app.state.ui.requested_lesson = link->lesson;
+    app.state.ui.requested_step = link->step > 0 ? link->step : 1;
+    if (std::string why = app::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
+        app.state.show_error("This link could not be opened", "link: lesson: " + why);
+    // A lesson step brings its own scenario; the link's, when it has one, is what was on screen.
+    if (link->scenario) app.state.replace(*link->scenario);
+}
+
+void open_page_link(WebApp& app) {
+    char* raw = js_page_address();
+    const std::string address = raw;
+    std::free(raw);
+    app.page_base = without_query_or_fragment(address);
+    open_link(app, address, true);
 }
 
 void load_shipped_data(WebApp& app) {
@@ -424,6 +444,17 @@ EMSCRIPTEN_KEEPALIVE void shardscope_file_picked(const char* path, int purpose) 
     if (!g_app) return;
     if (purpose == static_cast<int>(Picked::model)) g_app->state.requests.import_path = path;
     else g_app->state.requests.open_path = path;
+    g_app->settle_frames = kSettleFrames;
+}
+
+// The tab went to another address of this page: Back or Forward through lesson steps (popstate), or
+// a link pasted over the current one that differs only after the '#' (hashchange, no reload).
+EMSCRIPTEN_KEEPALIVE void shardscope_open_link(const char* url) {
+    if (!g_app || url == g_app->shown_address) return;
+    open_link(*g_app, url, false);
+    // What the address says is on screen now: no new history entry for it.
+    g_app->shown_place = lesson_place(*g_app);
+    g_app->shown_address = url;
     g_app->settle_frames = kSettleFrames;
 }
 
@@ -503,6 +534,7 @@ int main() {
     io.SetClipboardTextFn = &set_clipboard;
     io.GetClipboardTextFn = &get_clipboard;
     ImGui_ImplGlfw_InitForOpenGL(app.window, true);
+    app::install_key_latch(app.window);  // a key tapped within one frame is not lost (Ctrl+S, F12)
     ImGui_ImplOpenGL3_Init("#version 300 es");
     fit_canvas_to_page(app);
 

@@ -461,12 +461,19 @@ std::unique_ptr<Measurer> make_measurer(std::string_view name) {
 }
 
 std::string no_backend_message() {
+#ifdef __EMSCRIPTEN__
+    return "A browser page can reach no GPU and start no MPI ranks, so nothing can be measured here. Measure with "
+           "the desktop app (scripts/run) on a machine with an NVIDIA GPU, its CUDA toolkit and NCCL, or between "
+           "CPU ranks over MPI (mpirun -np 4 shardscope measure --backend cpu). The model's predictions work "
+           "without measuring.";
+#else
     return "This build has no GPU backend, so nothing can be measured. Measuring needs an NVIDIA GPU with its "
            "driver, the CUDA toolkit (nvcc, cuBLAS) and NCCL, e.g. under /usr/local/cuda with include/nccl.h "
            "and lib/libnccl.so. Install them and rebuild: cmake -DSHARDSCOPE_CUDA=ON (the default, AUTO, "
            "builds the backend whenever they are found). Without a GPU, the CPU backend times collectives between "
            "MPI processes: install an MPI (Debian: libopenmpi-dev, openmpi-bin), rebuild, and run "
            "mpirun -np 4 shardscope measure --backend cpu. The model's predictions work without either.";
+#endif
 }
 
 }  // namespace shardscope

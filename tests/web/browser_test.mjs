@@ -90,7 +90,7 @@ async function clickItem(page, key) {
 
 // Waits until the page has drawn widget `key` (a menu item appears the frame after its menu opens).
 async function waitForItem(page, key) {
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + 30000;
   while (Date.now() < deadline) {
     if ((await probe(page)).items[key]) return;
     await page.waitForTimeout(50);
@@ -104,7 +104,7 @@ async function waitForItem(page, key) {
 async function fileMenu(page, item, expect) {
   await clickItem(page, "menu/File");
   await waitForItem(page, `menu/File/${item}`);
-  const [event] = await Promise.all([page.waitForEvent(expect, { timeout: 10000 }), clickItem(page, `menu/File/${item}`)]);
+  const [event] = await Promise.all([page.waitForEvent(expect, { timeout: 30000 }), clickItem(page, `menu/File/${item}`)]);
   return event;
 }
 
@@ -167,6 +167,26 @@ await test("a lesson opens by its link, Next clicked with the mouse moves it on,
   assert.ok(p.windows.some((w) => w.id === p.highlighted), `the outlined panel ${p.highlighted} is not open`);
 });
 
+await test("the browser's Back goes to the lesson step before, and a link pasted over this one opens its scenario", async () => {
+  // The page is at step 7, reached by clicking Next at step 6: Back returns to step 6.
+  await page.goBack();
+  await waitForState(page, "lesson", (s) => s === "lesson pipeline-parallel step 6 of 9", "after Back");
+  assert.equal(new URL(page.url()).search, "?lesson=pipeline-parallel&step=6");
+  await page.goForward();
+  await waitForState(page, "lesson", (s) => s === "lesson pipeline-parallel step 7 of 9", "after Forward");
+  // Only the fragment differs: the browser does not reload, the running page opens it.
+  const link = shardscope("link", "--config", scenarioFile, "--lesson", "pipeline-parallel", "--step", "7", "--base", base).trim();
+  const framesBefore = await page.evaluate(() => Module.framesDrawn);
+  await page.goto(link);
+  const deadline = Date.now() + 30000;
+  while ((await probe(page)).scenario.cluster.nodes !== JSON.parse(readFileSync(scenarioFile, "utf8")).cluster.nodes) {
+    assert.ok(Date.now() < deadline, "the pasted link's scenario did not open");
+    await page.waitForTimeout(100);
+  }
+  assert.ok((await page.evaluate(() => Module.framesDrawn)) > framesBefore, "the page was reloaded, not told");
+  assert.equal(windowState(await probe(page), "lesson"), "lesson pipeline-parallel step 7 of 9");
+});
+
 await test("a scenario link shows the figures `shardscope report` prints for that scenario", async () => {
   const link = shardscope("link", "--config", scenarioFile, "--base", base).trim();
   await open(page, link);
@@ -219,7 +239,7 @@ await test("File > Open picks a file with the browser's picker; Save, a table's 
   const wanted = JSON.parse(readFileSync(other, "utf8")).model.name;
   const chooser = await fileMenu(page, "open", "filechooser");
   await chooser.setFiles(other);
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + 30000;
   while ((await probe(page)).scenario.model.name !== wanted) {
     assert.ok(Date.now() < deadline, `the picked file did not open (model still ${(await probe(page)).scenario.model.name})`);
     await page.waitForTimeout(100);
@@ -233,12 +253,12 @@ await test("File > Open picks a file with the browser's picker; Save, a table's 
   const savedText = readFileSync(await saved.path(), "utf8");
   assert.deepEqual(JSON.parse(savedText), (await probe(page)).scenario);
   // Ctrl+S, the app's shortcut, not the browser's "save page": a download of the scenario again.
-  const [again] = await Promise.all([page.waitForEvent("download", { timeout: 10000 }), page.keyboard.press("Control+S")]);
+  const [again] = await Promise.all([page.waitForEvent("download", { timeout: 30000 }), page.keyboard.press("Control+S")]);
   assert.equal(again.suggestedFilename(), "llama3-405b-16k-h100.json");
   // The Memory panel's table as CSV: a download too (and on the clipboard).
   await page.evaluate(() => Module.ccall("shardscope_show", "string", ["string"], ["memory"]));
   await waitForItem(page, "memory/csv");
-  const [csv] = await Promise.all([page.waitForEvent("download", { timeout: 10000 }), clickItem(page, "memory/csv")]);
+  const [csv] = await Promise.all([page.waitForEvent("download", { timeout: 30000 }), clickItem(page, "memory/csv")]);
   assert.equal(csv.suggestedFilename(), "shardscope-memory-table-every-stage.csv");
   const csvText = readFileSync(await csv.path(), "utf8");
   const csvLines = csvText.trim().split("\n");
@@ -262,7 +282,7 @@ await test("Import model picks a Hugging Face config with the picker, asks the l
   await waitForItem(page, "import/ok");
   const before = (await probe(page)).scenario.model.seq_len;
   await clickItem(page, "import/ok");
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + 30000;
   let p = await probe(page);
   while (p.scenario.model.experts !== 8) {
     assert.ok(Date.now() < deadline, `the imported config did not arrive (${p.status} ${p.error})`);
@@ -290,7 +310,7 @@ await test("a scenario dropped on the page opens; a dropped file of another kind
   // The import before left unsaved edits: the page asks before it drops them, as the desktop does.
   await waitForItem(page, "discard/discard");
   await clickItem(page, "discard/discard");
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + 30000;
   let p = await probe(page);
   while (p.scenario.model.name !== wanted || p.status !== "Opened dropped.json") {
     assert.ok(Date.now() < deadline, `the dropped scenario did not open (status: ${p.status})`);
@@ -298,7 +318,7 @@ await test("a scenario dropped on the page opens; a dropped file of another kind
     p = await probe(page);
   }
   await dropFile("notes.txt", "hello");
-  const refusal = Date.now() + 10000;
+  const refusal = Date.now() + 30000;
   while (!(p = await probe(page)).error) {
     assert.ok(Date.now() < refusal, "a dropped .txt raised no error");
     await page.waitForTimeout(100);
