@@ -44,6 +44,7 @@ ui::TeachingTexts shipped_texts() {
 }
 
 struct Harness {
+    explicit Harness(float width = 1600, float height = 1000) : f(width, height) {}
     ImGuiFixture f;
     ui::AppState state;
     ui::AppUi app;
@@ -192,6 +193,28 @@ TEST_CASE("the quiz grades against core's answer, gives a second try, then says 
     CHECK(panel.act(h.state, "answer", "3") == "lesson.answer: pick an option from 1 to 2");
     CHECK(panel.act(h.state, "step", "99") == "lesson.step: lesson \"why-split\" has steps 1 to 9, not 99");
     CHECK(panel.act(h.state, "open", "nope").rfind("lesson.open: \"nope\" is not a lesson (lessons: why-split, ", 0) == 0);
+}
+
+TEST_CASE("in a narrow lesson window the step counter and the footer's buttons do not overlap") {
+    for (const float width : {1600.0f, 1024.0f, 800.0f}) {
+        CAPTURE(width);
+        Harness h(width, 700);
+        ui::LessonPanel& panel = h.lesson();
+        REQUIRE(panel.open_lesson(h.state, "pipeline-parallel", 6).empty());
+        Scenario edited = h.state.scenario();
+        edited.training.micro_batch = 2;  // a change of the learner's: Reset is offered
+        REQUIRE(h.state.try_apply(edited).empty());
+        h.f.frames(3, h.draw);
+        const auto title = ui::find_item_rect("lesson/title");
+        const auto label = ui::find_item_rect("lesson/step_label");
+        const auto back = ui::find_item_rect("lesson/back");
+        const auto reset = ui::find_item_rect("lesson/reset");
+        const auto next = ui::find_item_rect("lesson/next");
+        REQUIRE((title && label && back && reset && next));
+        CHECK((label->x0 >= title->x1 || label->y0 >= title->y1));  // beside it, or under it
+        CHECK(back->x1 <= reset->x0);
+        CHECK(reset->x1 <= next->x0);
+    }
 }
 
 TEST_CASE("reset brings back the step's scenario after the learner changed it") {

@@ -504,7 +504,9 @@ void CollectivePanel::draw_transport() {
 
     const int total = step_total();
     int shown = static_cast<int>(std::floor(position_ + 1e-4f));
-    const std::string scrub_format = "step %d of " + std::to_string(total);
+    // Steps landed, not the one in flight: while a step's chunks move, the canvas names that step
+    // ("Step 6 of 14") and this says 5 of 14 have landed.
+    const std::string scrub_format = "%d of " + std::to_string(total) + " steps done";
     flow_control(260);
     ImGui::SetNextItemWidth(260);
     if (ImGui::SliderInt("##scrub", &shown, 0, std::max(total, 1), scrub_format.c_str())) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace shardscope::ui {
 
@@ -167,9 +168,22 @@ void draw_welcome_window(AppState& state, PanelRegistry& registry) {
     }
 }
 
+namespace {
+
+// A window opened from Help comes up in the middle of the app, not at ImGui's default corner on top
+// of whatever was opened there before.
+void appear_centred() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+}
+
+}  // namespace
+
 void draw_about_window(AppState& state) {
     if (!state.ui.show_about) return;
     ImGui::SetNextWindowSize(ems(29.0f), ImGuiCond_Appearing);
+    appear_centred();
     if (ImGui::Begin("About Shardscope###about", &state.ui.show_about, ImGuiWindowFlags_NoCollapse)) {
         ImGui::Text("Shardscope %s", SHARDSCOPE_VERSION);
         ImGui::TextWrapped("See and price how LLM training is split across GPUs.");
@@ -179,7 +193,7 @@ void draw_about_window(AppState& state) {
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(library.c_str());
                 ImGui::TableNextColumn();
-                ImGui::TextUnformatted(version.c_str());
+                ImGui::TextWrapped("%s", version.c_str());  // a WebGL or driver string can be long
             }
             ImGui::EndTable();
         }
@@ -202,9 +216,11 @@ void draw_shortcuts_window(AppState& state) {
         {"Double-click", "Pipeline timeline, Device mesh: fit everything in view"},
         {"Drop a .json", "Open that scenario, or import that model (preset or Hugging Face config.json)"},
     };
+    appear_centred();
     if (ImGui::Begin("Keyboard shortcuts###shortcuts", &state.ui.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {
         if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg)) {
             for (const auto& row : kShortcuts) {
+                if (!state.ui.can_quit && std::string_view(row[0]) == "Ctrl+Q") continue;
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(row[0]);
                 ImGui::TableNextColumn();

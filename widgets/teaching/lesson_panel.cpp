@@ -393,10 +393,16 @@ void LessonPanel::draw_list(AppState& state, const LessonView& v) {
 
 void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     ImGui::Spacing();
+    // "Step 6 of 9" at the right of the lesson's title, or under it where the two would touch.
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float label_w = ImGui::CalcTextSize(v.step_label.c_str()).x;
+    const float avail = ImGui::GetContentRegionAvail().x;
     ImGui::TextDisabled("%s", v.lesson_title.c_str());
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(v.step_label.c_str()).x +
-                    ImGui::GetCursorPosX() - ImGui::GetStyle().ItemSpacing.x);
+    note_last_item("lesson/title");
+    if (ImGui::CalcTextSize(v.lesson_title.c_str()).x + 2 * spacing + label_w <= avail)
+        ImGui::SameLine(avail - label_w + ImGui::GetStyle().WindowPadding.x - spacing);
     ImGui::TextColored(kAccent, "%s", v.step_label.c_str());
+    note_last_item("lesson/step_label");
     const Lesson& l = *current_lesson();
     ImGui::ProgressBar(float(step_ + 1) / float(l.steps.size()), ImVec2(-1, 4), "");
     ImGui::Spacing();
@@ -441,16 +447,29 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     }
     if (v.scenario_changed_by_user) ImGui::TextDisabled("You changed the scenario since this step began.");
     else ImGui::TextDisabled("Left / Right arrow keys step through.");
-    const float button_w = ImGui::GetFontSize() * 6;
+    // Back and Next are six characters wide, narrower where the footer is narrower than the three buttons.
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const float footer_w = ImGui::GetContentRegionAvail().x;
+    const char* const kResetLong = "Reset to this step's scenario###reset";
+    const char* const kResetShort = "Reset step###reset";
+    const auto button_width = [](const char* label) {
+        return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
+    };
+    const float button_w = std::clamp((footer_w - button_width(kResetShort)) / 2 - 2 * gap, ImGui::GetFontSize() * 3.5f,
+                                      ImGui::GetFontSize() * 6);
+    const bool long_fits = 2 * button_w + button_width(kResetLong) + 3 * gap <= footer_w;
     ImGui::BeginDisabled(!v.can_back);
     if (ImGui::Button("< Back", ImVec2(button_w, 0))) back(state);
     note_last_item("lesson/back");
     ImGui::EndDisabled();
     ImGui::SameLine();
+    // The long label where it fits between Back and Next, a short one (the same button) where it does not.
     ImGui::BeginDisabled(!v.scenario_changed_by_user);
-    if (ImGui::Button("Reset to this step's scenario")) reset_to_step_scenario(state);
+    if (ImGui::Button(long_fits ? kResetLong : kResetShort)) reset_to_step_scenario(state);
     note_last_item("lesson/reset");
     ImGui::EndDisabled();
+    if (!long_fits && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("Reset to this step's scenario");
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - button_w);
     if (v.can_next) {
         if (ImGui::Button("Next >", ImVec2(button_w, 0))) next(state);
