@@ -245,7 +245,7 @@ void save_as_download(ui::AppState& state, const std::string& name) {
         return;
     }
     download(path, "application/json");
-    state.ui.status = "Saved " + name + " (a download)";
+    state.ui.status = "Downloaded the scenario as " + name;
 }
 
 // The menus ask for the desktop's file dialog; the page answers with the browser's own ways.
@@ -315,7 +315,7 @@ void take_screenshot(WebApp& app) {
         return;
     }
     download(path, "image/png");
-    app.state.ui.status = "Screenshot " + std::filesystem::path(path).filename().string() + " (a download)";
+    app.state.ui.status = "Downloaded the screenshot as " + std::filesystem::path(path).filename().string();
 }
 
 // The page's own folders (where picked and dropped files land, where downloads are written) mean
@@ -330,6 +330,33 @@ const char* get_clipboard(void*) {
     static std::string copied;
     copied = g_app ? g_app->state.ui.last_copied : std::string();
     return copied.c_str();
+}
+
+// What the frame's widgets asked for that leaves the app: downloads, and the file requests the
+// desktop carries out too.
+void carry_out_requests(WebApp& app) {
+    ui::AppState& state = app.state;
+    if (state.requests.screenshot) {
+        state.requests.screenshot = false;
+        take_screenshot(app);
+    }
+    // Save (Ctrl+S) with a file already named saves to it on the desktop; here it downloads it again.
+    if (state.requests.save_path) {
+        const std::string name = std::filesystem::path(*state.requests.save_path).filename().string();
+        state.requests.save_path.reset();
+        save_as_download(state, name);
+    }
+    if (state.requests.download) {
+        const ui::TextDownload file = std::move(*state.requests.download);
+        state.requests.download.reset();
+        const std::string path = download_path(file.name);
+        if (std::string error = app::write_file_atomically(path, file.text); error.empty()) download(path, "text/csv");
+        else state.show_error("Download failed", error);
+    }
+    app::handle_file_requests(state);
+    drop_page_folders(state.ui.status);
+    drop_page_folders(state.ui.error_message);
+    drop_page_folders(state.ui.error_title);
 }
 
 void draw_one_frame() {
@@ -357,27 +384,7 @@ void draw_one_frame() {
     glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (app.state.requests.screenshot) {
-        app.state.requests.screenshot = false;
-        take_screenshot(app);
-    }
-    // Save (Ctrl+S) with a file already named saves to it on the desktop; here it downloads it again.
-    if (app.state.requests.save_path) {
-        const std::string name = std::filesystem::path(*app.state.requests.save_path).filename().string();
-        app.state.requests.save_path.reset();
-        save_as_download(app.state, name);
-    }
-    if (app.state.requests.download) {
-        const ui::TextDownload file = std::move(*app.state.requests.download);
-        app.state.requests.download.reset();
-        const std::string path = download_path(file.name);
-        if (std::string error = app::write_file_atomically(path, file.text); error.empty()) download(path, "text/csv");
-        else app.state.show_error("Download failed", error);
-    }
-    app::handle_file_requests(app.state);
-    drop_page_folders(app.state.ui.status);
-    drop_page_folders(app.state.ui.error_message);
-    drop_page_folders(app.state.ui.error_title);
+    carry_out_requests(app);
     if (app.state.ui.welcome_answered) {
         app.state.ui.welcome_answered = false;
         js_remember_welcome_answered();

@@ -250,6 +250,7 @@ await test("File > Open picks a file with the browser's picker; Save, a table's 
   assert.deepEqual(carried, (await probe(page)).scenario);
   const saved = await fileMenu(page, "save", "download");
   assert.equal(saved.suggestedFilename(), "llama3-405b-16k-h100.json");
+  assert.equal((await probe(page)).status, "Downloaded the scenario as llama3-405b-16k-h100.json");
   const savedText = readFileSync(await saved.path(), "utf8");
   assert.deepEqual(JSON.parse(savedText), (await probe(page)).scenario);
   // Ctrl+S, the app's shortcut, not the browser's "save page": a download of the scenario again.
@@ -267,6 +268,7 @@ await test("File > Open picks a file with the browser's picker; Save, a table's 
   assert.equal(csvLines.length, 1 + JSON.parse(readFileSync(other, "utf8")).parallel.pp);  // a row per stage
   const shot = await fileMenu(page, "screenshot", "download");
   assert.match(shot.suggestedFilename(), /^shardscope-\d{8}-\d{6}\.png$/);
+  assert.equal((await probe(page)).status, `Downloaded the screenshot as ${shot.suggestedFilename()}`);
   const png = PNG.sync.read(readFileSync(await shot.path()));
   assert.equal(png.width, viewport.width);
   assert.equal(png.height, viewport.height);
