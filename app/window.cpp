@@ -4,6 +4,7 @@
 #include "app/file_io.hpp"
 #include "app/imgui_settings.hpp"
 #include "app/key_latch.hpp"
+#include "app/paint_frame.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
 #include "app/system_font.hpp"
@@ -377,10 +378,7 @@ int run_window(const Options& options) {
         release_latched_keys(window.handle);
         int fb_w, fb_h;
         glfwGetFramebufferSize(window.handle, &fb_w, &fb_h);
-        glViewport(0, 0, fb_w, fb_h);
-        glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        paint_frame(fb_w, fb_h);
 
         if (headless_capture && frame + 1 >= options.frames) {
             const std::string error = save_framebuffer_png(options.screenshot, fb_w, fb_h);

@@ -5,6 +5,7 @@
 #include "app/cluster_presets.hpp"
 #include "app/file_io.hpp"
 #include "app/key_latch.hpp"
+#include "app/paint_frame.hpp"
 #include "app/scenario_files.hpp"
 #include "app/screenshot.hpp"
 #include "app/teaching_files.hpp"
@@ -380,10 +381,7 @@ void draw_one_frame() {
     app::release_latched_keys(app.window);
     int fb_w, fb_h;
     glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
-    glViewport(0, 0, fb_w, fb_h);
-    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    app::paint_frame(fb_w, fb_h);
     carry_out_requests(app);
     if (app.state.ui.welcome_answered) {
         app.state.ui.welcome_answered = false;
