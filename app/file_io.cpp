@@ -250,9 +250,9 @@ json_read::Json read_config_json(const fs::path& p) {
 
 fs::path recent_file_path() { return config_file("recent.json"); }
 fs::path welcome_marker_path() { return config_file("welcomed"); }
-fs::path lesson_progress_path() { return config_file("lesson-progress.json"); }
-
 }  // namespace
+
+std::string lesson_progress_file() { return config_file("lesson-progress.json").string(); }
 
 std::vector<std::string> load_recent_files() {
     const json_read::Json j = read_config_json(recent_file_path());
@@ -275,7 +275,7 @@ void remember_welcome_answered() {
 }
 
 std::map<std::string, int> load_lesson_progress() {
-    const json_read::Json j = read_config_json(lesson_progress_path());
+    const json_read::Json j = read_config_json(lesson_progress_file());
     std::map<std::string, int> out;
     if (j.is_object())
         for (const auto& [id, step] : j.items())
@@ -285,8 +285,8 @@ std::map<std::string, int> load_lesson_progress() {
 }
 
 void save_lesson_progress(const std::map<std::string, int>& reached) {
-    const fs::path p = lesson_progress_path();
-    if (!p.empty()) (void)write_file_atomically(p.string(), nlohmann::json(reached).dump(2) + "\n");
+    const std::string p = lesson_progress_file();
+    if (!p.empty()) (void)write_file_atomically(p, nlohmann::json(reached).dump(2) + "\n");
 }
 
 void save_recent_files(const std::vector<std::string>& paths) {

@@ -52,6 +52,8 @@ void remember_welcome_answered();
 // How far this user got in each lesson (lesson id -> furthest step), kept in the config folder as
 // lesson-progress.json; a missing or broken file is no progress.
 std::map<std::string, int> load_lesson_progress();
+// Where that file is ("" where there is no config folder); the browser page mirrors it in its storage.
+std::string lesson_progress_file();
 void save_lesson_progress(const std::map<std::string, int>& reached);
 
 }  // namespace shardscope::app

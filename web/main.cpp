@@ -102,6 +102,16 @@ EM_JS(int, js_welcome_answered_before, (), {
 EM_JS(void, js_remember_welcome_answered, (), {
     try { localStorage.setItem("shardscope.welcome-answered", "1"); } catch (e) {}
 });
+// The page's one lasting store of its own: how far this browser got in each lesson.
+EM_JS(char*, js_stored_text, (const char* key), {
+    try {
+        const text = localStorage.getItem(UTF8ToString(key));
+        return text === null ? 0 : allocateUTF8(text);
+    } catch (e) { return 0; }
+});
+EM_JS(void, js_store_text, (const char* key, const char* text), {
+    try { localStorage.setItem(UTF8ToString(key), UTF8ToString(text)); } catch (e) {}
+});
 EM_JS(void, js_copy_text, (const char* text), {
     const t = UTF8ToString(text);
     Module.copiedText = t;
@@ -119,6 +129,7 @@ using namespace shardscope;
 
 constexpr const char* kFontFile = "/fonts/DejaVuSans.ttf";
 constexpr const char* kDownloads = "/tmp/downloads";
+constexpr const char* kProgressKey = "shardscope.lesson-progress";
 
 enum class Picked { scenario = 1, model = 2 };
 
@@ -137,6 +148,7 @@ struct WebApp {
     std::string shown_place;  // lesson_place() when shown_address was made
     std::string shown_title;
     std::string probe;  // ui_probe_json as last asked for by the page's tests
+    unsigned long saved_progress = 0;  // the lesson panel's progress_version() last stored
     std::vector<std::string> dropped;
     // Idle, the page draws only when input arrives or AppUi's wait runs out (as the desktop window
     // does): a page left open in a tab should not keep a core busy. After input it draws a few frames
@@ -319,6 +331,26 @@ void take_screenshot(WebApp& app) {
     app.state.ui.status = "Downloaded the screenshot as " + std::filesystem::path(path).filename().string();
 }
 
+// Lesson progress goes through the desktop's own file and reader (app/file_io.cpp), mirrored in the
+// browser's local storage so that it outlasts the page.
+void restore_lesson_progress(WebApp& app) {
+    if (!app.lessons) return;
+    if (char* text = js_stored_text(kProgressKey)) {
+        (void)app::write_file_atomically(app::lesson_progress_file(), text);
+        std::free(text);
+        app.lessons->restore_progress(app::load_lesson_progress());
+    }
+    app.saved_progress = app.lessons->progress_version();
+}
+
+void store_lesson_progress(WebApp& app) {
+    if (!app.lessons || app.lessons->progress_version() == app.saved_progress) return;
+    app.saved_progress = app.lessons->progress_version();
+    app::save_lesson_progress(app.lessons->progress());
+    std::string error;
+    if (const auto text = app::read_text_file(app::lesson_progress_file(), error)) js_store_text(kProgressKey, text->c_str());
+}
+
 // The page's own folders (where picked and dropped files land, where downloads are written) mean
 // nothing to the person: messages name the file alone.
 void drop_page_folders(std::string& message) {
@@ -355,6 +387,7 @@ void carry_out_requests(WebApp& app) {
         else state.show_error("Download failed", error);
     }
     app::handle_file_requests(state);
+    store_lesson_progress(app);
     drop_page_folders(state.ui.status);
     drop_page_folders(state.ui.error_message);
     drop_page_folders(state.ui.error_title);
@@ -555,6 +588,7 @@ int main() {
     app.state.ui.host_file_dialogs = true;  // answered by answer_file_dialog
     load_shipped_data(app);
     app.lessons = dynamic_cast<ui::LessonPanel*>(app.ui.registry().find("lesson"));
+    restore_lesson_progress(app);
     open_page_link(app);
     app.start = glfwGetTime();
     emscripten_set_main_loop(&draw_one_frame, 0, false);

@@ -344,6 +344,15 @@ await test("on a screen of devicePixelRatio 2 the page draws at device pixels, t
   }
 });
 
+await test("how far this browser got in a lesson outlasts the page (its local storage)", async () => {
+  // The first test reached step 7 of the pipeline lesson.
+  const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("shardscope.lesson-progress")));
+  assert.equal(stored["pipeline-parallel"], 7);
+  await open(page, base);
+  assert.equal(await page.evaluate(() => Module.ccall("shardscope_show", "string", ["string"], ["lesson"])), "");
+  await waitForState(page, "lesson", (s) => s && s.includes("| pipeline-parallel 7 of 9"), "the lesson list after a reload");
+});
+
 await test("a broken link says which part is wrong, and the page opens as without it", async () => {
   await open(page, `${base}?lesson=no-such-lesson`);
   const p = await probe(page);

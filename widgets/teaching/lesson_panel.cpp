@@ -104,7 +104,15 @@ void LessonPanel::restore_progress(const std::map<std::string, int>& reached) {
 
 std::string LessonPanel::probe_state() const {
     const Lesson* l = current_lesson();
-    if (!l) return "lesson list";
+    if (!l) {
+        // The list says how far each started lesson got, as its progress bars do.
+        std::string list = "lesson list";
+        for (size_t i = 0; i < lessons_.size(); ++i)
+            if (reached_[i] > 0)
+                list += " | " + lessons_[i].id + " " + std::to_string(reached_[i]) + " of " +
+                        std::to_string(lessons_[i].steps.size());
+        return list;
+    }
     return "lesson " + l->id + " step " + std::to_string(step_ + 1) + " of " + std::to_string(l->steps.size());
 }
 
