@@ -369,6 +369,9 @@ const char* get_clipboard(void*) {
 // desktop carries out too.
 void carry_out_requests(WebApp& app) {
     ui::AppState& state = app.state;
+    // In the frame that asked, while the click that asked is fresh: a browser opens its file picker
+    // only soon after a person's input.
+    answer_file_dialog(app);
     if (state.requests.screenshot) {
         state.requests.screenshot = false;
         take_screenshot(app);
@@ -401,7 +404,6 @@ void draw_one_frame() {
     const double started_ms = emscripten_get_now();
     app.last_drawn_s = glfwGetTime();
     open_dropped_files(app);
-    answer_file_dialog(app);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     // The backend takes the time between frames from a clock that may not move between two of them;
