@@ -196,3 +196,26 @@ TEST_CASE("a broken link, or one beside a scenario or lesson of its own, is refu
     r = run_shardscope("link --base 'https://x.org/?a=1'", dir);
     CHECK(r.exit_code == 2);
 }
+
+TEST_CASE("`validate --scenario NAME` prints the row's scenario, which `report` prices as the table does") {
+    const auto dir = scratch_dir("cli-validate-scenario");
+    const RunResult table = run_shardscope("validate --format json", dir);
+    REQUIRE(table.exit_code == 0);
+    const nlohmann::json rows = nlohmann::json::parse(table.out);
+    REQUIRE(rows.size() > 20);
+    // Every row, typed with its columns' spaces squeezed to one as a person types a name.
+    for (const auto& row : rows) {
+        std::string name;
+        for (char c : row["name"].get<std::string>())
+            if (!(c == ' ' && !name.empty() && name.back() == ' ')) name.push_back(c);
+        CAPTURE(name);
+        const RunResult report = run_shardscope("validate --scenario '" + name + "' | '" SHARDSCOPE_EXE "' report --config -", dir);
+        REQUIRE(report.exit_code == 0);
+        const nlohmann::json r = nlohmann::json::parse(report.out);
+        CHECK(r["time_s"]["step"].get<double>() == doctest::Approx(row["step_s"].get<double>()).epsilon(1e-9));
+        CHECK(r["fits"] == row["fits"]);
+    }
+    const RunResult unknown = run_shardscope("validate --scenario 'GPT 2B'", dir);
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err.rfind("validate: --scenario: no row is named 'GPT 2B'; the rows are:\n  GPT 1.7B t1 p1\n", 0) == 0);
+}
