@@ -752,3 +752,28 @@ TEST_CASE("the Collective animator in its default tile: the wheel scrolls down t
     CHECK(readout[1].get<double>() < bottom - 40);
     CHECK(readout[3].get<double>() > collective["y"].get<double>());
 }
+
+namespace {
+
+std::string window_state(const Json& probe, const std::string& id) {
+    for (const Json& w : probe["windows"])
+        if (w["id"] == id) return w.value("state", std::string());
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("TP turned off by mouse: the Device mesh leaves the tp colouring it had, which has no groups left") {
+    LiveApp app("mouse-mesh-dim", "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-405b-16k-h100.json' --show strategy,mesh");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("strategy/toggle/tp"));
+    CHECK(window_state(app.probe(), "mesh") == "colours tp (size 8)");
+    REQUIRE(app.click("strategy/toggle/tp"));
+    const Json off = app.wait_frames(4);
+    REQUIRE(off["scenario"]["parallel"]["tp"] == 1);
+    // The first dim (innermost first) that still splits something: dp_shard of the layout's 128.
+    CHECK(window_state(off, "mesh") == "colours dp_shard (size 128)");
+    // A size-1 dim picked by hand stays picked until the scenario changes.
+    REQUIRE(app.click("mesh/dim/cp"));
+    CHECK(window_state(app.wait_frames(3), "mesh") == "colours cp (size 1)");
+}

@@ -117,8 +117,10 @@ std::string MeshPanel::move_in_order(AppState& state, size_t from, size_t to) {
 
 void MeshPanel::reset_view(AppState& state) {
     selected_ = -1;
-    // A dim of size 1 has no groups to colour: open on the first dim that splits something.
-    const DeviceMesh& mesh = state.mesh();
+    leave_unsplit_dim(state.mesh());
+}
+
+void MeshPanel::leave_unsplit_dim(const DeviceMesh& mesh) {
     if (dim_summary(mesh, dim_).size > 1) return;
     for (Dim d : kAllDims)
         if (dim_summary(mesh, d).size > 1) {
@@ -127,11 +129,16 @@ void MeshPanel::reset_view(AppState& state) {
         }
 }
 
+std::string MeshPanel::probe_state() const {
+    return "colours " + std::string(to_string(dim_)) + " (size " + std::to_string(dim_size_) + ")";
+}
+
 void MeshPanel::declare_actions() {
     std::vector<std::string> dims;
     for (Dim d : kAllDims) dims.emplace_back(to_string(d));
-    actions_.choice("dim", "the dim whose groups the canvas colours", dims, [this](AppState&, const ActionValue& v) {
+    actions_.choice("dim", "the dim whose groups the canvas colours", dims, [this](AppState& state, const ActionValue& v) {
         dim_ = *dim_from_string(v.text);
+        viewed_version_ = state.version();  // asked for by name: kept even at size 1
         return std::string();
     });
     actions_.rank("select", "focus one GPU (none: no focus)", [this](AppState& state, const ActionValue& v) {
@@ -190,6 +197,13 @@ void MeshPanel::declare_actions() {
 void MeshPanel::draw(AppState& state) {
     sync_draft(state);
     if (selected_ >= state.mesh().world_size()) selected_ = -1;
+    // A new layout (the planner's Apply, a lesson, Undo, a file) may leave the coloured dim at size 1;
+    // a person who picks a size-1 dim by hand keeps it until the scenario changes.
+    if (state.version() != viewed_version_) {
+        viewed_version_ = state.version();
+        leave_unsplit_dim(state.mesh());
+    }
+    dim_size_ = dim_summary(state.mesh(), dim_).size;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (avail.x >= kWideLayout) {
         ImGui::BeginChild("mesh_controls", ImVec2(kControlsWidth, 0), false);

@@ -22,6 +22,8 @@ public:
 
     void draw(AppState& state) override;
     void reset_view(AppState& state) override;
+    // "colours tp (size 8)": the dim the canvas colours, for tests driving the real window.
+    [[nodiscard]] std::string probe_state() const override;
 
     // Draft edits (the controls and the actions use them): applied when the whole scenario is valid; the
     // rule broken otherwise ("" when applied).
@@ -44,6 +46,8 @@ public:
 
 private:
     void declare_actions();
+    // A dim of size 1 has no groups to colour: move to the first dim that splits something.
+    void leave_unsplit_dim(const DeviceMesh& mesh);
     void sync_draft(const AppState& state);
     std::string apply_draft(AppState& state);
 
@@ -64,6 +68,8 @@ private:
     unsigned long draft_version_ = 0;  // the state version the draft was taken from or applied as
     std::string draft_error_;
     Dim dim_ = Dim::tp;
+    int64_t dim_size_ = 1;               // the coloured dim's size when last drawn
+    unsigned long viewed_version_ = 0;  // the state version the coloured dim was last checked against
     int64_t selected_ = -1;
     bool show_data_ = false;
     float pending_zoom_ = 1.0f;  // from act("zoom"): applied once the canvas has its size
