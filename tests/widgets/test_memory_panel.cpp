@@ -1,4 +1,5 @@
 #include "imgui_fixture.hpp"
+#include "widgets/shell/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/memory/memory_panel.hpp"
 
@@ -19,12 +20,13 @@ struct PanelHarness {
     ImGuiFixture fixture;
     ui::AppState state;
     ui::MemoryPanel panel{ui::Placement{}, true};
+    ImVec2 size{1600, 1000};
 
     explicit PanelHarness(Scenario s = default_scenario()) : state(std::move(s)) {}
     std::function<void()> draw() {
         return [this] {
             ImGui::SetNextWindowPos(ImVec2(0, 0));
-            ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+            ImGui::SetNextWindowSize(size);
             ImGui::Begin("memory test");
             panel.draw(state);
             ImGui::End();
@@ -272,4 +274,30 @@ TEST_CASE("memory panel: leftover GPUs are replicas: the line counts them and th
     REQUIRE(v.advice.found);
     CHECK(v.advice.summary() == "zero 0 -> 1, dp_shard 1 -> 64, dp_replicate 64 -> 1");
     CHECK(v.advice.scenario.parallel.product() == 64);
+}
+
+TEST_CASE("memory panel: a total just under the GPU's memory line is lifted over it, never struck through") {
+    // The default layout with the card's memory set 3% above its most loaded GPU: that bar's top sits
+    // a few pixels under the line, where its total would straddle it.
+    Scenario s = default_scenario();
+    const double most_loaded = build_report(s).memory.total();
+    s.cluster.gpu.memory_mib = most_loaded * 1.03 / (1024.0 * 1024.0);
+    REQUIRE(validate_scenario(s).empty());
+    for (const ImVec2 size : {ImVec2(1600, 1000), ImVec2(500, 700), ImVec2(360, 520)}) {
+        CAPTURE(size.x);
+        PanelHarness h(s);
+        h.size = size;
+        h.fixture.frames(2, h.draw());
+        const auto line = ui::find_item_rect("memory/chart/capacity_line");
+        REQUIRE(line);
+        int totals = 0;
+        for (int i = 0; i < 8; ++i) {
+            const auto total = ui::find_item_rect("memory/chart/total/" + std::to_string(i));
+            if (!total) break;
+            ++totals;
+            CAPTURE(i);
+            CHECK((total->y1 < line->y0 || total->y0 > line->y0));  // wholly above or below the line
+        }
+        CHECK(totals >= 2);
+    }
 }

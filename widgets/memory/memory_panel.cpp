@@ -72,6 +72,7 @@ void draw_capacity_label(ImVec2 line_start, ImVec2 line_end, float plot_top, flo
         draw->AddRectFilled(ImVec2(p.x - 3.0f, p.y - 1.0f), ImVec2(p.x + size.x + 3.0f, p.y + size.y + 1.0f),
                             ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f), 3.0f);
         draw->AddText(p, kCapacityLine, label.c_str());
+        note_rect("memory/chart/capacity_label", ItemRect{p.x, p.y, p.x + size.x, p.y + size.y});
         return;
     }
 }
@@ -220,6 +221,8 @@ void MemoryPanel::draw_memory_chart(float height) {
     const float x_left = chart.to_screen(-0.5, 0).x, x_right = chart.to_screen(n - 0.5, 0).x;
     const float half = std::min((x_right - x_left) / static_cast<float>(bars.size()) * 0.32f, 60.0f) + 2.0f;
     const float slot = (x_right - x_left) / static_cast<float>(bars.size());
+    const float line_y = chart.to_screen(0, v.capacity_bytes / unit).y;
+    note_rect("memory/chart/capacity_line", ItemRect{x_left, line_y, x_right, line_y});
     for (size_t i = 0; i < bars.size(); ++i) {
         const MemoryBarRecord& b = *bars[i];
         const ImVec2 at = chart.to_screen(static_cast<double>(i), b.total_bytes / unit);
@@ -227,8 +230,12 @@ void MemoryPanel::draw_memory_chart(float height) {
         // Neighbouring totals must not run into each other: the share goes first when room is short.
         const std::string& text = ImGui::CalcTextSize(b.total_text.c_str()).x + 6.0f <= slot ? b.total_text : b.total_short;
         const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-        const ImVec2 text_at(at.x - size.x * 0.5f, std::max(at.y - size.y - 4.0f, chart.to_screen(0, axis_top).y));
+        ImVec2 text_at(at.x - size.x * 0.5f, at.y - size.y - 4.0f);
+        // A total just under the GPU's memory line would be struck through by it: lift it over the line.
+        if (text_at.y - 2.0f < line_y && line_y < text_at.y + size.y + 2.0f) text_at.y = line_y - size.y - 4.0f;
+        text_at.y = std::max(text_at.y, chart.to_screen(0, axis_top).y);
         draw->AddText(text_at, b.fits ? kGreen : kRed, text.c_str());
+        note_rect("memory/chart/total/" + std::to_string(i), ItemRect{text_at.x, text_at.y, text_at.x + size.x, text_at.y + size.y});
         taken.push_back(Rect{text_at, ImVec2(text_at.x + size.x, text_at.y + size.y)});
         taken.push_back(Rect{ImVec2(at.x - half, at.y - 2.0f), ImVec2(at.x + half, bottom.y)});
     }

@@ -24,6 +24,10 @@ void note_last_item(const std::string& key) {
     rects()[key] = Noted{ItemRect{min.x, min.y, max.x, max.y}, ImGui::GetFrameCount()};
 }
 
+void note_rect(const std::string& key, const ItemRect& rect) {
+    rects()[key] = Noted{rect, ImGui::GetFrameCount()};
+}
+
 std::optional<ItemRect> find_item_rect(const std::string& key) {
     const auto it = rects().find(key);
     if (it == rects().end()) return std::nullopt;

@@ -17,6 +17,8 @@ struct ItemRect {
 
 // Records the rectangle of the last ImGui item under key.
 void note_last_item(const std::string& key);
+// Records a rectangle drawn straight onto a draw list (a chart's label), which is no ImGui item.
+void note_rect(const std::string& key, const ItemRect& rect);
 [[nodiscard]] std::optional<ItemRect> find_item_rect(const std::string& key);
 // Every rectangle noted during the latest frame (ImGui's frame count), keyed by name.
 [[nodiscard]] std::vector<std::pair<std::string, ItemRect>> current_item_rects();
