@@ -777,3 +777,23 @@ TEST_CASE("TP turned off by mouse: the Device mesh leaves the tp colouring it ha
     REQUIRE(app.click("mesh/dim/cp"));
     CHECK(window_state(app.wait_frames(3), "mesh") == "colours cp (size 1)");
 }
+
+TEST_CASE("Escape closes a menu opened by mouse, and a combo's list, as in any desktop program") {
+    LiveApp app("mouse-escape", "--show pipeline");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/mesh"));
+    app.key("Escape");
+    CHECK_FALSE(app.wait_frames(3)["items"].contains("menu/View/mesh"));
+    // The menu bar is not left half-active: a click on another menu opens that one.
+    REQUIRE(app.click("menu/Help"));
+    CHECK(app.wait_for_item("menu/Help/lesson"));
+    app.key("Escape");
+
+    REQUIRE(app.click("pipeline/schedule"));
+    REQUIRE(app.wait_for_item("pipeline##schedule/gpipe"));
+    app.key("Escape");
+    const Json closed = app.wait_frames(3);
+    CHECK_FALSE(closed["items"].contains("pipeline##schedule/gpipe"));
+    CHECK(closed["items"].contains("pipeline/schedule"));  // the panel itself stays
+}

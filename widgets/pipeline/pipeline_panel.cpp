@@ -317,8 +317,10 @@ void PipelinePanel::draw_controls(AppState& state) {
     const auto schedule_combo = [&](const char* id, Schedule& s) {
         ImGui::SetNextItemWidth(combo_w);
         if (!ImGui::BeginCombo(id, schedule_display_name(s))) return;
-        for (Schedule option : kSchedules)
+        for (Schedule option : kSchedules) {
             if (ImGui::Selectable(schedule_display_name(option), option == s)) s = option;
+            note_last_item(std::string("pipeline") + id + "/" + std::string(to_string(option)));
+        }
         ImGui::EndCombo();
     };
     ImGui::AlignTextToFramePadding();

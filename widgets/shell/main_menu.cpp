@@ -4,6 +4,7 @@
 #include "widgets/shell/item_rects.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // ClosePopupsExceptModals
 
 namespace shardscope::ui {
 
@@ -100,6 +101,10 @@ void draw_help_menu(AppState& state, PanelRegistry& registry) {
 }  // namespace
 
 void draw_main_menu(AppState& state, PanelRegistry& registry) {
+    // Escape closes an open menu or combo list, as in any desktop program; ImGui 1.86 does so only with
+    // keyboard navigation on, which would also take the arrow keys the lessons step with. Dialogs
+    // (modal) answer Escape themselves.
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) ImGui::ClosePopupsExceptModals();
     if (!ImGui::BeginMainMenuBar()) return;
     draw_file_menu(state);
     draw_edit_menu(state);
