@@ -662,6 +662,21 @@ TEST_CASE("the arrow keys keep stepping a lesson after a step opens a new panel,
     CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
     app.key("Left");
     CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 7 of 9");
+    // A click in another panel takes the focus there; the arrows still step the lesson.
+    const Json mesh = window_of(app.probe(), "mesh");
+    REQUIRE(mesh.is_object());
+    app.click_at(static_cast<int>(mesh["x"].get<double>() + mesh["w"].get<double>() / 2),
+                 static_cast<int>(mesh["y"].get<double>() + mesh["h"].get<double>() - 20));
+    app.key("Right");
+    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
+    // Not while a menu is open: Escape closes it, and the arrows step again.
+    REQUIRE(app.click("menu/View"));
+    REQUIRE(app.wait_for_item("menu/View/mesh"));
+    app.key("Left");
+    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
+    app.key("Escape");
+    app.key("Left");
+    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 7 of 9");
 }
 
 TEST_CASE("the Collective animator's Step, clicked while it plays, pauses one step on and stays there") {
@@ -753,29 +768,19 @@ TEST_CASE("the Collective animator in its default tile: the wheel scrolls down t
     CHECK(readout[3].get<double>() > collective["y"].get<double>());
 }
 
-namespace {
-
-std::string window_state(const Json& probe, const std::string& id) {
-    for (const Json& w : probe["windows"])
-        if (w["id"] == id) return w.value("state", std::string());
-    return {};
-}
-
-}  // namespace
-
 TEST_CASE("TP turned off by mouse: the Device mesh leaves the tp colouring it had, which has no groups left") {
     LiveApp app("mouse-mesh-dim", "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-405b-16k-h100.json' --show strategy,mesh");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     REQUIRE(app.wait_for_item("strategy/toggle/tp"));
-    CHECK(window_state(app.probe(), "mesh") == "colours tp (size 8)");
+    CHECK(panel_state(app.probe(), "mesh") == "colours tp (size 8)");
     REQUIRE(app.click("strategy/toggle/tp"));
     const Json off = app.wait_frames(4);
     REQUIRE(off["scenario"]["parallel"]["tp"] == 1);
     // The first dim (innermost first) that still splits something: dp_shard of the layout's 128.
-    CHECK(window_state(off, "mesh") == "colours dp_shard (size 128)");
+    CHECK(panel_state(off, "mesh") == "colours dp_shard (size 128)");
     // A size-1 dim picked by hand stays picked until the scenario changes.
     REQUIRE(app.click("mesh/dim/cp"));
-    CHECK(window_state(app.wait_frames(3), "mesh") == "colours cp (size 1)");
+    CHECK(panel_state(app.wait_frames(3), "mesh") == "colours cp (size 1)");
 }
 
 TEST_CASE("Escape closes a menu opened by mouse, and a combo's list, as in any desktop program") {
@@ -796,4 +801,38 @@ TEST_CASE("Escape closes a menu opened by mouse, and a combo's list, as in any d
     const Json closed = app.wait_frames(3);
     CHECK_FALSE(closed["items"].contains("pipeline##schedule/gpipe"));
     CHECK(closed["items"].contains("pipeline/schedule"));  // the panel itself stays
+}
+
+TEST_CASE("Left / Right step a lesson through the steps that open the Collective animator, and the animator once clicked") {
+    LiveApp app("mouse-lesson-collective-keys", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.choose("View", "lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/data-parallel"));
+    REQUIRE(app.click("lesson/list/data-parallel"));
+    // Steps 3 to 5 open the animator, which takes the focus as it appears: the arrows stay the lesson's.
+    for (int step = 2; step <= 5; ++step) {
+        app.key("Right");
+        CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson data-parallel step " + std::to_string(step) + " of 9");
+    }
+    // The animator's step, from its state "step K of N, paused".
+    const auto animator_step = [](const Json& p) {
+        const std::string st = panel_state(p, "collective");
+        return st.rfind("step ", 0) == 0 ? std::stoi(st.substr(5)) : -1;
+    };
+    const int before = animator_step(app.probe());
+    REQUIRE(before >= 0);
+    // A click in the animator (on its read-out, no control) makes the arrows its own.
+    REQUIRE(app.click("collective/readout"));
+    app.key("Left");
+    Json probe = app.wait_frames(4);
+    CHECK(panel_state(probe, "lesson") == "lesson data-parallel step 5 of 9");
+    CHECK(animator_step(probe) == before - 1);
+    // A click on the lesson gives them back.
+    const Json lesson = window_of(probe, "lesson");
+    REQUIRE(lesson.is_object());
+    app.click_at(static_cast<int>(lesson["x"].get<double>() + lesson["w"].get<double>() / 2),
+                 static_cast<int>(lesson["y"].get<double>() + lesson["h"].get<double>() / 2));
+    app.key("Right");
+    probe = app.wait_frames(4);
+    CHECK(panel_state(probe, "lesson") == "lesson data-parallel step 6 of 9");
 }

@@ -362,7 +362,14 @@ void CollectivePanel::draw(AppState& state) {
     draw_setup_controls(state);
     draw_transport();
     advance(ImGui::GetIO().DeltaTime);
-    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::IsAnyItemActive()) {
+    // The arrows are the animator's once a person clicked in it, not when it merely took the focus by
+    // opening (a lesson step that opens it keeps stepping with them).
+    const bool focused = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
+    if (ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows) && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+        clicked_in_ = true;
+    if (!focused) clicked_in_ = false;
+    if (focused && clicked_in_ && !ImGui::IsAnyItemActive()) {
+        state.ui.arrows_taken_frame = ImGui::GetFrameCount();
         if (ImGui::IsKeyPressed(keys::kRight)) step_forward();
         if (ImGui::IsKeyPressed(keys::kLeft)) step_backward();
         if (ImGui::IsKeyPressed(kSpaceKey, false)) set_playing(!playing_);

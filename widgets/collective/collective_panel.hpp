@@ -97,6 +97,7 @@ private:
 
     float position_ = 0;  // steps; fractional while a step is in flight
     float target_ = 0;    // where position_ is heading
+    bool clicked_in_ = false;  // clicked since it last took the focus: Left / Right step it
     bool playing_ = false;
     float speed_ = 1.5f;  // steps per second
 

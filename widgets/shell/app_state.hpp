@@ -84,6 +84,9 @@ struct UiState {
     // Whether the host answers file_dialog its own way (the page: the browser's picker and downloads),
     // so the in-app file browser stays shut.
     bool host_file_dialogs = false;
+    // The frame (ImGui's count) in which a focused panel last used Left / Right for itself (the
+    // Collective animator's steps); the lesson steps on them only when no panel did, this frame or the last.
+    int arrows_taken_frame = -10;
     std::string last_copied;                // what the app last put on the clipboard
     std::string requested_lesson;           // --lesson ID: the lesson panel opens it
     int requested_step = 1;

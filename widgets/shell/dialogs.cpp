@@ -208,7 +208,7 @@ void draw_shortcuts_window(AppState& state) {
         {"Ctrl+Shift+S", "Save the scenario as"},
         {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z or Ctrl+Y", "Redo"},
         {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"},
-        {"Left / Right", "Lesson: previous / next step; Collective animator (hovered): step back / forward"},
+        {"Left / Right", "Lesson: previous / next step; in the Collective animator (clicked): step back / forward"},
         {"Space", "Collective animator (hovered): play / pause"},
         {"Enter", "Lesson: check a typed answer; file browser: open or save the typed name"},
         {"Mouse wheel", "Pipeline timeline, Device mesh: zoom around the mouse"},

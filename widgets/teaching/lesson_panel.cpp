@@ -119,24 +119,10 @@ std::string LessonPanel::probe_state() const {
 void LessonPanel::next(AppState& state) {
     const Lesson* l = current_lesson();
     if (l && step_ + 1 < int(l->steps.size())) enter_step(state, step_ + 1, Entry::forward);
-    keep_focus_frames_ = kKeepFocusFrames;
 }
 
 void LessonPanel::back(AppState& state) {
     if (current_lesson() && step_ > 0) enter_step(state, step_ - 1, Entry::fresh);
-    keep_focus_frames_ = kKeepFocusFrames;
-}
-
-// A step that opens a panel hands it the keyboard focus as it appears, and the arrow keys would stop
-// stepping: the lesson takes the focus back for the next few frames, unless the person clicks.
-void LessonPanel::keep_focus_after_step() {
-    if (keep_focus_frames_ <= 0) return;
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) || ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
-        keep_focus_frames_ = 0;
-        return;
-    }
-    ImGui::SetWindowFocus();
-    --keep_focus_frames_;
 }
 
 void LessonPanel::close_lesson() {
@@ -334,16 +320,16 @@ LessonView LessonPanel::build_view(const AppState& state) const {
 }
 
 void LessonPanel::handle_keys(AppState& state) {
+    // The arrows step wherever the mouse or focus is, but never from under a text field, a menu, a
+    // list or a dialog, nor when a focused panel steps with them itself (the Collective animator).
     if (ImGui::GetIO().WantTextInput || !current_lesson()) return;
-    if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
-        !ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows))
-        return;
+    if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) return;
+    if (state.ui.arrows_taken_frame >= ImGui::GetFrameCount() - 1) return;
     if (ImGui::IsKeyPressed(keys::kRight, false)) next(state);
     if (ImGui::IsKeyPressed(keys::kLeft, false)) back(state);
 }
 
 void LessonPanel::draw(AppState& state) {
-    keep_focus_after_step();
     handle_keys(state);
     view_ = build_view(state);
     const bool in_lesson = view_.has_lesson;

@@ -102,7 +102,6 @@ private:
     void apply_panels(const LessonStep& step);
     void compute_answer(const LessonStep& step);
     void handle_keys(AppState& state);
-    void keep_focus_after_step();
     void draw_list(AppState& state, const LessonView& v);
     void draw_step(AppState& state, const LessonView& v);
     void draw_quiz(const QuizView& q);
@@ -117,9 +116,6 @@ private:
     // The scenario the learner had before the first lesson began; the list offers it back after.
     std::optional<Scenario> before_lessons_;
     int step_ = 0;
-    // Frames left in which the lesson takes back the keyboard focus a step's new panel took.
-    static constexpr int kKeepFocusFrames = 3;
-    int keep_focus_frames_ = 0;
     std::vector<std::string> action_notes_;
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
     std::optional<double> given_;        // what the learner answered
