@@ -269,8 +269,9 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     body.push_back("mode = " + toml_string(to_string(t.recompute)));
     if (t.recompute == Recompute::selective) {
         body.push_back("selective_ac_option = \"op\"");
-        w.warn("recompute selective: TorchTitan's op-level policy also recomputes every other matmul; Shardscope "
-               "prices Megatron's selective recompute (the attention core only)");
+        if (t.fused_kernels)
+            w.warn("recompute selective: TorchTitan's op-level policy recomputes every other matmul; this scenario "
+                   "(fused_kernels) is priced with Megatron's selective recompute (the attention core only)");
     }
     std::string text;
     for (const std::string& line : w.lines) text += line + "\n";

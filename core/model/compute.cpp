@@ -1,6 +1,7 @@
 #include "core/model/compute.hpp"
 
 #include "core/model/memory.hpp"
+#include "core/model/op_recompute.hpp"
 
 #include <algorithm>
 #include <array>
@@ -213,6 +214,25 @@ std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) 
     return k;
 }
 
+// The matmuls torchtitan's op-level selective recompute re-runs in one block's backward, shaped as
+// block_gemms shapes them on this GPU (op_recompute.hpp says which).
+std::vector<GemmDims> op_policy_recomputed_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
+    const ModelSpec& m = s.model;
+    const std::vector<BlockMatmul> order = block_matmuls_in_order(m, moe);
+    const double per_expert = sh.tokens * as_double(m.top_k) * as_double(p.ep) / as_double(std::max<int64_t>(1, m.experts)) *
+                              std::max(1.0, m.capacity_factor);
+    const double local_experts = as_double(m.experts) / as_double(p.ep);
+    std::vector<GemmDims> out;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (!op_policy_recomputes(i)) continue;
+        const BlockMatmul& mm = order[i];
+        const double n = mm.split == MatmulSplit::column ? mm.out_width / sh.tp : mm.out_width;
+        const double k = mm.split == MatmulSplit::row ? mm.in_width / sh.tp : mm.in_width;
+        out.push_back(mm.routed ? GemmDims{per_expert, n, k, local_experts} : GemmDims{sh.tokens, n, k});
+    }
+    return out;
+}
+
 // One block's forward and backward and what a recompute re-runs.
 struct BlockPrice {
     double forward_s = 0, backward_s = 0, attention_forward_s = 0;
@@ -258,8 +278,14 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
             b.backward_flops += b.forward_flops;
             break;
         case Recompute::selective:
-            b.backward_s += b.attention_forward_s;
-            b.backward_flops += core_fwd_flops;
+            if (s.training.fused_kernels) {  // Megatron-LM: the attention core
+                b.backward_s += b.attention_forward_s;
+                b.backward_flops += core_fwd_flops;
+            } else {  // PyTorch's op-level policy: every second matmul and every memory-bound kernel
+                const std::vector<GemmDims> again = op_policy_recomputed_gemms(s, p, sh, moe);
+                b.backward_s += price.gemms(again) + stream_fwd_s;
+                b.backward_flops += gemm_flops(again);
+            }
             break;
         case Recompute::none: break;
     }

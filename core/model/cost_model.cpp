@@ -4,6 +4,7 @@
 #include "core/model/compute.hpp"
 #include "core/model/hardware.hpp"
 #include "core/model/memory.hpp"
+#include "core/model/op_recompute.hpp"
 #include "core/mesh/mesh.hpp"
 #include "core/scenario/units.hpp"
 
@@ -617,9 +618,15 @@ std::string activation_note(const Scenario& s) {
     kept += m.ffn == Ffn::swiglu ? "SwiGLU's gate and up outputs and their product" : "GeLU's input and output";
     if (m.is_moe()) kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, output and MLP";
     kept += m.uses_dropout() ? "; dropout masks" : "; no dropout masks";
-    const char* recompute = s.training.recompute == Recompute::full        ? "full recompute: only each block's input is kept"
-                            : s.training.recompute == Recompute::selective ? "selective recompute: the attention core re-runs"
-                                                                           : "no recompute";
+    const char* recompute =
+        s.training.recompute == Recompute::full ? "full recompute: only each block's input is kept"
+        : s.training.recompute == Recompute::selective && s.training.fused_kernels
+            ? "selective recompute (Megatron-LM's): the attention core re-runs"
+        : s.training.recompute == Recompute::selective
+            ? "selective recompute (PyTorch's op-level policy, as torchtitan runs it): a block keeps its input, the "
+              "attention output and its 1st, 3rd, 5th ... matmul's output; every second matmul and every "
+              "element-wise kernel re-run in the backward"
+            : "no recompute";
     const int bytes = static_cast<int>(activation_dtype_bytes(s.training.precision));
     const std::string fp8 = s.training.precision == Precision::fp8
                                 ? ", the GEMMs' inputs as their FP8 copies (1 byte, as Transformer Engine caches them)"
@@ -681,7 +688,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
         notes.push_back("ZeRO-1: full gradients accumulate over the micro-batches and are reduce-scattered once per "
                         "step, after the last backward, and the updated weights all-gathered (Megatron-LM's "
                         "distributed optimizer)");
-    if (flash && s.training.recompute == Recompute::selective)
+    if (flash && s.training.recompute == Recompute::selective && s.training.fused_kernels)
         notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "
                         "flash stores no scores to drop");
     return notes;
@@ -746,8 +753,12 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
         double blocks = 0;
         for (int64_t i = 0; i < m.layers; ++i) blocks += active_block_params(counts, m, i);
         f.hardware += 2.0 * blocks * tokens + executed_forward;
-    } else if (s.training.recompute == Recompute::selective) {
+    } else if (s.training.recompute == Recompute::selective && s.training.fused_kernels) {
         f.hardware += executed_forward;
+    } else if (s.training.recompute == Recompute::selective) {
+        const int64_t moe_layers = m.is_moe() ? std::max<int64_t>(0, m.layers - m.dense_layers) : 0;
+        f.hardware += tokens * (static_cast<double>(m.layers - moe_layers) * op_policy_recomputed_flops_per_token(m, false) +
+                                static_cast<double>(moe_layers) * op_policy_recomputed_flops_per_token(m, true));
     }
     return f;
 }

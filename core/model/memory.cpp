@@ -1,6 +1,7 @@
 #include "core/model/memory.hpp"
 
 #include "core/model/hardware.hpp"
+#include "core/model/op_recompute.hpp"
 #include "core/pipeline/pipeline.hpp"
 
 #include <algorithm>
@@ -90,6 +91,7 @@ double activation_bytes_per_layer(const ActivationShape& sh) noexcept {
     const double split = 1.0 / t;                               // head- and f-wide tensors
     const double token_split = sh.sequence_parallel ? split : 1.0;  // h-wide tensors
     if (sh.recompute == Recompute::full) return tokens * 2.0 * h * token_split;
+    if (sh.recompute == Recompute::selective && sh.op_policy_elements > 0) return tokens * 2.0 * sh.op_policy_elements;
 
     const auto width = [&](int64_t w, double fallback) { return w > 0 ? static_cast<double>(w) : fallback; };
     const double q = width(sh.q_width, h), k = width(sh.key_width, h), v = width(sh.value_width, h);
@@ -148,6 +150,8 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
         sh.kv_latent = m.kv_lora_rank;
     }
     sh.moe = moe && m.is_moe();
+    if (s.training.recompute == Recompute::selective && !s.training.fused_kernels)
+        sh.op_policy_elements = op_policy_saved_elements_per_token(m, sh.moe, s.parallel.tp, s.parallel.sequence_parallel);
     if (sh.moe) {
         sh.experts = m.experts;
         sh.routed_copies = static_cast<double>(m.top_k) * (m.capacity_factor > 0 ? m.capacity_factor : 1.0);
@@ -220,10 +224,14 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     // (--ddp-bucket-size), or the stage's whole gradient when it is smaller.
     constexpr double kBucketElements = 40e6;
     if (p.dp_shard * p.cp * p.dp_replicate > 1) other += std::min(kBucketElements, dense_local + expert_local) * per.grads;
-    // Full recompute re-runs one block's forward inside the backward: its activations live again.
-    if (s.training.recompute == Recompute::full && sp.layers.count > 0) {
+    // Full recompute re-runs one block's forward inside the backward: its activations live again; so
+    // does the op-level selective recompute of the PyTorch stack.
+    const bool reruns_block = s.training.recompute == Recompute::full ||
+                              (s.training.recompute == Recompute::selective && !s.training.fused_kernels);
+    if (reruns_block && sp.layers.count > 0) {
         ActivationShape working = activation_shape(s, blocks.moe > 0);
         working.recompute = Recompute::none;
+        working.op_policy_elements = 0;
         other += activation_bytes_per_layer(working) * activation_scale(prec);
     }
     out.bytes.other = other;

@@ -110,6 +110,9 @@ struct ActivationShape {
     double routed_copies = 0;      // top_k, times the capacity factor where experts are padded
     int64_t expert_ffn_hidden = 0;
     int64_t shared_experts = 0;
+    // Selective recompute on the PyTorch stack (op_recompute.hpp): the elements a token keeps, in place
+    // of the tensors above; 0 otherwise.
+    double op_policy_elements = 0;
 };
 
 // Bytes one block keeps for its backward, per micro-batch, s = seq/cp, counted tensor by tensor in

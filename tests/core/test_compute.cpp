@@ -1,6 +1,7 @@
 // The compute model from the hardware up (core/model/hardware.hpp, core/model/compute.hpp): each term
 // against a number worked by hand from its source.
 #include "core/model/compute.hpp"
+#include "core/model/op_recompute.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/model/hardware.hpp"
 #include "core/model/memory.hpp"
@@ -170,11 +171,29 @@ TEST_CASE("one block priced kernel by kernel, by hand") {
     const StageCompute cf = stage_compute(full, full.parallel, hw, StageBlocks{1, 0, false, false});
     CHECK(cf.backward_s == doctest::Approx(c.backward_s + c.forward_s));
     CHECK(cf.backward_flops == doctest::Approx(c.backward_flops + c.forward_flops));
-    // Selective re-runs the attention core.
-    Scenario sel = s;
+    // Selective on the fused stack (Megatron-LM) re-runs the attention core.
+    Scenario fused_plain = s;
+    fused_plain.training.fused_kernels = true;
+    Scenario sel = fused_plain;
     sel.training.recompute = Recompute::selective;
+    const StageCompute cfp = stage_compute(fused_plain, fused_plain.parallel, hw, StageBlocks{1, 0, false, false});
     const StageCompute cs = stage_compute(sel, sel.parallel, hw, StageBlocks{1, 0, false, false});
-    CHECK(cs.backward_s == doctest::Approx(c.backward_s + attn_f));
+    CHECK(cs.backward_s == doctest::Approx(cfp.backward_s + attn_f));
+    CHECK(cs.backward_flops == doctest::Approx(cfp.backward_flops + attention_flops));
+    // On the PyTorch stack, torchtitan's op-level policy: of wq, wk, wv, wo, w1, w2 every second runs
+    // again (wk and wo 2*256*256*256 each, w2 2*256*1024*256: 201,326,592 FLOPs in 3 kernels), and
+    // every element-wise kernel; the attention kernel's output is kept.
+    Scenario op = s;
+    op.training.recompute = Recompute::selective;
+    const StageCompute co = stage_compute(op, op.parallel, hw, StageBlocks{1, 0, false, false});
+    CHECK(co.backward_s == doctest::Approx(c.backward_s + 201326592.0 / rate + 3 * floor + streams_f));
+    CHECK(co.backward_flops == doctest::Approx(c.backward_flops + 201326592.0));
+    // The step's hardware FLOPs count the same re-run: 786,432 a token and block.
+    CHECK(op_policy_recomputed_flops_per_token(op.model, false) == doctest::Approx(786432.0));
+    const ParamCounts counts = count_params(op.model);
+    const double tokens = static_cast<double>(op.training.global_batch * op.model.seq_len);
+    CHECK(step_flops(op, counts).hardware - step_flops(s, counts).hardware ==
+          doctest::Approx(786432.0 * static_cast<double>(op.model.layers) * tokens));
 
     // Fused kernels (Megatron-LM / Transformer Engine) stream less: 4 B an element per norm and
     // rotary, 6 B per GeLU element, no contiguous copy.

@@ -87,6 +87,16 @@ TEST_CASE("memory panel: activations by hand for the default layout, with and wi
     }
     s.training.recompute = Recompute::selective;
     {
+        // The PyTorch stack's selective recompute (torchtitan's op-level policy) keeps the block's
+        // input, the attention output and wq, wv, w1 and w2's outputs: (4h + h/4 + 14336) / t x 2 B =
+        // 31,744 B a token, sbh x 7.75.
+        PanelHarness h(s);
+        const ui::MemoryBarRecord& first = h.panel.view(h.state).bars[0];
+        CHECK(segment(first, "activations") == doctest::Approx(32 * 33'554'432.0 * 7.75));
+        CHECK_FALSE(first.stack.highlight);
+    }
+    s.training.fused_kernels = true;  // Megatron-LM's selective recompute: only the scores go
+    {
         PanelHarness h(s);
         const ui::MemoryBarRecord& first = h.panel.view(h.state).bars[0];
         CHECK(segment(first, "activations") == doctest::Approx(32 * 33'554'432.0 * 17));
@@ -149,7 +159,11 @@ TEST_CASE("memory panel: a scenario that fits has a green verdict and no fix") {
 }
 
 TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and the button makes it fit") {
-    PanelHarness h(llama70b_ddp(8));
+    // On Megatron-LM's stack (selective recompute frees nothing under flash), the fix is ZeRO-3 with
+    // full recompute.
+    Scenario megatron = llama70b_ddp(8);
+    megatron.training.fused_kernels = true;
+    PanelHarness h(megatron);
     const auto draw = h.draw();
     h.fixture.frames(2, draw);
     const ui::MemoryView& v = h.panel.view(h.state);

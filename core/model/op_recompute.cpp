@@ -1,0 +1,83 @@
+#include "core/model/op_recompute.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+namespace {
+
+double as_double(int64_t v) noexcept { return static_cast<double>(v); }
+
+void add_attention(std::vector<BlockMatmul>& out, const ModelSpec& m) {
+    const double h = as_double(m.hidden);
+    const double q = as_double(m.heads * m.qk_head_dim());
+    const double o = as_double(m.heads * m.value_head_dim());
+    if (m.is_mla()) {
+        const double q_rank = as_double(m.q_lora_rank), kv_rank = as_double(m.kv_lora_rank);
+        if (q_rank > 0) {
+            out.push_back({q_rank, h, MatmulSplit::whole, false});
+            out.push_back({q, q_rank, MatmulSplit::column, false});
+        } else {
+            out.push_back({q, h, MatmulSplit::column, false});
+        }
+        out.push_back({kv_rank + as_double(m.qk_rope_head_dim), h, MatmulSplit::whole, false});
+        out.push_back({as_double(m.heads * (m.qk_nope_head_dim + m.value_head_dim())), kv_rank, MatmulSplit::column, false});
+    } else {
+        out.push_back({q, h, MatmulSplit::column, false});
+        out.push_back({as_double(m.key_width()), h, MatmulSplit::column, false});
+        out.push_back({as_double(m.value_width()), h, MatmulSplit::column, false});
+    }
+    out.push_back({h, o, MatmulSplit::row, false});
+}
+
+void add_mlp(std::vector<BlockMatmul>& out, const ModelSpec& m, double width, bool routed) {
+    const double h = as_double(m.hidden);
+    out.push_back({width, h, MatmulSplit::column, routed});
+    if (m.ffn == Ffn::swiglu) out.push_back({width, h, MatmulSplit::column, routed});
+    out.push_back({h, width, MatmulSplit::row, routed});
+}
+
+}  // namespace
+
+std::vector<BlockMatmul> block_matmuls_in_order(const ModelSpec& m, bool moe_block) {
+    std::vector<BlockMatmul> out;
+    add_attention(out, m);
+    if (!(moe_block && m.is_moe())) {
+        add_mlp(out, m, as_double(m.ffn_hidden), false);
+        return out;
+    }
+    out.push_back({as_double(m.experts), as_double(m.hidden), MatmulSplit::whole, false});  // the router
+    add_mlp(out, m, as_double(m.expert_ffn_hidden), true);
+    if (m.shared_experts > 0) add_mlp(out, m, as_double(m.shared_experts * m.expert_ffn_hidden), false);
+    return out;
+}
+
+double routed_copies(const ModelSpec& m) noexcept {
+    return as_double(m.top_k) * std::max(1.0, m.capacity_factor);
+}
+
+double op_policy_saved_elements_per_token(const ModelSpec& m, bool moe_block, int64_t tp, bool sequence_parallel) {
+    const double split = 1.0 / as_double(std::max<int64_t>(1, tp));
+    const double token_split = sequence_parallel ? split : 1.0;
+    double kept = as_double(m.hidden) * token_split + as_double(m.heads * m.value_head_dim()) * split;
+    const std::vector<BlockMatmul> matmuls = block_matmuls_in_order(m, moe_block);
+    for (std::size_t i = 0; i < matmuls.size(); ++i) {
+        if (op_policy_recomputes(i)) continue;
+        const BlockMatmul& mm = matmuls[i];
+        kept += mm.out_width * (mm.split == MatmulSplit::column ? split : token_split) *
+                (mm.routed ? routed_copies(m) : 1.0);
+    }
+    return kept;
+}
+
+double op_policy_recomputed_flops_per_token(const ModelSpec& m, bool moe_block) {
+    const std::vector<BlockMatmul> matmuls = block_matmuls_in_order(m, moe_block);
+    double flops = 0;
+    for (std::size_t i = 0; i < matmuls.size(); ++i) {
+        if (!op_policy_recomputes(i)) continue;
+        const BlockMatmul& mm = matmuls[i];
+        flops += 2.0 * mm.out_width * mm.in_width * (mm.routed ? routed_copies(m) : 1.0);
+    }
+    return flops;
+}
+
+}  // namespace shardscope
