@@ -9,6 +9,7 @@
 
 #include "core/scenario/scenario.hpp"
 
+#include <string>
 #include <vector>
 
 namespace shardscope {
@@ -46,5 +47,9 @@ struct BlockMatmul {
 
 // Matmul FLOPs the op-level policy re-runs per token of one block (all TP ranks together).
 [[nodiscard]] double op_policy_recomputed_flops_per_token(const ModelSpec& m, bool moe_block);
+
+// What a recompute choice re-runs on this stack, for a control's label: "none", "selective (attention
+// core)" with fused kernels, "selective (every other matmul)" without, "full (whole block)".
+[[nodiscard]] std::string recompute_display_name(Recompute r, bool fused_kernels);
 
 }  // namespace shardscope

@@ -194,9 +194,11 @@ TEST_CASE("Memory and cost by mouse: the fix's Apply makes the layout fit; the c
     CHECK(app.probe()["scenario"]["parallel"]["zero"] == 0);
     REQUIRE(app.click("memory/apply_fix"));
     const Json fixed = app.wait_frames(4);
-    // Llama 3 70B as DDP on 64 GPUs: the fastest fix shards with ZeRO-3 and recomputes fully.
+    // Llama 3 70B as DDP on 64 GPUs (PyTorch stack): the fastest fix shards with ZeRO-3, splits the
+    // blocks over TP 2 and recomputes selectively (torchtitan's op-level policy).
     CHECK(fixed["scenario"]["parallel"]["zero"] == 3);
-    CHECK(fixed["scenario"]["training"]["recompute"] == "full");
+    CHECK(fixed["scenario"]["parallel"]["tp"] == 2);
+    CHECK(fixed["scenario"]["training"]["recompute"] == "selective");
     CHECK_FALSE(fixed["items"].contains("memory/apply_fix"));  // it fits: nothing left to fix
     // "How these figures are counted" starts open; a click folds it, another unfolds it.
     REQUIRE(app.wait_for_item("memory/conventions/shown"));

@@ -1,6 +1,7 @@
 #include "widgets/memory/memory_panel.hpp"
 
 #include "core/export/table_csv.hpp"
+#include "core/model/op_recompute.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/flow.hpp"
 #include "widgets/kit/glossary_terms.hpp"
@@ -370,7 +371,10 @@ void MemoryPanel::draw_controls(AppState& state) {
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 
     int recompute = index_of(kRecomputes, s.training.recompute);
-    const char* recompute_labels[] = {"none", "selective (attention core)", "full (whole block)"};
+    const std::string names[] = {recompute_display_name(kRecomputes[0], s.training.fused_kernels),
+                                 recompute_display_name(kRecomputes[1], s.training.fused_kernels),
+                                 recompute_display_name(kRecomputes[2], s.training.fused_kernels)};
+    const char* recompute_labels[] = {names[0].c_str(), names[1].c_str(), names[2].c_str()};
     ImGui::SetNextItemWidth(field);
     if (ImGui::Combo("Recompute", &recompute, recompute_labels, 3)) {
         Scenario c = s;
