@@ -155,7 +155,12 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
     const TrainingSpec& t = s.training;
     f.push_back("--micro-batch-size " + n(t.micro_batch));
     f.push_back("--global-batch-size " + n(t.global_batch));
-    if (t.recompute == Recompute::selective) f.push_back("--recompute-granularity selective");
+    if (t.recompute == Recompute::selective) {
+        f.push_back("--recompute-granularity selective");
+        if (!t.fused_kernels)
+            w.warn("recompute selective: Megatron-LM re-runs only the attention core; this scenario (no "
+                   "fused_kernels) is priced with PyTorch's op-level policy, which re-runs every other matmul");
+    }
     if (t.recompute == Recompute::full) {
         f.push_back("--recompute-granularity full");
         f.push_back("--recompute-method uniform");

@@ -119,3 +119,16 @@ TEST_CASE("Export targets are named as the command line spells them") {
     CHECK_FALSE(export_target_from_string("jax").has_value());
     for (ExportTarget t : export_targets()) CHECK(export_target_from_string(to_string(t)) == t);
 }
+
+TEST_CASE("selective recompute: each export warns where the framework means something else than what was priced") {
+    Scenario s = interleaved_moe();
+    s.training.recompute = Recompute::selective;
+    REQUIRE(validate_scenario(s).empty());
+    // The PyTorch stack (priced as torchtitan's op-level policy): Megatron-LM would re-run less.
+    CHECK(mentions(export_scenario(s, ExportTarget::megatron).warnings, "Megatron-LM re-runs only the attention core"));
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "recompute selective"));
+    // The fused stack (priced as Megatron's attention-core recompute): TorchTitan would re-run more.
+    s.training.fused_kernels = true;
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::megatron).warnings, "recompute selective"));
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "TorchTitan's op-level policy"));
+}
