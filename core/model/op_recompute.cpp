@@ -83,7 +83,7 @@ double op_policy_recomputed_flops_per_token(const ModelSpec& m, bool moe_block) 
 std::string recompute_display_name(Recompute r, bool fused_kernels) {
     switch (r) {
         case Recompute::none: return "none";
-        case Recompute::selective: return fused_kernels ? "selective (attention core)" : "selective (every other matmul)";
+        case Recompute::selective: return fused_kernels ? "selective (attention core)" : "selective (op-level)";
         case Recompute::full: return "full (whole block)";
     }
     return "none";

@@ -49,7 +49,8 @@ struct BlockMatmul {
 [[nodiscard]] double op_policy_recomputed_flops_per_token(const ModelSpec& m, bool moe_block);
 
 // What a recompute choice re-runs on this stack, for a control's label: "none", "selective (attention
-// core)" with fused kernels, "selective (every other matmul)" without, "full (whole block)".
+// core)" with fused kernels, "selective (op-level)" without (PyTorch's op-level policy), "full (whole
+// block)".
 [[nodiscard]] std::string recompute_display_name(Recompute r, bool fused_kernels);
 
 }  // namespace shardscope
