@@ -421,11 +421,23 @@ Json window_of(const Json& probe, const std::string& id) {
     return nullptr;
 }
 
+// The centre of a window the probe lists, in window pixels.
+std::pair<int, int> centre_of(const Json& w) {
+    return {static_cast<int>(w["x"].get<double>() + w["w"].get<double>() / 2),
+            static_cast<int>(w["y"].get<double>() + w["h"].get<double>() / 2)};
+}
+
 // What the open panel `id` says of itself in the probe (the step shown, playing or not); empty when it
 // is not open.
 std::string panel_state(const Json& probe, const std::string& id) {
     const Json w = window_of(probe, id);
     return w.is_object() ? w.value("state", "") : std::string();
+}
+
+// Presses `keys` in the app and answers what the lesson panel then says of itself.
+std::string lesson_after_key(LiveApp& app, const std::string& keys) {
+    app.key(keys);
+    return panel_state(app.wait_frames(4), "lesson");
 }
 
 }  // namespace
@@ -654,31 +666,26 @@ TEST_CASE("the arrow keys keep stepping a lesson after a step opens a new panel,
     Json probe = app.probe();
     const Json memory = window_of(probe, "memory");
     REQUIRE(memory.is_object());
-    app.move_to(static_cast<int>(memory["x"].get<double>() + memory["w"].get<double>() / 2),
-                static_cast<int>(memory["y"].get<double>() + memory["h"].get<double>() / 2));
+    const auto [mx, my] = centre_of(memory);
+    app.move_to(mx, my);
     app.key("Right");
     probe = app.wait_frames(4);
     CHECK(panel_state(probe, "lesson") == "lesson why-split step 7 of 9");
     CHECK(window_of(probe, "mesh").is_object());
-    app.key("Right");
-    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
-    app.key("Left");
-    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 7 of 9");
+    CHECK(lesson_after_key(app, "Right") == "lesson why-split step 8 of 9");
+    CHECK(lesson_after_key(app, "Left") == "lesson why-split step 7 of 9");
     // A click in another panel takes the focus there; the arrows still step the lesson.
     const Json mesh = window_of(app.probe(), "mesh");
     REQUIRE(mesh.is_object());
     app.click_at(static_cast<int>(mesh["x"].get<double>() + mesh["w"].get<double>() / 2),
                  static_cast<int>(mesh["y"].get<double>() + mesh["h"].get<double>() - 20));
-    app.key("Right");
-    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
+    CHECK(lesson_after_key(app, "Right") == "lesson why-split step 8 of 9");
     // Not while a menu is open: Escape closes it, and the arrows step again.
     REQUIRE(app.click("menu/View"));
     REQUIRE(app.wait_for_item("menu/View/mesh"));
-    app.key("Left");
-    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 8 of 9");
+    CHECK(lesson_after_key(app, "Left") == "lesson why-split step 8 of 9");
     app.key("Escape");
-    app.key("Left");
-    CHECK(panel_state(app.wait_frames(4), "lesson") == "lesson why-split step 7 of 9");
+    CHECK(lesson_after_key(app, "Left") == "lesson why-split step 7 of 9");
 }
 
 TEST_CASE("the Collective animator's Step, clicked while it plays, pauses one step on and stays there") {
@@ -760,8 +767,8 @@ TEST_CASE("the Collective animator in its default tile: the wheel scrolls down t
     const double bottom = collective["y"].get<double>() + collective["h"].get<double>();
     // Narrow, the canvas fills the tile and the figures start below it.
     REQUIRE(start["items"]["collective/readout"][1].get<double>() > bottom - 40);
-    app.move_to(static_cast<int>(collective["x"].get<double>() + collective["w"].get<double>() / 2),
-                static_cast<int>(collective["y"].get<double>() + collective["h"].get<double>() / 2));
+    const auto [cx, cy] = centre_of(collective);
+    app.move_to(cx, cy);
     shell_output("xdotool click --repeat 30 --delay 30 5");
     const Json probe = app.wait_frames(6);
     const Json readout = probe["items"]["collective/readout"];
@@ -832,9 +839,7 @@ TEST_CASE("Left / Right step a lesson through the steps that open the Collective
     // A click on the lesson gives them back.
     const Json lesson = window_of(probe, "lesson");
     REQUIRE(lesson.is_object());
-    app.click_at(static_cast<int>(lesson["x"].get<double>() + lesson["w"].get<double>() / 2),
-                 static_cast<int>(lesson["y"].get<double>() + lesson["h"].get<double>() / 2));
-    app.key("Right");
-    probe = app.wait_frames(4);
-    CHECK(panel_state(probe, "lesson") == "lesson data-parallel step 6 of 9");
+    const auto [lx, ly] = centre_of(lesson);
+    app.click_at(lx, ly);
+    CHECK(lesson_after_key(app, "Right") == "lesson data-parallel step 6 of 9");
 }
