@@ -320,6 +320,12 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
                                expert_link);
     w.fsdp_forward_s = ag;
     w.fsdp_backward_s = ag + rs;
+    if (cx.s.model.has_architecture() && !cx.s.training.fused_kernels) {
+        const Fsdp2Copies copies = fsdp2_copies(cx.hw, dense + expert, units, gathers, gathered, per.grads);
+        w.forward_s += copies.copy_out_s;
+        w.backward_s += copies.copy_out_s;
+        w.fsdp_backward_s += copies.copy_in_s;
+    }
     const double gathered_twice = gathers ? 2.0 * gathered : 0.0;
     // nccl-tests times one group size at a time: the dense blocks' calls (the experts' sharding group
     // differs and is left to the dense figure).
@@ -688,6 +694,13 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
         notes.push_back("ZeRO-1: full gradients accumulate over the micro-batches and are reduce-scattered once per "
                         "step, after the last backward, and the updated weights all-gathered (Megatron-LM's "
                         "distributed optimizer)");
+    if (s.parallel.zero >= 2 && s.parallel.dp_shard * s.parallel.cp > 1 && !s.training.fused_kernels)
+        notes.push_back(std::string("PyTorch's FSDP (FSDP2) on flat buffers it copies through: ") +
+                        (s.parallel.zero == 3 ? "each gathered block's weights copied out into their own tensors, "
+                                                "forward and backward, at 650 GB/s (compute time), and " : "") +
+                        "each block's gradients copied into the reduce-scatter's input at 250 GB/s (with the "
+                        "reduce-scatter), as the PyTorch developers measured them; fused_kernels (Megatron-LM, "
+                        "DeepSpeed) copies nothing");
     if (flash && s.training.recompute == Recompute::selective && s.training.fused_kernels)
         notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "
                         "flash stores no scores to drop");
@@ -1065,6 +1078,21 @@ ReportResult report_from_json(std::string_view scenario_json) {
         return out;
     }
     out.report = build_report(*load.scenario);
+    return out;
+}
+
+Fsdp2Copies fsdp2_copies(const HardwareFigures& hw, double params, double units, bool gathers, double gathered_bytes,
+                         double grad_bytes) noexcept {
+    // Rates as the PyTorch developers measured them: copy-out 650-700 GB/s
+    // (github.com/pytorch/pytorch/pull/115515), copy-in about 250 GB/s (pull/117975); one kernel per
+    // unit, each at least the kernel floor.
+    constexpr double kCopyOutBytesPerS = 650e9;
+    constexpr double kCopyInBytesPerS = 250e9;
+    Fsdp2Copies out;
+    if (params <= 0 || units <= 0) return out;
+    const auto per_unit = [&](double bytes, double rate) { return units * std::max(bytes / units / rate, hw.kernel_floor_s); };
+    if (gathers) out.copy_out_s = per_unit(params * gathered_bytes, kCopyOutBytesPerS);
+    out.copy_in_s = per_unit(params * grad_bytes, kCopyInBytesPerS);
     return out;
 }
 

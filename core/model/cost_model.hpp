@@ -32,6 +32,7 @@
 // simulating, so the pipeline magnifies it exactly as it would compute.
 
 #include "core/mesh/mesh.hpp"
+#include "core/model/hardware.hpp"
 #include "core/model/params.hpp"
 #include "core/pipeline/pipeline.hpp"
 #include "core/pipeline/pipeline_program.hpp"
@@ -102,6 +103,19 @@ struct OverlapCost {
     [[nodiscard]] double total() const noexcept { return past + contention; }
 };
 [[nodiscard]] OverlapCost overlap_cost(double comm_s, double compute_s, double loss) noexcept;
+
+// PyTorch's FSDP (FSDP2, per-parameter sharding) gathers a unit's (a block's) parameters into one flat
+// buffer and copies each out into its own tensor, on the compute stream, before the unit runs
+// ("copy-out", forward and again backward, ZeRO-3 only); before each reduce-scatter it copies every
+// gradient into the flat input ("copy-in", on the reduce-scatter's stream, so priced with it).
+// Megatron-LM and DeepSpeed keep flat buffers: only the PyTorch stack (no fused_kernels) pays these.
+// Per micro-batch, for `params` gathered on this GPU in `units` FSDP units.
+struct Fsdp2Copies {
+    double copy_out_s = 0;  // once forward, once backward
+    double copy_in_s = 0;
+};
+[[nodiscard]] Fsdp2Copies fsdp2_copies(const HardwareFigures& hw, double params, double units, bool gathers,
+                                       double gathered_bytes, double grad_bytes) noexcept;
 
 struct StepEndTimes {
     double reduce_s = 0;

@@ -253,3 +253,37 @@ TEST_CASE("a collective beside compute: past the compute it is exposed, under it
     CHECK(overlap_cost(0.0, 1.0, loss).total() == 0);
     CHECK(overlap_cost(1.0, 0.0, loss).total() == doctest::Approx(1.0));
 }
+
+TEST_CASE("FSDP2's copies on the PyTorch stack: copy-out forward and backward, copy-in before each reduce-scatter") {
+    // 1e9 bf16 parameters gathered in 10 units: 2 GB out of the flat buffer at 650 GB/s = 3.0769 ms
+    // (twice a micro-batch), 2 GB of gradients into the reduce-scatter's input at 250 GB/s = 8 ms.
+    const HardwareFigures hw = hardware_figures(GpuSpec{"H100 SXM", 80, 989, 3350});
+    const Fsdp2Copies big = fsdp2_copies(hw, 1e9, 10, true, 2, 2);
+    CHECK(big.copy_out_s == doctest::Approx(2e9 / 650e9));
+    CHECK(big.copy_in_s == doctest::Approx(2e9 / 250e9));
+    // ZeRO-2 gathers nothing per micro-batch: no copy-out. A tiny unit still costs a kernel's floor.
+    CHECK(fsdp2_copies(hw, 1e9, 10, false, 2, 2).copy_out_s == 0);
+    CHECK(fsdp2_copies(hw, 100, 4, true, 2, 2).copy_out_s == doctest::Approx(4 * hw.kernel_floor_s));
+
+    // In a step: the tiny model as ZeRO-3 over 4 GPUs of one node, one micro-batch. Its compute is
+    // the kernels, the copy-out forward and backward (6 units: 4 blocks, embedding, output layer; 3400
+    // parameters, each unit at the kernel floor), then Adam over a quarter of the parameters.
+    Scenario s = tiny();
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 3;
+    s.training.global_batch = 4;
+    const HardwareFigures toy = hardware_figures(s.cluster.gpu);
+    const StageCompute c = stage_compute(s, s.parallel, toy, StageBlocks{4, 0, true, true});
+    const Fsdp2Copies copies = fsdp2_copies(toy, 3400, 6, true, 2, 2);
+    CHECK(copies.copy_out_s == doctest::Approx(6 * toy.kernel_floor_s));
+    const Report r = build_report(s);
+    REQUIRE(r.time.compute.has_value());
+    CHECK(*r.time.compute == doctest::Approx(c.forward_s + c.backward_s + 2 * copies.copy_out_s +
+                                             optimizer_step_seconds(toy, 3400.0 / 4, Precision::mixed_bf16)));
+    // Megatron-LM's and DeepSpeed's flat buffers copy nothing.
+    s.training.fused_kernels = true;
+    const StageCompute fused = stage_compute(s, s.parallel, toy, StageBlocks{4, 0, true, true});
+    CHECK(*build_report(s).time.compute == doctest::Approx(fused.forward_s + fused.backward_s +
+                                                           optimizer_step_seconds(toy, 3400.0 / 4, Precision::mixed_bf16)));
+}
