@@ -364,10 +364,12 @@ void CollectivePanel::draw(AppState& state) {
     advance(ImGui::GetIO().DeltaTime);
     // The arrows are the animator's once a person clicked in it, not when it merely took the focus by
     // opening (a lesson step that opens it keeps stepping with them).
+    // ImGui moves the focus to a clicked window only at the end of the click's frame: a click counts
+    // even while the window is not focused yet.
     const bool focused = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
+    if (!focused) clicked_in_ = false;
     if (ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows) && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
         clicked_in_ = true;
-    if (!focused) clicked_in_ = false;
     if (focused && clicked_in_ && !ImGui::IsAnyItemActive()) {
         state.ui.arrows_taken_frame = ImGui::GetFrameCount();
         if (ImGui::IsKeyPressed(keys::kRight)) step_forward();
