@@ -15,6 +15,7 @@ MemoryBar bar_for(const Report& r, const StageMemory& st, std::string role) {
     MemoryBar bar = memory_bar(st.bytes, r.gpu_memory_bytes, std::move(role));
     bar.stage = st.stage;
     bar.most_loaded = st.stage == r.most_loaded_stage;
+    bar.other_parts = describe_other_memory(st.other);
     return bar;
 }
 

@@ -20,6 +20,7 @@ struct MemoryBar {
     double total_bytes = 0;
     double fraction_of_gpu = 0; // total / the GPU's memory
     bool fits = false;
+    std::vector<std::string> other_parts;  // what `other` holds, a line each (describe_other_memory)
 };
 
 // The first, middle (stage pp/2) and last stage, plus the most loaded one when it is none of those;

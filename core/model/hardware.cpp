@@ -63,7 +63,7 @@ constexpr Family kAmpere{"A100", 108, 0.799, 0.0, kAmpereFlash, kAmpereFlash, 0.
 constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
                          "Hopper figures: 132 SMs (datasheet); large BF16 GEMMs 720 of 989 TFLOP/s sustained "
                          "(10240^3 in a public torch.matmul sweep; 794 in short bursts, Bekman's MAMF table) and FP8 "
-                         "1271 of 1979 (MAMF's 1403 burst at the same sustained ratio); causal flash attention at 16k: "
+                         "1271 of 1979 (MAMF's 1403 burst at the same sustained ratio); causal flash attention at 16k tokens: "
                          "FlashAttention-2 (PyTorch SDPA) 34% forward / 33% backward of peak, cuDNN's fused attention "
                          "(Transformer Engine, fused_kernels) 54% / 52% (Shah et al. 2024, figs. 5-6); HBM 88% "
                          "of datasheet (measured copy)"};

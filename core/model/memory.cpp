@@ -2,6 +2,7 @@
 
 #include "core/model/hardware.hpp"
 #include "core/model/op_recompute.hpp"
+#include "core/scenario/units.hpp"
 #include "core/pipeline/pipeline.hpp"
 
 #include <algorithm>
@@ -213,17 +214,18 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     const double block = shape.largest_block;
     const double tokens = static_cast<double>(s.training.micro_batch) * static_cast<double>(s.model.seq_len) /
                           static_cast<double>(p.cp);
-    double other = 0;
+    OtherMemory& other = out.other;
     // FSDP gathers one block to run it while prefetching the next: two unsharded blocks at once.
-    if (p.zero >= 3 && zero_shard_ranks(p) > 1) other += 2.0 * block * per.weights;
+    if (p.zero >= 3 && zero_shard_ranks(p) > 1) other.gathered_blocks = 2.0 * block * per.weights;
     // The loss needs the fp32 logits of the micro-batch (Korthikanti: 4sbv/t bytes) on the last stage.
-    if (stage == p.pp - 1) other += 4.0 * tokens * static_cast<double>(s.model.vocab) / tp;
+    if (stage == p.pp - 1) other.logits = 4.0 * tokens * static_cast<double>(s.model.vocab) / tp;
     // TP gathers the full activation of the micro-batch before its column-parallel matmuls.
-    if (p.tp > 1) other += tokens * static_cast<double>(s.model.hidden) * activation_dtype_bytes(prec);
+    if (p.tp > 1) other.tp_gather = tokens * static_cast<double>(s.model.hidden) * activation_dtype_bytes(prec);
     // The data-parallel reduction works on buckets: Megatron-LM's DDP default is 40M elements
     // (--ddp-bucket-size), or the stage's whole gradient when it is smaller.
     constexpr double kBucketElements = 40e6;
-    if (p.dp_shard * p.cp * p.dp_replicate > 1) other += std::min(kBucketElements, dense_local + expert_local) * per.grads;
+    if (p.dp_shard * p.cp * p.dp_replicate > 1)
+        other.grad_bucket = std::min(kBucketElements, dense_local + expert_local) * per.grads;
     // Full recompute re-runs one block's forward inside the backward: its activations live again; so
     // does the op-level selective recompute of the PyTorch stack.
     const bool reruns_block = s.training.recompute == Recompute::full ||
@@ -232,9 +234,9 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
         ActivationShape working = activation_shape(s, blocks.moe > 0);
         working.recompute = Recompute::none;
         working.op_policy_elements = 0;
-        other += activation_bytes_per_layer(working) * activation_scale(prec);
+        other.recompute_working = activation_bytes_per_layer(working) * activation_scale(prec);
     }
-    out.bytes.other = other;
+    out.bytes.other = other.total();
     out.bytes.reserved = runtime_reserve_bytes(s.cluster.gpu, out.bytes.tensors());
     return out;
 }
@@ -255,6 +257,19 @@ const StageMemory& most_loaded(const std::vector<StageMemory>& stages) {
     return *std::max_element(stages.begin(), stages.end(), [](const StageMemory& a, const StageMemory& b) {
         return a.bytes.total() < b.bytes.total();
     });
+}
+
+std::vector<std::string> describe_other_memory(const OtherMemory& o) {
+    std::vector<std::string> lines;
+    const auto add = [&](double bytes, const char* what) {
+        if (bytes > 0) lines.push_back(std::string(what) + ": " + format_memory(bytes));
+    };
+    add(o.gathered_blocks, "FSDP: the block running and the next one, gathered");
+    add(o.logits, "fp32 logits of a micro-batch, for the loss");
+    add(o.tp_gather, "TP: a micro-batch's activation gathered for a matmul");
+    add(o.grad_bucket, "the gradient reduction's bucket (40M elements at most)");
+    add(o.recompute_working, "the block being recomputed, its activations live again");
+    return lines;
 }
 
 double gpu_memory_bytes(const ClusterSpec& c) noexcept { return exposed_memory_bytes(c.gpu); }

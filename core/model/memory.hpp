@@ -160,11 +160,27 @@ struct MemoryBreakdown {
 };
 
 // One pipeline stage's GPUs (every GPU of a stage holds the same amount).
+// What MemoryBreakdown::other holds, bytes each (they sum to it).
+struct OtherMemory {
+    double gathered_blocks = 0;   // FSDP: the block running and the next one prefetched, unsharded
+    double logits = 0;            // the last stage: the micro-batch's fp32 logits for the loss
+    double tp_gather = 0;         // TP: the micro-batch's full activation gathered for a matmul
+    double grad_bucket = 0;       // the data-parallel reduction's bucket
+    double recompute_working = 0; // the block a recompute is re-running, its activations live again
+    [[nodiscard]] double total() const noexcept {
+        return gathered_blocks + logits + tp_gather + grad_bucket + recompute_working;
+    }
+};
+
+// The parts of `other` that are not zero, one line each ("fp32 logits for the loss: 2.00 GiB").
+[[nodiscard]] std::vector<std::string> describe_other_memory(const OtherMemory& o);
+
 struct StageMemory {
     int64_t stage = 0;
     int64_t layers = 0;
     double inflight_microbatches = 0;  // micro-batches of the whole stage's activations held at the peak
     MemoryBreakdown bytes;
+    OtherMemory other;  // bytes.other, part by part
 };
 
 // Memory of one GPU of pipeline stage `stage`. `inflight_microbatches` is the peak number of

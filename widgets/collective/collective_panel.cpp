@@ -335,8 +335,8 @@ CollectiveReadout CollectivePanel::make_readout() const {
         r.bytes_this_step = max_of(m.bytes_in_step(k));
         r.step_time_s = m.step_time(k);
     } else {
-        r.caption = "Before the first step: the buffers as the collective starts. Press Play or Step (or the right "
-                    "arrow key) to watch the chunks move.";
+        r.caption = "Before the first step: the buffers as the collective starts. Press Play or Step (or click here "
+                    "and press the right arrow key) to watch the chunks move.";
     }
     r.bytes_so_far = max_of(m.bytes_sent());
     const std::vector<double> totals = m.total_bytes_sent();

@@ -275,6 +275,10 @@ void MemoryPanel::draw_memory_table() {
             if (kind == palette::MemoryPart::activations && !bars[i]->activations_known)
                 ImGui::TextDisabled("n/a (no architecture)");
             else ImGui::TextUnformatted(format_memory(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
+            if (kind == palette::MemoryPart::other && !bars[i]->other_detail.empty()) {
+                note_last_item("memory/table/other/" + std::to_string(i));
+                wrapped_tooltip_for_last_item(bars[i]->other_detail);
+            }
         }
     }
     ImGui::TableNextRow();

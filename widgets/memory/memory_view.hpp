@@ -32,6 +32,7 @@ struct MemoryBarRecord {
     bool activations_known = true;  // false for a count-only model (its segment is 0, shown "n/a")
     std::string total_text;  // "181 GiB (243.5%)": the share is of the GPU's memory
     std::string total_short; // "181 GiB": above a bar too narrow for the share
+    std::string other_detail; // what "other" holds, a line each (the table's tooltip); "" when unknown
 };
 
 struct StepSegmentRecord {
