@@ -489,10 +489,16 @@ void LessonPanel::draw_outline(AppState& state, const LessonView& v) {
         const bool current = int(i) == step_;
         const std::string label = std::to_string(i + 1) + ".  " + v.step_titles[i];
         ImGui::PushID(int(i));
-        if (!current && int(i) >= reached) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        // A step not reached yet reads greyed; hovered, on a dim row rather than the bright header
+        // colour, where grey text would not read.
+        const bool ahead = !current && int(i) >= reached;
+        if (ahead) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::PushStyleColor(ImGuiCol_HeaderHovered, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+        }
         if (ImGui::Selectable(label.c_str(), current) && !current) enter_step(state, int(i), Entry::fresh);
         note_last_item("lesson/outline/" + std::to_string(i + 1));
-        if (!current && int(i) >= reached) ImGui::PopStyleColor();
+        if (ahead) ImGui::PopStyleColor(2);
         ImGui::PopID();
     }
 }
