@@ -106,10 +106,7 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
     if (pick[kPp] != 0) changes.push_back({kKnobNames[kPp], std::to_string(s.parallel.pp), std::to_string(c.parallel.pp)});
     // The data-parallel dims pay for TP and PP and turn into shards under ZeRO: name them too, so the
     // advice says every field it changes.
-    for (Dim d : {Dim::dp_shard, Dim::dp_replicate})
-        if (c.parallel.factor(d) != s.parallel.factor(d))
-            changes.push_back({std::string(to_string(d)), std::to_string(s.parallel.factor(d)),
-                               std::to_string(c.parallel.factor(d))});
+    for (KnobChange& moved : data_parallel_changes(s, c)) changes.push_back(std::move(moved));
     out.scenario = std::move(c);
     out.changes = std::move(changes);
     return true;
@@ -155,6 +152,15 @@ double memory_floor(const Scenario& c, const ParamCounts& counts) {
 std::string FitAdvice::summary() const {
     std::string out;
     for (const KnobChange& c : changes) out += (out.empty() ? "" : ", ") + c.text();
+    return out;
+}
+
+std::vector<KnobChange> data_parallel_changes(const Scenario& before, const Scenario& after) {
+    std::vector<KnobChange> out;
+    for (Dim d : {Dim::dp_shard, Dim::dp_replicate})
+        if (after.parallel.factor(d) != before.parallel.factor(d))
+            out.push_back({std::string(to_string(d)), std::to_string(before.parallel.factor(d)),
+                           std::to_string(after.parallel.factor(d))});
     return out;
 }
 

@@ -63,4 +63,8 @@ struct FitAdvice {
 // panel's ZeRO control and the advisor make.
 [[nodiscard]] Scenario with_zero_stage(const Scenario& s, int zero);
 
+// The data-parallel dims that differ between two scenarios ("dp_shard 128 -> 1"), in mesh order: what
+// with_zero_stage moves besides the stage, which a control that does it must say.
+[[nodiscard]] std::vector<KnobChange> data_parallel_changes(const Scenario& before, const Scenario& after);
+
 }  // namespace shardscope

@@ -852,3 +852,18 @@ TEST_CASE("Left / Right step a lesson through the steps that open the Collective
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     CHECK(animator_step(app.wait_frames(4)) == at_six + 1);
 }
+
+TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel dims it moved") {
+    LiveApp app("mouse-zero-status",
+                "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-405b-16k-h100.json' --show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/zero"));
+    REQUIRE(app.click("memory/zero"));
+    REQUIRE(app.wait_for_item("memory/zero/0"));
+    REQUIRE(app.click("memory/zero/0"));
+    const Json after = app.wait_frames(4);
+    // ZeRO 0 keeps whole replicas: the 128 shards become 128 replicas, and the status line says so.
+    CHECK(after["scenario"]["parallel"]["zero"] == 0);
+    CHECK(after["scenario"]["parallel"]["dp_replicate"] == 128);
+    CHECK(after["status"] == "zero 3 -> 0, dp_shard 128 -> 1, dp_replicate 1 -> 128 (Ctrl+Z undoes it)");
+}

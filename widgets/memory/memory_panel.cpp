@@ -370,7 +370,27 @@ void MemoryPanel::draw_controls(AppState& state) {
 
     int zero = s.parallel.zero;
     ImGui::SetNextItemWidth(field);
-    if (ImGui::Combo("ZeRO stage", &zero, kZeroLabels, 4)) apply(state, with_zero_stage(s, zero));
+    bool picked = false;
+    if (ImGui::BeginCombo("ZeRO stage", kZeroLabels[s.parallel.zero])) {
+        for (int z = 0; z < 4; ++z) {
+            if (ImGui::Selectable(kZeroLabels[z], z == s.parallel.zero) && z != s.parallel.zero) {
+                zero = z;
+                picked = true;
+            }
+            note_last_item("memory/zero/" + std::to_string(z));
+        }
+        ImGui::EndCombo();
+    }
+    if (picked) {
+        const Scenario before = s;
+        apply(state, with_zero_stage(before, zero));
+        // Stage 0 folds the shards into replicas and back: the status line names what moved with it.
+        std::string moved;
+        for (const KnobChange& c : data_parallel_changes(before, state.scenario())) moved += ", " + c.text();
+        if (control_error_.empty() && !moved.empty())
+            state.ui.status = "zero " + std::to_string(before.parallel.zero) + " -> " + std::to_string(zero) + moved +
+                              " (Ctrl+Z undoes it)";
+    }
     note_last_item("memory/zero");
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 

@@ -277,7 +277,17 @@ void StrategyPanel::draw_price(const AppState& state) {
         ImGui::TextDisabled("Nothing is split: one GPU does all the work and nothing is sent. Toggle a strategy above.");
     } else {
         const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-        if (begin_table_at_least("##strategy_price", 8, flags, 62.0f, static_cast<int>(prices_.size()))) {
+        // Narrower than the table, it scrolls sideways in a box of its own; its rows wrap to up to three
+        // lines, so the box is sized for that, within the height the panel has left (less the memory
+        // line below).
+        constexpr float kTableEms = 62.0f;
+        const ImGuiStyle& style = ImGui::GetStyle();
+        const float row = 3.0f * ImGui::GetTextLineHeightWithSpacing() + 2.0f * style.CellPadding.y;
+        const float wanted = static_cast<float>(prices_.size()) * row + ImGui::GetFrameHeight() + style.ScrollbarSize;
+        const float left = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing();
+        const bool narrow = ImGui::GetContentRegionAvail().x < kTableEms * ImGui::GetFontSize();
+        const float height = narrow && left > 6.0f * ImGui::GetFontSize() ? std::min(wanted, left) : 0.0f;
+        if (begin_table_at_least("##strategy_price", 8, flags, kTableEms, static_cast<int>(prices_.size()), height)) {
             const char* headers[] = {"Strategy", "Collective", "When", "Link", "Sent / GPU / step", "Time / step",
                                      "Exposed", "Memory saved / GPU"};
             const float weights[] = {1.0f, 2.0f, 2.2f, 0.7f, 1.1f, 1.0f, 1.0f, 1.3f};
