@@ -866,4 +866,9 @@ TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel di
     CHECK(after["scenario"]["parallel"]["zero"] == 0);
     CHECK(after["scenario"]["parallel"]["dp_replicate"] == 128);
     CHECK(after["status"] == "zero 3 -> 0, dp_shard 128 -> 1, dp_replicate 1 -> 128 (Ctrl+Z undoes it)");
+    // Edit > Undo, by mouse, takes it back whole.
+    REQUIRE(app.choose("Edit", "undo"));
+    const Json undone = app.wait_frames(4);
+    CHECK(undone["scenario"]["parallel"]["zero"] == 3);
+    CHECK(undone["scenario"]["parallel"]["dp_shard"] == 128);
 }

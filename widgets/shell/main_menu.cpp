@@ -53,9 +53,13 @@ void draw_file_menu(AppState& state) {
 }
 
 void draw_edit_menu(AppState& state) {
-    if (!ImGui::BeginMenu("Edit")) return;
+    const bool open = ImGui::BeginMenu("Edit");
+    note_last_item("menu/Edit");
+    if (!open) return;
     if (ImGui::MenuItem("Undo", "Ctrl+Z", false, state.can_undo())) state.undo();
+    note_last_item("menu/Edit/undo");
     if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z / Ctrl+Y", false, state.can_redo())) state.redo();
+    note_last_item("menu/Edit/redo");
     ImGui::EndMenu();
 }
 
