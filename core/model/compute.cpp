@@ -139,6 +139,17 @@ AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareF
     return a;
 }
 
+// Balanced routing: the ep ranks' T x top_k token slots spread over E experts; this GPU holds E/ep of
+// them. A capacity factor pads each expert's batch to its capacity.
+struct ExpertBatch {
+    double tokens_per_expert = 0;
+    double local_experts = 0;
+};
+ExpertBatch expert_batch(const ModelSpec& m, const ParallelSpec& p, const Shape& sh) {
+    const double E = as_double(std::max<int64_t>(1, m.experts));
+    return {sh.tokens * routed_copies(m) * as_double(p.ep) / E, as_double(m.experts) / as_double(p.ep)};
+}
+
 // The GEMMs of one block's forward (attention projections and the FFN or the experts).
 std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
@@ -174,12 +185,9 @@ std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, cons
         g.push_back(GemmDims{T, ffn_in * width / tp, h});
         g.push_back(GemmDims{T, h, width / tp});
     }
-    // Balanced routing: the ep ranks' T x top_k token slots spread over E experts; this GPU holds
-    // E/ep of them. A capacity factor pads each expert's batch to its capacity.
-    const double local_experts = E / as_double(p.ep);
-    const double per_expert = T * as_double(m.top_k) * as_double(p.ep) / E * std::max(1.0, m.capacity_factor);
-    g.push_back(GemmDims{per_expert, ffn_in * ef / tp, h, local_experts});
-    g.push_back(GemmDims{per_expert, h, ef / tp, local_experts});
+    const ExpertBatch experts = expert_batch(m, p, sh);
+    g.push_back(GemmDims{experts.tokens_per_expert, ffn_in * ef / tp, h, experts.local_experts});
+    g.push_back(GemmDims{experts.tokens_per_expert, h, ef / tp, experts.local_experts});
     return g;
 }
 
@@ -203,7 +211,7 @@ std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) 
     if (!moe) {
         k.push_back(act_io * e * as_double(m.ffn_hidden) / sh.tp * T);
     } else {
-        const double slots = T * as_double(m.top_k) * std::max(1.0, m.capacity_factor);
+        const double slots = T * routed_copies(m);
         k.push_back(act_io * e * as_double(m.expert_ffn_hidden) / sh.tp * slots);
         if (m.shared_experts > 0)
             k.push_back(act_io * e * as_double(m.shared_experts * m.expert_ffn_hidden) / sh.tp * T);
@@ -219,16 +227,15 @@ std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) 
 std::vector<GemmDims> op_policy_recomputed_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const std::vector<BlockMatmul> order = block_matmuls_in_order(m, moe);
-    const double per_expert = sh.tokens * as_double(m.top_k) * as_double(p.ep) / as_double(std::max<int64_t>(1, m.experts)) *
-                              std::max(1.0, m.capacity_factor);
-    const double local_experts = as_double(m.experts) / as_double(p.ep);
+    const ExpertBatch experts = expert_batch(m, p, sh);
     std::vector<GemmDims> out;
     for (std::size_t i = 0; i < order.size(); ++i) {
         if (!op_policy_recomputes(i)) continue;
         const BlockMatmul& mm = order[i];
         const double n = mm.split == MatmulSplit::column ? mm.out_width / sh.tp : mm.out_width;
         const double k = mm.split == MatmulSplit::row ? mm.in_width / sh.tp : mm.in_width;
-        out.push_back(mm.routed ? GemmDims{per_expert, n, k, local_experts} : GemmDims{sh.tokens, n, k});
+        out.push_back(mm.routed ? GemmDims{experts.tokens_per_expert, n, k, experts.local_experts}
+                                : GemmDims{sh.tokens, n, k});
     }
     return out;
 }
@@ -278,13 +285,13 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
             b.backward_flops += b.forward_flops;
             break;
         case Recompute::selective:
-            if (s.training.fused_kernels) {  // Megatron-LM: the attention core
-                b.backward_s += b.attention_forward_s;
-                b.backward_flops += core_fwd_flops;
-            } else {  // PyTorch's op-level policy: every second matmul and every memory-bound kernel
+            if (op_level_selective(s.training)) {  // every second matmul and every memory-bound kernel
                 const std::vector<GemmDims> again = op_policy_recomputed_gemms(s, p, sh, moe);
                 b.backward_s += price.gemms(again) + stream_fwd_s;
                 b.backward_flops += gemm_flops(again);
+            } else {  // Megatron-LM: the attention core
+                b.backward_s += b.attention_forward_s;
+                b.backward_flops += core_fwd_flops;
             }
             break;
         case Recompute::none: break;

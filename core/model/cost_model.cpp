@@ -626,13 +626,12 @@ std::string activation_note(const Scenario& s) {
     kept += m.uses_dropout() ? "; dropout masks" : "; no dropout masks";
     const char* recompute =
         s.training.recompute == Recompute::full ? "full recompute: only each block's input is kept"
-        : s.training.recompute == Recompute::selective && s.training.fused_kernels
-            ? "selective recompute (Megatron-LM's): the attention core re-runs"
-        : s.training.recompute == Recompute::selective
+        : op_level_selective(s.training)
             ? "selective recompute (PyTorch's op-level policy, as torchtitan runs it): a block keeps its input, the "
               "attention output and its 1st, 3rd, 5th ... matmul's output; every second matmul and every "
               "element-wise kernel re-run in the backward"
-            : "no recompute";
+        : s.training.recompute == Recompute::selective ? "selective recompute (Megatron-LM's): the attention core re-runs"
+                                                       : "no recompute";
     const int bytes = static_cast<int>(activation_dtype_bytes(s.training.precision));
     const std::string fp8 = s.training.precision == Precision::fp8
                                 ? ", the GEMMs' inputs as their FP8 copies (1 byte, as Transformer Engine caches them)"
@@ -701,7 +700,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                         "each block's gradients copied into the reduce-scatter's input at 250 GB/s (with the "
                         "reduce-scatter), as the PyTorch developers measured them; fused_kernels (Megatron-LM, "
                         "DeepSpeed) copies nothing");
-    if (flash && s.training.recompute == Recompute::selective && s.training.fused_kernels)
+    if (flash && s.training.recompute == Recompute::selective && !op_level_selective(s.training))
         notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "
                         "flash stores no scores to drop");
     return notes;
@@ -766,12 +765,12 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
         double blocks = 0;
         for (int64_t i = 0; i < m.layers; ++i) blocks += active_block_params(counts, m, i);
         f.hardware += 2.0 * blocks * tokens + executed_forward;
-    } else if (s.training.recompute == Recompute::selective && s.training.fused_kernels) {
-        f.hardware += executed_forward;
-    } else if (s.training.recompute == Recompute::selective) {
+    } else if (op_level_selective(s.training)) {
         const int64_t moe_layers = m.is_moe() ? std::max<int64_t>(0, m.layers - m.dense_layers) : 0;
         f.hardware += tokens * (static_cast<double>(m.layers - moe_layers) * op_policy_recomputed_flops_per_token(m, false) +
                                 static_cast<double>(moe_layers) * op_policy_recomputed_flops_per_token(m, true));
+    } else if (s.training.recompute == Recompute::selective) {
+        f.hardware += executed_forward;
     }
     return f;
 }

@@ -149,11 +149,13 @@ double memory_floor(const Scenario& c, const ParamCounts& counts) {
 
 }  // namespace
 
-std::string FitAdvice::summary() const {
+std::string changes_text(const std::vector<KnobChange>& changes) {
     std::string out;
     for (const KnobChange& c : changes) out += (out.empty() ? "" : ", ") + c.text();
     return out;
 }
+
+std::string FitAdvice::summary() const { return changes_text(changes); }
 
 std::vector<KnobChange> data_parallel_changes(const Scenario& before, const Scenario& after) {
     std::vector<KnobChange> out;

@@ -35,6 +35,9 @@ struct KnobChange {
     [[nodiscard]] std::string text() const { return knob + " " + from + " -> " + to; }
 };
 
+// Knob changes as one line: "zero 0 -> 3, recompute none -> full".
+[[nodiscard]] std::string changes_text(const std::vector<KnobChange>& changes);
+
 struct FitAdvice {
     bool needed = false;                 // false: the scenario already fits
     bool found = false;                  // some candidate fits

@@ -151,7 +151,7 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
         sh.kv_latent = m.kv_lora_rank;
     }
     sh.moe = moe && m.is_moe();
-    if (s.training.recompute == Recompute::selective && !s.training.fused_kernels)
+    if (op_level_selective(s.training))
         sh.op_policy_elements = op_policy_saved_elements_per_token(m, sh.moe, s.parallel.tp, s.parallel.sequence_parallel);
     if (sh.moe) {
         sh.experts = m.experts;
@@ -228,8 +228,7 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
         other.grad_bucket = std::min(kBucketElements, dense_local + expert_local) * per.grads;
     // Full recompute re-runs one block's forward inside the backward: its activations live again; so
     // does the op-level selective recompute of the PyTorch stack.
-    const bool reruns_block = s.training.recompute == Recompute::full ||
-                              (s.training.recompute == Recompute::selective && !s.training.fused_kernels);
+    const bool reruns_block = s.training.recompute == Recompute::full || op_level_selective(s.training);
     if (reruns_block && sp.layers.count > 0) {
         ActivationShape working = activation_shape(s, blocks.moe > 0);
         working.recompute = Recompute::none;

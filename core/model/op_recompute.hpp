@@ -32,6 +32,12 @@ struct BlockMatmul {
 // the router, the routed experts' w1, w3, w2 and the shared experts'.
 [[nodiscard]] std::vector<BlockMatmul> block_matmuls_in_order(const ModelSpec& m, bool moe_block);
 
+// Whether a scenario's selective recompute is this op-level policy (the PyTorch stack) rather than
+// Megatron-LM's attention-core recompute (fused_kernels).
+[[nodiscard]] constexpr bool op_level_selective(const TrainingSpec& t) noexcept {
+    return t.recompute == Recompute::selective && !t.fused_kernels;
+}
+
 // Whether the op-level policy re-runs the matmul at `index` (0-based) of that order: every second one.
 [[nodiscard]] constexpr bool op_policy_recomputes(std::size_t index) noexcept { return index % 2 == 1; }
 

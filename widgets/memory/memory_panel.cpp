@@ -385,11 +385,11 @@ void MemoryPanel::draw_controls(AppState& state) {
         const Scenario before = s;
         apply(state, with_zero_stage(before, zero));
         // Stage 0 folds the shards into replicas and back: the status line names what moved with it.
-        std::string moved;
-        for (const KnobChange& c : data_parallel_changes(before, state.scenario())) moved += ", " + c.text();
-        if (control_error_.empty() && !moved.empty())
-            state.ui.status = "zero " + std::to_string(before.parallel.zero) + " -> " + std::to_string(zero) + moved +
-                              " (Ctrl+Z undoes it)";
+        std::vector<KnobChange> changes = data_parallel_changes(before, state.scenario());
+        if (control_error_.empty() && !changes.empty()) {
+            changes.insert(changes.begin(), KnobChange{"zero", std::to_string(before.parallel.zero), std::to_string(zero)});
+            state.ui.status = changes_text(changes) + " (Ctrl+Z undoes it)";
+        }
     }
     note_last_item("memory/zero");
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));

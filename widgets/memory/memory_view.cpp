@@ -64,12 +64,6 @@ std::string fit_line(const Report& r) {
     return "Does not fit: " + format_memory(r.memory.total()) + " needed of " + format_memory(r.gpu_memory_bytes) + where + ".";
 }
 
-std::string changes_text(const std::vector<KnobChange>& changes) {
-    std::string out;
-    for (const KnobChange& c : changes) out += (out.empty() ? "" : ", ") + c.text();
-    return out;
-}
-
 std::string advice_line(const FitAdvice& a) {
     if (!a.needed) return {};
     const std::string searched = " (" + count_of(a.candidates_screened, "layout") + " screened, " +

@@ -18,14 +18,14 @@ std::unordered_map<std::string, Noted>& rects() {
 }
 }  // namespace
 
+void note_rect(const std::string& key, const ItemRect& rect) {
+    rects()[key] = Noted{rect, ImGui::GetFrameCount()};
+}
+
 void note_last_item(const std::string& key) {
     const ImVec2 min = ImGui::GetItemRectMin();
     const ImVec2 max = ImGui::GetItemRectMax();
-    rects()[key] = Noted{ItemRect{min.x, min.y, max.x, max.y}, ImGui::GetFrameCount()};
-}
-
-void note_rect(const std::string& key, const ItemRect& rect) {
-    rects()[key] = Noted{rect, ImGui::GetFrameCount()};
+    note_rect(key, ItemRect{min.x, min.y, max.x, max.y});
 }
 
 std::optional<ItemRect> find_item_rect(const std::string& key) {
