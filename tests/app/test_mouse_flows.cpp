@@ -872,3 +872,20 @@ TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel di
     CHECK(undone["scenario"]["parallel"]["zero"] == 3);
     CHECK(undone["scenario"]["parallel"]["dp_shard"] == 128);
 }
+
+TEST_CASE("hovering a stage's 'other' in Memory and cost shows what it holds; moving away hides it") {
+    LiveApp app("mouse-other-tooltip", "--show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/table/other/1"));
+    CHECK_FALSE(app.probe()["items"].contains("tooltip"));
+    REQUIRE(app.hover("memory/table/other/1"));
+    const Json shown = app.wait_frames(20);  // ImGui shows a tooltip once the mouse has rested
+    REQUIRE(shown["items"].contains("tooltip"));
+    // Beside the hovered cell, not somewhere else on the screen.
+    const auto& cell = shown["items"]["memory/table/other/1"];
+    const auto& tip = shown["items"]["tooltip"];
+    CHECK(std::abs(tip[1].get<double>() - cell[3].get<double>()) < 200);
+    // The status bar's far corner: nothing there has a tooltip.
+    app.move_to(static_cast<int>(shown["viewport"][0].get<double>()) - 4, static_cast<int>(shown["viewport"][1].get<double>()) - 4);
+    CHECK_FALSE(app.wait_frames(4)["items"].contains("tooltip"));
+}

@@ -1,5 +1,7 @@
 #include "widgets/kit/tooltip.hpp"
 
+#include "widgets/shell/item_rects.hpp"
+
 #include <imgui.h>
 
 namespace shardscope::ui {
@@ -8,6 +10,7 @@ void wrapped_tooltip(const std::string& text, float width_em) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * width_em);
     ImGui::TextUnformatted(text.c_str());
+    note_last_item("tooltip");  // tests driving the real window see that a hover showed one
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
 }
