@@ -42,6 +42,7 @@ void AppUi::draw_frame(AppState& state, float seconds_since_start) {
     draw_shortcuts_window(state);
     draw_status_line(state);
     state.end_frame(ImGui::IsAnyItemActive());
+    state.retire_stale_status();
 }
 
 }  // namespace shardscope::ui

@@ -853,7 +853,7 @@ TEST_CASE("Left / Right step a lesson through the steps that open the Collective
     CHECK(animator_step(app.wait_frames(4)) == at_six + 1);
 }
 
-TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel dims it moved") {
+TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel dims it moved, until the next edit") {
     LiveApp app("mouse-zero-status",
                 "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-405b-16k-h100.json' --show memory");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
@@ -871,6 +871,12 @@ TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel di
     const Json undone = app.wait_frames(4);
     CHECK(undone["scenario"]["parallel"]["zero"] == 3);
     CHECK(undone["scenario"]["parallel"]["dp_shard"] == 128);
+    CHECK(undone["status"] == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    // The next edit by hand makes that news old: the status line goes rather than describe it.
+    REQUIRE(app.click("memory/micro_batch/larger"));
+    const Json edited = app.wait_frames(4);
+    CHECK(edited["scenario"]["training"]["micro_batch"] != undone["scenario"]["training"]["micro_batch"]);
+    CHECK(edited["status"] == "");
 }
 
 TEST_CASE("hovering a stage's 'other' in Memory and cost shows what it holds; moving away hides it") {

@@ -37,6 +37,46 @@ struct EditedApp {
 
 }  // namespace
 
+TEST_CASE("a status message stays while the scenario does, and goes at the next edit after it") {
+    EditedApp a;
+    const Scenario before = a.state.scenario();
+    Scenario applied = before;
+    applied.parallel.tp = 8;
+    applied.parallel.dp_shard = 2;
+    REQUIRE(a.state.try_apply(applied).empty());
+    a.state.ui.status = "Applied the planner's #1 layout (Ctrl+Z undoes it)";  // in the same frame, as the planner does
+    a.f.frames(3, a.draw);
+    CHECK(a.state.ui.status == "Applied the planner's #1 layout (Ctrl+Z undoes it)");
+
+    Scenario by_hand = a.state.scenario();
+    by_hand.training.global_batch *= 2;
+    REQUIRE(a.state.try_apply(by_hand).empty());
+    a.f.frame(a.draw);
+    CHECK(a.state.ui.status.empty());
+
+    // Undo twice: the second "Undone" is news of its own, not the first one's leftover.
+    a.state.undo();
+    a.f.frame(a.draw);
+    CHECK(a.state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    a.state.undo();
+    a.f.frame(a.draw);
+    CHECK(a.state.scenario() == before);
+    CHECK(a.state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    a.state.redo();
+    a.f.frame(a.draw);
+    CHECK(a.state.ui.status == "Redone");
+
+    // A message that changes nothing (a copy, a screenshot) also stays until the scenario changes.
+    a.f.frame([&] { ui::copy_csv(a.state, "a,b\n1,2\n", "mesh table"); a.draw(); });
+    a.f.frames(2, a.draw);
+    CHECK(a.state.ui.status == "Copied the mesh table as CSV (1 row) to the clipboard");
+    Scenario again = a.state.scenario();
+    again.training.micro_batch = 2;
+    REQUIRE(a.state.try_apply(again).empty());
+    a.f.frame(a.draw);
+    CHECK(a.state.ui.status.empty());
+}
+
 TEST_CASE("every default panel is registered, and the open ones emit vertices") {
     ImGuiFixture f;
     ui::AppState state;

@@ -49,11 +49,25 @@ void AppState::end_frame(bool any_widget_active) {
     }
 }
 
+void AppState::retire_stale_status() {
+    if (ui.status != status_shown_ || status_renewed_) {
+        status_shown_ = ui.status;
+        status_version_ = version_;
+        status_renewed_ = false;
+        return;
+    }
+    if (!ui.status.empty() && version_ != status_version_) {
+        ui.status.clear();
+        status_shown_.clear();
+    }
+}
+
 void AppState::undo() {
     end_frame(false);
     if (!history_.can_undo()) return;
     set(history_.undo());
     ui.status = "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)";
+    status_renewed_ = true;
 }
 
 void AppState::redo() {
@@ -61,6 +75,7 @@ void AppState::redo() {
     if (!history_.can_redo()) return;
     set(history_.redo());
     ui.status = "Redone";
+    status_renewed_ = true;
 }
 
 const Report& AppState::report() const {

@@ -126,6 +126,10 @@ public:
     void replace(const Scenario& loaded);
     // Called once per frame after all widgets: commits a finished gesture to the history.
     void end_frame(bool any_widget_active);
+    // Called once per frame after all widgets: a status message tells of what just happened, so the
+    // next change of the scenario after it was shown clears it (it would otherwise describe an edit
+    // that is no longer the last one).
+    void retire_stale_status();
     void undo();
     void redo();
     [[nodiscard]] bool can_undo() const noexcept { return history_.can_undo(); }
@@ -157,6 +161,9 @@ private:
     ScenarioHistory history_;
     bool pending_commit_ = false;
     unsigned long version_ = 1;
+    std::string status_shown_;            // ui.status as the last frame ended
+    unsigned long status_version_ = 0;    // the scenario it was shown beside
+    bool status_renewed_ = false;         // set again (the same words) by undo or redo
     mutable std::shared_ptr<const Report> report_;
     mutable unsigned long report_version_ = 0;
     mutable std::shared_ptr<const DeviceMesh> mesh_;
