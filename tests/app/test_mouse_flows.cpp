@@ -895,3 +895,37 @@ TEST_CASE("hovering a stage's 'other' in Memory and cost shows what it holds; mo
     app.move_to(static_cast<int>(shown["viewport"][0].get<double>()) - 4, static_cast<int>(shown["viewport"][1].get<double>()) - 4);
     CHECK_FALSE(app.wait_frames(4)["items"].contains("tooltip"));
 }
+
+TEST_CASE("a lesson step shows a panel scrolled down beforehand from its top; the learner's own scroll during the lesson stays") {
+    LiveApp app("mouse-lesson-scroll", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/chart"));
+    const auto scroll_down = [&](const Json& window) {
+        const auto [x, y] = centre_of(window);
+        app.move_to(x, y);
+        shell_output("xdotool click --repeat 30 --delay 30 5");
+        return app.wait_frames(6);
+    };
+    const Json memory = window_of(app.probe(), "memory");
+    REQUIRE(memory.is_object());
+    // Scrolled down: the bar chart has gone up out of the tile.
+    REQUIRE(scroll_down(memory)["items"]["memory/chart"][1].get<double>() < memory["y"].get<double>());
+
+    REQUIRE(app.choose("Help", "lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/fsdp-zero"));
+    REQUIRE(app.click("lesson/list/fsdp-zero"));
+    const Json step1 = app.wait_frames(4);
+    REQUIRE(panel_state(step1, "lesson").rfind("lesson fsdp-zero step 1 of", 0) == 0);
+    const Json in_lesson = window_of(step1, "memory");
+    REQUIRE(in_lesson.is_object());
+    CAPTURE(step1["items"]["memory/chart"].dump());
+    // From its top: the chart sits inside the tile, below its title bar.
+    CHECK(step1["items"]["memory/chart"][1].get<double>() > in_lesson["y"].get<double>());
+
+    // The learner scrolls down to the table; the next step shows the same panels and leaves it there.
+    REQUIRE(scroll_down(in_lesson)["items"]["memory/chart"][1].get<double>() < in_lesson["y"].get<double>());
+    REQUIRE(app.click("lesson/next"));
+    const Json step2 = app.wait_frames(4);
+    REQUIRE(panel_state(step2, "lesson").rfind("lesson fsdp-zero step 2 of", 0) == 0);
+    CHECK(step2["items"]["memory/chart"][1].get<double>() < in_lesson["y"].get<double>());
+}

@@ -173,6 +173,8 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         const bool asked = panel->placed_layout_ != 0 || layout_ > 1;
         place_window(panel->placement(), panel->placed_layout_ != layout_ && asked);
         panel->placed_layout_ = layout_;
+        if (panel->scroll_to_top_) ImGui::SetNextWindowScroll(ImVec2(0.0f, 0.0f));
+        panel->scroll_to_top_ = false;
         const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
         if (visible) panel->draw(state);
         if (panel->id() == highlighted_) outline_current_window(seconds_since_start);

@@ -60,6 +60,9 @@ public:
     // A line saying where the panel is (the step shown, playing or not) for the window tests' probe,
     // which reads what a person sees without reading pixels; empty for panels with nothing to say.
     [[nodiscard]] virtual std::string probe_state() const { return {}; }
+    // The window opens at its top when next drawn: a lesson step or an example that brings the panel
+    // into view shows it from the start, not where an earlier scroll left it.
+    void scroll_to_top() noexcept { scroll_to_top_ = true; }
 
     bool open;
 
@@ -75,6 +78,7 @@ private:
     Placement default_placement_;
     bool open_by_default_;
     unsigned placed_layout_ = 0;  // the registry's layout generation this window was last placed for
+    bool scroll_to_top_ = false;
 };
 
 class PanelRegistry {

@@ -77,6 +77,7 @@ std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int
         const int count = int(lessons_[i].steps.size());
         if (step < 1 || step > count)
             return "lesson \"" + id + "\" has steps 1 to " + std::to_string(count) + ", not " + std::to_string(step);
+        if (lesson_ < 0) panels_shown_.clear();  // come from the free layout: every panel starts afresh
         if (lesson_ < 0 && !before_lessons_) before_lessons_ = state.scenario();
         lesson_ = int(i);
         enter_step(state, step - 1, Entry::fresh);
@@ -127,6 +128,7 @@ void LessonPanel::back(AppState& state) {
 
 void LessonPanel::close_lesson() {
     lesson_ = -1;
+    panels_shown_.clear();
     step_ = 0;
     answer_.reset();
     given_.reset();
@@ -177,8 +179,15 @@ void LessonPanel::enter_step(AppState& state, int step, Entry how) {
         action_notes_.push_back("Your edits clash with this step (" + rule + "); loaded the step's scenario.");
     if (nothing_unsaved) adopt_lesson_scenario(state);
     apply_panels(s);
-    for (const std::string& id : s.panels)
-        if (Panel* p = registry_.find(id)) p->reset_view(state);
+    for (const std::string& id : s.panels) {
+        Panel* p = registry_.find(id);
+        if (!p) continue;
+        p->reset_view(state);
+        // Scrolled by the learner during the last step, a panel stays as it is; come from outside the
+        // lesson (or from another of its tiles' sets), it starts at its top.
+        if (std::find(panels_shown_.begin(), panels_shown_.end(), id) == panels_shown_.end()) p->scroll_to_top();
+    }
+    if (!s.panels.empty()) panels_shown_ = s.panels;
     for (const std::string& a : s.actions)
         if (std::string why = registry_.run_action(state, a); !why.empty()) action_notes_.push_back(a + ": " + why);
     compute_answer(s);

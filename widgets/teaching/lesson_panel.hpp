@@ -117,6 +117,7 @@ private:
     std::optional<Scenario> before_lessons_;
     int step_ = 0;
     std::vector<std::string> action_notes_;
+    std::vector<std::string> panels_shown_;  // the panels the lesson's current layout shows
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
     std::optional<double> given_;        // what the learner answered
     int misses_ = 0;                     // wrong answers on this step: the second reveals the answer
