@@ -146,6 +146,25 @@ TEST_CASE("a lesson answer typed and checked with Enter; the first miss leaves a
     CHECK(probe["items"].contains("lesson/feedback/right"));
 }
 
+TEST_CASE("a lesson answer typed and checked with the Check button, no Enter: the click checks what the box shows") {
+    LiveApp app("mouse-answer-click", "--lesson why-split --step 1");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("lesson/answer-box"));
+    // A first answer with Enter (wrong), then the right one typed over it and checked by the button.
+    REQUIRE(app.click("lesson/answer-box"));
+    app.key("ctrl+a");
+    app.type("12");
+    app.key("Return");
+    REQUIRE(app.wait_frames(4)["items"].contains("lesson/feedback/wrong"));
+    REQUIRE(app.click("lesson/answer-box"));
+    app.key("ctrl+a");
+    app.type("16");
+    REQUIRE(app.click("lesson/check"));
+    const Json probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("lesson/feedback/right"));
+    CHECK_FALSE(probe["items"].contains("lesson/feedback/wrong"));
+}
+
 TEST_CASE("File > Open: an absolute path typed in another folder opens that file") {
     LiveApp app("mouse-open", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());

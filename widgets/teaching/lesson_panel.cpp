@@ -15,6 +15,12 @@ namespace shardscope::ui {
 
 namespace {
 
+// Enter on the main keyboard or the keypad.
+bool enter_pressed() {
+    return ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
+           ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false);
+}
+
 const ImVec4 kRight(0.35f, 0.85f, 0.45f, 1.0f);
 const ImVec4 kWrong(1.0f, 0.45f, 0.40f, 1.0f);
 const ImVec4 kAccent(1.0f, 0.75f, 0.10f, 1.0f);  // the highlight outline's amber
@@ -529,10 +535,10 @@ void LessonPanel::draw_quiz(const QuizView& q) {
     if (!q.error.empty()) ImGui::TextColored(kWrong, "%s", q.error.c_str());
     if (q.is_number) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-        // Enter checks the answer, as the Check button does.
-        const bool entered = ImGui::InputDouble("##answer", &typed_, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
+        // The value follows the typing, so a click on Check takes what is in the box; Enter checks it too.
+        ImGui::InputDouble("##answer", &typed_, 0, 0, "%.6g");
         note_last_item("lesson/answer-box");
-        if (entered) answer(typed_);
+        if (ImGui::IsItemDeactivated() && enter_pressed()) answer(typed_);
         ImGui::SameLine();
         if (!q.unit.empty()) {
             ImGui::TextUnformatted(q.unit.c_str());
