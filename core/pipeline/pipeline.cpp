@@ -290,10 +290,15 @@ std::optional<double> simulated_bubble(const PipelineSpec& spec, int m) {
     return t.bubble_fraction;
 }
 
+// A bubble counts as under `target` only below it by more than rounding: 7 idle units in 140 is
+// exactly 5%, not under it, however the closed form's or the simulator's sums round.
+double below_by_more_than_rounding(double target) { return target * (1 - 1e-9); }
+
 }  // namespace
 
 int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
     if (!(target > 0) || spec.stages < 1 || spec.stages > kMaxStages || spec.virtual_stages < 1) return 0;
+    const double threshold = below_by_more_than_rounding(target);
     const StageCost cost = spec.costs.empty() ? StageCost{} : spec.costs.front();
     for (int m = 1; m <= (1 << 20); ++m) {
         PipelineSpec candidate = spec;
@@ -302,7 +307,7 @@ int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
         if (m <= kMaxMicrobatchesPerStep && !pipeline_spec_error(candidate).empty()) continue;
         // Beyond the simulator's limit only the schedule's own rules matter (checked above up to it).
         if (m > kMaxMicrobatchesPerStep && m % microbatch_step(spec) != 0) continue;
-        if (closed_form_bubble_fraction(spec.schedule, spec.stages, m, spec.virtual_stages, cost) < target) return m;
+        if (closed_form_bubble_fraction(spec.schedule, spec.stages, m, spec.virtual_stages, cost) < threshold) return m;
     }
     return 0;
 }
@@ -310,9 +315,7 @@ int min_microbatches_for_bubble(const PipelineSpec& spec, double target) {
 int min_microbatches_for_simulated_bubble(const PipelineSpec& spec, double target) {
     if (!(target > 0) || spec.stages < 1) return 0;
     const int step = microbatch_step(spec);
-    // Below by more than rounding: 7 idle units in 140 is exactly 5%, not under it, however the
-    // simulator's sums round.
-    const double threshold = target * (1 - 1e-9);
+    const double threshold = below_by_more_than_rounding(target);
     // The smallest count the schedule takes at all (DualPipe and interleaving want at least a few).
     int first = 0;
     std::optional<double> first_bubble;

@@ -228,6 +228,11 @@ TEST_CASE("micro-batches needed to bring the bubble under a target") {
     CHECK(min_microbatches_for_bubble(make_spec(Schedule::one_f_one_b, 4, 1), 0.2) == 13);
     // A target of 0 is never reached.
     CHECK(min_microbatches_for_bubble(make_spec(Schedule::one_f_one_b, 4, 1), 0.0) == 0);
+    // 2 stages under 5%: 1/(m+1) < 0.05 needs m > 19, so 20 (19 gives exactly 5%), whatever stage
+    // costs round the fraction's sums to.
+    for (const double f_ms : {1.0, 2.81, 0.7, 3.3, 0.1, 4.37, 6.1})
+        CHECK_MESSAGE(min_microbatches_for_bubble(make_spec(Schedule::one_f_one_b, 2, 1, {f_ms, 2.07 * f_ms, 0}), 0.05) == 20,
+                      f_ms);
 }
 
 TEST_CASE("64 stages x 1,024 micro-batches simulate and check") {
