@@ -350,7 +350,8 @@ const char* closed_form_bubble_text(Schedule s) noexcept {
         case Schedule::interleaved_1f1b: return "(p-1)(F+B+W)/v per step";
         case Schedule::zb_h1: return "(p-1)(F+B-W), at least (p-1)F";
         case Schedule::zb_h2: return "(p-1)(F+B-2W), at least (p-1)F";
-        case Schedule::dualpipe: return "(p/2-1)(F&B+B-3W)";
+        // DeepSeek-V3 (Table 2) writes (PP/2-1)(F&B+B-3W) with B the full backward: B+W here.
+        case Schedule::dualpipe: return "(p/2-1)(F&B+(B+W)-3W), F&B = F+B+W";
     }
     return "";
 }

@@ -60,6 +60,12 @@ std::string format_seconds(double seconds) {
     // Nothing here takes under a nanosecond: a smaller figure is the rounding left by a subtraction
     // (a step less its parts), and "0.00 ns" would read as a measurement.
     if (std::fabs(seconds) < 0.5e-9) return "0 s";
+    // A step of a model far too big for its GPUs can take weeks: past three figures of seconds, the
+    // unit a person reads a wait in.
+    const double size = std::fabs(seconds);
+    if (size >= 1000 && size < 6000) return three_figures(seconds / 60, "min");
+    if (size >= 6000 && size < 48 * 3600.0) return three_figures(seconds / 3600, "h");
+    if (size >= 48 * 3600.0 && std::isfinite(size)) return three_figures(seconds / 86400, "days");
     return scaled(seconds, steps);
 }
 

@@ -10,7 +10,7 @@ namespace shardscope {
 // Memory a GPU holds, always in GiB so a column or a sentence never mixes units: "12.3 GiB",
 // "0.517 GiB", "1,230 GiB". Message and traffic sizes use format_bytes.
 [[nodiscard]] std::string format_memory(double bytes);
-[[nodiscard]] std::string format_seconds(double seconds);        // "1.25 s", "3.40 ms", "12.0 us"
+[[nodiscard]] std::string format_seconds(double seconds);        // "1.25 s", "3.40 ms", "12.0 us", "25.0 min", "41.4 days"
 [[nodiscard]] std::string format_flops_rate(double flop_per_s);  // "312 TFLOP/s"
 [[nodiscard]] std::string format_bandwidth(double bytes_per_s);  // "450 GB/s"
 [[nodiscard]] std::string format_count(double n);                // "405B", "16.4k", "8"

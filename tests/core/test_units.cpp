@@ -20,6 +20,11 @@ TEST_CASE("times pick s, ms or us") {
     CHECK(format_seconds(3e-12) == "0 s");
     CHECK(format_seconds(-1e-15) == "0 s");
     CHECK(format_seconds(2e-9) == "2.00 ns");
+    // Past 999 s, minutes, then hours, then days: 3,576,175 s is 41.4 days.
+    CHECK(format_seconds(999) == "999 s");
+    CHECK(format_seconds(1500) == "25.0 min");
+    CHECK(format_seconds(7200) == "2.00 h");
+    CHECK(format_seconds(3576175) == "41.4 days");
 }
 
 TEST_CASE("rates, counts and percentages") {
