@@ -948,3 +948,32 @@ TEST_CASE("a lesson step shows a panel scrolled down beforehand from its top; th
     REQUIRE(panel_state(step2, "lesson").rfind("lesson fsdp-zero step 2 of", 0) == 0);
     CHECK(step2["items"]["memory/chart"][1].get<double>() < in_lesson["y"].get<double>());
 }
+
+TEST_CASE("a schedule picked in the Pipeline timeline by mouse becomes the scenario's with its Use button; Ctrl+Z takes it back") {
+    LiveApp app("mouse-pipeline-use",
+                "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json' --show pipeline,memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("pipeline/from_scenario"));
+    REQUIRE(app.click("pipeline/from_scenario"));
+    const Json start = app.wait_frames(3);
+    CAPTURE(panel_state(start, "pipeline"));
+    REQUIRE(panel_state(start, "pipeline").rfind("scenario: 1f1b, p 2", 0) == 0);
+    // Following the scenario, there is nothing to take over.
+    CHECK_FALSE(start["items"].contains("pipeline/use_schedule"));
+    REQUIRE(app.click("pipeline/schedule"));
+    REQUIRE(app.wait_for_item("pipeline##schedule/zb-h1"));
+    REQUIRE(app.click("pipeline##schedule/zb-h1"));
+    const Json example = app.wait_frames(4);
+    CHECK(panel_state(example, "pipeline").rfind("example: zb-h1", 0) == 0);
+    CHECK(example["scenario"]["training"]["schedule"] == "1f1b");  // drawn, not yet trained with
+    REQUIRE(app.wait_for_item("pipeline/use_schedule"));
+    REQUIRE(app.click("pipeline/use_schedule"));
+    const Json used = app.wait_frames(4);
+    CHECK(used["scenario"]["training"]["schedule"] == "zb-h1");
+    CHECK(used["scenario"]["parallel"]["pp"] == 2);  // the scenario's own stages stay
+    CHECK(used["status"] == "The scenario now trains with ZB-H1 (Ctrl+Z undoes it)");
+    CHECK(panel_state(used, "pipeline").rfind("scenario: zb-h1", 0) == 0);
+    CHECK_FALSE(used["items"].contains("pipeline/use_schedule"));
+    app.key("ctrl+z");
+    CHECK(app.wait_frames(4)["scenario"]["training"]["schedule"] == "1f1b");
+}

@@ -268,6 +268,11 @@ void PipelinePanel::declare_actions() {
                          take_from_scenario(state);
                          return then_simulate(state);
                      });
+    actions_.trigger("use_schedule", "the scenario trains with the schedule drawn (and its chunks per stage)",
+                     [this, then_simulate](AppState& state, const ActionValue&) {
+                         if (std::string rule = use_schedule_in_scenario(state); !rule.empty()) return rule;
+                         return then_simulate(state);
+                     });
     actions_.text("zoom", "A,B with 0 <= A < B <= 1, or fit", "show fractions A to B of the longest makespan; fit: all of it",
                   [this](AppState& state, const ActionValue& v) { return zoom_to(state, v.text); });
 }
@@ -519,12 +524,55 @@ std::string PipelinePanel::source_line(const AppState& state) const {
            std::to_string(own.microbatches) + " micro-batches): From scenario draws its own.";
 }
 
-void PipelinePanel::draw_source_line(const AppState& state) {
+bool PipelinePanel::schedule_differs_from_scenario(const AppState& state) const {
+    const TrainingSpec& t = state.scenario().training;
+    if (state.scenario().parallel.pp <= 1) return false;
+    if (controls_.schedule != t.schedule) return true;
+    return t.schedule == Schedule::interleaved_1f1b && controls_.virtual_stages != t.virtual_stages;
+}
+
+std::string PipelinePanel::use_schedule_in_scenario(AppState& state) {
+    Scenario candidate = state.scenario();
+    candidate.training.schedule = controls_.schedule;
+    candidate.training.virtual_stages = controls_.schedule == Schedule::interleaved_1f1b ? controls_.virtual_stages : 1;
+    use_schedule_error_ = state.apply_step(candidate);
+    if (!use_schedule_error_.empty()) return use_schedule_error_;
+    state.ui.status = std::string("The scenario now trains with ") + schedule_display_name(controls_.schedule) +
+                      (controls_.schedule == Schedule::interleaved_1f1b
+                           ? ", " + std::to_string(controls_.virtual_stages) + " chunks per stage"
+                           : std::string()) +
+                      " (Ctrl+Z undoes it)";
+    take_from_scenario(state);
+    return {};
+}
+
+void PipelinePanel::draw_source_line(AppState& state) {
     const std::string line = source_line(state);
     ImGui::PushTextWrapPos(0);
     if (following_scenario()) ImGui::TextDisabled("%s", line.c_str());
     else ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", line.c_str());
     ImGui::PopTextWrapPos();
+    if (following_scenario() || !schedule_differs_from_scenario(state)) {
+        use_schedule_error_.clear();
+        return;
+    }
+    // The example's schedule can become the scenario's: the cost model, the memory and the planner's
+    // comparison then price it.
+    std::string label = std::string("Use ") + schedule_display_name(controls_.schedule) +
+                        (controls_.schedule == Schedule::interleaved_1f1b ? " (v " + std::to_string(controls_.virtual_stages) + ")"
+                                                                          : std::string()) +
+                        " in the scenario";
+    if (ImGui::Button(label.c_str())) (void)use_schedule_in_scenario(state);
+    note_last_item("pipeline/use_schedule");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The scenario keeps its own %lld stages and micro-batches and trains with this schedule;\n"
+                          "Memory and cost and the planner price it. Ctrl+Z undoes it.",
+                          static_cast<long long>(state.scenario().parallel.pp));
+    if (!use_schedule_error_.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not taken: %s", use_schedule_error_.c_str());
+        ImGui::PopTextWrapPos();
+    }
 }
 
 void PipelinePanel::draw_readout() {

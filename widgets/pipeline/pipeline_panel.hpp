@@ -64,6 +64,8 @@ public:
     // True while the timeline draws the scenario's own pipeline (From scenario, until a control changes
     // p or a stage cost); false while it draws the panel's example.
     [[nodiscard]] bool following_scenario() const noexcept { return !controls_.scenario_costs.empty(); }
+    // Why the last "Use ... in the scenario" was refused ("" when it was not).
+    [[nodiscard]] const std::string& use_schedule_error() const noexcept { return use_schedule_error_; }
     [[nodiscard]] std::string probe_state() const override;
     // The line above the readout saying which of the two the timeline shows.
     [[nodiscard]] std::string source_line(const AppState& state) const;
@@ -96,7 +98,13 @@ private:
     void take_from_scenario(const AppState& state);
     void draw_controls(AppState& state);
     void draw_cost_controls();
-    void draw_source_line(const AppState& state);
+    void draw_source_line(AppState& state);
+    // Whether the example's schedule (and chunks per stage) differs from the one the scenario trains
+    // with, so it can be taken into the scenario.
+    [[nodiscard]] bool schedule_differs_from_scenario(const AppState& state) const;
+    // The scenario trains with the example's schedule (its chunks per stage for interleaving); the
+    // rule it breaks otherwise, and the scenario stays.
+    std::string use_schedule_in_scenario(AppState& state);
     void draw_readout();
     void draw_lane_readout(int lane);
     void draw_stage_table(float width, float height);
@@ -124,6 +132,7 @@ private:
     double simulation_seconds_ = 0;
     float legend_height_ = 0;
     std::optional<TimelineBlock> hovered_;
+    std::string use_schedule_error_;
 };
 
 // Display name of a schedule: "1F1B", "GPipe", "Interleaved 1F1B", "ZB-H1", "ZB-H2", "DualPipe".
