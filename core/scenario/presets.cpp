@@ -27,7 +27,26 @@ std::string read_preset(std::string_view text, std::string_view schema, std::str
     });
 }
 
+// The model's shape: everything but its name and the length it trains at.
+bool same_shape(const ModelSpec& a, const ModelSpec& b) {
+    Scenario x, y;
+    x.model = a;
+    y.model = b;
+    x.model.name = y.model.name = "";
+    x.model.seq_len = y.model.seq_len = 0;
+    return x == y;
+}
+
 }  // namespace
+
+std::string model_name_after_edit(const ModelSpec& edited, const std::vector<ModelPreset>& presets) {
+    for (const ModelPreset& p : presets)
+        if (same_shape(p.model, edited)) return p.model.name;
+    static const std::string kMark = " (edited)";
+    const std::string& name = edited.name;
+    const bool marked = name.size() >= kMark.size() && name.compare(name.size() - kMark.size(), kMark.size(), kMark) == 0;
+    return marked ? name : name + kMark;
+}
 
 ModelPresetLoad parse_model_preset(std::string_view json_text) {
     ModelPresetLoad out;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shardscope {
 
@@ -39,6 +40,11 @@ struct ClusterPresetLoad {
 };
 
 [[nodiscard]] ModelPresetLoad parse_model_preset(std::string_view json_text);
+
+// The name `edited` should carry once its shape was changed by hand (it still has the name it had):
+// a preset's own name when the shape is that preset's at any training length, else the name it came
+// from marked " (edited)", so 48 layers are never shown as "Llama 3 8B".
+[[nodiscard]] std::string model_name_after_edit(const ModelSpec& edited, const std::vector<ModelPreset>& presets);
 [[nodiscard]] ClusterPresetLoad parse_cluster_preset(std::string_view json_text);
 
 // Where the app looks for preset files, relative to the data directory (the source tree's root).

@@ -548,6 +548,13 @@ TEST_CASE("the model and batch edited by mouse in the Scenario panel; the planne
     CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
     probe = type_into("scenario/field/global_batch", "1024");
     CHECK(probe["scenario"]["training"]["global_batch"] == 1024);
+    CHECK(probe["scenario"]["model"]["name"] == "Mixtral 8x7B");  // a length and a batch leave the model as it is
+    // A shape changed by hand is no longer the preset: named so, and named back once undone by hand.
+    probe = type_into("scenario/field/layers", "40");
+    CHECK(probe["scenario"]["model"]["layers"] == 40);
+    CHECK(probe["scenario"]["model"]["name"] == "Mixtral 8x7B (edited)");
+    probe = type_into("scenario/field/layers", "32");
+    CHECK(probe["scenario"]["model"]["name"] == "Mixtral 8x7B");
     // A rule broken by the edit is shown and changes nothing: 3 heads do not take 8 kv heads.
     probe = type_into("scenario/field/heads", "3");
     CHECK(probe["scenario"]["model"]["heads"] == 32);

@@ -128,3 +128,26 @@ TEST_CASE("preset files are read as strictly as scenarios") {
     CHECK(parse_cluster_preset(kModelJson).error ==
           "schema: must be \"shardscope.cluster-preset/1\", got \"shardscope.model-preset/1\"");
 }
+
+TEST_CASE("a model reshaped by hand is named for what it is: edited, or the preset it became") {
+    std::vector<ModelPreset> presets;
+    for (const auto& [name, preset] : load_models()) presets.push_back(preset);
+    const auto llama8b = load_models().at("Llama 3 8B").model;
+    ModelSpec deeper = llama8b;
+    deeper.layers = 48;
+    CHECK(model_name_after_edit(deeper, presets) == "Llama 3 8B (edited)");
+    // Edited again, it is not marked twice.
+    deeper.name = "Llama 3 8B (edited)";
+    deeper.hidden = 5120;
+    CHECK(model_name_after_edit(deeper, presets) == "Llama 3 8B (edited)");
+    // Put back to the preset's shape, at another training length, it is the preset again.
+    ModelSpec back = llama8b;
+    back.name = "Llama 3 8B (edited)";
+    back.seq_len = 4096;
+    CHECK(model_name_after_edit(back, presets) == "Llama 3 8B");
+    // A model from elsewhere (a Hugging Face config) keeps its own name, marked.
+    ModelSpec imported = llama8b;
+    imported.name = "Meta-Llama-3-8B";
+    imported.vocab = 128000;
+    CHECK(model_name_after_edit(imported, presets) == "Meta-Llama-3-8B (edited)");
+}

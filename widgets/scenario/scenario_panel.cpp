@@ -1,6 +1,7 @@
 #include "widgets/scenario/scenario_panel.hpp"
 
 #include "core/model/params.hpp"
+#include "core/scenario/presets.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
@@ -165,8 +166,13 @@ std::string ScenarioPanel::apply_model_preset(AppState& state, const std::string
 }
 
 std::string ScenarioPanel::apply_field(AppState& state, const std::string& key, int64_t value) {
-    const std::optional<Scenario> candidate = with_field(state.scenario(), kFields, key, value);
-    return candidate ? apply_candidate(state, *candidate) : "unknown field " + key;
+    std::optional<Scenario> candidate = with_field(state.scenario(), kFields, key, value);
+    if (!candidate) return "unknown field " + key;
+    // The length trained at and the batch leave the model what it is; any other field changes its shape.
+    const bool reshapes = key != "seq_len" && key != "global_batch" && key != "micro_batch";
+    if (reshapes && *candidate != state.scenario())
+        candidate->model.name = model_name_after_edit(candidate->model, presets_);
+    return apply_candidate(state, *candidate);
 }
 
 std::string ScenarioPanel::apply_cluster_field(AppState& state, const std::string& key, double value) {
