@@ -984,3 +984,23 @@ TEST_CASE("a schedule picked in the Pipeline timeline by mouse becomes the scena
     app.key("ctrl+z");
     CHECK(app.wait_frames(4)["scenario"]["training"]["schedule"] == "1f1b");
 }
+
+TEST_CASE("a factor the mesh refuses, typed by mouse and keyboard in the default layout, shows its rule in view") {
+    LiveApp app("mouse-mesh-error", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    // The default tile is narrow: the controls fold under a header, unfolded by a click.
+    REQUIRE(app.wait_for_item("mesh/controls"));
+    REQUIRE(app.click("mesh/controls"));
+    REQUIRE(app.wait_for_item("mesh/field/tp"));
+    const Json probe = app.type_into("mesh/field/tp", "3");
+    REQUIRE(probe["items"].contains("mesh/error"));
+    const Json mesh = window_of(probe, "mesh");
+    REQUIRE(mesh.is_object());
+    const Json error = probe["items"]["mesh/error"];
+    CAPTURE(error.dump());
+    CAPTURE(mesh.dump());
+    // Inside the tile as it stands, without scrolling.
+    CHECK(error[1].get<double>() >= mesh["y"].get<double>());
+    CHECK(error[3].get<double>() <= mesh["y"].get<double>() + mesh["h"].get<double>());
+    CHECK(probe["scenario"]["parallel"]["tp"] != 3);  // refused: the scenario keeps its layout
+}

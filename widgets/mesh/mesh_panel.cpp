@@ -233,9 +233,10 @@ void MeshPanel::draw_controls(AppState& state) {
     draw_cluster_inputs(state);
     ImGui::Spacing();
     draw_factor_inputs(state);
+    // Under the factors it is about, not below the order list where a short tile would scroll it away.
+    draw_draft_error(state);
     ImGui::Spacing();
     draw_order_list(state);
-    draw_draft_error(state);
 }
 
 void MeshPanel::draw_cluster_inputs(AppState& state) {
