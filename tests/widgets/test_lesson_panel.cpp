@@ -150,6 +150,7 @@ TEST_CASE("after the lessons, the learner's own scenario is one click away, and 
     h.f.frames(2, h.draw);
     REQUIRE(h.f.click_item("lesson/restore", h.draw));
     CHECK(h.state.scenario() == mine);
+    CHECK(h.state.ui.status == "Back to your scenario from before the lessons (Ctrl+Z undoes it)");
     h.f.frames(2, h.draw);
     CHECK_FALSE(drawn("lesson/restore"));  // offered once
     REQUIRE(h.state.can_undo());

@@ -179,6 +179,8 @@ TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and t
     const Scenario before = h.state.scenario();
     REQUIRE(h.fixture.click_item("memory/apply_fix", draw));
     CHECK(h.state.report().fits);
+    CHECK(h.state.ui.status ==
+          "Applied the fix: zero 0 -> 3, recompute none -> full, dp_shard 1 -> 64, dp_replicate 64 -> 1 (Ctrl+Z undoes it)");
     CHECK(h.state.scenario().parallel.zero == 3);
     CHECK(h.state.scenario().training.recompute == Recompute::full);
     const ui::MemoryView& after = h.panel.view(h.state);

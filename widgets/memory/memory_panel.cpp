@@ -135,11 +135,12 @@ void MemoryPanel::declare_actions() {
                      [edit](AppState& state, const ActionValue& v) {
                          return edit(state, [&](Scenario& c) { c.training.micro_batch = v.integer; });
                      });
-    actions_.trigger("apply_fix", "apply the fastest change that makes the scenario fit", [this, edit](AppState& state, const ActionValue&) {
+    actions_.trigger("apply_fix", "apply the fastest change that makes the scenario fit", [this](AppState& state, const ActionValue&) {
         const MemoryView& v = view(state);
         if (!v.advice.found) return v.fits ? std::string("the scenario already fits") : v.advice_line;
-        const Scenario fix = v.advice.scenario;
-        return edit(state, [&](Scenario& c) { c = fix; });
+        const FitAdvice advice = v.advice;
+        apply_fix(state, advice);
+        return control_error_;
     });
 }
 
@@ -318,7 +319,12 @@ void MemoryPanel::draw_fit(AppState& state) {
     ImGui::PopStyleColor(2);
     note_last_item("memory/apply_fix");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Applies core's fix to the scenario (Ctrl+Z undoes it).");
-    if (clicked) apply(state, v.advice.scenario);
+    if (clicked) apply_fix(state, v.advice);
+}
+
+void MemoryPanel::apply_fix(AppState& state, const FitAdvice& advice) {
+    apply(state, advice.scenario);
+    if (control_error_.empty()) state.ui.status = "Applied the fix: " + advice.summary() + " (Ctrl+Z undoes it)";
 }
 
 // A typed micro-batch is checked like any edit; - and + step to the next size that splits the global

@@ -38,6 +38,8 @@ private:
     void draw_step_bar();
     void draw_figures();
     void draw_notes();
+    // Core's fix made the scenario, and the status line says what it changed.
+    void apply_fix(AppState& state, const FitAdvice& advice);
     void apply(AppState& state, const Scenario& candidate);
 
     MemoryView view_;

@@ -146,8 +146,10 @@ std::string LessonPanel::restore_scenario_before_lessons(AppState& state) {
     if (!before_lessons_) return "no lesson has changed the scenario";
     if (lesson_ >= 0) return "a lesson is open: close it first";
     std::string rule = state.try_apply(*before_lessons_);
-    if (rule.empty()) before_lessons_.reset();
-    return rule;
+    if (!rule.empty()) return rule;
+    before_lessons_.reset();
+    state.ui.status = "Back to your scenario from before the lessons (Ctrl+Z undoes it)";
+    return {};
 }
 
 void LessonPanel::reset_to_step_scenario(AppState& state) {
