@@ -1004,3 +1004,30 @@ TEST_CASE("a factor the mesh refuses, typed by mouse and keyboard in the default
     CHECK(error[3].get<double>() <= mesh["y"].get<double>() + mesh["h"].get<double>());
     CHECK(probe["scenario"]["parallel"]["tp"] != 3);  // refused: the scenario keeps its layout
 }
+
+TEST_CASE("the planner's table scrolled sideways by the wheel in a narrow tile keeps each row's rank and Apply in view") {
+    LiveApp app("mouse-planner-scroll-x", "--show planner,memory,strategy --size 1200x800");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("planner/apply/1"));
+    const Json start = app.probe();
+    const Json planner = window_of(start, "planner");
+    REQUIRE(planner.is_object());
+    const double apply_x = start["items"]["planner/apply/1"][0].get<double>();
+    const auto [x, y] = std::pair<double, double>{apply_x + 40, start["items"]["planner/apply/1"][1].get<double>() + 4};
+    app.move_to(static_cast<int>(x), static_cast<int>(y));
+    shell_output("xdotool click --repeat 20 --delay 30 7");  // the wheel's sideways button: scroll right
+    const Json scrolled = app.wait_frames(6);
+    // It did scroll: the best row's mesh column went left.
+    REQUIRE(start["items"].contains("planner/row/1"));
+    const auto first_in_mesh_column = [](const Json& probe) {
+        for (const auto& [key, rect] : probe["items"].items())
+            if (key.rfind("planner/alike/", 0) == 0) return std::make_pair(key, rect[0].get<double>());
+        return std::make_pair(std::string(), 0.0);
+    };
+    const auto [alike, alike_x] = first_in_mesh_column(start);
+    REQUIRE_FALSE(alike.empty());
+    CHECK(scrolled["items"][alike][0].get<double>() < alike_x - 100);
+    REQUIRE(scrolled["items"].contains("planner/apply/1"));
+    CAPTURE(scrolled["items"]["planner/apply/1"].dump());
+    CHECK(std::abs(scrolled["items"]["planner/apply/1"][0].get<double>() - apply_x) < 2);
+}

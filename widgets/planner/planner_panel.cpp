@@ -319,7 +319,8 @@ void PlannerPanel::draw_table(AppState& state, float height) {
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit |
                                   ImGuiTableFlags_Resizable;
     if (!ImGui::BeginTable("##planner_rows", kColumns + 1, flags, ImVec2(0, height))) return;
-    ImGui::TableSetupScrollFreeze(0, 1);
+    // The rank and its Apply stay put while a narrow tile scrolls the figures sideways.
+    ImGui::TableSetupScrollFreeze(2, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_DefaultSort, 0, kRank);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_NoSort, 0, kColumns);
     ImGui::TableSetupColumn("mesh", 0, 0, kMesh);
