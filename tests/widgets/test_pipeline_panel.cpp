@@ -332,3 +332,28 @@ TEST_CASE("the panel says whether it draws an example or the scenario's own pipe
     h.frame();
     CHECK_FALSE(h.panel.following_scenario());
 }
+
+TEST_CASE("two schedules compared in a short tile keep rows a label tall; the window scrolls to the rest") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::PipelinePanel panel{ui::Placement{}, true};
+    REQUIRE(panel.act(state, "compare", "zb-h1").empty());
+    const auto frame = [&] {
+        f.frame([&] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(880, 440));  // a tile a new user met: rows were 5 px
+            ImGui::Begin("pipeline");
+            panel.draw(state);
+            ImGui::End();
+        });
+    };
+    frame();
+    frame();
+    const ui::TimelineRecords& r = panel.records();
+    REQUIRE(r.rows.size() == 8);  // 4 stages in each of the two lanes
+    const float text_h = ImGui::GetTextLineHeight();
+    for (const ui::TimelineRow& row : r.rows) {
+        CAPTURE(row.label);
+        CHECK(row.y1 - row.y0 >= text_h);
+    }
+}

@@ -305,7 +305,9 @@ void PipelinePanel::draw(AppState& state) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // The legend wraps in a narrow tile: reserve what it took last frame.
     const float legend_h = std::max(legend_height_, ImGui::GetFrameHeightWithSpacing());
-    const float body_h = std::max(120.0f, avail.y - legend_h);
+    // A short tile would squeeze the rows to slivers (two lanes of 4 stages in 30 px): the rows keep
+    // a label's height, up to 24 of them, and the window scrolls to the legend instead.
+    const float body_h = std::max({120.0f, avail.y - legend_h, readable_canvas_height()});
     const float wanted_table_w = lane_count() == 2 ? kStageTableWidth + 190.0f : kStageTableWidth;
     const float table_w = avail.x > 1100.0f ? wanted_table_w : 0.0f;
     draw_canvas(avail.x - table_w - (table_w > 0 ? ImGui::GetStyle().ItemSpacing.x : 0.0f), body_h);
@@ -663,6 +665,15 @@ void PipelinePanel::handle_zoom_and_pan(float x0, float x1, bool hovered, bool a
         set_time_window(TimeWindow{w.t0 + dt, w.t1 + dt});
     }
     if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) fit_time_window();
+}
+
+float PipelinePanel::readable_canvas_height() const {
+    const std::vector<TimelineLane> lanes = timeline_lanes();
+    const float text_h = ImGui::GetTextLineHeight();
+    const float rows = static_cast<float>(std::min(std::max(1, total_rows(lanes)), kReadableRows));
+    const float lanes_n = static_cast<float>(lanes.size());
+    // As draw_canvas lays them out: lane titles, gaps between lanes, the time axis.
+    return rows * (text_h + 2.0f) + lanes_n * (text_h + 8.0f) + (lanes_n - 1.0f) * 10.0f + text_h + 12.0f;
 }
 
 void PipelinePanel::draw_canvas(float width, float height) {

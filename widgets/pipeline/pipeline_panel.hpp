@@ -99,6 +99,9 @@ private:
     void draw_controls(AppState& state);
     void draw_cost_controls();
     void draw_source_line(AppState& state);
+    // The timeline's height at which each row (up to kReadableRows of them) is as tall as a label.
+    [[nodiscard]] float readable_canvas_height() const;
+    static constexpr int kReadableRows = 24;
     // Whether the example's schedule (and chunks per stage) differs from the one the scenario trains
     // with, so it can be taken into the scenario.
     [[nodiscard]] bool schedule_differs_from_scenario(const AppState& state) const;
