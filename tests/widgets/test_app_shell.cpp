@@ -1,4 +1,5 @@
 #include "imgui_fixture.hpp"
+#include "widgets/kit/wrap.hpp"
 #include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/file_browser.hpp"
 #include "widgets/shell/keys.hpp"
@@ -255,4 +256,35 @@ TEST_CASE("a CSV table is a download where the host answers file dialogs (the br
     CHECK(state.requests.download->text == "a,b\n1,2\n");
     CHECK(state.ui.status == "Downloaded the mesh table as CSV (1 row) as shardscope-mesh-table.csv, also on the clipboard");
     CHECK(state.ui.last_copied == "a,b\n1,2\n");
+}
+
+TEST_CASE("prose wraps at spaces only: a number or a file name is never split at its dot") {
+    // One unit per character: 25 units a line.
+    const auto chars = [](std::string_view run) { return static_cast<float>(run.size()); };
+    // ImGui 1.86 would break "2.|81" here, after the dot, where the line runs out.
+    CHECK(ui::wrap_at_spaces("22.4 ms of transfers, 2.81 ms of it exposed", 25, chars) ==
+          "22.4 ms of transfers,\n2.81 ms of it exposed");
+    CHECK(ui::wrap_at_spaces("Import the model from config.json now", 30, chars) ==
+          "Import the model from\nconfig.json now");
+    // Newlines stay; a word wider than the line gets a line of its own.
+    CHECK(ui::wrap_at_spaces("one\ntwo three", 5, chars) == "one\ntwo\nthree");
+    CHECK(ui::wrap_at_spaces("a verylongwordindeed b", 6, chars) == "a\nverylongwordindeed\nb");
+    CHECK(ui::wrap_at_spaces("fits", 10, chars) == "fits");
+    CHECK(ui::wrap_at_spaces("", 10, chars).empty());
+
+    // Drawn: as tall as the lines it broke into.
+    ImGuiFixture f;
+    float height = 0, line = 0;
+    f.frame([&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(400, 300));
+        ImGui::Begin("wrap");
+        line = ImGui::GetTextLineHeight();
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::CalcTextSize("22.4 ms of transfers, 2.8").x);
+        ui::text_wrapped("22.4 ms of transfers, 2.81 ms of it exposed");
+        ImGui::PopTextWrapPos();
+        height = ImGui::GetItemRectSize().y;
+        ImGui::End();
+    });
+    CHECK(height == doctest::Approx(2 * line).epsilon(0.2));
 }

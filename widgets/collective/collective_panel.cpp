@@ -10,6 +10,7 @@
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/kit/plot.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -598,9 +599,7 @@ void CollectivePanel::draw_readout() const {
         ImGui::EndTable();
     }
     ImGui::Spacing();
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(r.caption.c_str());
-    ImGui::PopTextWrapPos();
+    text_wrapped(r.caption);
     ImGui::Spacing();
 }
 

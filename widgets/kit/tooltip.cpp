@@ -1,6 +1,7 @@
 #include "widgets/kit/tooltip.hpp"
 
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -9,7 +10,7 @@ namespace shardscope::ui {
 void wrapped_tooltip(const std::string& text, float width_em) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * width_em);
-    ImGui::TextUnformatted(text.c_str());
+    text_wrapped(text);
     note_last_item("tooltip");  // tests driving the real window see that a hover showed one
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();

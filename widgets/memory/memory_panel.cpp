@@ -9,6 +9,7 @@
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -147,7 +148,7 @@ void MemoryPanel::declare_actions() {
 void MemoryPanel::draw(AppState& state) {
     const MemoryView& v = view(state);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", v.setup_line.c_str());
+    text_wrapped_f("%s", v.setup_line.c_str());
     ImGui::PopStyleColor();
     const float width = ImGui::GetContentRegionAvail().x;
     if (width < kWideLayout) {
@@ -299,12 +300,12 @@ void MemoryPanel::draw_memory_table() {
 void MemoryPanel::draw_fit(AppState& state) {
     const MemoryView& v = view_;
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(v.fits ? kGreen : kRed), "%s", v.fit_line.c_str());
+    text_wrapped_coloured(ImGui::ColorConvertU32ToFloat4(v.fits ? kGreen : kRed), v.fit_line);
     if (v.fits) {
         ImGui::PopTextWrapPos();
         return;
     }
-    ImGui::TextUnformatted(v.advice_line.c_str());
+    text_wrapped(v.advice_line);
     ImGui::PopTextWrapPos();
     if (!v.advice.found) return;
     // The line above names every field the fix changes; the button repeats them where they fit and
@@ -428,7 +429,7 @@ void MemoryPanel::draw_controls(AppState& state) {
     draw_micro_batch_control(state, field);
     if (!control_error_.empty()) {
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kRed), "Not applied: %s", control_error_.c_str());
+        text_wrapped_coloured(ImGui::ColorConvertU32ToFloat4(kRed), "Not applied: " + control_error_);
         ImGui::PopTextWrapPos();
     }
 }
@@ -453,7 +454,7 @@ void MemoryPanel::draw_step_section() {
         if (!seg.detail.empty()) {
             // Hidden collectives still take SMs and memory bandwidth from the compute beside them.
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-            ImGui::TextWrapped("%s", seg.detail.c_str());
+            text_wrapped_f("%s", seg.detail.c_str());
             ImGui::PopStyleColor();
         }
         ImGui::TableSetColumnIndex(1);
@@ -521,7 +522,7 @@ void MemoryPanel::draw_notes() {
     const auto bullets = [](const std::vector<std::string>& lines) {
         for (const std::string& line : lines) {
             ImGui::Bullet();
-            ImGui::TextWrapped("%s", line.c_str());
+            text_wrapped_f("%s", line.c_str());
         }
     };
     if (!view_.notes.empty()) {

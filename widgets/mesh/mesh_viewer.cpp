@@ -13,6 +13,7 @@
 #include "widgets/kit/palette.hpp"
 #include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -96,7 +97,7 @@ void MeshPanel::draw_view(AppState& state) {
     if (narrow) {
         // Wrapped: the narrowest tile (1280 x 720, three across) is narrower than the line.
         ImGui::PushStyleColor(ImGuiCol_Text, kMutedColour);
-        ImGui::TextWrapped("%s", key_line);
+        text_wrapped_f("%s", key_line);
         ImGui::PopStyleColor();
     }
     if (show_data_) {
@@ -160,7 +161,7 @@ void MeshPanel::draw_summary(const AppState& state) {
     coloured_dim_label(dim_);
     ImGui::SameLine(0, 6);
     if (sum.size <= 1) {
-        ImGui::TextWrapped("is 1: every GPU is its own group, so %s sends nothing. Pick a dim with a factor above 1.",
+        text_wrapped_f("is 1: every GPU is its own group, so %s sends nothing. Pick a dim with a factor above 1.",
                            name.c_str());
     } else {
         std::string where;
@@ -190,7 +191,7 @@ void MeshPanel::draw_summary(const AppState& state) {
                                 : format_seconds(cost->exposed_s) + " of it exposed (the rest hides under compute).");
         }
         const std::string groups = sum.groups == 1 ? "1 group" : number(sum.groups) + " groups";
-        ImGui::TextWrapped("%s of %s GPU%s (stride %s). %s%s", groups.c_str(), number(sum.size).c_str(),
+        text_wrapped_f("%s of %s GPU%s (stride %s). %s%s", groups.c_str(), number(sum.size).c_str(),
                            sum.size == 1 ? "" : "s", number(sum.stride).c_str(), where.c_str(), talk.c_str());
     }
     if (mesh.is_hsdp()) {
@@ -198,7 +199,7 @@ void MeshPanel::draw_summary(const AppState& state) {
         note_last_item("mesh/hsdp");
         badges_.push_back("HSDP");
         ImGui::SameLine(0, 6);
-        ImGui::TextWrapped(
+        text_wrapped_f(
             "dp_shard shards the model inside each node and dp_replicate copies it across nodes: the heavy "
             "shard traffic stays on the fast link, only the gradient sync crosses nodes.");
     }
@@ -207,7 +208,7 @@ void MeshPanel::draw_summary(const AppState& state) {
         note_last_item("mesh/leftover");
         badges_.push_back("leftover");
         ImGui::SameLine(0, 6);
-        ImGui::TextWrapped(
+        text_wrapped_f(
             "%s GPUs are not needed by the factors; they become extra data-parallel replicas (faded): "
             "dp_replicate %lld -> %lld.",
             format_count(static_cast<double>(leftover_gpu_count(mesh))).c_str(),

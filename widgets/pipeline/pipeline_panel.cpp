@@ -8,6 +8,7 @@
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -550,10 +551,8 @@ std::string PipelinePanel::use_schedule_in_scenario(AppState& state) {
 
 void PipelinePanel::draw_source_line(AppState& state) {
     const std::string line = source_line(state);
-    ImGui::PushTextWrapPos(0);
-    if (following_scenario()) ImGui::TextDisabled("%s", line.c_str());
-    else ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", line.c_str());
-    ImGui::PopTextWrapPos();
+    if (following_scenario()) text_wrapped_disabled(line);
+    else text_wrapped_coloured(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), line);
     if (following_scenario() || !schedule_differs_from_scenario(state)) {
         use_schedule_error_.clear();
         return;
@@ -571,9 +570,7 @@ void PipelinePanel::draw_source_line(AppState& state) {
                           "Memory and cost and the planner price it. Ctrl+Z undoes it.",
                           static_cast<long long>(state.scenario().parallel.pp));
     if (!use_schedule_error_.empty()) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not taken: %s", use_schedule_error_.c_str());
-        ImGui::PopTextWrapPos();
+        text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not taken: " + use_schedule_error_);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
 #include "widgets/kit/tooltip.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -309,7 +310,7 @@ void PlannerPanel::draw_progress(AppState& state) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The ranking, every row and figure, as CSV (shardscope plan --format csv)");
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s, in %s.", view_.summary.c_str(), format_seconds(last_search_s_).c_str());
+    text_wrapped_f("%s, in %s.", view_.summary.c_str(), format_seconds(last_search_s_).c_str());
     ImGui::PopStyleColor();
     for (const std::string& note : view_.notes) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", note.c_str());
 }
@@ -468,7 +469,7 @@ void PlannerPanel::draw_explanation() {
     if (shown <= static_cast<int>(view_.rows.size())) {
         const PlannerRow& row = view_.rows[static_cast<std::size_t>(shown - 1)];
         ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("#%d loses to #1: %s", shown, row.why_below_best.c_str());
+        text_wrapped_disabled("#" + std::to_string(shown) + " loses to #1: " + row.why_below_best);
         ImGui::PopTextWrapPos();
     }
     const int picked = selected_rank_ > 0 ? selected_rank_ : 1;
@@ -476,7 +477,7 @@ void PlannerPanel::draw_explanation() {
         const PlannerRow& row = view_.rows[static_cast<std::size_t>(picked - 1)];
         if (row.alike > 0) {
             ImGui::PushTextWrapPos(0);
-            ImGui::TextDisabled("#%d %s", picked, row.also.c_str());
+            text_wrapped_disabled("#" + std::to_string(picked) + " " + row.also);
             ImGui::PopTextWrapPos();
         }
     }

@@ -6,6 +6,7 @@
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -217,7 +218,7 @@ void ScenarioPanel::draw_preset_row(AppState& state) {
                 m.is_moe() ? (", " + format_count(counts.active_per_token) + " active per token").c_str() : "");
     if (current) {
         ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("Source: %s", current->source.c_str());
+        text_wrapped_disabled("Source: " + current->source);
         ImGui::PopTextWrapPos();
     }
 }
@@ -244,7 +245,7 @@ void ScenarioPanel::draw_refusal(const AppState& state) const {
     // Shown until the scenario changes in any way (another edit, an undo, another panel).
     if (error_.empty() || state.version() != refused_at_version_) return;
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: %s", error_.c_str());
+    text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: " + error_);
     ImGui::PopTextWrapPos();
     note_last_item("scenario/error");
 }

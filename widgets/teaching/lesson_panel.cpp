@@ -3,6 +3,7 @@
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
@@ -358,7 +359,7 @@ void LessonPanel::draw(AppState& state) {
 void LessonPanel::draw_list(AppState& state, const LessonView& v) {
     if (!v.has_lesson) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
+        text_wrapped_f("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
         ImGui::PopStyleColor();
         ImGui::Spacing();
     }
@@ -389,7 +390,7 @@ void LessonPanel::draw_list(AppState& state, const LessonView& v) {
         note_last_item("lesson/list/" + row.id);
         ImGui::Indent(ImGui::GetFontSize() * 1.4f);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", lessons_[i].summary.c_str());
+        text_wrapped_f("%s", lessons_[i].summary.c_str());
         ImGui::PopStyleColor();
         ImGui::Unindent(ImGui::GetFontSize() * 1.4f);
         ImGui::TableNextColumn();
@@ -418,7 +419,7 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     ImGui::ProgressBar(float(step_ + 1) / float(l.steps.size()), ImVec2(-1, 4), "");
     ImGui::Spacing();
     ImGui::SetWindowFontScale(1.2f);
-    ImGui::TextWrapped("%s", v.step_title.c_str());
+    text_wrapped_f("%s", v.step_title.c_str());
     ImGui::SetWindowFontScale(1.0f);
     ImGui::Separator();
 
