@@ -47,7 +47,7 @@ TEST_CASE("Megatron-LM eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)") {
 
 TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, later rows out-of-sample") {
     const auto runs = published_runs(shipped_clusters());
-    REQUIRE(runs.size() == 31);
+    REQUIRE(runs.size() == 32);
     int in_sample = 0;
     for (const PublishedRun& r : runs) {
         CAPTURE(r.name);
@@ -68,6 +68,15 @@ TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, la
     CHECK(t1.scenario.training.attention == AttentionKernel::eager);
     // Llama 3 405B with CP 16 as the paper ran it: 128 chunks (126 layers + embedding + loss) on 16
     // stages x 8, no recompute, 131,072 tokens per sequence, 380 TFLOP/s, 38% MFU.
+    // NeMo AutoModel's DeepSeek V3 as its benchmark config runs it: 256 H100s, PP 4 x 8 chunks of
+    // 2 layers, EP 64 inside FSDP over 64, parameters kept gathered (ZeRO-2), full checkpointing.
+    const PublishedRun& moe = runs.back();
+    CHECK(moe.scenario.cluster.gpu_count() == 256);
+    CHECK(moe.scenario.parallel.ep == 64);
+    CHECK(moe.scenario.parallel.zero == 2);
+    CHECK(moe.scenario.training.virtual_stages == 8);
+    CHECK(moe.scenario.training.recompute == Recompute::full);
+    CHECK_FALSE(moe.in_sample);
     const PublishedRun& cp = runs[12];
     CHECK(cp.scenario.cluster.gpu_count() == 16384);
     CHECK(cp.scenario.parallel.cp == 16);
