@@ -137,9 +137,6 @@ ModelSpec gpt(const char* name, int64_t layers, int64_t hidden, int64_t heads, i
     return m;
 }
 
-// A row published as tokens per second per GPU (or as a step time, converted): its TFLOP/s are
-// counted with our model_per_step, so the error is the throughput's error whatever the source's own
-// FLOP formula.
 // DeepSeek-V3's shape as its report and Hugging Face config give it (the DeepSeek-V3 preset's).
 ModelSpec deepseek_v3() {
     ModelSpec m = llama("DeepSeek-V3", 61, 7168, 18432, 128, 128, 129280, 4096);
@@ -154,11 +151,14 @@ ModelSpec deepseek_v3() {
     m.expert_ffn_hidden = 2048;
     m.shared_experts = 1;
     m.dense_layers = 3;
-    m.expert_groups = 8;  // node-limited routing: at most 4 nodes a token (section 2.1.2)
+    m.expert_groups = 8;  // node-limited routing: at most 4 nodes a token (the report, section 2.1.2)
     m.expert_groups_per_token = 4;
     return m;
 }
 
+// A row published as tokens per second per GPU (or as a step time, converted): its TFLOP/s are
+// counted with our model_per_step, so the error is the throughput's error whatever the source's own
+// FLOP formula.
 PublishedRun tokens_row(const char* source, const std::string& name, const Scenario& s, double tokens_per_s_per_gpu) {
     PublishedRun r;
     r.source = source;

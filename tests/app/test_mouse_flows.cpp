@@ -49,6 +49,13 @@ void check_tiled(const Json& probe) {
     CHECK_MESSAGE(shown, "the outlined panel " << outlined << " is not open");
 }
 
+// Clicks a lesson's answer box and types `text` over what it held.
+void type_answer(LiveApp& app, const std::string& text) {
+    REQUIRE(app.click("lesson/answer-box"));
+    app.key("ctrl+a");
+    app.type(text);
+}
+
 double covered_share(const Json& probe) {
     double area = 0;
     for (const Json& w : probe["windows"]) area += w["w"].get<double>() * w["h"].get<double>();
@@ -131,16 +138,12 @@ TEST_CASE("a lesson answer typed and checked with Enter; the first miss leaves a
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     REQUIRE(app.wait_for_item("lesson/answer-box"));
     // 2 + 2 + 12 bytes per parameter under mixed precision: first a wrong answer...
-    REQUIRE(app.click("lesson/answer-box"));
-    app.key("ctrl+a");
-    app.type("12");
+    type_answer(app, "12");
     app.key("Return");
     Json probe = app.wait_frames(4);
     CHECK(probe["items"].contains("lesson/feedback/wrong"));
     // ...then the right one, again with Enter.
-    REQUIRE(app.click("lesson/answer-box"));
-    app.key("ctrl+a");
-    app.type("16");
+    type_answer(app, "16");
     app.key("Return");
     probe = app.wait_frames(4);
     CHECK(probe["items"].contains("lesson/feedback/right"));
@@ -151,14 +154,10 @@ TEST_CASE("a lesson answer typed and checked with the Check button, no Enter: th
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     REQUIRE(app.wait_for_item("lesson/answer-box"));
     // A first answer with Enter (wrong), then the right one typed over it and checked by the button.
-    REQUIRE(app.click("lesson/answer-box"));
-    app.key("ctrl+a");
-    app.type("12");
+    type_answer(app, "12");
     app.key("Return");
     REQUIRE(app.wait_frames(4)["items"].contains("lesson/feedback/wrong"));
-    REQUIRE(app.click("lesson/answer-box"));
-    app.key("ctrl+a");
-    app.type("16");
+    type_answer(app, "16");
     REQUIRE(app.click("lesson/check"));
     const Json probe = app.wait_frames(4);
     CHECK(probe["items"].contains("lesson/feedback/right"));
