@@ -357,3 +357,32 @@ TEST_CASE("two schedules compared in a short tile keep rows a label tall; the wi
         CHECK(row.y1 - row.y0 >= text_h);
     }
 }
+
+TEST_CASE("an interleaved example becomes the scenario's with its chunks; one the scenario cannot take is refused with core's rule") {
+    PanelHarness h;
+    Scenario shallow = h.state.scenario();
+    shallow.model.layers = 8;  // 2 stages of 4 layers
+    REQUIRE(h.state.try_apply(shallow).empty());
+    REQUIRE(h.state.scenario().parallel.pp == 2);
+    REQUIRE(h.act("from_scenario", "1").empty());
+    const Scenario before = h.state.scenario();
+    // Two chunks a stage: the scenario trains interleaved at v 2, its stages and micro-batches its own.
+    REQUIRE(h.act("virtual", "2").empty());
+    CHECK(h.panel.drawn_schedule_name() == "Interleaved 1F1B (v 2)");
+    REQUIRE(h.act("use_schedule", "1").empty());
+    CHECK(h.state.scenario().training.schedule == Schedule::interleaved_1f1b);
+    CHECK(h.state.scenario().training.virtual_stages == 2);
+    CHECK(h.state.scenario().parallel.pp == before.parallel.pp);
+    CHECK(h.state.ui.status == "The scenario now trains with Interleaved 1F1B (v 2) (Ctrl+Z undoes it)");
+    CHECK(h.panel.following_scenario());
+    // 8 chunks a stage on 2 stages are 16 chunks for 8 layers: refused, the scenario as it was.
+    const Scenario interleaved = h.state.scenario();
+    REQUIRE(h.act("virtual", "8").empty());
+    const std::string rule = h.act("use_schedule", "1");
+    CAPTURE(rule);
+    CHECK(rule == "pipeline.use_schedule: " + h.panel.use_schedule_error());
+    CHECK(h.panel.use_schedule_error() ==
+          "training.virtual_stages: pp (2) x virtual_stages (8) = 16 model chunks exceeds layers (8); every chunk needs a "
+          "whole layer");
+    CHECK(h.state.scenario() == interleaved);
+}

@@ -527,6 +527,12 @@ std::string PipelinePanel::source_line(const AppState& state) const {
            std::to_string(own.microbatches) + " micro-batches): From scenario draws its own.";
 }
 
+std::string PipelinePanel::drawn_schedule_name() const {
+    std::string name = schedule_display_name(controls_.schedule);
+    if (controls_.schedule == Schedule::interleaved_1f1b) name += " (v " + std::to_string(controls_.virtual_stages) + ")";
+    return name;
+}
+
 bool PipelinePanel::schedule_differs_from_scenario(const AppState& state) const {
     const TrainingSpec& t = state.scenario().training;
     if (state.scenario().parallel.pp <= 1) return false;
@@ -540,11 +546,7 @@ std::string PipelinePanel::use_schedule_in_scenario(AppState& state) {
     candidate.training.virtual_stages = controls_.schedule == Schedule::interleaved_1f1b ? controls_.virtual_stages : 1;
     use_schedule_error_ = state.apply_step(candidate);
     if (!use_schedule_error_.empty()) return use_schedule_error_;
-    state.ui.status = std::string("The scenario now trains with ") + schedule_display_name(controls_.schedule) +
-                      (controls_.schedule == Schedule::interleaved_1f1b
-                           ? ", " + std::to_string(controls_.virtual_stages) + " chunks per stage"
-                           : std::string()) +
-                      " (Ctrl+Z undoes it)";
+    state.ui.status = "The scenario now trains with " + drawn_schedule_name() + " (Ctrl+Z undoes it)";
     take_from_scenario(state);
     return {};
 }
@@ -559,19 +561,15 @@ void PipelinePanel::draw_source_line(AppState& state) {
     }
     // The example's schedule can become the scenario's: the cost model, the memory and the planner's
     // comparison then price it.
-    std::string label = std::string("Use ") + schedule_display_name(controls_.schedule) +
-                        (controls_.schedule == Schedule::interleaved_1f1b ? " (v " + std::to_string(controls_.virtual_stages) + ")"
-                                                                          : std::string()) +
-                        " in the scenario";
+    const std::string label = "Use " + drawn_schedule_name() + " in the scenario";
     if (ImGui::Button(label.c_str())) (void)use_schedule_in_scenario(state);
     note_last_item("pipeline/use_schedule");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("The scenario keeps its own %lld stages and micro-batches and trains with this schedule;\n"
                           "Memory and cost and the planner price it. Ctrl+Z undoes it.",
                           static_cast<long long>(state.scenario().parallel.pp));
-    if (!use_schedule_error_.empty()) {
+    if (!use_schedule_error_.empty())
         text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not taken: " + use_schedule_error_);
-    }
 }
 
 void PipelinePanel::draw_readout() {

@@ -64,6 +64,8 @@ public:
     // True while the timeline draws the scenario's own pipeline (From scenario, until a control changes
     // p or a stage cost); false while it draws the panel's example.
     [[nodiscard]] bool following_scenario() const noexcept { return !controls_.scenario_costs.empty(); }
+    // The schedule drawn as a person reads it: "ZB-H1", "Interleaved 1F1B (v 2)".
+    [[nodiscard]] std::string drawn_schedule_name() const;
     // Why the last "Use ... in the scenario" was refused ("" when it was not).
     [[nodiscard]] const std::string& use_schedule_error() const noexcept { return use_schedule_error_; }
     [[nodiscard]] std::string probe_state() const override;
