@@ -136,11 +136,15 @@ namespace {
 [[nodiscard]] std::string size_flag(double bytes) {
     const char* suffix[] = {"G", "M", "K"};
     const double unit[] = {1024.0 * 1024 * 1024, 1024.0 * 1024, 1024.0};
+    // Whole numbers only, never an exponent: nccl-tests reads "4.43451e+06K" as 4 bytes.
+    const auto whole = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+        return std::string(buf);
+    };
     for (int i = 0; i < 3; ++i)
-        if (bytes >= unit[i] && std::fmod(bytes, unit[i]) == 0) return num(bytes / unit[i]) + suffix[i];
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", bytes);
-    return buf;
+        if (bytes >= unit[i] && std::fmod(bytes, unit[i]) == 0) return whole(bytes / unit[i]) + suffix[i];
+    return whole(bytes);
 }
 
 [[nodiscard]] std::string nccl_tests_binary(Collective op) {

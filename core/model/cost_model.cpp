@@ -385,7 +385,9 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     StepEndComm out;
 
     const auto add_replicate = [&](double bytes, int64_t ranks, Placement at) {
-        if (bytes <= 0) return;  // e.g. the expert part of a dense model
+        // The expert part of a dense model has no bytes; a group of one rank (no data parallelism)
+        // has no one to reduce with.
+        if (bytes <= 0 || ranks <= 1) return;
         const Link link = link_for(c, at);
         out.replicate_s += collective_time(Collective::all_reduce, bytes, ranks, link);
         out.replicate_bytes += bytes_sent_per_rank(Collective::all_reduce, bytes, ranks);

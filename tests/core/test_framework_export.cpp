@@ -111,6 +111,18 @@ TEST_CASE("nccl-tests: one command per collective a dim makes, at the message it
     CHECK(has_line(e.text, "mpirun -np 2 sendrecv_perf -b 32M -e 32M -f 2 -n 20 -w 5 -g 1"));
     CHECK(e.text.find("mpirun -np 8 all_gather_perf") != std::string::npos);  // the dp_shard group of 8
     CHECK(e.text.find("mpirun -np 2 all_reduce_perf") != std::string::npos);  // HSDP's 2 replicas
+
+    // No data parallelism (tp 2 x pp 2 on 4 GPUs, no ZeRO): nothing to all-reduce, so no one-rank command.
+    Scenario alone = default_scenario();
+    alone.cluster.nodes = 1;
+    alone.cluster.gpus_per_node = 4;
+    alone.parallel.dp_shard = alone.parallel.dp_replicate = 1;
+    alone.parallel.zero = 0;
+    REQUIRE(validate_scenario(alone) == "");
+    const FrameworkExport single = export_scenario(alone, ExportTarget::nccl_tests);
+    CHECK(single.text.find("all_reduce_perf") == std::string::npos);
+    CHECK(single.text.find("-np 1 ") == std::string::npos);
+    CHECK(has_line(single.text, "mpirun -np 2 sendrecv_perf -b 32M -e 32M -f 2 -n 20 -w 5 -g 1"));
 }
 
 TEST_CASE("Export targets are named as the command line spells them") {

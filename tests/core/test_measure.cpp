@@ -179,6 +179,10 @@ TEST_CASE("the same sweep as a command line, ours and nccl-tests'") {
     CHECK(sweep_command_line(spec, true) == "alltoall_perf -b 1536 -e 4G -f 2 -n 20 -w 5 -g 8 -c 1");
     CHECK(sweep_command_line(spec, false) ==
           "shardscope measure --op all_to_all -b 1536 -e 4G -f 2 -n 20 -w 5 -g 8 --check");
+    // A size of millions of KiB is written whole, as nccl-tests parses it (%g gave "4.43451e+06K").
+    spec.min_bytes = spec.max_bytes = 4434510.0 * 1024;
+    spec.check = false;
+    CHECK(sweep_command_line(spec, true) == "alltoall_perf -b 4434510K -e 4434510K -f 2 -n 20 -w 5 -g 8");
 }
 
 TEST_CASE("alpha-beta form read off the cost model: steps and bytes factor") {
