@@ -31,6 +31,10 @@ MemoryBar memory_bar(const MemoryBreakdown& bytes, double capacity_bytes, std::s
     return bar;
 }
 
+namespace {
+constexpr int64_t kAllStagesUpTo = 4;
+}  // namespace
+
 std::vector<MemoryBar> memory_bars(const Report& r) {
     std::vector<MemoryBar> bars;
     if (r.stages.empty()) {
@@ -44,7 +48,13 @@ std::vector<MemoryBar> memory_bars(const Report& r) {
     if (n == 1) return {bar_for(r, r.stages[0], "every GPU")};
 
     std::vector<std::pair<int64_t, std::string>> picks = {{0, "first"}};
-    if (n >= 3) picks.emplace_back(n / 2, "middle");
+    // Under 1F1B each stage keeps one micro-batch fewer in flight than the one before it, so every
+    // stage is a kind of its own: up to kAllStagesUpTo stages each get a bar, more are sampled.
+    if (n <= kAllStagesUpTo) {
+        for (int64_t stage = 1; stage + 1 < n; ++stage) picks.emplace_back(stage, "middle");
+    } else {
+        picks.emplace_back(n / 2, "middle");
+    }
     picks.emplace_back(n - 1, "last");
     const bool heaviest_picked = std::any_of(picks.begin(), picks.end(),
                                              [&](const auto& p) { return p.first == r.most_loaded_stage; });

@@ -23,8 +23,9 @@ struct MemoryBar {
     std::vector<std::string> other_parts;  // what `other` holds, a line each (describe_other_memory)
 };
 
-// The first, middle (stage pp/2) and last stage, plus the most loaded one when it is none of those;
-// a stage holding exactly what an earlier pick holds is left out (it is not a different kind).
+// Every stage up to 4 of them; beyond, the first, middle (stage pp/2) and last stage, plus the most
+// loaded one when it is none of those. A stage holding exactly what an earlier pick holds is left out
+// (it is not a different kind).
 // One bar ("every GPU") when pp = 1.
 [[nodiscard]] std::vector<MemoryBar> memory_bars(const Report& r);
 

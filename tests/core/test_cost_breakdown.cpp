@@ -37,17 +37,29 @@ TEST_CASE("memory bars: first and last stage of the default scenario (pp 2), as 
     CHECK(bars[0].fits == (r.stages[0].bytes.total() <= 80e9));
 }
 
-TEST_CASE("memory bars: first, middle (pp/2) and last of four stages") {
+TEST_CASE("memory bars: each of four stages (1F1B holds 4, 3, 2, 1 micro-batches); first, pp/2 and last of eight") {
     Scenario s = default_scenario();
     s.parallel.pp = 4;
     s.parallel.dp_shard = 4;
     const Report r = build_report(s);
     const auto bars = memory_bars(r);
-    REQUIRE(bars.size() == 3);
-    CHECK(bars[0].stage == 0);
-    CHECK(bars[1].stage == 2);
+    REQUIRE(bars.size() == 4);
+    for (int i = 0; i < 4; ++i) CHECK(bars[static_cast<size_t>(i)].stage == i);
+    CHECK(bars[0].role == "first");
     CHECK(bars[1].role == "middle");
-    CHECK(bars[2].stage == 3);
+    CHECK(bars[2].role == "middle");
+    CHECK(bars[3].role == "last");
+    // Stage 1 holds one micro-batch's activations more than stage 2: a kind of its own.
+    CHECK(bars[1].bytes.activations > bars[2].bytes.activations);
+
+    s.parallel.pp = 8;
+    s.parallel.dp_shard = 2;
+    const auto eight = memory_bars(build_report(s));
+    REQUIRE(eight.size() == 3);
+    CHECK(eight[0].stage == 0);
+    CHECK(eight[1].stage == 4);
+    CHECK(eight[1].role == "middle");
+    CHECK(eight[2].stage == 7);
 }
 
 TEST_CASE("step parts: compute, each dim's exposed communication and the bubble add up to the step") {
