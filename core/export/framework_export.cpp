@@ -320,6 +320,12 @@ FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
     if (p.pp > 1)
         w.warn("pp " + n(p.pp) + ": set pipeline stages in the model code (deepspeed.pipe.PipelineModule(num_stages=" + n(p.pp) +
                ")); DeepSpeed runs 1F1B");
+    // deepspeed/runtime/pipe/engine.py: assert zero_optimization_stage() < 2, "ZeRO-2 and ZeRO-3 are
+    // incompatible with pipeline parallelism".
+    if (p.pp > 1 && p.zero >= 2)
+        w.warn("zero " + n(p.zero) + " with pp " + n(p.pp) +
+               ": DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3 (\"incompatible with pipeline parallelism\"); "
+               "use zero 1 with pipelines");
     if (p.cp > 1) w.warn("cp " + n(p.cp) + ": DeepSpeed splits the sequence with Ulysses in the model code; set it there");
     if (p.ep > 1) w.warn("ep " + n(p.ep) + ": set ep_size=" + n(p.ep) + " on deepspeed.moe.layer.MoE in the model code");
     if (p.zero == 1 && l.dp_replicate > 1 && p.dp_shard > 1)

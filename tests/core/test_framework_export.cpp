@@ -101,6 +101,17 @@ TEST_CASE("DeepSpeed: batch, micro-batch and accumulation multiply out; ZeRO sta
     CHECK(mentions(e.warnings, "pp 2: set pipeline stages in the model code"));
 }
 
+TEST_CASE("DeepSpeed: ZeRO-2 or 3 with a pipeline is named as the config DeepSpeed refuses") {
+    Scenario s = default_scenario();  // zero 3, pp 2
+    REQUIRE(s.parallel.pp == 2);
+    REQUIRE(s.parallel.zero == 3);
+    CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings,
+                   "zero 3 with pp 2: DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3"));
+    s.parallel.zero = 1;
+    REQUIRE(validate_scenario(s) == "");
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "pipeline engine refuses"));
+}
+
 TEST_CASE("nccl-tests: one command per collective a dim makes, at the message it sends per call") {
     const FrameworkExport e = export_scenario(default_scenario(), ExportTarget::nccl_tests);
     // TP with SP: all-gather and reduce-scatter of one micro-batch's activation, 8192 x 4096 x 2 bytes = 64 MiB,
