@@ -355,6 +355,9 @@ int run_window(const Options& options) {
     std::string shown_title = "Shardscope";
     const double start = glfwGetTime();
     int settle_frames = kSettleFrames;
+    // A requested screenshot is taken from the next frame (0: this coming one), not the frame of the
+    // request: the menu whose item asked for it is drawn in that frame and has closed by the next.
+    int screenshot_in_frames = -1;
     for (int frame = 0; !glfwWindowShouldClose(window.handle); ++frame) {
         wait_or_poll(headless_capture ? 0.0 : ui_root.frame_wait_seconds(), settle_frames);
         if (g_new_content_scale > 0 && g_new_content_scale != scale) {
@@ -387,9 +390,13 @@ int run_window(const Options& options) {
             exit_code = error.empty() ? 0 : 1;
             break;
         }
+        if (screenshot_in_frames == 0)
+            take_screenshot(state, window.handle, timestamped_screenshot_path(std::filesystem::current_path().string()));
+        if (screenshot_in_frames >= 0) --screenshot_in_frames;
         if (state.requests.screenshot) {
             state.requests.screenshot = false;
-            take_screenshot(state, window.handle, timestamped_screenshot_path(std::filesystem::current_path().string()));
+            screenshot_in_frames = 0;
+            glfwPostEmptyEvent();  // the next frame comes now, not at the next input
         }
         glfwSwapBuffers(window.handle);
         handle_file_requests(state);

@@ -60,6 +60,8 @@ public:
     [[nodiscard]] bool ok() const { return !wid_.empty(); }
     // The X window's id, for xdotool queries of its own (its title, say).
     [[nodiscard]] const std::string& window_id() const { return wid_; }
+    // The folder the app runs in (F12's screenshots land here).
+    [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
     // The app's own config folder ($XDG_CONFIG_HOME/shardscope).
     [[nodiscard]] std::filesystem::path config_dir() const { return dir_ / "config" / "shardscope"; }
     [[nodiscard]] std::string err() const { return slurp(dir_ / "err.txt"); }

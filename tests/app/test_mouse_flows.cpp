@@ -6,6 +6,7 @@
 #include "tests/common/scenarios.hpp"
 
 #include <doctest/doctest.h>
+#include <stb/stb_image.h>
 
 #include <algorithm>
 #include <cmath>
@@ -1029,4 +1030,70 @@ TEST_CASE("the planner's table scrolled sideways by the wheel in a narrow tile k
     REQUIRE(scrolled["items"].contains("planner/apply/1"));
     CAPTURE(scrolled["items"]["planner/apply/1"].dump());
     CHECK(std::abs(scrolled["items"]["planner/apply/1"][0].get<double>() - apply_x) < 2);
+}
+
+namespace {
+
+// The screenshots F12 and File > Export screenshot wrote into the app's folder, oldest first.
+std::vector<std::filesystem::path> screenshots_in(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> shots;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("shardscope-", 0) == 0 && entry.path().extension() == ".png") shots.push_back(entry.path());
+    }
+    std::sort(shots.begin(), shots.end());
+    return shots;
+}
+
+bool wait_for_screenshots(const std::filesystem::path& dir, std::size_t count) {
+    for (int i = 0; i < 200; ++i) {
+        if (screenshots_in(dir).size() >= count) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));  // written whole
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+// Mean difference per channel (0-255) of two PNGs of one size inside a rectangle [x0, y0, x1, y1].
+double mean_difference(const std::filesystem::path& a, const std::filesystem::path& b, const Json& rect) {
+    int wa = 0, ha = 0, wb = 0, hb = 0, n = 0;
+    unsigned char* pa = stbi_load(a.string().c_str(), &wa, &ha, &n, 3);
+    unsigned char* pb = stbi_load(b.string().c_str(), &wb, &hb, &n, 3);
+    REQUIRE(pa != nullptr);
+    REQUIRE(pb != nullptr);
+    REQUIRE(wa == wb);
+    REQUIRE(ha == hb);
+    double sum = 0;
+    long count = 0;
+    for (int y = std::max(0, rect[1].get<int>()); y < std::min(ha, rect[3].get<int>()); ++y)
+        for (int x = std::max(0, rect[0].get<int>()); x < std::min(wa, rect[2].get<int>()); ++x)
+            for (int c = 0; c < 3; ++c, ++count) {
+                const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(wa) + static_cast<std::size_t>(x)) * 3 + static_cast<std::size_t>(c);
+                sum += std::abs(int(pa[i]) - int(pb[i]));
+            }
+    stbi_image_free(pa);
+    stbi_image_free(pb);
+    return count > 0 ? sum / static_cast<double>(count) : 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("File > Export screenshot by mouse saves the window without the menu that asked for it") {
+    LiveApp app("mouse-export-screenshot", "--show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("menu/File"));
+    REQUIRE(app.click("menu/File"));
+    REQUIRE(app.wait_for_item("menu/File/screenshot"));
+    const Json item = app.probe()["items"]["menu/File/screenshot"];
+    REQUIRE(app.click("menu/File/screenshot"));
+    REQUIRE(wait_for_screenshots(app.dir(), 1));
+    CHECK(app.wait_frames(3)["status"].get<std::string>().rfind("Screenshot saved to ", 0) == 0);
+    // The same window by F12, no menu open: where the menu's item was, the two pictures agree.
+    app.key("F12");
+    REQUIRE(wait_for_screenshots(app.dir(), 2));
+    const std::vector<std::filesystem::path> shots = screenshots_in(app.dir());
+    CAPTURE(item.dump());
+    CHECK(mean_difference(shots[0], shots[1], item) < 2.0);
 }
