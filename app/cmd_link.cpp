@@ -6,6 +6,8 @@
 #include "app/cli.hpp"
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
+#include "app/file_io.hpp"
+#include "app/teaching_files.hpp"
 #include "core/scenario/share_link.hpp"
 
 #include <iostream>
@@ -34,6 +36,15 @@ int run_link(const std::vector<std::string>& args) {
     if (step > 0 && lesson.empty()) {
         std::cerr << "link: --step: goes with --lesson ID\n";
         return 2;
+    }
+    // A link to a lesson the app would refuse is no link: the same rule as the app's --lesson.
+    if (!lesson.empty()) {
+        if (std::string why = shardscope::lesson_step_error(shardscope::app::shipped_lessons(shardscope::app::data_dir()),
+                                                           lesson, step > 0 ? step : 1);
+            !why.empty()) {
+            std::cerr << "link: --lesson: " << why << "\n";
+            return 2;
+        }
     }
     if (base.find_first_of("?#") != std::string::npos) {
         std::cerr << "link: --base: the page's address without ? or #, e.g. https://example.org/shardscope/\n";

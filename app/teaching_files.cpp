@@ -10,6 +10,18 @@ namespace shardscope::app {
 
 namespace fs = std::filesystem;
 
+std::vector<Lesson> shipped_lessons(const std::string& data_dir) {
+    std::vector<std::pair<std::string, std::string>> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(fs::path(data_dir) / "lessons", ec)) {
+        if (entry.path().extension() != ".json") continue;
+        std::string error;
+        if (auto text = read_text_file(entry.path().string(), error))
+            files.emplace_back("lessons/" + entry.path().filename().string(), std::move(*text));
+    }
+    return load_lessons(std::move(files)).lessons;
+}
+
 std::vector<std::string> load_teaching_files(ui::PanelRegistry& registry, const std::string& data_dir) {
     std::vector<std::string> errors;
     ui::TeachingTexts texts;

@@ -557,6 +557,18 @@ LessonLoad parse_lesson(std::string_view json_text, const std::string& file) {
     return out;
 }
 
+std::string lesson_step_error(const std::vector<Lesson>& lessons, const std::string& id, int step) {
+    for (const Lesson& l : lessons) {
+        if (l.id != id) continue;
+        const int count = static_cast<int>(l.steps.size());
+        if (step >= 1 && step <= count) return {};
+        return "lesson \"" + id + "\" has steps 1 to " + std::to_string(count) + ", not " + std::to_string(step);
+    }
+    std::string known;
+    for (const Lesson& l : lessons) known += (known.empty() ? "" : ", ") + l.id;
+    return "\"" + id + "\" is not a lesson (lessons: " + known + ")";
+}
+
 LessonSet load_lessons(std::vector<std::pair<std::string, std::string>> files_and_texts) {
     std::sort(files_and_texts.begin(), files_and_texts.end());
     LessonSet set;

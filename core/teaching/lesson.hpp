@@ -114,6 +114,10 @@ struct LessonSet {
 };
 [[nodiscard]] LessonSet load_lessons(std::vector<std::pair<std::string, std::string>> files_and_texts);
 
+// Whether lesson `id` is among `lessons` and has step `step` (1-based): "" when it does, else why not,
+// naming the lessons there are or the steps it has. The app's --lesson and `shardscope link` ask it.
+[[nodiscard]] std::string lesson_step_error(const std::vector<Lesson>& lessons, const std::string& id, int step);
+
 // `base` with a partial scenario (JSON object text) merged in, through the scenario loader and
 // validate_scenario: all or nothing, errors as the scenario loader words them.
 [[nodiscard]] ScenarioLoad merge_scenario(const Scenario& base, std::string_view partial_json);

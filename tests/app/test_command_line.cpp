@@ -195,6 +195,14 @@ TEST_CASE("a broken link, or one beside a scenario or lesson of its own, is refu
     CHECK(r.err == "link: --step: goes with --lesson ID\n");
     r = run_shardscope("link --base 'https://x.org/?a=1'", dir);
     CHECK(r.exit_code == 2);
+    // A lesson or step the app would refuse makes no link: the same words as the app's --lesson.
+    r = run_shardscope("link --lesson nosuch", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("link: --lesson: \"nosuch\" is not a lesson (lessons: why-split, ", 0) == 0);
+    r = run_shardscope("link --lesson pipeline-parallel --step 99", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "link: --lesson: lesson \"pipeline-parallel\" has steps 1 to 9, not 99\n");
 }
 
 TEST_CASE("`validate --scenario NAME` prints the row's scenario, which `report` prices as the table does") {

@@ -79,20 +79,13 @@ const LessonStep* LessonPanel::current_step() const {
 }
 
 std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int step) {
-    for (size_t i = 0; i < lessons_.size(); ++i) {
-        if (lessons_[i].id != id) continue;
-        const int count = int(lessons_[i].steps.size());
-        if (step < 1 || step > count)
-            return "lesson \"" + id + "\" has steps 1 to " + std::to_string(count) + ", not " + std::to_string(step);
-        if (lesson_ < 0) panels_shown_.clear();  // come from the free layout: every panel starts afresh
-        if (lesson_ < 0 && !before_lessons_) before_lessons_ = state.scenario();
-        lesson_ = int(i);
-        enter_step(state, step - 1, Entry::fresh);
-        return {};
-    }
-    std::string known;
-    for (const Lesson& l : lessons_) known += (known.empty() ? "" : ", ") + l.id;
-    return "\"" + id + "\" is not a lesson (lessons: " + known + ")";
+    if (std::string why = lesson_step_error(lessons_, id, step); !why.empty()) return why;
+    const auto found = std::find_if(lessons_.begin(), lessons_.end(), [&](const Lesson& l) { return l.id == id; });
+    if (lesson_ < 0) panels_shown_.clear();  // come from the free layout: every panel starts afresh
+    if (lesson_ < 0 && !before_lessons_) before_lessons_ = state.scenario();
+    lesson_ = static_cast<int>(found - lessons_.begin());
+    enter_step(state, step - 1, Entry::fresh);
+    return {};
 }
 
 std::map<std::string, int> LessonPanel::progress() const {
