@@ -6,6 +6,7 @@
 #include "core/scenario/share_link.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 namespace shardscope::app {
@@ -77,6 +78,13 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         return std::nullopt;
     }
     if (!file.empty() && looks_like_share_link(file) && link.empty()) std::swap(file, link);
+    // A bare word that names no file was most likely meant as a command: say so, not "cannot open".
+    if (!file.empty() && file.find_first_of("/.") == std::string::npos && !std::filesystem::exists(file)) {
+        std::string names;
+        for (const Command& c : commands()) names += (names.empty() ? "" : ", ") + c.name;
+        error = "\"" + file + "\" is neither a command nor a file (commands: " + names + "; see shardscope --help)";
+        return std::nullopt;
+    }
     if (!file.empty()) {
         if (!o.config.empty()) {
             error = "a scenario FILE and --config name two scenarios: give one";

@@ -129,6 +129,10 @@ TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open
     const RunResult both = run_shardscope(kScenario + " --config " + kScenario, dir);
     CHECK(both.exit_code == 2);
     CHECK(both.err == "shardscope: a scenario FILE and --config name two scenarios: give one\n");
+    // A bare word that is no file was meant as a command: said so, and no window tried.
+    const RunResult typo = run_shardscope("repot --config " + kScenario, dir);
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err.rfind("shardscope: \"repot\" is neither a command nor a file (commands: bench, export, link, ", 0) == 0);
 }
 
 TEST_CASE("options that go together are refused apart, and standard input is read once") {
