@@ -1097,3 +1097,12 @@ TEST_CASE("File > Export screenshot by mouse saves the window without the menu t
     CAPTURE(item.dump());
     CHECK(mean_difference(shots[0], shots[1], item) < 2.0);
 }
+
+TEST_CASE("Help > Keyboard shortcuts by mouse opens its window, and Escape closes it again") {
+    LiveApp app("mouse-shortcuts-escape", "--show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.choose("Help", "shortcuts"));
+    REQUIRE(app.wait_for_item("shortcuts/table"));
+    app.key("Escape");
+    CHECK_FALSE(app.wait_frames(4)["items"].contains("shortcuts/table"));
+}

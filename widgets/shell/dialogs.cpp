@@ -179,6 +179,14 @@ void appear_centred() {
                             ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
 }
 
+// Escape closes a small window of its own (About, Keyboard shortcuts) while it has the focus, as a
+// desktop program's dialogs close.
+void close_on_escape(bool& shown) {
+    if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
+        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+        shown = false;
+}
+
 }  // namespace
 
 void draw_about_window(AppState& state) {
@@ -186,6 +194,7 @@ void draw_about_window(AppState& state) {
     ImGui::SetNextWindowSize(ems(29.0f), ImGuiCond_Appearing);
     appear_centred();
     if (ImGui::Begin("About Shardscope###about", &state.ui.show_about, ImGuiWindowFlags_NoCollapse)) {
+        close_on_escape(state.ui.show_about);
         ImGui::Text("Shardscope %s", SHARDSCOPE_VERSION);
         text_wrapped_f("See and price how LLM training is split across GPUs.");
         ImGui::Separator();
@@ -209,6 +218,7 @@ void draw_shortcuts_window(AppState& state) {
         {"Ctrl+Shift+S", "Save the scenario as"},
         {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z or Ctrl+Y", "Redo"},
         {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"},
+        {"Escape", "Close a menu, a list, or this window"},
         {"Left / Right", "Lesson: previous / next step; in the Collective animator (clicked): step back / forward"},
         {"Space", "Collective animator (hovered): play / pause"},
         {"Enter", "Lesson: check a typed answer; file browser: open or save the typed name"},
@@ -219,6 +229,7 @@ void draw_shortcuts_window(AppState& state) {
     };
     appear_centred();
     if (ImGui::Begin("Keyboard shortcuts###shortcuts", &state.ui.show_shortcuts, ImGuiWindowFlags_AlwaysAutoResize)) {
+        close_on_escape(state.ui.show_shortcuts);
         if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg)) {
             for (const auto& row : kShortcuts) {
                 if (!state.ui.can_quit && std::string_view(row[0]) == "Ctrl+Q") continue;
@@ -228,6 +239,7 @@ void draw_shortcuts_window(AppState& state) {
                 ImGui::TextUnformatted(row[1]);
             }
             ImGui::EndTable();
+            note_last_item("shortcuts/table");
         }
     }
     ImGui::End();

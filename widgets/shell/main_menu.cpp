@@ -98,7 +98,9 @@ void draw_help_menu(AppState& state, PanelRegistry& registry) {
     help_panel_item(registry, "Cheat sheet", "cheatsheet");
     ImGui::Separator();
     ImGui::MenuItem("Keyboard shortcuts", nullptr, &state.ui.show_shortcuts);
+    note_last_item("menu/Help/shortcuts");
     ImGui::MenuItem("About Shardscope", nullptr, &state.ui.show_about);
+    note_last_item("menu/Help/about");
     ImGui::EndMenu();
 }
 
