@@ -214,6 +214,14 @@ std::string torch_pipeline_schedule(const TrainingSpec& t) {
     }
 }
 
+// TorchTitan's own Llama 3 flavors (torchtitan/models/llama3: "8B", "70B", "405B") for the presets that
+// are exactly those models; a model reshaped by hand carries "(edited)" in its name and gets none.
+std::optional<std::string> torchtitan_llama3_flavor(const ModelSpec& m) {
+    for (const char* size : {"8B", "70B", "405B"})
+        if (m.name == std::string("Llama 3 ") + size) return std::string(size);
+    return std::nullopt;
+}
+
 FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     const ParallelSpec& p = s.parallel;
     const TrainingSpec& t = s.training;
@@ -224,9 +232,14 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
            n(s.model.kv_heads) + " kv), vocab " + n(s.model.vocab) + ".");
     std::vector<std::string> body;
     body.push_back("[model]");
-    // No name is guessed from Shardscope's: TorchTitan's registry names its own models.
-    body.push_back("# name = \"...\" and flavor = \"...\": the model above in TorchTitan's registry, e.g. name = "
-                   "\"llama3\", flavor = \"8B\"");
+    if (const std::optional<std::string> flavor = torchtitan_llama3_flavor(s.model)) {
+        body.push_back("name = \"llama3\"");
+        body.push_back("flavor = \"" + *flavor + "\"");
+    } else {
+        // No other name is guessed from Shardscope's: TorchTitan's registry names its own models.
+        body.push_back("# name = \"...\" and flavor = \"...\": the model above in TorchTitan's registry (its Llama 3 "
+                       "8B is name = \"llama3\", flavor = \"8B\")");
+    }
     if (t.precision == Precision::fp8) body.push_back("converters = [\"float8\"]");
     body.push_back("");
     body.push_back("[training]");

@@ -83,6 +83,16 @@ TEST_CASE("TorchTitan: the degrees under [parallelism], PyTorch's schedule names
                              "seq_len = 8192", "mode = \"full\""})
         CHECK_MESSAGE(has_line(e.text, line), line);
     CHECK(mentions(e.warnings, "zero 1: FSDP2 always shards parameters"));
+    // Not a model of TorchTitan's registry: the [model] keys are left for the person, with an example.
+    CHECK(e.text.find("\nname = ") == std::string::npos);
+    // Llama 3 70B is one: TorchTitan's own name and flavor; reshaped by hand, it no longer is.
+    Scenario llama = default_scenario();
+    llama.model.name = "Llama 3 70B";
+    const FrameworkExport named = export_scenario(llama, ExportTarget::torchtitan);
+    CHECK(has_line(named.text, "name = \"llama3\""));
+    CHECK(has_line(named.text, "flavor = \"70B\""));
+    llama.model.name = "Llama 3 70B (edited)";
+    CHECK(export_scenario(llama, ExportTarget::torchtitan).text.find("flavor = \"70B\"") == std::string::npos);
 }
 
 TEST_CASE("DeepSpeed: batch, micro-batch and accumulation multiply out; ZeRO stage and precision as keys") {
