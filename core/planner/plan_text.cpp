@@ -13,10 +13,10 @@ namespace shardscope {
 
 namespace {
 
-std::string schedule_text(const TrainingSpec& t) {
-    std::string s(to_string(t.schedule));
-    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
-    return s;
+// A change of schedule in words: a layout without a pipeline has none.
+std::string schedule_or_none(const Scenario& s) {
+    const std::string text = pipeline_schedule_text(s);
+    return text.empty() ? std::string("none") : text;
 }
 
 std::string order_text(const std::vector<Dim>& order) {
@@ -51,14 +51,23 @@ std::string pipeline_split_text(const ParallelSpec& p) {
 }
 
 
+std::string pipeline_schedule_text(const Scenario& s) {
+    if (s.parallel.pp <= 1) return {};
+    const TrainingSpec& t = s.training;
+    std::string text(to_string(t.schedule));
+    if (t.schedule == Schedule::interleaved_1f1b) text += " v" + std::to_string(t.virtual_stages);
+    return text;
+}
+
 std::string describe_layout(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
     std::ostringstream os;
     os << "tp " << p.tp;
     for (Dim d : {Dim::cp, Dim::pp, Dim::dp_shard, Dim::dp_replicate, Dim::ep})
         if (p.factor(d) > 1) os << ", " << to_string(d) << " " << p.factor(d);
-    os << ", zero " << p.zero << ", mb " << s.training.micro_batch << ", " << schedule_text(s.training)
-       << ", recompute " << to_string(s.training.recompute);
+    os << ", zero " << p.zero << ", mb " << s.training.micro_batch;
+    if (const std::string schedule = pipeline_schedule_text(s); !schedule.empty()) os << ", " << schedule;
+    os << ", recompute " << to_string(s.training.recompute);
     if (p.pp > 1 && !pipeline_split_text(p).empty()) os << ", " << pipeline_split_text(p);
     if (!default_order(p.order)) os << ", order " << order_text(p.order);
     return os.str();
@@ -75,8 +84,8 @@ std::string layout_changes(const Scenario& a, const Scenario& b) {
         num(to_string(d), p.factor(d), q.factor(d));
     num("zero", p.zero, q.zero);
     num("mb", a.training.micro_batch, b.training.micro_batch);
-    if (schedule_text(a.training) != schedule_text(b.training))
-        parts.push_back("schedule " + schedule_text(a.training) + " -> " + schedule_text(b.training));
+    if (schedule_or_none(a) != schedule_or_none(b))
+        parts.push_back("schedule " + schedule_or_none(a) + " -> " + schedule_or_none(b));
     if (a.training.recompute != b.training.recompute)
         parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
                         std::string(to_string(b.training.recompute)));

@@ -184,6 +184,9 @@ private:
 
 // "tp 8, pp 4, dp_shard 2, zero 1, mb 1, 1f1b, recompute none": the knobs of a layout, short.
 [[nodiscard]] std::string describe_layout(const Scenario& s);
+// The pipeline schedule as the planner writes it ("1f1b", "interleaved-1f1b v4"), or "" for a layout
+// without a pipeline (pp 1), whose schedule field schedules nothing.
+[[nodiscard]] std::string pipeline_schedule_text(const Scenario& s);
 // How a pipeline layout counts the embedding and the loss, and any uneven ends: "emb+loss in split",
 // "ends 7/7 layers" ("" when it splits the layers alone, evenly).
 [[nodiscard]] std::string pipeline_split_text(const ParallelSpec& p);

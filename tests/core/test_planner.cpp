@@ -299,8 +299,11 @@ TEST_CASE("planner: objectives, filters and the texts") {
     b.parallel.zero = 3;
     b.training.schedule = Schedule::interleaved_1f1b;
     b.training.virtual_stages = 2;
-    CHECK(layout_changes(a, b) == "pp 1 -> 4, zero 0 -> 3, schedule 1f1b -> interleaved-1f1b v2");
+    // Without a pipeline there is no schedule to name: a's 1f1b field schedules nothing.
+    CHECK(layout_changes(a, b) == "pp 1 -> 4, zero 0 -> 3, schedule none -> interleaved-1f1b v2");
     CHECK(describe_layout(b) == "tp 1, pp 4, dp_replicate 16, zero 3, mb 1, interleaved-1f1b v2, recompute none");
+    CHECK(describe_layout(a) == "tp 1, dp_replicate 16, zero 0, mb 1, recompute none");
+    CHECK(pipeline_schedule_text(a).empty());
     CHECK(plan_objective_from_string("mfu") == PlanObjective::mfu);
     CHECK(!plan_objective_from_string("speed"));
 }

@@ -107,8 +107,8 @@ std::string PlannerPanel::probe_state() const {
         const PlannerRow& r = view_.rows[i];
         if (!out.empty()) out += "\n";
         out += "#" + std::to_string(r.rank) + " " + r.mesh + ", zero " + std::to_string(r.zero) + ", mb " +
-               std::to_string(r.micro_batch) + ", " + r.schedule + ", recompute " + r.recompute + ": " + r.step_text +
-               ", " + r.mfu_text;
+               std::to_string(r.micro_batch) + (r.schedule.empty() ? "" : ", " + r.schedule) + ", recompute " +
+               r.recompute + ": " + r.step_text + ", " + r.mfu_text;
     }
     return out;
 }
@@ -387,7 +387,7 @@ void PlannerPanel::draw_row(AppState& state, const PlannerRow& row) {
     }
     cell(kZero, std::to_string(row.zero));
     cell(kMicroBatch, std::to_string(row.micro_batch));
-    cell(kSchedule, row.schedule);
+    cell(kSchedule, row.schedule.empty() ? "-" : row.schedule);
     cell(kRecompute, row.recompute);
     cell(kStep, row.step_text);
     cell(kMfu, row.mfu_text);

@@ -28,12 +28,6 @@ std::string mesh_text(const std::vector<MeshToken>& tokens) {
     return out;
 }
 
-std::string schedule_text(const TrainingSpec& t) {
-    std::string s(to_string(t.schedule));
-    if (t.schedule == Schedule::interleaved_1f1b) s += " v" + std::to_string(t.virtual_stages);
-    return s;
-}
-
 PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     PlannerRow r;
     r.rank = rank;
@@ -48,7 +42,7 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.ep = p.ep;
     r.zero = p.zero;
     r.micro_batch = s.training.micro_batch;
-    r.schedule = schedule_text(s.training);
+    r.schedule = pipeline_schedule_text(s);  // "" without a pipeline: the table shows a dash
     // The split changes where the layers sit, so the schedule's cell says it.
     if (p.pp > 1 && !pipeline_split_text(p).empty()) r.schedule += ", " + pipeline_split_text(p);
     r.recompute = std::string(to_string(s.training.recompute));

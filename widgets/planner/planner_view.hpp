@@ -27,7 +27,7 @@ struct PlannerRow {
     int64_t tp = 1, cp = 1, pp = 1, dp_shard = 1, dp_replicate = 1, ep = 1;
     int zero = 0;
     int64_t micro_batch = 1;
-    std::string schedule;        // "1f1b", "interleaved-1f1b v2"
+    std::string schedule;        // "1f1b", "interleaved-1f1b v2"; "" without a pipeline
     std::string recompute;
     bool tp_within_node = true;
     double step_s = 0, mfu = 0, memory_bytes = 0, headroom_bytes = 0;
