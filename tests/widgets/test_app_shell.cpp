@@ -288,3 +288,16 @@ TEST_CASE("prose wraps at spaces only: a number or a file name is never split at
     });
     CHECK(height == doctest::Approx(2 * line).epsilon(0.2));
 }
+
+TEST_CASE("a scenario copied in a framework's terms says every note on the status line, a line each") {
+    ImGuiFixture f;
+    ui::AppState state;
+    const FrameworkExport e = export_scenario(state.scenario(), ExportTarget::deepspeed);
+    REQUIRE(e.warnings.size() >= 2);  // tp and pp are set in the model code, and more
+    f.frame([&] { ui::copy_scenario_as(state, state.scenario(), ExportTarget::deepspeed, "the scenario"); });
+    CHECK(state.ui.last_copied == e.text);
+    std::string expected = "Copied the scenario as DeepSpeed ds_config.json to the clipboard, with " +
+                           std::to_string(e.warnings.size()) + " notes:";
+    for (const std::string& note : e.warnings) expected += "\n  - " + note;
+    CHECK(state.ui.status == expected);
+}

@@ -32,9 +32,12 @@ void copy_scenario_as(AppState& state, const Scenario& s, ExportTarget target, c
                        : target == ExportTarget::nccl_tests ? "commands"
                                                             : "flags";
     std::string status = "Copied " + whose + " as " + framework_label(target) + " " + what + " to the clipboard";
-    if (!e.warnings.empty())
-        status += " (" + std::to_string(e.warnings.size()) + " note" + (e.warnings.size() == 1 ? "" : "s") + ": " +
-                  e.warnings.front() + ")";
+    // Every note, a line each: what the framework needs set elsewhere is not in the copied text (a JSON
+    // file has no comments), so the status line is where it is read.
+    if (!e.warnings.empty()) {
+        status += ", with " + std::to_string(e.warnings.size()) + " note" + (e.warnings.size() == 1 ? "" : "s") + ":";
+        for (const std::string& note : e.warnings) status += "\n  - " + note;
+    }
     state.ui.status = std::move(status);
 }
 
