@@ -877,6 +877,16 @@ TEST_CASE("Left / Right step a lesson through the steps that open the Collective
     // The step lands once its packets have moved (a step takes 1 / 1.5 s).
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     CHECK(animator_step(app.wait_frames(4)) == at_six + 1);
+    // End and Home jump to the last step and back to the start, as >| and |< do.
+    app.key("End");
+    const std::string at_end = panel_state(app.wait_frames(4), "collective");
+    CAPTURE(at_end);
+    const std::size_t of = at_end.find(" of ");
+    REQUIRE(of != std::string::npos);
+    CHECK(animator_step(app.probe()) == std::stoi(at_end.substr(of + 4)));
+    app.key("Home");
+    CHECK(animator_step(app.wait_frames(4)) == 0);
+    CHECK(panel_state(app.probe(), "lesson") == "lesson data-parallel step 6 of 9");
 }
 
 TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel dims it moved, until the next edit") {

@@ -376,6 +376,9 @@ void CollectivePanel::draw(AppState& state) {
         if (ImGui::IsKeyPressed(keys::kRight)) step_forward();
         if (ImGui::IsKeyPressed(keys::kLeft)) step_backward();
         if (ImGui::IsKeyPressed(kSpaceKey, false)) set_playing(!playing_);
+        // As |< and >| do.
+        if (ImGui::IsKeyPressed(keys::kHome, false)) seek(0);
+        if (ImGui::IsKeyPressed(keys::kEnd, false)) seek(static_cast<float>(step_total()));
     }
     ImGui::Separator();
     if (!model_) {

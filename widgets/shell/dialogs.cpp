@@ -221,6 +221,7 @@ void draw_shortcuts_window(AppState& state) {
         {"Escape", "Close a menu, a list, or this window"},
         {"Left / Right", "Lesson: previous / next step; in the Collective animator (clicked): step back / forward"},
         {"Space", "Collective animator (hovered): play / pause"},
+        {"Home / End", "Collective animator (clicked): the start / the last step"},
         {"Enter", "Lesson: check a typed answer; file browser: open or save the typed name"},
         {"Mouse wheel", "Pipeline timeline, Device mesh: zoom around the mouse"},
         {"Drag", "Pipeline timeline, Device mesh: pan; Device mesh order: move a dim"},

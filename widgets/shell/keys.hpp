@@ -10,4 +10,6 @@ constexpr int kZ = 'Z';
 constexpr int kF12 = 301;    // GLFW_KEY_F12
 constexpr int kRight = 262;  // GLFW_KEY_RIGHT
 constexpr int kLeft = 263;   // GLFW_KEY_LEFT
+constexpr int kHome = 268;   // GLFW_KEY_HOME
+constexpr int kEnd = 269;    // GLFW_KEY_END
 }  // namespace shardscope::ui::keys
