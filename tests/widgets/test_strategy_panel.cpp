@@ -195,6 +195,21 @@ TEST_CASE("hovering a piece names its owner, size and collective") {
     CHECK(ImGuiFixture::vertices_of("strategy test") > 0);
 }
 
+TEST_CASE("a ZeRO-sharded piece names the block its ranges cover and says each holder keeps one slice of it") {
+    Harness h;
+    REQUIRE(h.act("tp", "2") == "");
+    REQUIRE(h.act("fsdp", "4") == "");
+    REQUIRE(h.act("zero", "3") == "");
+    const ui::PieceRect* r = h.rects(PieceKind::attention, PieceState::weights).back();
+    const Piece& piece = h.piece(r);
+    REQUIRE(piece.slices == 4);  // the 4 FSDP ranks of one TP rank's heads
+    const std::string text = ui::describe_piece(h.panel.ownership(), h.state.scenario(), piece);
+    CAPTURE(text);
+    CHECK(text.find("Attention, heads ") == 0);  // the block: its heads and layers, whole
+    CHECK(text.find("(slice " + std::to_string(piece.slice + 1) + " of 4: each holder keeps 1/4 of it)") !=
+          std::string::npos);
+}
+
 TEST_CASE("a 64-GPU layout with every cell in 16 ZeRO-3 slices stays well within 16-bit vertex indices") {
     Harness h;
     Scenario s = h.state.scenario();

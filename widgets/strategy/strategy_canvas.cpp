@@ -564,7 +564,10 @@ std::string describe_piece(const Ownership& own, const Scenario& s, const Piece&
     if (p.state == PieceState::grads) what += " - gradients";
     if (p.state == PieceState::optimizer) what += " - optimizer state";
     if (p.state == PieceState::weights) what += " - weights";
-    if (p.slices > 1) what += " (slice " + std::to_string(p.slice + 1) + " of " + std::to_string(p.slices) + ")";
+    // The ranges above are the whole block; a holder keeps one slice of it (ZeRO's shards, TP's split).
+    if (p.slices > 1)
+        what += " (slice " + std::to_string(p.slice + 1) + " of " + std::to_string(p.slices) + ": each holder keeps 1/" +
+                std::to_string(p.slices) + " of it)";
 
     std::string who;
     if (p.on_every_gpu && own.gpus > 1) who = "every GPU (" + std::to_string(own.gpus) + " copies)";
