@@ -129,6 +129,27 @@ TEST_CASE("Finish on the last step returns to the list and keeps the progress") 
         if (row.id == "context-parallel") CHECK(row.reached == 7);
 }
 
+TEST_CASE("a lesson entered from outside says on the status line how the learner's scenario comes back") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    const Scenario mine = h.state.scenario();
+    REQUIRE(panel.open_lesson(h.state, "pipeline-parallel", 1).empty());
+    REQUIRE_FALSE(h.state.scenario() == mine);
+    const std::string said = h.state.ui.status;
+    CHECK(said.rfind("Lesson \"", 0) == 0);
+    CHECK(said.find("set its own scenario; yours comes back with \"Back to your scenario\" in the lesson list, or "
+                    "Ctrl+Z") != std::string::npos);
+    // Moving on inside the lessons is no news of that kind.
+    h.state.ui.status.clear();
+    REQUIRE(panel.open_lesson(h.state, "fsdp-zero", 1).empty());
+    CHECK(h.state.ui.status.empty());
+    // Undone, the learner's own scenario is back.
+    h.f.frame(h.draw);
+    h.state.undo();
+    h.state.undo();
+    CHECK(h.state.scenario() == mine);
+}
+
 TEST_CASE("after the lessons, the learner's own scenario is one click away, and one undo") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
