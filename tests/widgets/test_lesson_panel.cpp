@@ -132,6 +132,15 @@ TEST_CASE("Finish on the last step returns to the list and keeps the progress") 
 TEST_CASE("a lesson entered from outside says on the status line how the learner's scenario comes back") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
+    // The untouched default is nobody's work: no word about it.
+    REQUIRE(panel.open_lesson(h.state, "why-split", 1).empty());
+    CHECK(h.state.ui.status.empty());
+    panel.close_lesson();
+    h.state.undo();
+    // An edit of the learner's own is.
+    Scenario edited = h.state.scenario();
+    edited.training.global_batch *= 2;
+    REQUIRE(h.state.apply_step(edited).empty());
     const Scenario mine = h.state.scenario();
     REQUIRE(panel.open_lesson(h.state, "pipeline-parallel", 1).empty());
     REQUIRE_FALSE(h.state.scenario() == mine);
@@ -145,7 +154,6 @@ TEST_CASE("a lesson entered from outside says on the status line how the learner
     CHECK(h.state.ui.status.empty());
     // Undone, the learner's own scenario is back.
     h.f.frame(h.draw);
-    h.state.undo();
     h.state.undo();
     CHECK(h.state.scenario() == mine);
 }

@@ -82,14 +82,16 @@ std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int
     if (std::string why = lesson_step_error(lessons_, id, step); !why.empty()) return why;
     const auto found = std::find_if(lessons_.begin(), lessons_.end(), [&](const Lesson& l) { return l.id == id; });
     const bool from_outside = lesson_ < 0;
+    // The learner has a scenario of their own: edits, or a file opened (not the untouched default).
+    const bool had_own = state.edited() || !state.ui.current_file.empty();
     if (from_outside) panels_shown_.clear();  // come from the free layout: every panel starts afresh
     if (from_outside && !before_lessons_) before_lessons_ = state.scenario();
     const Scenario before = state.scenario();
     lesson_ = static_cast<int>(found - lessons_.begin());
     enter_step(state, step - 1, Entry::fresh);
-    // A lesson entered from elsewhere (the list, a glossary link) borrows the scenario: say how to get
-    // one's own back, since the panels now show the lesson's.
-    if (from_outside && state.scenario() != before)
+    // A lesson entered from elsewhere (the list, a glossary link) borrows the learner's scenario: say
+    // how to get it back, since the panels now show the lesson's.
+    if (from_outside && had_own && state.scenario() != before)
         state.ui.status = "Lesson \"" + found->title + "\" set its own scenario; yours comes back with \"Back to your "
                           "scenario\" in the lesson list, or Ctrl+Z";
     return {};
