@@ -220,7 +220,7 @@ void draw_shortcuts_window(AppState& state) {
         {"F12", "Export a screenshot (PNG)"}, {"Ctrl+Q", "Quit"},
         {"Escape", "Close a menu, a list, or this window"},
         {"Left / Right", "Lesson: previous / next step; in the Collective animator (clicked): step back / forward"},
-        {"Space", "Collective animator (hovered): play / pause"},
+        {"Space", "Collective animator (clicked): play / pause"},
         {"Home / End", "Collective animator (clicked): the start / the last step"},
         {"Enter", "Lesson: check a typed answer; file browser: open or save the typed name"},
         {"Mouse wheel", "Pipeline timeline, Device mesh: zoom around the mouse"},
