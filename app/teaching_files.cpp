@@ -10,16 +10,31 @@ namespace shardscope::app {
 
 namespace fs = std::filesystem;
 
-std::vector<Lesson> shipped_lessons(const std::string& data_dir) {
+namespace {
+
+// lessons/*.json under data_dir as (name, text) pairs; what cannot be read is reported in `errors`.
+std::vector<std::pair<std::string, std::string>> lesson_files(const std::string& data_dir,
+                                                              std::vector<std::string>& errors) {
     std::vector<std::pair<std::string, std::string>> files;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(fs::path(data_dir) / "lessons", ec)) {
+    const fs::path lessons = fs::path(data_dir) / "lessons";
+    for (const auto& entry : fs::directory_iterator(lessons, ec)) {
         if (entry.path().extension() != ".json") continue;
         std::string error;
         if (auto text = read_text_file(entry.path().string(), error))
             files.emplace_back("lessons/" + entry.path().filename().string(), std::move(*text));
+        else
+            errors.push_back(error);
     }
-    return load_lessons(std::move(files)).lessons;
+    if (ec) errors.push_back(lessons.string() + ": " + ec.message());
+    return files;
+}
+
+}  // namespace
+
+std::vector<Lesson> shipped_lessons(const std::string& data_dir) {
+    std::vector<std::string> unread;  // a lesson that cannot be read is simply not among them
+    return load_lessons(lesson_files(data_dir, unread)).lessons;
 }
 
 std::vector<std::string> load_teaching_files(ui::PanelRegistry& registry, const std::string& data_dir) {
@@ -32,15 +47,7 @@ std::vector<std::string> load_teaching_files(ui::PanelRegistry& registry, const 
         else errors.push_back(error);
         return error;
     };
-    std::error_code ec;
-    const fs::path lessons = fs::path(data_dir) / "lessons";
-    for (const auto& entry : fs::directory_iterator(lessons, ec)) {
-        if (entry.path().extension() != ".json") continue;
-        std::string text;
-        if (!read(entry.path(), text).empty()) continue;
-        texts.lesson_files.emplace_back("lessons/" + entry.path().filename().string(), std::move(text));
-    }
-    if (ec) errors.push_back(lessons.string() + ": " + ec.message());
+    texts.lesson_files = lesson_files(data_dir, errors);
     texts.glossary_file = "assets/glossary.json";
     texts.glossary_read_error = read(fs::path(data_dir) / texts.glossary_file, texts.glossary_text);
     texts.cheatsheet_file = "assets/cheatsheet.json";

@@ -148,7 +148,7 @@ void MemoryPanel::declare_actions() {
 void MemoryPanel::draw(AppState& state) {
     const MemoryView& v = view(state);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped_f("%s", v.setup_line.c_str());
+    text_wrapped(v.setup_line);
     ImGui::PopStyleColor();
     const float width = ImGui::GetContentRegionAvail().x;
     if (width < kWideLayout) {
@@ -454,7 +454,7 @@ void MemoryPanel::draw_step_section() {
         if (!seg.detail.empty()) {
             // Hidden collectives still take SMs and memory bandwidth from the compute beside them.
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-            text_wrapped_f("%s", seg.detail.c_str());
+            text_wrapped(seg.detail);
             ImGui::PopStyleColor();
         }
         ImGui::TableSetColumnIndex(1);
@@ -522,7 +522,7 @@ void MemoryPanel::draw_notes() {
     const auto bullets = [](const std::vector<std::string>& lines) {
         for (const std::string& line : lines) {
             ImGui::Bullet();
-            text_wrapped_f("%s", line.c_str());
+            text_wrapped(line);
         }
     };
     if (!view_.notes.empty()) {

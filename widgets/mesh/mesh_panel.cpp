@@ -219,7 +219,7 @@ void MeshPanel::draw(AppState& state) {
         } else if (!draft_error_.empty()) {
             // The controls are folded away: the rule still has to be seen.
             ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
-            text_wrapped_f("%s", draft_error_.c_str());
+            text_wrapped(draft_error_);
             ImGui::PopStyleColor();
             note_last_item("mesh/error");
         }
@@ -264,7 +264,7 @@ void MeshPanel::draw_cluster_inputs(AppState& state) {
         note_last_item("mesh/preset");
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Cluster preset: GPU, links and node size (then set the node count)");
     } else {
-        text_wrapped_f("%s", draft_.cluster.name.c_str());
+        text_wrapped(draft_.cluster.name);
     }
     const float label_w = 112.0f;
     int64_t nodes = draft_.cluster.nodes, gpn = draft_.cluster.gpus_per_node;
@@ -343,7 +343,7 @@ void MeshPanel::draw_draft_error(AppState& state) {
     if (draft_error_.empty()) return;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
-    text_wrapped_f("%s", draft_error_.c_str());
+    text_wrapped(draft_error_);
     ImGui::PopStyleColor();
     note_last_item("mesh/error");
     ImGui::TextColored(kMutedColour, "The canvas shows the last valid mesh.");

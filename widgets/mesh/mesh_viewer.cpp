@@ -97,7 +97,7 @@ void MeshPanel::draw_view(AppState& state) {
     if (narrow) {
         // Wrapped: the narrowest tile (1280 x 720, three across) is narrower than the line.
         ImGui::PushStyleColor(ImGuiCol_Text, kMutedColour);
-        text_wrapped_f("%s", key_line);
+        text_wrapped(key_line);
         ImGui::PopStyleColor();
     }
     if (show_data_) {

@@ -32,7 +32,7 @@ void draw_error_modal(AppState& state) {
     if (!ImGui::BeginPopupModal(kErrorPopup, nullptr)) return;
     ImGui::TextUnformatted(state.ui.error_title.c_str());
     ImGui::Separator();
-    text_wrapped_f("%s", state.ui.error_message.c_str());
+    text_wrapped(state.ui.error_message);
     ImGui::Spacing();
     ImGui::TextDisabled("The current scenario is unchanged.");
     // Enter and Escape close it as OK does, as in any message box.
@@ -53,11 +53,10 @@ void draw_discard_question(AppState& state) {
     if (!ImGui::BeginPopupModal(kDiscardPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
     const std::string& file = state.ui.current_file;
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-    text_wrapped_f("The scenario has changes that are not saved%s.",
-                       file.empty() ? "" : (" to " + file).c_str());
-    text_wrapped_f("%s", question.action == DiscardAction::quit
-                                 ? "Quitting now loses them."
-                                 : ("Opening " + question.path + " replaces the scenario and loses them.").c_str());
+    text_wrapped("The scenario has changes that are not saved" + (file.empty() ? std::string() : " to " + file) + ".");
+    text_wrapped(question.action == DiscardAction::quit
+                     ? std::string("Quitting now loses them.")
+                     : "Opening " + question.path + " replaces the scenario and loses them.");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     const auto close = [&] {
@@ -96,7 +95,7 @@ void draw_model_import_modal(AppState& state) {
     // Grows and shrinks with the warning lines below, so the buttons are never cut off.
     if (!ImGui::BeginPopupModal(kImportPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
-    text_wrapped_f("%s", pending.model.c_str());
+    text_wrapped(pending.model);
     ImGui::TextDisabled("%s", pending.path.c_str());
     ImGui::Separator();
     if (pending.context_window > 0)
@@ -104,7 +103,7 @@ void draw_model_import_modal(AppState& state) {
                            "the length a run trains at.",
                            static_cast<long long>(pending.context_window));
     else
-        text_wrapped_f("A Hugging Face config does not say the length a run trains at.");
+        text_wrapped("A Hugging Face config does not say the length a run trains at.");
     ImGui::TextUnformatted("Train at a sequence length of (tokens):");
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     const ImS64 one = 1;
@@ -145,12 +144,12 @@ void draw_welcome_window(AppState& state, PanelRegistry& registry) {
     if (ImGui::Begin("Welcome to Shardscope###welcome", &open,
                      ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings)) {
         if (ImGui::IsWindowAppearing()) ImGui::SetWindowFocus();  // in front once, then like any window
-        text_wrapped_f("Shardscope shows how LLM training is split across GPUs and what each split costs: "
-                           "what every GPU holds and sends, memory per GPU, step time.");
+        text_wrapped("Shardscope shows how LLM training is split across GPUs and what each split costs: "
+                     "what every GPU holds and sends, memory per GPU, step time.");
         ImGui::Spacing();
-        text_wrapped_f("New to it? Nine short lessons walk through each strategy, driving the panels as they "
-                           "go, each step with a question to check yourself. They are always under Help > "
-                           "Lessons: start here.");
+        text_wrapped("New to it? Nine short lessons walk through each strategy, driving the panels as they "
+                     "go, each step with a question to check yourself. They are always under Help > "
+                     "Lessons: start here.");
         ImGui::Spacing();
         if (ImGui::Button("Start the first lesson")) {
             const std::string error = registry.run_action(state, "lesson.open=" + std::string(kFirstLessonId));
@@ -196,14 +195,14 @@ void draw_about_window(AppState& state) {
     if (ImGui::Begin("About Shardscope###about", &state.ui.show_about, ImGuiWindowFlags_NoCollapse)) {
         close_on_escape(state.ui.show_about);
         ImGui::Text("Shardscope %s", SHARDSCOPE_VERSION);
-        text_wrapped_f("See and price how LLM training is split across GPUs.");
+        text_wrapped("See and price how LLM training is split across GPUs.");
         ImGui::Separator();
         if (ImGui::BeginTable("versions", 2, ImGuiTableFlags_BordersInnerH)) {
             for (const auto& [library, version] : state.ui.library_versions) {
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(library.c_str());
                 ImGui::TableNextColumn();
-                text_wrapped_f("%s", version.c_str());  // a WebGL or driver string can be long
+                text_wrapped(version);  // a WebGL or driver string can be long
             }
             ImGui::EndTable();
         }
@@ -259,7 +258,7 @@ void draw_status_line(const AppState& state) {
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(padding, 2));
-    if (ImGui::Begin("##status", nullptr, flags)) text_wrapped_f("%s", state.ui.status.c_str());
+    if (ImGui::Begin("##status", nullptr, flags)) text_wrapped(state.ui.status);
     ImGui::End();
     ImGui::PopStyleVar();
 }

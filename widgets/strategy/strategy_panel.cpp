@@ -209,7 +209,7 @@ void StrategyPanel::draw_toggles(AppState& state) {
     if (!error_.empty() && error_version_ == state.version()) {
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
-        text_wrapped_f("Not applied: %s", error_.c_str());
+        text_wrapped("Not applied: " + error_);
         ImGui::PopStyleColor();
     }
 }
@@ -300,9 +300,9 @@ void StrategyPanel::draw_price(const AppState& state) {
                 ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(pr.strategy)), "%s x%lld",
                                    std::string(strategy_label(pr.strategy)).c_str(), static_cast<long long>(pr.factor));
                 ImGui::TableNextColumn();
-                text_wrapped_f("%s", pr.collective.c_str());
+                text_wrapped(pr.collective);
                 ImGui::TableNextColumn();
-                text_wrapped_f("%s", pr.cadence.c_str());
+                text_wrapped(pr.cadence);
                 ImGui::TableNextColumn();
                 table_text(pr.link);
                 ImGui::TableNextColumn();
@@ -361,7 +361,7 @@ void StrategyPanel::draw_data_table(const AppState& state) {
                                std::string(strategy_label(s)).c_str());
             for (const char* cell : {f.splits, f.communication, f.cost, f.reach_for_it_when}) {
                 ImGui::TableNextColumn();
-                text_wrapped_f("%s", cell);
+                text_wrapped(cell);
             }
         }
         ImGui::EndTable();

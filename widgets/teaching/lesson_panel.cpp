@@ -361,7 +361,7 @@ void LessonPanel::draw(AppState& state) {
 void LessonPanel::draw_list(AppState& state, const LessonView& v) {
     if (!v.has_lesson) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        text_wrapped_f("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
+        text_wrapped("Pick a walkthrough. Each step sets up the scenario and opens the panels it talks about.");
         ImGui::PopStyleColor();
         ImGui::Spacing();
     }
@@ -392,7 +392,7 @@ void LessonPanel::draw_list(AppState& state, const LessonView& v) {
         note_last_item("lesson/list/" + row.id);
         ImGui::Indent(ImGui::GetFontSize() * 1.4f);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        text_wrapped_f("%s", lessons_[i].summary.c_str());
+        text_wrapped(lessons_[i].summary);
         ImGui::PopStyleColor();
         ImGui::Unindent(ImGui::GetFontSize() * 1.4f);
         ImGui::TableNextColumn();
@@ -421,7 +421,7 @@ void LessonPanel::draw_step(AppState& state, const LessonView& v) {
     ImGui::ProgressBar(float(step_ + 1) / float(l.steps.size()), ImVec2(-1, 4), "");
     ImGui::Spacing();
     ImGui::SetWindowFontScale(1.2f);
-    text_wrapped_f("%s", v.step_title.c_str());
+    text_wrapped(v.step_title);
     ImGui::SetWindowFontScale(1.0f);
     ImGui::Separator();
 
