@@ -2,6 +2,7 @@
 // the app reports (--ui-probe), and the checks read the windows' rectangles and the scenario back.
 #include "live_app.hpp"
 
+#include "core/export/framework_export.hpp"
 #include "core/model/cost_model.hpp"
 #include "tests/common/scenarios.hpp"
 
@@ -219,6 +220,7 @@ TEST_CASE("Memory and cost by mouse: the fix's Apply makes the layout fit; the c
     CHECK(fixed["scenario"]["parallel"]["tp"] == 2);
     CHECK(fixed["scenario"]["training"]["recompute"] == "selective");
     CHECK_FALSE(fixed["items"].contains("memory/apply_fix"));  // it fits: nothing left to fix
+    CHECK(fixed["status"].get<std::string>().rfind("Applied the fix: zero 0 -> 3, ", 0) == 0);
     // "How these figures are counted" starts open; a click folds it, another unfolds it.
     REQUIRE(app.wait_for_item("memory/conventions/shown"));
     REQUIRE(app.click("memory/conventions"));
@@ -354,7 +356,9 @@ TEST_CASE("after a lesson's Finish, a click brings back the scenario from before
     REQUIRE(app.click("lesson/finish"));
     REQUIRE(app.wait_for_item("lesson/restore"));
     REQUIRE(app.click("lesson/restore"));
-    CHECK(app.wait_frames(4)["scenario"] == before);
+    const Json restored = app.wait_frames(4);
+    CHECK(restored["scenario"] == before);
+    CHECK(restored["status"] == "Back to your scenario from before the lessons (Ctrl+Z undoes it)");
     app.key("ctrl+z");
     CHECK(app.wait_frames(4)["scenario"] == in_lesson);
 }
@@ -575,6 +579,13 @@ TEST_CASE("the model and batch edited by mouse in the Scenario panel; the planne
     REQUIRE(app.click("scenario/copy/megatron"));
     probe = app.wait_frames(4);
     CHECK(probe["status"].get<std::string>().rfind("Copied the scenario as Megatron-LM flags to the clipboard", 0) == 0);
+    // Every note the export makes is on the status line, a line each.
+    const ScenarioLoad shown = parse_scenario(probe["scenario"].dump());
+    REQUIRE(shown.ok());
+    for (const std::string& note : export_scenario(*shown.scenario, ExportTarget::megatron).warnings) {
+        CAPTURE(note);
+        CHECK(probe["status"].get<std::string>().find("\n  - " + note) != std::string::npos);
+    }
     const std::string flags = probe["copied"].get<std::string>();
     const int tp = probe["scenario"]["parallel"]["tp"].get<int>();
     CHECK(flags.find("--tensor-model-parallel-size " + std::to_string(tp)) != std::string::npos);
@@ -1115,4 +1126,34 @@ TEST_CASE("Help > Keyboard shortcuts by mouse opens its window, and Escape close
     REQUIRE(app.wait_for_item("shortcuts/table"));
     app.key("Escape");
     CHECK_FALSE(app.wait_frames(4)["items"].contains("shortcuts/table"));
+}
+
+TEST_CASE("Compare ticked by mouse in a short Pipeline tile: both schedules' rows stay a label tall") {
+    LiveApp app("mouse-pipeline-compare-short", "--show pipeline --size 900x480");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("pipeline/compare"));
+    REQUIRE(app.click("pipeline/compare"));
+    const Json compared = app.wait_frames(4);
+    REQUIRE(panel_state(compared, "pipeline").rfind("example: 1f1b, p 4", 0) == 0);
+    const Json timeline = compared["items"]["pipeline/timeline"];
+    CAPTURE(timeline.dump());
+    // 2 lanes of 4 stages: 8 rows at least a 13 px label tall each, plus the lanes' titles and the axis.
+    CHECK(timeline[3].get<double>() - timeline[1].get<double>() > 8 * 13 + 2 * 15 + 15);
+}
+
+TEST_CASE("a lesson opened by mouse over a scenario file says how that scenario comes back") {
+    LiveApp app("mouse-lesson-borrows",
+                "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json' --show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    const Json mine = app.probe()["scenario"];
+    REQUIRE(app.choose("Help", "lesson"));
+    REQUIRE(app.wait_for_item("lesson/list/pipeline-parallel"));
+    REQUIRE(app.click("lesson/list/pipeline-parallel"));
+    const Json in_lesson = app.wait_frames(4);
+    REQUIRE(in_lesson["scenario"] != mine);
+    CHECK(in_lesson["status"].get<std::string>().find(
+              "set its own scenario; yours comes back with \"Back to your scenario\" in the lesson list, or Ctrl+Z") !=
+          std::string::npos);
+    app.key("ctrl+z");
+    CHECK(app.wait_frames(4)["scenario"] == mine);
 }
