@@ -434,7 +434,8 @@ Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceM
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
     Context cx{s, counts, mesh, p};
-    cx.hw = hardware_figures(gpu);
+    // Every collective of a step waits for its slowest member, and the step-end reduction joins them all.
+    cx.hw = paced_hardware_figures(gpu, mesh.world_size());
     cx.act_bytes = activation_dtype_bytes(s.training.precision);
     cx.shard_ranks = p.dp_shard * p.cp;
     cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
@@ -642,6 +643,17 @@ std::string activation_note(const Scenario& s) {
            std::to_string(bytes) + " bytes an element" + fp8 + " (" + kept + "); " + recompute;
 }
 
+std::string pace_note(double spread, int64_t gpus) {
+    if (gpus <= 1 || !(spread > 0))
+        return std::string("pace: compute-bound kernels at the median card's speed (") +
+               (gpus <= 1 ? "one GPU waits for no other)" : "gpu.speed_spread 0: every card alike)");
+    return "pace: a step waits at each collective for its slowest GPU; of " + std::to_string(gpus) +
+           " cards whose speeds spread by " + format_percent(spread) +
+           " (a standard deviation; Sinha et al. 2022), the slowest keeps " +
+           format_percent(slowest_gpu_pace(spread, gpus)) +
+           " of the median card's speed in GEMMs and attention (memory-bound kernels keep theirs)";
+}
+
 // One line per convention a figure depends on, so a reader can see why it is what it is.
 std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigures& hw) {
     std::vector<std::string> notes;
@@ -670,6 +682,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed((1.0 - hw.overlap_compute_loss) * 100, 0) +
                     "% of its speed (Lee et al. 2025: 18.9% slower on average on A100/H100/MI250/MI210; DeepSeek-V3 "
                     "gives its overlapped all-to-all 20 of 132 SMs), counted in the dim's exposed time");
+    notes.push_back(pace_note(hw.speed_spread, s.cluster.gpu_count()));
     for (const std::string& src : hw.sources) notes.push_back("sources: " + src);
     const StateBytesPerParam per = state_bytes_per_param(s.training.precision);
     notes.push_back("precision " + std::string(to_string(s.training.precision)) + ": " +

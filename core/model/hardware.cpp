@@ -116,7 +116,7 @@ HardwareFigures hardware_figures(const GpuSpec& g) {
         return a.name == b.name && a.memory_gb == b.memory_gb && a.peak_tflops == b.peak_tflops &&
                a.hbm_gbps == b.hbm_gbps && a.matmul_efficiency == b.matmul_efficiency &&
                a.peak_fp8_tflops == b.peak_fp8_tflops && a.sm_count == b.sm_count && a.memory_mib == b.memory_mib &&
-               a.reserve_gib == b.reserve_gib;
+               a.reserve_gib == b.reserve_gib && a.speed_spread == b.speed_spread;
     };
     if (have_last && same(g, last_gpu)) return last;
     last = figures_of(g);
@@ -145,6 +145,7 @@ HardwareFigures figures_of(const GpuSpec& g) {
     // NCCL buffers (NCCL_BUFFSIZE is 4 MiB per channel and peer by default, NCCL's environment
     // documentation); runtime_reserve_bytes adds the allocator's slack on the tensors.
     hw.reserve_bytes = runtime_reserve_bytes(g, 0.0);
+    hw.speed_spread = g.speed_spread.value_or(kFleetSpeedSpread);
     hw.sources.emplace_back(f.source);
     if (g.matmul_efficiency) hw.sources.emplace_back("GEMM ceiling: the scenario's cluster.gpu.matmul_efficiency");
     return hw;
@@ -198,6 +199,40 @@ double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, d
     // A GEMM also pays its launch and its first tiles' prologue before any wave runs: the floor,
     // added (a 1024^3 BF16 GEMM takes about 12 us on an H100 where its FLOPs need 4 [SWEEP]).
     return std::max(compute, memory) + hw.kernel_floor_s;
+}
+
+namespace {
+
+// The standard normal distribution's quantile, by bisection on its CDF: called once a report.
+double normal_quantile(double p) noexcept {
+    double lo = -10.0, hi = 10.0;
+    for (int i = 0; i < 100; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+double expected_largest_normal(int64_t n) noexcept {
+    if (n <= 1) return 0.0;
+    const double k = static_cast<double>(n);
+    return normal_quantile((k - 0.375) / (k + 0.25));
+}
+
+double slowest_gpu_pace(double spread, int64_t gpus) noexcept {
+    if (!(spread > 0)) return 1.0;
+    return std::max(0.0, 1.0 - spread * expected_largest_normal(gpus));
+}
+
+HardwareFigures paced_hardware_figures(const GpuSpec& gpu, int64_t world) {
+    HardwareFigures hw = hardware_figures(gpu);
+    const double pace = slowest_gpu_pace(hw.speed_spread, world);
+    hw.peak_flops *= pace;
+    hw.peak_fp8_flops *= pace;
+    hw.peak_fp32_flops *= pace;
+    return hw;
 }
 
 double streaming_seconds(const HardwareFigures& hw, double bytes) noexcept {

@@ -44,6 +44,17 @@
 //         (A100, H100, MI250, MI210; at most 40%): it keeps 1 / 1.189 = 84.1% of its throughput.
 //         DeepSeek-V3's report (arXiv:2412.19437, section 3.2.2) gives its overlapped all-to-all
 //         20 of the H800's 132 SMs: 15.2% of the compute. Both put the loss near 16%.
+// [SPREAD] P. Sinha et al., "Not All GPUs Are Created Equal: Characterizing Variability in
+//         Large-Scale, Accelerator-Rich Systems", SC'22, arXiv:2208.11035: one SKU's GPUs in five
+//         clusters (V100 and MI60, over 90% of each cluster's GPUs, cuBLAS SGEMM among the tests)
+//         vary by 8% on average (at most 22%), from power management and manufacturing, outliers up to
+//         1.5x slower left aside. Their artifact (github.com/hal-uw/gpu_variability_sc22_artifact,
+//         plot_script/plot_aggregated.py) measures variation as the box plot's whisker span over the
+//         median, (Q3 + 1.5 IQR) - (Q1 - 1.5 IQR) = 4 IQR: an interquartile range of 2% of the median,
+//         a standard deviation of 2% / 1.349 = 1.5% for a normal spread. No A100/H100 fleet
+//         distribution is public among our sources; the figure stands for every family. (Llama 3's
+//         report, section 3.3.4, saw the whole job's throughput move 1-2% with the time of day through
+//         the GPUs' voltage and frequency scaling: the same mechanism, shared by all cards.)
 
 #include "core/scenario/scenario.hpp"
 
@@ -62,6 +73,9 @@ struct FlashKernel {
     double backward = 0.5;
     std::array<double, 6> length_curve = {1, 1, 1, 1, 1, 1};
 };
+
+// [SPREAD]: a standard deviation of 1.5% of the median card's speed, for every family.
+inline constexpr double kFleetSpeedSpread = 0.015;
 
 struct HardwareFigures {
     std::string family;             // "A100", "Hopper", "Blackwell" or "generic"
@@ -82,6 +96,9 @@ struct HardwareFigures {
     // The share of its throughput compute loses while a collective runs beside it (SMs, HBM and L2
     // taken by the communication kernels) [OVERLAP]: 1 - 1/1.189.
     double overlap_compute_loss = 0.159;
+    // One card's sustained compute speed against the next of the same model: the standard deviation
+    // over the median card's speed [SPREAD] (gpu.speed_spread replaces it).
+    double speed_spread = kFleetSpeedSpread;
     double capacity_bytes = 0;      // what the card exposes [SMI]
     double reserve_bytes = 0;       // CUDA context, NCCL buffers, workspaces (the fixed part)
     std::vector<std::string> sources;  // one line per figure that came from the family table
@@ -120,6 +137,18 @@ struct GemmDims {
                                   double elem_bytes) noexcept;
 // The fraction of the SMs' tile throughput a GEMM of this shape keeps (wave and tile quantisation).
 [[nodiscard]] double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexcept;
+
+// The share of the median card's compute speed a synchronous step keeps when it waits, at every
+// collective, for the slowest of `gpus` cards whose speeds spread by `spread` (a standard deviation
+// over the median): 1 - spread x E[the largest of `gpus` standard normal draws], the expectation by
+// Blom's approximation, Phi^-1((n - 0.375) / (n + 0.25)). One GPU keeps all of it.
+[[nodiscard]] double slowest_gpu_pace(double spread, int64_t gpus) noexcept;
+// E[the largest of n standard normal draws] by Blom's approximation (0 for one draw).
+[[nodiscard]] double expected_largest_normal(int64_t n) noexcept;
+// What one GPU achieves inside a synchronous job of `world` GPUs, as the cost model prices it: the
+// family's figures with the compute peaks at the slowest card's pace (slowest_gpu_pace). Memory-bound
+// kernels keep the median card's speed: HBM's clock does not follow the SMs' power management.
+[[nodiscard]] HardwareFigures paced_hardware_figures(const GpuSpec& gpu, int64_t world);
 
 // A memory-bound kernel moving `bytes` through HBM (at least the kernel floor).
 [[nodiscard]] double streaming_seconds(const HardwareFigures& hw, double bytes) noexcept;

@@ -74,6 +74,7 @@ static GpuSpec read_gpu(const Json& j) {
     if (r.has("sm_count")) g.sm_count = r.int_field("sm_count");
     g.memory_mib = r.optional_number("memory_mib");
     g.reserve_gib = r.optional_number("reserve_gib");
+    g.speed_spread = r.optional_number("speed_spread");
     r.reject_unknown();
     return g;
 }
@@ -236,6 +237,7 @@ Json cluster_to_json(const ClusterSpec& c) {
     if (c.gpu.sm_count) g["sm_count"] = *c.gpu.sm_count;
     if (c.gpu.memory_mib) g["memory_mib"] = *c.gpu.memory_mib;
     if (c.gpu.reserve_gib) g["reserve_gib"] = *c.gpu.reserve_gib;
+    if (c.gpu.speed_spread) g["speed_spread"] = *c.gpu.speed_spread;
     j["gpu"] = g;
     j["intra_node"] = link_to_json(c.intra_node);
     j["inter_node"] = link_to_json(c.inter_node);
@@ -472,6 +474,9 @@ std::string validate_cluster(const ClusterSpec& c) {
     if (g.reserve_gib && (!std::isfinite(*g.reserve_gib) || *g.reserve_gib < 0 || *g.reserve_gib > kMaxMemoryGb))
         return "cluster.gpu.reserve_gib: " + num(*g.reserve_gib) + " must be zero or positive, at most " +
                num(kMaxMemoryGb);
+    if (g.speed_spread && !(*g.speed_spread >= 0 && *g.speed_spread <= kMaxSpeedSpread))
+        return "cluster.gpu.speed_spread: " + num(*g.speed_spread) + " must be between 0 and " + num(kMaxSpeedSpread) +
+               " (a standard deviation over the median card's speed)";
     if (auto e = count_in_range("cluster.inter_node.nics_per_node", c.inter_node.nics_per_node, 0, kMaxGpus);
         !e.empty())
         return e;

@@ -104,6 +104,10 @@ struct GpuSpec {
     std::optional<int64_t> sm_count{};
     std::optional<double> memory_mib{};  // what the card exposes (nvidia-smi's total)
     std::optional<double> reserve_gib{}; // CUDA context, NCCL buffers and workspaces, per GPU
+    // How much one card's sustained compute speed differs from the next of the same model: the
+    // standard deviation over the median card's speed (0: every card alike). A synchronous step
+    // waits for the slowest of its GPUs.
+    std::optional<double> speed_spread{};
 
     [[nodiscard]] double hbm_bytes_per_s() const noexcept { return hbm_gbps * 1e9; }  // datasheet, SI GB/s
 };
@@ -201,6 +205,9 @@ inline constexpr double kMaxMemoryGb = 1e6;
 inline constexpr double kMaxPeakTflops = 1e6;
 inline constexpr double kMaxBandwidthGbps = 1e6;        // links and HBM
 inline constexpr double kMaxLatencyUs = 1e6;
+// A standard deviation of 15% of the median card's speed is far past any measured fleet's, and keeps
+// the slowest of 2^20 GPUs (4.9 deviations below the median) above a quarter of its speed.
+inline constexpr double kMaxSpeedSpread = 0.15;
 // The step is priced by simulating its pipeline op by op (core/pipeline), so a scenario must fit the
 // simulator: at most this many stages, micro-batches per pipeline and ops (3 x micro-batches x
 // stages x virtual stages: about 100 MB of events). Past them no figure would be the one simulated.

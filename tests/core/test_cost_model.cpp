@@ -34,7 +34,7 @@ TEST_CASE("compute time on one GPU: every micro-batch's kernels, then the optimi
     CHECK(r.microbatches == 4);
     // One GPU holds all 4 blocks, the embedding and the output layer (kernel by kernel in
     // test_compute.cpp); the optimizer then streams Adam's state for all 3400 parameters once.
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = paced_hardware_figures(s.cluster.gpu, s.cluster.gpu_count());
     const StageCompute c = stage_compute(s, s.parallel, hw, StageBlocks{4, 0, true, true});
     const double optimizer = optimizer_step_seconds(hw, 3400, Precision::mixed_bf16);
     CHECK(optimizer == doctest::Approx(3400.0 * 30 / (1e4 * 0.89)));
@@ -142,7 +142,7 @@ TEST_CASE("scenario_pipeline_spec: the op costs build_report simulates") {
     REQUIRE(spec.costs.size() == 2);
     // Stage 0 holds 2 blocks and the embedding, stage 1 2 blocks and the output layer: each op is
     // that stage's kernels for one micro-batch (nothing exposed to add on one node with no TP).
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = paced_hardware_figures(s.cluster.gpu, s.cluster.gpu_count());
     const StageCompute first = stage_compute(s, s.parallel, hw, StageBlocks{2, 0, true, false});
     const StageCompute last = stage_compute(s, s.parallel, hw, StageBlocks{2, 0, false, true});
     CHECK(spec.costs[0].f == doctest::Approx(first.forward_s));
@@ -273,7 +273,8 @@ TEST_CASE("FSDP2's copies on the PyTorch stack: copy-out forward and backward, c
     s.parallel.dp_shard = 4;
     s.parallel.zero = 3;
     s.training.global_batch = 4;
-    const HardwareFigures toy = hardware_figures(s.cluster.gpu);
+    // Four GPUs: the compute runs at the slowest card's pace, as build_report prices it.
+    const HardwareFigures toy = paced_hardware_figures(s.cluster.gpu, 4);
     const StageCompute c = stage_compute(s, s.parallel, toy, StageBlocks{4, 0, true, true});
     const Fsdp2Copies copies = fsdp2_copies(toy, 3400, 6, true, 2, 2);
     CHECK(copies.copy_out_s == doctest::Approx(6 * toy.kernel_floor_s));

@@ -49,7 +49,7 @@ TEST_CASE("pipeline_spec_for: hand-worked op costs of a two-stage gelu model") {
 
     // Each op is its stage's kernels for one micro-batch (priced kernel by kernel in
     // test_compute.cpp): stage 0 one block and the embedding, stage 1 one block, the LM head and loss.
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = paced_hardware_figures(s.cluster.gpu, s.cluster.gpu_count());
     const StageCompute first = stage_compute(s, s.parallel, hw, StageBlocks{1, 0, true, false});
     const StageCompute last = stage_compute(s, s.parallel, hw, StageBlocks{1, 0, false, true});
     CHECK(spec.costs[0].f == doctest::Approx(first.forward_s).epsilon(1e-12));
@@ -84,7 +84,7 @@ TEST_CASE("pipeline_spec_for splits the backward in half for the zero-bubble sch
     s.training.schedule = Schedule::zb_h1;
     const PipelineSpec spec = pipeline_spec_for(s);
     REQUIRE(spec.costs.size() == 2);
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = paced_hardware_figures(s.cluster.gpu, s.cluster.gpu_count());
     const double b0 = stage_compute(s, s.parallel, hw, StageBlocks{1, 0, true, false}).backward_s;
     CHECK(spec.costs[0].b == doctest::Approx(b0 / 2).epsilon(1e-12));
     CHECK(spec.costs[0].w == doctest::Approx(b0 / 2).epsilon(1e-12));

@@ -175,6 +175,13 @@ TEST_CASE("cluster: GPU count, GPU and links") {
     check_rejected({{"cluster", {{"gpu", {{"hbm_gbps", 1e7}}}}}}, "cluster.gpu.hbm_gbps: 1e+07 exceeds the limit of 1e+06");
     check_rejected({{"cluster", {{"gpu", {{"matmul_efficiency", 1.5}}}}}},
                    "cluster.gpu.matmul_efficiency: 1.5 must be in (0, 1]");
+    check_rejected({{"cluster", {{"gpu", {{"speed_spread", 0.2}}}}}},
+                   "cluster.gpu.speed_spread: 0.2 must be between 0 and 0.15 (a standard deviation over the median "
+                   "card's speed)");
+    check_rejected({{"cluster", {{"gpu", {{"speed_spread", -0.01}}}}}},
+                   "cluster.gpu.speed_spread: -0.01 must be between 0 and 0.15 (a standard deviation over the median "
+                   "card's speed)");
+    check_accepted({{"cluster", {{"gpu", {{"speed_spread", 0}}}}}});
     check_rejected({{"cluster", {{"intra_node", {{"bandwidth_gbps", 0}}}}}},
                    "cluster.intra_node.bandwidth_gbps: 0 must be positive");
     check_rejected({{"cluster", {{"inter_node", {{"latency_us", -1}}}}}},

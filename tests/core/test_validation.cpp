@@ -154,3 +154,22 @@ TEST_CASE("every row is priced: a finite step, a fraction of peak below one, the
     CHECK(j[0]["in_sample"] == true);
     CHECK(j[13]["in_sample"] == false);
 }
+
+TEST_CASE("the cost model's targets: Megatron-LM 2021 Table 1 within 10%, Llama 3 405B's Table 4 MFU within 15%") {
+    // Published figures: Narayanan et al. 2021, Table 1 (TFLOP/s per GPU); Llama 3 Team 2024, Table 4
+    // (BF16 MFU). Priced with the shipped presets and defaults, as `shardscope validate` prints them.
+    const auto rows = run_validation_suite(shipped_clusters());
+    int megatron = 0, llama = 0;
+    for (const ValidationRow& r : rows) {
+        CAPTURE(r.run.name);
+        if (r.run.source == "Narayanan et al. 2021, Table 1") {
+            ++megatron;
+            CHECK(std::fabs(r.tflops_error()) < 0.10);
+        } else if (r.run.source == "Llama 3 Team 2024, Table 4") {
+            ++llama;
+            CHECK(std::fabs(r.fraction_error()) < 0.15);
+        }
+    }
+    CHECK(megatron == 10);
+    CHECK(llama == 3);
+}
