@@ -21,10 +21,27 @@ std::optional<int> parse_arguments(CLI::App& parser, const std::vector<std::stri
     } catch (const CLI::CallForHelp&) {
         std::cout << usage << "\n";
         return 0;
+    } catch (const CLI::ExtrasError&) {
+        std::cerr << who << ": " << unexpected_arguments_message(parser.remaining(), takes_config(parser)) << "\n" << usage << "\n";
+        return 2;
     } catch (const CLI::ParseError& e) {
         std::cerr << who << ": " << e.what() << "\n" << usage << "\n";
         return 2;
     }
+}
+
+bool takes_config(const CLI::App& parser) { return parser.get_option_no_throw("--config") != nullptr; }
+
+std::string unexpected_arguments_message(const std::vector<std::string>& extras, bool takes_config) {
+    std::string listed;
+    for (const std::string& a : extras) listed += (listed.empty() ? "" : " ") + a;
+    std::string message = std::string(extras.size() == 1 ? "this argument was" : "these arguments were") +
+                          " not expected: " + listed;
+    // A scenario file given bare, where the command reads it after --config.
+    if (takes_config && extras.size() == 1 && extras.front().size() > 5 &&
+        extras.front().compare(extras.front().size() - 5, 5, ".json") == 0)
+        message += " (a scenario file goes after --config: --config " + extras.front() + ")";
+    return message;
 }
 
 void add_model_flags(CLI::App& parser, ModelFlags& flags) {

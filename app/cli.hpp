@@ -23,6 +23,11 @@ void configure_parser(CLI::App& parser);
 std::optional<int> parse_arguments(CLI::App& parser, const std::vector<std::string>& args, const std::string& who,
                                    const std::string& usage);
 
+// "these arguments were not expected: a b" in the order they were typed, and for a lone *.json given
+// to a command that reads --config FILE, where the file goes.
+[[nodiscard]] std::string unexpected_arguments_message(const std::vector<std::string>& extras, bool takes_config);
+[[nodiscard]] bool takes_config(const CLI::App& parser);
+
 // --model FILE and --seq-len N, as text until model_argument() checks them.
 struct ModelFlags {
     std::string file, seq_len;

@@ -39,7 +39,7 @@ constexpr const char* kUsage =
     "  sets each beside its published TFLOP/s per GPU and share of peak. Rows whose source was read while\n"
     "  the model's constants were chosen are marked in-sample. --format: text (the default) or json.\n"
     "  --scenario NAME prints the scenario file of the row named NAME (as the table names it; spaces\n"
-    "  count once), to open with `shardscope report` or in the window";
+    "  count once), to open with `shardscope report --config FILE` or in the window";
 
 // Row names line up columns with runs of spaces; a person types one.
 std::string squeezed(const std::string& name) {

@@ -73,6 +73,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     parser.add_option("file", file);  // a desktop's "Open with": the same as --config FILE, or a link
     try {
         parser.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    } catch (const CLI::ExtrasError&) {
+        error = unexpected_arguments_message(parser.remaining(), false) + " (see shardscope --help)";
+        return std::nullopt;
     } catch (const CLI::ParseError& e) {
         error = std::string(e.what()) + " (see shardscope --help)";
         return std::nullopt;

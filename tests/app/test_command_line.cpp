@@ -135,6 +135,23 @@ TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open
     CHECK(typo.err.rfind("shardscope: \"repot\" is neither a command nor a file (commands: bench, export, link, ", 0) == 0);
 }
 
+TEST_CASE("arguments a command does not take are named in the order typed, and a bare scenario file gets its flag") {
+    const auto dir = scratch_dir("cli-extras");
+    RunResult r = run_shardscope("report one two three", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("report: these arguments were not expected: one two three\nusage: shardscope report", 0) == 0);
+    // `validate --scenario NAME` prints a file for `shardscope report`: given bare, the answer says where it goes.
+    r = run_shardscope("report row.json", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("report: this argument was not expected: row.json (a scenario file goes after --config: "
+                      "--config row.json)\n",
+                      0) == 0);
+    // validate reads no scenario: no such hint.
+    r = run_shardscope("validate row.json", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("validate: this argument was not expected: row.json\n", 0) == 0);
+}
+
 TEST_CASE("options that go together are refused apart, and standard input is read once") {
     const auto dir = scratch_dir("cli-together");
     RunResult r = run_shardscope("--step 3 --screenshot '" + (dir / "x.png").string() + "'", dir);

@@ -87,5 +87,9 @@ TEST_CASE("unknown options are refused with a clear message") {
     const auto dir = scratch_dir("options");
     const RunResult r = run_shardscope("--frobnicate", dir);
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("The following argument was not expected: --frobnicate (see shardscope --help)") != std::string::npos);
+    CHECK(r.err.find("this argument was not expected: --frobnicate (see shardscope --help)") != std::string::npos);
+    // Several, in the order they were typed (CLI11 reads them last first and listed them reversed).
+    const RunResult two = run_shardscope("--frobnicate --twiddle", dir);
+    CHECK(two.exit_code == 2);
+    CHECK(two.err.find("these arguments were not expected: --frobnicate --twiddle") != std::string::npos);
 }
