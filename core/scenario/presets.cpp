@@ -39,7 +39,9 @@ bool same_shape(const ModelSpec& a, const ModelSpec& b) {
 
 }  // namespace
 
-std::string model_name_after_edit(const ModelSpec& edited, const std::vector<ModelPreset>& presets) {
+std::string model_name_after_edit(const ModelSpec& before, const ModelSpec& edited,
+                                  const std::vector<ModelPreset>& presets) {
+    if (same_shape(before, edited)) return edited.name;
     for (const ModelPreset& p : presets)
         if (same_shape(p.model, edited)) return p.model.name;
     static const std::string kMark = " (edited)";

@@ -41,10 +41,12 @@ struct ClusterPresetLoad {
 
 [[nodiscard]] ModelPresetLoad parse_model_preset(std::string_view json_text);
 
-// The name `edited` should carry once its shape was changed by hand (it still has the name it had):
-// a preset's own name when the shape is that preset's at any training length, else the name it came
-// from marked " (edited)", so 48 layers are never shown as "Llama 3 8B".
-[[nodiscard]] std::string model_name_after_edit(const ModelSpec& edited, const std::vector<ModelPreset>& presets);
+// The name `edited` should carry after a hand edit of `before` (it still has the name it had): its
+// own when the edit left the shape as it was (the training length is not shape), else a preset's name
+// when the shape is that preset's at any training length, else the name it came from marked
+// " (edited)", so 48 layers are never shown as "Llama 3 8B".
+[[nodiscard]] std::string model_name_after_edit(const ModelSpec& before, const ModelSpec& edited,
+                                                const std::vector<ModelPreset>& presets);
 [[nodiscard]] ClusterPresetLoad parse_cluster_preset(std::string_view json_text);
 
 // Where the app looks for preset files, relative to the data directory (the source tree's root).

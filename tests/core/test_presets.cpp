@@ -135,19 +135,28 @@ TEST_CASE("a model reshaped by hand is named for what it is: edited, or the pres
     const auto llama8b = load_models().at("Llama 3 8B").model;
     ModelSpec deeper = llama8b;
     deeper.layers = 48;
-    CHECK(model_name_after_edit(deeper, presets) == "Llama 3 8B (edited)");
+    CHECK(model_name_after_edit(llama8b, deeper, presets) == "Llama 3 8B (edited)");
     // Edited again, it is not marked twice.
     deeper.name = "Llama 3 8B (edited)";
-    deeper.hidden = 5120;
-    CHECK(model_name_after_edit(deeper, presets) == "Llama 3 8B (edited)");
+    ModelSpec wider = deeper;
+    wider.hidden = 5120;
+    CHECK(model_name_after_edit(deeper, wider, presets) == "Llama 3 8B (edited)");
     // Put back to the preset's shape, at another training length, it is the preset again.
     ModelSpec back = llama8b;
     back.name = "Llama 3 8B (edited)";
     back.seq_len = 4096;
-    CHECK(model_name_after_edit(back, presets) == "Llama 3 8B");
-    // A model from elsewhere (a Hugging Face config) keeps its own name, marked.
+    CHECK(model_name_after_edit(deeper, back, presets) == "Llama 3 8B");
+    // A model from elsewhere (a Hugging Face config) keeps its own name, marked once reshaped.
     ModelSpec imported = llama8b;
     imported.name = "Meta-Llama-3-8B";
     imported.vocab = 128000;
-    CHECK(model_name_after_edit(imported, presets) == "Meta-Llama-3-8B (edited)");
+    ModelSpec reshaped = imported;
+    reshaped.layers = 40;
+    CHECK(model_name_after_edit(imported, reshaped, presets) == "Meta-Llama-3-8B (edited)");
+    // The training length is not shape: a longer context leaves the imported model's name alone, and
+    // an edit that changes nothing leaves an edited model's mark as it is.
+    ModelSpec longer = imported;
+    longer.seq_len = 16384;
+    CHECK(model_name_after_edit(imported, longer, presets) == "Meta-Llama-3-8B");
+    CHECK(model_name_after_edit(deeper, deeper, presets) == "Llama 3 8B (edited)");
 }

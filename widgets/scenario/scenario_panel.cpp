@@ -169,10 +169,7 @@ std::string ScenarioPanel::apply_model_preset(AppState& state, const std::string
 std::string ScenarioPanel::apply_field(AppState& state, const std::string& key, int64_t value) {
     std::optional<Scenario> candidate = with_field(state.scenario(), kFields, key, value);
     if (!candidate) return "unknown field " + key;
-    // The length trained at and the batch leave the model what it is; any other field changes its shape.
-    const bool reshapes = key != "seq_len" && key != "global_batch" && key != "micro_batch";
-    if (reshapes && *candidate != state.scenario())
-        candidate->model.name = model_name_after_edit(candidate->model, presets_);
+    candidate->model.name = model_name_after_edit(state.scenario().model, candidate->model, presets_);
     return apply_candidate(state, *candidate);
 }
 
