@@ -80,6 +80,7 @@ void megatron_model_flags(const ModelSpec& m, std::vector<std::string>& f) {
         f.push_back("--swiglu");
         f.push_back("--normalization RMSNorm");
         f.push_back("--position-embedding-type rope");
+        if (m.rope_theta > 0) f.push_back("--rotary-base " + decimal(m.rope_theta, 0));
         f.push_back("--disable-bias-linear");
     }
     if (!m.tie_embeddings) f.push_back("--untie-embeddings-and-output-weights");
@@ -229,7 +230,8 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     w.note("TorchTitan job config for " + header(s, l));
     w.note("Run on " + n(l.world) + " GPUs. The model itself is chosen by [model] name and flavor; the shape priced: " +
            n(s.model.layers) + " layers, hidden " + n(s.model.hidden) + ", " + n(s.model.heads) + " heads (" +
-           n(s.model.kv_heads) + " kv), vocab " + n(s.model.vocab) + ".");
+           n(s.model.kv_heads) + " kv), vocab " + n(s.model.vocab) +
+               (s.model.rope_theta > 0 ? ", RoPE base " + decimal(s.model.rope_theta, 0) : "") + ".");
     std::vector<std::string> body;
     body.push_back("[model]");
     if (const std::optional<std::string> flavor = torchtitan_llama3_flavor(s.model)) {

@@ -210,6 +210,7 @@ ModelSpec read_hugging_face(const HfReader& r, int64_t seq_len, const std::strin
     m.seq_len = seq_len;
     m.ffn = Ffn::swiglu;
     m.tie_embeddings = r.flag_or("tie_word_embeddings", false);  // every class read here defaults to untied
+    m.rope_theta = r.number_or("rope_theta", 0.0);
     if (type == "deepseek_v3") {
         read_mla(r, m);
     } else {

@@ -27,13 +27,15 @@ std::string read_preset(std::string_view text, std::string_view schema, std::str
     });
 }
 
-// The model's shape: everything but its name and the length it trains at.
+// The model's shape: everything but its name, the length it trains at and its RoPE base (neither of
+// the last two changes a tensor).
 bool same_shape(const ModelSpec& a, const ModelSpec& b) {
     Scenario x, y;
     x.model = a;
     y.model = b;
     x.model.name = y.model.name = "";
     x.model.seq_len = y.model.seq_len = 0;
+    x.model.rope_theta = y.model.rope_theta = 0;
     return x == y;
 }
 

@@ -38,6 +38,7 @@ ModelSpec read_model(const Json& j) {
     if (r.has("dropout")) m.dropout = r.bool_field("dropout");
     m.head_dim = r.int_field("head_dim", 0);
     m.capacity_factor = r.number_field("capacity_factor", 0.0);
+    m.rope_theta = r.number_field("rope_theta", 0.0);
     m.expert_groups = r.int_field("expert_groups", 0);
     m.expert_groups_per_token = r.int_field("expert_groups_per_token", 0);
     m.attention_type = r.enum_field<AttentionType>("attention_type", &attention_type_from_string, "gqa, mla",
@@ -198,6 +199,7 @@ Json model_to_json(const ModelSpec& m) {
     if (m.dropout) j["dropout"] = *m.dropout;
     if (m.head_dim > 0) j["head_dim"] = m.head_dim;
     if (m.capacity_factor > 0) j["capacity_factor"] = m.capacity_factor;
+    if (m.rope_theta > 0) j["rope_theta"] = m.rope_theta;
     if (m.expert_groups > 0) {
         j["expert_groups"] = m.expert_groups;
         j["expert_groups_per_token"] = m.expert_groups_per_token;
@@ -432,6 +434,9 @@ std::string validate_model(const ModelSpec& m) {
     if (auto e = count_in_range("model.head_dim", m.head_dim, 0, kMaxHidden); !e.empty()) return e;
     if (!std::isfinite(m.capacity_factor) || m.capacity_factor < 0 || m.capacity_factor > 64)
         return "model.capacity_factor: " + num(m.capacity_factor) + " must be 0 (dropless) or a factor up to 64";
+    if (!std::isfinite(m.rope_theta) || m.rope_theta < 0 || m.rope_theta > kMaxRopeTheta)
+        return "model.rope_theta: " + num(m.rope_theta) + " must be 0 (not stated) or a positive base up to " +
+               num(kMaxRopeTheta);
     if (m.capacity_factor > 0 && m.experts == 0)
         return "model.capacity_factor: " + num(m.capacity_factor) + " needs an MoE model (experts is 0)";
     if (auto e = validate_mla(m); !e.empty()) return e;
@@ -669,6 +674,7 @@ Scenario default_scenario() {
     s.model.vocab = 128256;
     s.model.seq_len = 8192;
     s.model.ffn = Ffn::swiglu;
+    s.model.rope_theta = 500000;  // the Llama 3 8B preset's (assets/models/llama3-8b.json)
     s.cluster.name = "DGX H100, 8 per node";
     s.cluster.nodes = 8;
     s.cluster.gpus_per_node = 8;

@@ -55,6 +55,9 @@ struct ModelSpec {
     // (ffn swiglu) without, as Llama, Mistral, Mixtral and DeepSeek do.
     std::optional<bool> dropout;
     int64_t head_dim = 0;           // 0: hidden / heads (Qwen3 sets it wider)
+    // The rotary position embedding's base frequency (Hugging Face rope_theta). Costs nothing; the
+    // framework exports pass it on. 0: not stated (the frameworks' default, 10,000).
+    double rope_theta = 0;
     double capacity_factor = 0;     // 0: dropless routing (each expert gets exactly the tokens sent)
     // Group-limited routing (Hugging Face n_group / topk_group; DeepSeek-V3's node-limited routing):
     // the routed experts fall into expert_groups equal groups and a token's top_k come from at most
@@ -201,6 +204,7 @@ inline constexpr int64_t kMaxSeqLen = 16'777'216;
 inline constexpr int64_t kMaxExperts = 65'536;
 inline constexpr int64_t kMaxGlobalBatch = 1'000'000'000;  // sequences
 inline constexpr double kMaxParams = 1e15;
+inline constexpr double kMaxRopeTheta = 1e12;  // published bases run to 1e8 (long-context Llama variants)
 inline constexpr double kMaxMemoryGb = 1e6;
 inline constexpr double kMaxPeakTflops = 1e6;
 inline constexpr double kMaxBandwidthGbps = 1e6;        // links and HBM

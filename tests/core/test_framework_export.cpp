@@ -61,6 +61,21 @@ TEST_CASE("Megatron-LM: every degree, the batch, GQA and the Llama block as flag
     CHECK(e.warnings.empty());
 }
 
+TEST_CASE("Megatron-LM: the RoPE base goes with rotary positions, and only when the model states one") {
+    // Llama 3's base is 500,000 (its paper's table 3); Megatron-LM's default is 10,000.
+    Scenario s = default_scenario();
+    REQUIRE(s.model.rope_theta == 500000);
+    std::string text = export_scenario(s, ExportTarget::megatron).text;
+    CHECK(has_line(text, "--rotary-base 500000"));
+    CHECK(text.find("--position-embedding-type rope \\\n--rotary-base 500000") != std::string::npos);
+    s.model.rope_theta = 0;  // not stated: Megatron-LM's own default stands
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("--rotary-base") == std::string::npos);
+    // A GPT block has learned positions: no base to pass.
+    s.model.ffn = Ffn::gelu;
+    s.model.rope_theta = 10000;
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("--rotary-base") == std::string::npos);
+}
+
 TEST_CASE("Megatron-LM: a schedule it has no flag for is a warning and no flag") {
     Scenario s = default_scenario();
     s.training.schedule = Schedule::zb_h1;

@@ -48,6 +48,7 @@ TEST_CASE("Llama 3 8B's config.json: 8.03B parameters, GQA with 8 kv heads, the 
     CHECK(m.ffn == Ffn::swiglu);
     CHECK_FALSE(m.tie_embeddings);
     CHECK(m.head_dim == 0);  // 4096 / 32 = 128: no override
+    CHECK(m.rope_theta == 500000.0);  // the config's rope_theta, for the exports
     // Meta's model card: 8.03B. By hand: embeddings 2 x 128256 x 4096 = 1.0507B; per layer attention
     // 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41.94M, MLP 3 x 4096 x 14336 = 176.16M, norms 8192:
     // 218.11M x 32 = 6.9796B; final norm 4096: 8.0303B.
@@ -65,6 +66,7 @@ TEST_CASE("Mixtral 8x7B's config.json: 46.7B total, 12.9B active (top 2 of 8 exp
     CHECK(m.expert_ffn_hidden == 14336);
     CHECK(m.shared_experts == 0);
     CHECK(m.dense_layers == 0);
+    CHECK(m.rope_theta == 1e6);
     const ParamCounts c = count_params(m);
     // Mistral AI's announcement: 46.7B total, 12.9B used per token. By hand: per layer attention 41.94M,
     // router 4096 x 8, experts 8 x 176.16M; embeddings 2 x 32000 x 4096 = 262.1M.

@@ -121,6 +121,13 @@ TEST_CASE("model sizes: positive, not absurd, consistent") {
     // 4100 / 32 = 128.125
     check_rejected({{"model", {{"hidden", 4100}}}}, "model.hidden: 4100 is not divisible by heads (32)");
     check_rejected({{"model", {{"kv_heads", 64}}}}, "model.kv_heads: 64 exceeds heads (32)");
+    check_rejected({{"model", {{"rope_theta", -1}}}},
+                   "model.rope_theta: -1 must be 0 (not stated) or a positive base up to 1e+12");
+    check_rejected({{"model", {{"rope_theta", 1e13}}}},
+                   "model.rope_theta: 1e+13 must be 0 (not stated) or a positive base up to 1e+12");
+    // The default scenario states Llama 3's base; written back as read, and absent means 0.
+    CHECK(scenario_to_json(default_scenario()).find("\"rope_theta\": 500000") != std::string::npos);
+    CHECK(load_patched({{"model", {{"rope_theta", nullptr}}}}).scenario->model.rope_theta == 0);
 }
 
 TEST_CASE("model experts") {
