@@ -93,16 +93,12 @@ bool open_classified(ui::AppState& state, const std::string& path, const std::st
         state.show_error("Rejected " + path, o.scenario.error);
         return false;
     }
-    state.replace(*o.scenario.scenario);
-    state.mark_saved();
-    state.ui.status = "Opened " + path;
     // Standard input is no file to save back to, come back to or browse beside: the scenario read
     // from it is untitled.
-    if (path == kStandardStream) {
-        state.ui.current_file.clear();
-        return true;
-    }
-    state.ui.current_file = path;
+    const bool untitled = path == kStandardStream;
+    state.open_document(*o.scenario.scenario, untitled ? "" : path);
+    state.ui.status = "Opened " + path;
+    if (untitled) return true;
     state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
     remember_file(state, path);
     return true;
@@ -130,8 +126,8 @@ bool save_scenario_file(ui::AppState& state, const std::string& path) {
         state.show_error("Could not save", error);
         return false;
     }
+    state.set_current_file(path);
     state.mark_saved();
-    state.ui.current_file = path;
     state.ui.status = "Saved " + path;
     remember_file(state, path);
     // The question's "Save": what it waited for goes ahead now that nothing is lost.

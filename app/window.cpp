@@ -292,8 +292,7 @@ int run_window(const Options& options) {
         return 2;
     }
     if (options.link_scenario) {
-        state.replace(*options.link_scenario);
-        state.mark_saved();
+        state.open_document(*options.link_scenario, "");
         state.ui.status = "Opened the scenario in the link";
     }
     // Without --seq-len a person is asked the length to train a Hugging Face config at; a screenshot
@@ -323,8 +322,7 @@ int run_window(const Options& options) {
     }
     // A lesson step brings its own scenario; a link's, when it has one, is what was on screen.
     if (options.link_scenario && !options.lesson.empty()) {
-        state.replace(*options.link_scenario);
-        state.mark_saved();
+        state.open_document(*options.link_scenario, "");
     }
     if (missing_data.empty()) {
         for (const std::string& error : load_cluster_presets(ui_root.registry(), data_dir()))

@@ -444,8 +444,7 @@ void open_link(WebApp& app, const std::string& address, bool at_start) {
     // A plain visit offers the lessons; a link already knows where it is going.
     if (at_start) app.state.ui.show_welcome = !link->scenario && link->lesson.empty() && !js_welcome_answered_before();
     if (link->scenario) {
-        app.state.replace(*link->scenario);
-        app.state.mark_saved();
+        app.state.open_document(*link->scenario, "");
         app.state.ui.status = "Opened the scenario in the link";
     }
     if (link->lesson.empty()) {
@@ -457,7 +456,7 @@ void open_link(WebApp& app, const std::string& address, bool at_start) {
     if (std::string why = app::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
         app.state.show_error("This link could not be opened", "link: lesson: " + why);
     // A lesson step brings its own scenario; the link's, when it has one, is what was on screen.
-    if (link->scenario) app.state.replace(*link->scenario);
+    if (link->scenario) app.state.open_document(*link->scenario, "");
 }
 
 void open_page_link(WebApp& app) {

@@ -3,10 +3,13 @@
 
 #include "live_app.hpp"
 
+#include "core/scenario/scenario.hpp"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
 
+using namespace shardscope;
 using namespace shardscope::test;
 using Json = nlohmann::json;
 
@@ -132,4 +135,34 @@ TEST_CASE("File > Open of a file that is no scenario, with unsaved edits: refuse
     CHECK_FALSE(probe["items"].contains("discard/cancel"));
     CHECK(probe["error"].get<std::string>().find("schema") != std::string::npos);
     CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
+}
+
+TEST_CASE("Ctrl+Z after File > Open of a second file brings back the first, by name: Ctrl+S writes the first, not the second") {
+    const auto dir = scratch_dir("doc-undo-files");
+    const auto a = dir / "a.json";
+    const auto b = dir / "b.json";
+    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json", a);
+    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/docs/strategy.json", b);
+    const std::string b_text = slurp(b);
+    LiveApp app("doc-undo-open", "'" + a.string() + "'");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    CHECK(title_becomes(app, "a.json \u2014 Shardscope"));
+    app.key("ctrl+o");
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.type(b.string());
+    app.key("Return");
+    CHECK(title_becomes(app, "b.json \u2014 Shardscope"));
+
+    // Undo the open: a.json's scenario under a.json's name, nothing unsaved, and the status says so.
+    app.key("ctrl+z");
+    CHECK(title_becomes(app, "a.json \u2014 Shardscope"));
+    const Json probe = app.wait_frames(2);
+    CHECK(probe["scenario"] == Json::parse(scenario_to_json(*parse_scenario(slurp(a)).scenario)));
+    CHECK(probe["status"] == "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it): back to " + a.string());
+    // Ctrl+S: b.json keeps what it held (before the fix it took a.json's scenario).
+    app.key("ctrl+s");
+    app.wait_frames(3);
+    CHECK(slurp(b) == b_text);
+    CHECK(title_becomes(app, "a.json \u2014 Shardscope"));
 }

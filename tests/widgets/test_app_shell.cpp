@@ -128,6 +128,54 @@ TEST_CASE("Ctrl+Z undoes an applied edit; Ctrl+Shift+Z and Ctrl+Y redo it") {
     CHECK(a.state.scenario().parallel.tp == 4);
 }
 
+TEST_CASE("undoing an open brings back the file before it, so a save never writes one file's scenario into another") {
+    ui::AppState state;
+    Scenario a = default_scenario();
+    a.parallel.tp = 4;
+    a.parallel.dp_shard = 4;
+    Scenario b = default_scenario();
+    b.model.layers = 16;
+    state.open_document(a, "/data/a.json");
+    state.open_document(b, "/data/b.json");
+    CHECK(state.ui.current_file == "/data/b.json");
+    CHECK_FALSE(state.edited());
+    // Ctrl+Z: a.json's scenario, titled a.json, nothing unsaved (it is what a.json holds).
+    state.undo();
+    CHECK(state.scenario() == a);
+    CHECK(state.ui.current_file == "/data/a.json");
+    CHECK_FALSE(state.edited());
+    CHECK(state.ui.status == "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it): back to /data/a.json");
+    // Back before the first open: the untitled default scenario.
+    state.undo();
+    CHECK(state.ui.current_file.empty());
+    CHECK_FALSE(state.edited());
+    state.redo();
+    state.redo();
+    CHECK(state.scenario() == b);
+    CHECK(state.ui.current_file == "/data/b.json");
+    CHECK(state.ui.status == "Redone the open: back to /data/b.json");
+    // An edit stays in its document: undone, the title does not move and the edit mark goes.
+    Scenario deeper = b;
+    deeper.model.layers = 24;
+    REQUIRE(state.apply_step(deeper).empty());
+    CHECK(state.edited());
+    state.undo();
+    CHECK(state.ui.current_file == "/data/b.json");
+    CHECK(state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    CHECK_FALSE(state.edited());
+    // Saved as another file, the document's earlier states go with it; undoing the open still finds
+    // a.json, edited or not as it was saved.
+    state.redo();
+    state.set_current_file("/data/c.json");
+    state.mark_saved();
+    state.undo();
+    CHECK(state.ui.current_file == "/data/c.json");
+    CHECK(state.edited());  // c.json holds 24 layers
+    state.undo();
+    CHECK(state.ui.current_file == "/data/a.json");
+    CHECK_FALSE(state.edited());
+}
+
 TEST_CASE("an invalid edit is refused with the rule and leaves the scenario as it was") {
     ui::AppState state;
     Scenario bad = state.scenario();

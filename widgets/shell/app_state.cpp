@@ -11,7 +11,7 @@ namespace {
 constexpr size_t kMaxRecentFiles = 8;
 }
 
-AppState::AppState(Scenario initial) : scenario_(initial), history_(std::move(initial)) { mark_saved(); }
+AppState::AppState(Scenario initial) : scenario_(initial), history_(std::move(initial)), documents_(1) { mark_saved(); }
 
 void AppState::set(const Scenario& s) {
     if (s == scenario_) return;
@@ -42,6 +42,26 @@ void AppState::replace(const Scenario& loaded) {
     pending_commit_ = false;
 }
 
+void AppState::open_document(const Scenario& loaded, const std::string& file) {
+    end_frame(false);  // an edit still open belongs to the document before
+    set(loaded);
+    documents_.push_back(Document{file, scenario_json()});
+    history_.commit(loaded, documents_.size() - 1);
+    ui.current_file = file;
+}
+
+void AppState::set_current_file(const std::string& path) {
+    documents_[history_.tag()].file = path;
+    ui.current_file = path;
+}
+
+void AppState::follow_document(size_t before, const char* what) {
+    const Document& now = documents_[history_.tag()];
+    ui.current_file = now.file;
+    if (history_.tag() == before) return;
+    ui.status = std::string(what) + ": back to " + (now.file.empty() ? std::string("the untitled scenario") : now.file);
+}
+
 void AppState::end_frame(bool any_widget_active) {
     if (pending_commit_ && !any_widget_active) {
         history_.commit(scenario_);
@@ -65,16 +85,20 @@ void AppState::retire_stale_status() {
 void AppState::undo() {
     end_frame(false);
     if (!history_.can_undo()) return;
+    const size_t before = history_.tag();
     set(history_.undo());
     ui.status = "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)";
+    follow_document(before, "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     status_renewed_ = true;
 }
 
 void AppState::redo() {
     end_frame(false);
     if (!history_.can_redo()) return;
+    const size_t before = history_.tag();
     set(history_.redo());
     ui.status = "Redone";
+    follow_document(before, "Redone the open");
     status_renewed_ = true;
 }
 
@@ -119,9 +143,9 @@ bool AppState::scenario_is(const Scenario& other) const {
     return scenario_json() == compared_json_;
 }
 
-bool AppState::edited() const { return scenario_json() != saved_json_; }
+bool AppState::edited() const { return scenario_json() != documents_[history_.tag()].saved_json; }
 
-void AppState::mark_saved() { saved_json_ = scenario_json(); }
+void AppState::mark_saved() { documents_[history_.tag()].saved_json = scenario_json(); }
 
 void AppState::go_ahead(const DiscardQuestion& action) {
     ui.discard_confirmed = true;

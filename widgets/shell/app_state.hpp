@@ -64,7 +64,9 @@ struct UiState {
     FileDialogMode file_dialog = FileDialogMode::none;
     std::string file_dialog_dir;            // folder the browser shows
     std::vector<std::string> recent_files;  // newest first
-    std::string current_file;               // "" until opened or saved
+    // "" until opened or saved. AppState keeps it: set_current_file, and undo or redo across an open
+    // brings back the file its scenario came from.
+    std::string current_file;
     std::string error_title;                // a modal shows error_message while non-empty
     std::string error_message;
     std::string status;                     // one line at the bottom (e.g. where a screenshot went)
@@ -122,8 +124,14 @@ public:
     // As try_apply, for an edit that is finished when made (a typed field left with Enter, Tab or a
     // click): one undo step at once, even when Tab has already made the next field active.
     std::string apply_step(const Scenario& candidate);
-    // Loading a file replaces the scenario in one undoable step (the text was validated by core).
+    // A model imported into the scenario: one undoable step (the text was validated by core).
     void replace(const Scenario& loaded);
+    // A scenario opened from `file` ("" for a link or standard input): one undoable step that starts a
+    // document of its own, nothing unsaved. Undoing it brings back the document before, its file and
+    // what was saved of it, so Ctrl+S never writes one file's scenario into another.
+    void open_document(const Scenario& loaded, const std::string& file);
+    // The current document is now `path` (saved as, or untitled with ""); its earlier states go with it.
+    void set_current_file(const std::string& path);
     // Called once per frame after all widgets: commits a finished gesture to the history.
     void end_frame(bool any_widget_active);
     // Called once per frame after all widgets: a status message tells of what just happened, so the
@@ -156,9 +164,18 @@ public:
 
 private:
     void set(const Scenario& s);
+    // After undo or redo: the file and saved state of the document the scenario now belongs to; says
+    // so on the status line when that is another document than before.
+    void follow_document(size_t before, const char* what);
 
     Scenario scenario_;
     ScenarioHistory history_;
+    // A file's scenario and what of it was last saved; the history tags each state with its document.
+    struct Document {
+        std::string file;
+        std::string saved_json;  // canonical JSON
+    };
+    std::vector<Document> documents_;
     bool pending_commit_ = false;
     unsigned long version_ = 1;
     std::string status_shown_;            // ui.status as the last frame ended
@@ -172,7 +189,6 @@ private:
     mutable unsigned long fit_advice_version_ = 0;
     [[nodiscard]] const std::string& scenario_json() const;
 
-    std::string saved_json_;  // the scenario last opened or saved, as its canonical JSON
     mutable std::string scenario_json_;
     mutable unsigned long scenario_json_version_ = 0;
     // The last scenario compared by scenario_is and its JSON: a lesson step or a cheat-sheet row is

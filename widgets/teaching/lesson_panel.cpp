@@ -165,7 +165,7 @@ void LessonPanel::reset_to_step_scenario(AppState& state) {
 // before stay unsaved, and so the question still guards them.
 void LessonPanel::adopt_lesson_scenario(AppState& state) {
     if (!state.edited()) return;
-    state.ui.current_file.clear();
+    state.set_current_file("");
     state.mark_saved();
 }
 
