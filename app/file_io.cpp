@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 #include <system_error>
 
 #include <fcntl.h>
@@ -208,7 +209,14 @@ std::string config_dir() {
 std::string executable_path() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string() : exe.string();
+    return ec ? std::string() : path_without_deleted_mark(exe.string());
+}
+
+std::string path_without_deleted_mark(std::string path) {
+    static constexpr std::string_view kMark = " (deleted)";
+    if (path.size() > kMark.size() && path.compare(path.size() - kMark.size(), kMark.size(), kMark) == 0)
+        path.erase(path.size() - kMark.size());
+    return path;
 }
 
 std::string executable_dir() {

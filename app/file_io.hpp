@@ -39,8 +39,11 @@ std::string data_dir();
 // app goes without.
 std::string missing_data_message();
 // The running executable as the kernel names it (/proc/self/exe), "" when it does not say; and its
-// folder ("." then).
+// folder ("." then). A binary rebuilt or upgraded while it runs is named by its path, which now holds
+// the new one: what the Measure panel's ranks run and where the data is looked up.
 std::string executable_path();
+// `path` without the " (deleted)" the kernel appends to /proc/self/exe once the file was replaced.
+std::string path_without_deleted_mark(std::string path);
 std::string executable_dir();
 
 std::vector<std::string> load_recent_files();

@@ -202,3 +202,13 @@ TEST_CASE("an output that is a pipe is written into, never replaced by a file, a
     REQUIRE(::stat(sink.c_str(), &st) == 0);
     CHECK(S_ISFIFO(st.st_mode));
 }
+
+TEST_CASE("a binary rebuilt while it runs is named by its path, not the kernel's \"(deleted)\" mark") {
+    // /proc/self/exe of a process whose file was replaced reads "/usr/bin/shardscope (deleted)": the
+    // Measure panel's ranks would be launched at that name and fail.
+    CHECK(app::path_without_deleted_mark("/work/build/app/shardscope (deleted)") == "/work/build/app/shardscope");
+    CHECK(app::path_without_deleted_mark("/usr/bin/shardscope") == "/usr/bin/shardscope");
+    CHECK(app::path_without_deleted_mark(" (deleted)") == " (deleted)");  // nothing before the mark: left alone
+    CHECK(app::executable_path().find(" (deleted)") == std::string::npos);
+    CHECK(std::filesystem::exists(app::executable_path()));
+}
