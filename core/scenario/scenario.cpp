@@ -568,6 +568,14 @@ std::string validate_parallel(const Scenario& s) {
     if (auto e = validate_stage_split(s); !e.empty()) return e;
     if (m.seq_len > 0 && m.seq_len % p.cp != 0)
         return "parallel.cp: " + num(p.cp) + " does not divide seq_len (" + num(m.seq_len) + ")";
+    // Sequence parallelism splits each context-parallel rank's tokens over the tensor-parallel ranks:
+    // Megatron-LM's scatter and reduce-scatter along the sequence assert that tp divides them
+    // (megatron/core/tensor_parallel/mappings.py, "First dimension of the tensor should be divisible
+    // by tensor parallel size").
+    if (p.sequence_parallel && p.tp > 1 && m.seq_len > 0 && (m.seq_len / p.cp) % p.tp != 0)
+        return "parallel.sequence_parallel: tp " + num(p.tp) + " does not divide the " + num(m.seq_len / p.cp) +
+               " tokens each context-parallel rank holds (seq_len " + num(m.seq_len) + " / cp " + num(p.cp) +
+               "); sequence parallelism splits them over the tensor-parallel ranks";
     if (p.ep > 1) {
         if (!m.is_moe()) return "parallel.ep: " + num(p.ep) + " needs an MoE model (model.experts is 0)";
         if (m.experts % p.ep != 0)

@@ -1157,3 +1157,21 @@ TEST_CASE("a lesson opened by mouse over a scenario file says how that scenario 
     app.key("ctrl+z");
     CHECK(app.wait_frames(4)["scenario"] == mine);
 }
+
+TEST_CASE("a Scenario field typed by keyboard: what is no whole number is refused, not cut down to its digits") {
+    LiveApp app("mouse-typed-number", "--show scenario");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+    // ImGui's integer field kept the digits of "8k" (8) and of "1e9" (19) and applied them.
+    Json probe = app.type_into("scenario/field/seq_len", "8k");
+    CHECK(probe["scenario"]["model"]["seq_len"] == 8192);
+    CHECK(probe["items"].contains("scenario/error"));
+    // 1e9 is a whole number, and core refuses it as too long a sequence: still 8192.
+    probe = app.type_into("scenario/field/seq_len", "1e9");
+    CHECK(probe["scenario"]["model"]["seq_len"] == 8192);
+    CHECK(probe["items"].contains("scenario/error"));
+    // Digit groups as people write them.
+    probe = app.type_into("scenario/field/seq_len", "16,384");
+    CHECK(probe["scenario"]["model"]["seq_len"] == 16384);
+    CHECK_FALSE(probe["items"].contains("scenario/error"));
+}

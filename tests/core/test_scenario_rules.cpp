@@ -212,6 +212,19 @@ TEST_CASE("parallel factors and zero") {
                    "the 64 GPUs of the cluster");
 }
 
+TEST_CASE("sequence parallelism needs tp to divide each context-parallel rank's tokens") {
+    // The base: tp 2, cp 1, sequence_parallel, seq_len 8192.
+    check_rejected({{"model", {{"seq_len", 19}}}},
+                   "parallel.sequence_parallel: tp 2 does not divide the 19 tokens each context-parallel rank holds "
+                   "(seq_len 19 / cp 1); sequence parallelism splits them over the tensor-parallel ranks");
+    check_accepted({{"model", {{"seq_len", 20}}}});
+    check_accepted({{"model", {{"seq_len", 19}}}, {"parallel", {{"sequence_parallel", false}}}});
+    // cp 2 holds 4098 / 2 = 2049 tokens a rank: odd, so tp 2 cannot split them.
+    check_rejected({{"model", {{"seq_len", 4098}}}, {"parallel", {{"cp", 2}, {"dp_shard", 4}}}},
+                   "parallel.sequence_parallel: tp 2 does not divide the 2049 tokens each context-parallel rank holds "
+                   "(seq_len 4098 / cp 2); sequence parallelism splits them over the tensor-parallel ranks");
+}
+
 TEST_CASE("parallel factors against the model") {
     // DESIGN.md's example: 128 heads (hidden 4096 / 128 = 32), 3 nodes x 8 = 24 GPUs = tp 3 * dp_shard 8.
     check_rejected({{"model", {{"heads", 128}}},

@@ -6,11 +6,13 @@
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/number_field.hpp"
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 
 #include <array>
+#include <cstdio>
 #include <optional>
 #include <vector>
 
@@ -95,17 +97,11 @@ std::optional<Scenario> with_field(const Scenario& s, const std::array<FieldOf<T
     return std::nullopt;
 }
 
-bool input_value(int64_t& v) { return ImGui::InputScalar("##v", ImGuiDataType_S64, &v); }
-bool input_value(double& v) { return ImGui::InputDouble("##v", &v, 0.0, 0.0, "%.6g"); }
-
-// The fields two to a row, each with its draft: what the person is typing until they leave the field
-// (Enter, Tab or a click elsewhere), when `apply` takes it as one undo step.
-template <typename T, std::size_t N, typename Apply>
-void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, std::vector<T>& drafts,
-                      const Scenario& current, Apply&& apply) {
+// The fields two to a row: each label with its help, and `input(i)` drawing field i's value.
+template <typename T, std::size_t N, typename Input>
+void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, Input&& input) {
     if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_SizingStretchProp)) return;
     setup_field_columns();
-    Scenario read = current;  // the fields' references read through a copy
     for (std::size_t i = 0; i < N; ++i) {
         const FieldOf<T>& f = fields[i];
         if (i % 2 == 0) ImGui::TableNextRow();
@@ -116,10 +112,7 @@ void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, s
         ImGui::TableNextColumn();
         ImGui::SetNextItemWidth(-1);
         ImGui::PushID(f.key);
-        input_value(drafts[i]);
-        note_last_item(std::string("scenario/field/") + f.key);
-        if (ImGui::IsItemDeactivatedAfterEdit()) apply(f.key, drafts[i]);
-        else if (!ImGui::IsItemActive()) drafts[i] = f.ref(read);
+        input(i);
         ImGui::PopID();
     }
     ImGui::EndTable();
@@ -129,7 +122,7 @@ void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, s
 
 ScenarioPanel::ScenarioPanel(Placement placement, bool open_by_default)
     : Panel("scenario", "Scenario", placement, open_by_default),
-      drafts_(kFields.size(), 0),
+      drafts_(kFields.size(), WholeNumberText{}),
       cluster_drafts_(kClusterFields.size(), 0.0) {
     actions_.text("model", "a model preset's name", "put this model preset in the scenario", [this](AppState& state, const ActionValue& v) {
         return apply_model_preset(state, v.text);
@@ -221,8 +214,26 @@ void ScenarioPanel::draw_preset_row(AppState& state) {
 }
 
 void ScenarioPanel::draw_fields(AppState& state) {
-    draw_field_table("##fields", kFields, drafts_, state.scenario(),
-                     [&](const char* key, int64_t v) { (void)apply_field(state, key, v); });
+    Scenario read = state.scenario();  // the fields' references read through a copy
+    draw_field_table("##fields", kFields, [&](std::size_t i) {
+        const Field& f = kFields[i];
+        WholeNumberText& text = drafts_[i];
+        const bool left = whole_number_field("##v", text.data(), text.size());
+        note_last_item(std::string("scenario/field/") + f.key);
+        // What the person typed is read once they leave the field; until then it stays as typed.
+        if (left) apply_typed_field(state, f.key, f.label, text.data());
+        else if (!ImGui::IsItemActive()) std::snprintf(text.data(), text.size(), "%lld", static_cast<long long>(f.ref(read)));
+    });
+}
+
+void ScenarioPanel::apply_typed_field(AppState& state, const char* key, const char* label, const char* typed) {
+    const WholeNumberRead r = read_whole_number(typed);
+    if (r.value) {
+        (void)apply_field(state, key, *r.value);
+        return;
+    }
+    error_ = std::string(label) + ": " + r.error;
+    refused_at_version_ = state.version();
 }
 
 void ScenarioPanel::draw_cluster_fields(AppState& state) {
@@ -234,8 +245,15 @@ void ScenarioPanel::draw_cluster_fields(AppState& state) {
     const ClusterSpec& c = state.scenario().cluster;
     ImGui::TextDisabled("%s: %lld nodes x %lld GPUs", c.name.c_str(), static_cast<long long>(c.nodes),
                         static_cast<long long>(c.gpus_per_node));
-    draw_field_table("##cluster_fields", kClusterFields, cluster_drafts_, state.scenario(),
-                     [&](const char* key, double v) { (void)apply_cluster_field(state, key, v); });
+    Scenario read = state.scenario();
+    draw_field_table("##cluster_fields", kClusterFields, [&](std::size_t i) {
+        const NumberField& f = kClusterFields[i];
+        double& draft = cluster_drafts_[i];
+        ImGui::InputDouble("##v", &draft, 0.0, 0.0, "%.6g");
+        note_last_item(std::string("scenario/field/") + f.key);
+        if (ImGui::IsItemDeactivatedAfterEdit()) (void)apply_cluster_field(state, f.key, draft);
+        else if (!ImGui::IsItemActive()) draft = f.ref(read);
+    });
 }
 
 void ScenarioPanel::draw_refusal(const AppState& state) const {

@@ -11,6 +11,7 @@
 #include "core/scenario/presets.hpp"
 #include "widgets/shell/panel.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ public:
 private:
     std::string apply_model_preset(AppState& state, const std::string& name);
     std::string apply_field(AppState& state, const std::string& key, int64_t value);
+    // A field left after typing: applied when the text is a whole number, else refused by name.
+    void apply_typed_field(AppState& state, const char* key, const char* label, const char* typed);
     std::string apply_cluster_field(AppState& state, const std::string& key, double value);
     std::string apply_candidate(AppState& state, const Scenario& candidate);
     std::string copy_as(AppState& state, ExportTarget target);
@@ -40,7 +43,8 @@ private:
     void draw_copy_row(AppState& state);
 
     std::vector<ModelPreset> presets_;
-    std::vector<int64_t> drafts_;  // one per field: what the person is typing
+    using WholeNumberText = std::array<char, 32>;
+    std::vector<WholeNumberText> drafts_;  // one per field: what the person is typing, as typed
     std::vector<double> cluster_drafts_;
     std::string error_;            // the rule the last edit broke
     unsigned long refused_at_version_ = 0;  // the scenario it was refused against

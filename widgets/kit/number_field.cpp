@@ -1,0 +1,64 @@
+#include "widgets/kit/number_field.hpp"
+
+#include <imgui.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace shardscope::ui {
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Digits with an optional sign, and ',' or '_' only between digits: the text without the separators.
+std::optional<std::string> plain_integer(std::string_view s) {
+    std::string out;
+    std::size_t i = 0;
+    if (!s.empty() && (s[0] == '+' || s[0] == '-')) out.push_back(s[i++]);
+    if (i == s.size()) return std::nullopt;
+    for (; i < s.size(); ++i) {
+        const char c = s[i];
+        if (is_digit(c)) out.push_back(c);
+        else if ((c == ',' || c == '_') && i > 0 && is_digit(s[i - 1]) && i + 1 < s.size() && is_digit(s[i + 1])) continue;
+        else return std::nullopt;
+    }
+    return out;
+}
+
+}  // namespace
+
+WholeNumberRead read_whole_number(std::string_view text) {
+    const std::string_view s = trimmed(text);
+    const std::string quoted = "'" + std::string(text) + "'";
+    if (s.empty()) return {std::nullopt, "nothing typed: a whole number is needed"};
+    if (const std::optional<std::string> digits = plain_integer(s)) {
+        errno = 0;
+        const long long v = std::strtoll(digits->c_str(), nullptr, 10);
+        if (errno == ERANGE) return {std::nullopt, quoted + " is too large a number"};
+        return {static_cast<int64_t>(v), {}};
+    }
+    // A decimal or scientific form, whole in value.
+    const std::string copy(s);
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size() || copy.find_first_of("xXpPnNiI") != std::string::npos)
+        return {std::nullopt, quoted + " is not a whole number"};
+    if (errno == ERANGE || std::fabs(v) >= 9.2e18) return {std::nullopt, quoted + " is too large a number"};
+    if (v != std::floor(v)) return {std::nullopt, quoted + " is not a whole number"};
+    return {static_cast<int64_t>(v), {}};
+}
+
+bool whole_number_field(const char* id, char* text, std::size_t size) {
+    ImGui::InputText(id, text, size);
+    return ImGui::IsItemDeactivatedAfterEdit();
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,27 @@
+#pragma once
+// A whole number typed as text. ImGui 1.86's integer fields drop the characters they do not take as
+// the person types ("1e9" becomes 19, "8k" 8) and clamp what overflows to 9223372036854775807, then
+// apply what is left without a word; this field keeps the text as typed and reads all of it when the
+// field is left, so what cannot be a whole number is refused by name.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shardscope::ui {
+
+// The whole text read as a whole number: digits with an optional sign, digit groups set off by ','
+// or '_' ("16,384"), or a decimal or scientific form whose value is whole ("1e9", "4096.0"). Spaces
+// around it are ignored. Otherwise `error` says why, quoting the text.
+struct WholeNumberRead {
+    std::optional<int64_t> value;
+    std::string error;
+};
+[[nodiscard]] WholeNumberRead read_whole_number(std::string_view text);
+
+// A text field holding `text` (what the person is typing, `size` bytes); true in the frame it is left
+// after an edit (Enter, Tab or a click elsewhere).
+bool whole_number_field(const char* id, char* text, std::size_t size);
+
+}  // namespace shardscope::ui
