@@ -135,6 +135,8 @@ TEST_CASE("File > Open of a file that is no scenario, with unsaved edits: refuse
     CHECK_FALSE(probe["items"].contains("discard/cancel"));
     CHECK(probe["error"].get<std::string>().find("schema") != std::string::npos);
     CHECK(probe["scenario"]["model"]["seq_len"] == 4096);
+    // The status line keeps the refusal once the dialog is closed (it went on naming the last save).
+    CHECK(probe["status"].get<std::string>().rfind("Rejected " + bad.string() + ": schema", 0) == 0);
 }
 
 TEST_CASE("Ctrl+Z after File > Open of a second file brings back the first, by name: Ctrl+S writes the first, not the second") {

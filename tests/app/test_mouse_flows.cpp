@@ -543,6 +543,10 @@ TEST_CASE("the model and batch edited by mouse in the Scenario panel; the planne
     Json probe = app.wait_frames(4);
     CHECK(probe["scenario"]["model"]["name"] == "Mixtral 8x7B");
     CHECK(probe["scenario"]["model"]["experts"] == 8);
+    // The preset's own training length came with it, and the status line says so.
+    CHECK(probe["scenario"]["model"]["seq_len"] == 32768);
+    CHECK(probe["status"] == "Model Mixtral 8x7B: seq_len 8192 -> 32768, the preset's training length (Ctrl+Z undoes "
+                             "it; its source is under the model)");
     // The sequence length and the global batch, typed and left with Enter.
     const auto type_into = [&](const std::string& key, const std::string& text) {
         REQUIRE(app.wait_for_item(key));

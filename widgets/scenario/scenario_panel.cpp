@@ -55,7 +55,10 @@ const std::array<Field, 15> kFields = {{
 // panel's.
 
 const std::array<NumberField, 8> kClusterFields = {{
-    {"gpu_memory_gb", "GPU memory (GB)", "cluster.gpu.memory_gb: the vendor's nominal size", 0,
+    {"gpu_memory_gb", "memory (nominal GB)",
+     "cluster.gpu.memory_gb: the vendor's nominal size, a label; the capacity is what the card exposes (H100 80 GB: "
+     "79.6 GiB; other cards memory_gb GiB; cluster.gpu.memory_mib sets it)",
+     0,
      [](Scenario& s) -> double& { return s.cluster.gpu.memory_gb; }},
     {"gpu_peak_tflops", "peak (TFLOP/s)", "cluster.gpu.peak_tflops: dense peak of the training dtype, datasheet", 0,
      [](Scenario& s) -> double& { return s.cluster.gpu.peak_tflops; }},
@@ -150,8 +153,16 @@ std::string ScenarioPanel::apply_model_preset(AppState& state, const std::string
         if (p.model.name != name) continue;
         Scenario candidate = state.scenario();
         candidate.model = p.model;
+        const int64_t length_before = state.scenario().model.seq_len;
         (void)apply_candidate(state, candidate);
-        if (error_.empty()) state.ui.status = "Model " + name + " (" + p.source.substr(0, 80) + (p.source.size() > 80 ? "...)" : ")");
+        // A preset brings its own training length; a person comparing models would not see it change.
+        if (error_.empty())
+            state.ui.status = "Model " + name +
+                              (p.model.seq_len != length_before
+                                   ? ": seq_len " + std::to_string(length_before) + " -> " +
+                                         std::to_string(p.model.seq_len) + ", the preset's training length"
+                                   : std::string()) +
+                              " (Ctrl+Z undoes it; its source is under the model)";
         return error_.empty() ? "" : "the current layout cannot run " + name + ": " + error_;
     }
     std::string names;

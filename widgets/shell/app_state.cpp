@@ -177,6 +177,8 @@ void AppState::remember_recent(const std::string& given) {
 }
 
 void AppState::show_error(std::string title, std::string message) {
+    // The status line keeps a trace once the dialog is closed (it said "Saved ..." after a refused open).
+    ui.status = title + (message.empty() ? std::string() : ": " + message.substr(0, message.find('\n')));
     ui.error_title = std::move(title);
     ui.error_message = std::move(message);
 }

@@ -160,6 +160,7 @@ public:
     void go_ahead(const DiscardQuestion& action);
 
     void remember_recent(const std::string& path);
+    // The error dialog, and its first line on the status line, which outlasts the dialog.
     void show_error(std::string title, std::string message);
 
 private:
