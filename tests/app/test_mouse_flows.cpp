@@ -1179,3 +1179,22 @@ TEST_CASE("a Scenario field typed by keyboard: what is no whole number is refuse
     CHECK(probe["scenario"]["model"]["seq_len"] == 16384);
     CHECK_FALSE(probe["items"].contains("scenario/error"));
 }
+
+TEST_CASE("in a 1024 x 700 window, panels opened from View one after another leave every tile wide enough to use") {
+    LiveApp app("mouse-small-window", "", 1024, 700);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    for (const char* id : {"scenario", "planner", "glossary"}) {
+        CAPTURE(id);
+        REQUIRE(app.choose("View", id));
+        app.wait_frames(4);
+    }
+    const Json probe = app.wait_frames(4);
+    check_tiled(probe);
+    REQUIRE(probe["windows"].size() >= 7);
+    // Eight panels: the one opened last a column as wide as the others' (a quarter: 256 px), the
+    // seven others in a 3-column grid over the rest; before, it took 45% and left the others 187 px.
+    for (const Json& w : probe["windows"]) {
+        CAPTURE(w["id"]);
+        CHECK(w["w"].get<double>() >= 250);
+    }
+}

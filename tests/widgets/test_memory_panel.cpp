@@ -9,6 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 using namespace shardscope;
 using shardscope::test::ImGuiFixture;
 using shardscope::test::llama70b_ddp;
@@ -332,4 +335,33 @@ TEST_CASE("memory panel: what 'other' holds, part by part, for the table's toolt
                                     "TP: a micro-batch's activation gathered for a matmul: 0.062 GiB\n"
                                     "the gradient reduction's bucket (40M elements at most): 0.075 GiB");
     CHECK(v.bars[0].other_detail.find("logits") == std::string::npos);  // the first stage has no loss
+}
+
+TEST_CASE("memory panel: four stages' totals in a narrow tile never run into each other") {
+    // Llama 3 405B on 16 stages (examples/llama3-405b-16k-h100.json's layout): bars for stages 0, 1,
+    // 8 and 15. At 293 px (a new user's tile beside the Scenario panel) "30.7 GiB" and "32.6 GiB"
+    // overlapped; every second total now sits a line higher when even the short one is too wide.
+    std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/examples/llama3-405b-16k-h100.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    const ScenarioLoad load = parse_scenario(text.str());
+    REQUIRE_MESSAGE(load.ok(), load.error);
+    const Scenario s = *load.scenario;
+    REQUIRE(validate_scenario(s).empty());
+    for (const float width : {293.0f, 220.0f}) {
+        CAPTURE(width);
+        PanelHarness h(s);
+        h.size = ImVec2(width, 900);
+        h.fixture.frames(2, h.draw());
+        std::vector<ui::ItemRect> totals;
+        for (int i = 0; i < 8; ++i)
+            if (const auto r = ui::find_item_rect("memory/chart/total/" + std::to_string(i))) totals.push_back(*r);
+        REQUIRE(totals.size() == 4);
+        for (size_t i = 0; i + 1 < totals.size(); ++i) {
+            CAPTURE(i);
+            const bool apart = totals[i].x1 <= totals[i + 1].x0 || totals[i].y1 <= totals[i + 1].y0 ||
+                               totals[i + 1].y1 <= totals[i].y0;
+            CHECK(apart);
+        }
+    }
 }

@@ -180,8 +180,15 @@ void Chart::stacked_bars(const std::vector<BarStack>& bars) {
             draw_->AddRect(ImVec2(cx - half - 2, std::max(top.y, min_.y) - 2), ImVec2(cx + half + 2, max_.y),
                            IM_COL32(240, 70, 70, 255), 0, 0, 2.5f);
         }
-        const ImVec2 sz = ImGui::CalcTextSize(bars[i].label.c_str());
-        draw_->AddText(ImVec2(cx - sz.x * 0.5f, max_.y + 2.0f), text, bars[i].label.c_str());
+        // Neighbouring labels must not run into each other: the short one when the full one is wider
+        // than the slot, and never past the slot's edges.
+        const bool fits = ImGui::CalcTextSize(bars[i].label.c_str()).x <= slot - 4.0f;
+        const std::string& label = fits || bars[i].short_label.empty() ? bars[i].label : bars[i].short_label;
+        const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
+        draw_->PushClipRect(ImVec2(cx - slot * 0.5f + 1.0f, max_.y), ImVec2(cx + slot * 0.5f - 1.0f, max_.y + 4.0f * sz.y + 4.0f),
+                            true);
+        draw_->AddText(ImVec2(cx - sz.x * 0.5f, max_.y + 2.0f), text, label.c_str());
+        draw_->PopClipRect();
     }
 }
 

@@ -48,6 +48,9 @@ struct BarStack {
     std::string label;  // category under the bar
     std::vector<Segment> segments;
     bool highlight = false;  // drawn with a red outline (e.g. does not fit)
+    // Drawn instead when `label` is wider than the bar's slot (the hover still names it in full);
+    // empty: `label`, clipped to the slot.
+    std::string short_label{};
 };
 
 struct LegendEntry {

@@ -234,6 +234,8 @@ void MemoryPanel::draw_memory_chart(float height) {
         const std::string& text = ImGui::CalcTextSize(b.total_text.c_str()).x + 6.0f <= slot ? b.total_text : b.total_short;
         const ImVec2 size = ImGui::CalcTextSize(text.c_str());
         ImVec2 text_at(at.x - size.x * 0.5f, at.y - size.y - 4.0f);
+        // Even the short total wider than the slot: every second one a line higher, so none overlap.
+        if (size.x + 6.0f > slot && i % 2 == 1) text_at.y -= size.y + 2.0f;
         // A total just under the GPU's memory line would be struck through by it: lift it over the line.
         if (text_at.y - 2.0f < line_y && line_y < text_at.y + size.y + 2.0f) text_at.y = line_y - size.y - 4.0f;
         text_at.y = std::max(text_at.y, chart.to_screen(0, axis_top).y);

@@ -47,6 +47,7 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     rec.total_short = format_memory(b.total_bytes);
     rec.total_text = rec.total_short + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
     rec.stack.label = bar_label(b);
+    rec.stack.short_label = b.role == "every GPU" ? "all" : std::to_string(b.stage);
     for (const std::string& line : b.other_parts) rec.other_detail += (rec.other_detail.empty() ? "" : "\n") + line;
     rec.stack.highlight = !b.fits;
     const double values[] = {b.bytes.params, b.bytes.grads, b.bytes.optimizer, b.bytes.activations.value_or(0),

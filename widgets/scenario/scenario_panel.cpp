@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace shardscope::ui {
@@ -80,8 +81,8 @@ const std::array<NumberField, 8> kClusterFields = {{
 
 // Label, value, label, value at fixed shares of the width: without them a stretched table refits its
 // columns to their contents whenever a popup takes the focus, and the fields jump.
-void setup_field_columns() {
-    for (int pair = 0; pair < 2; ++pair) {
+void setup_field_columns(int pairs) {
+    for (int pair = 0; pair < pairs; ++pair) {
         ImGui::TableSetupColumn(pair == 0 ? "label" : "label 2", ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableSetupColumn(pair == 0 ? "value" : "value 2", ImGuiTableColumnFlags_WidthStretch, 1.3f);
     }
@@ -100,14 +101,21 @@ std::optional<Scenario> with_field(const Scenario& s, const std::array<FieldOf<T
     return std::nullopt;
 }
 
-// The fields two to a row: each label with its help, and `input(i)` drawing field i's value.
+// The fields two to a row (one in a narrow tile): each label with its help, and `input(i)` drawing
+// field i's value.
 template <typename T, std::size_t N, typename Input>
 void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, Input&& input) {
-    if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_SizingStretchProp)) return;
-    setup_field_columns();
+    // Two to a row while each value keeps room for a 7-digit number beside its label; one to a row in
+    // a narrow tile, where two would cut labels and show 14336 as "1433".
+    const bool narrow = ImGui::GetContentRegionAvail().x < 24.0f * ImGui::GetFontSize();
+    const int pairs = narrow ? 1 : 2;
+    if (!ImGui::BeginTable(narrow ? (std::string(id) + "_narrow").c_str() : id, 2 * pairs,
+                           ImGuiTableFlags_SizingStretchProp))
+        return;
+    setup_field_columns(pairs);
     for (std::size_t i = 0; i < N; ++i) {
         const FieldOf<T>& f = fields[i];
-        if (i % 2 == 0) ImGui::TableNextRow();
+        if (i % static_cast<std::size_t>(pairs) == 0) ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(f.label);

@@ -78,22 +78,25 @@ void PanelRegistry::open_tiled(const std::string& id) {
     }
     panel->open = true;
     // The panel just asked for is what the person wants to read: it takes the right part of the window
-    // at full height, and the others share the rest in a grid.
-    constexpr float kOpenedShare = 0.45f;
+    // at full height, and the others share the rest in a grid. Next to one other panel it takes 45%;
+    // next to a grid of c columns it is one column more, as wide as each of them, so the others are
+    // not squeezed to slivers (seven others once got 187 px each of a 1024 px window).
     std::vector<Panel*> others;
     for (const auto& p : panels_)
         if (p->open && p.get() != panel) others.push_back(p.get());
     if (others.empty()) {
         panel->set_placement(Placement{0, 0, 1, 1});
     } else {
+        const float columns = std::ceil(std::sqrt(static_cast<float>(others.size())));
+        const float opened_share = std::min(0.45f, 1.0f / (columns + 1.0f));
         const std::vector<Placement> tiles = grid_tiles(others.size());
         for (size_t i = 0; i < others.size(); ++i) {
             Placement t = tiles[i];
-            t.x *= 1.0f - kOpenedShare;
-            t.w *= 1.0f - kOpenedShare;
+            t.x *= 1.0f - opened_share;
+            t.w *= 1.0f - opened_share;
             others[i]->set_placement(t);
         }
-        panel->set_placement(Placement{1.0f - kOpenedShare, 0, kOpenedShare, 1});
+        panel->set_placement(Placement{1.0f - opened_share, 0, opened_share, 1});
     }
     reset_layout();
 }
@@ -175,7 +178,9 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         panel->placed_layout_ = layout_;
         if (panel->scroll_to_top_) ImGui::SetNextWindowScroll(ImVec2(0.0f, 0.0f));
         panel->scroll_to_top_ = false;
-        const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
+        // A tile narrower than a panel's widest row scrolls sideways rather than cutting controls off.
+        const bool visible =
+            ImGui::Begin(panel->window_name().c_str(), &panel->open, ImGuiWindowFlags_HorizontalScrollbar);
         if (visible) panel->draw(state);
         if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         ImGui::End();
