@@ -5,6 +5,7 @@
 #include "core/scenario/model_import.hpp"
 
 #include <filesystem>
+#include <utility>
 
 namespace shardscope::app {
 
@@ -156,6 +157,13 @@ void handle_file_requests(ui::AppState& state) {
     // Saved first: the discard question's "Save" then lets an open go ahead in the same frame.
     if (const auto path = take(state.requests.save_path)) {
         if (!save_scenario_file(state, *path)) state.ui.after_save.reset();
+    }
+    if (std::exchange(state.requests.new_scenario, false) &&
+        state.may_discard_edits({ui::DiscardAction::new_scenario, {}})) {
+        state.open_document(default_scenario(), "");
+        state.ui.status = "New scenario: the default, " + state.scenario().model.name + " on " +
+                          std::to_string(state.scenario().cluster.gpu_count()) + " " + state.scenario().cluster.gpu.name +
+                          " (Ctrl+Z brings back the one before)";
     }
     if (const auto path = take(state.requests.open_path)) {
         // Read and judged before anyone is asked to give up their edits for it: a file that would be

@@ -19,6 +19,7 @@ void AppUi::handle_shortcuts(AppState& state) {
     if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kZ, false)) io.KeyShift ? state.redo() : state.undo();
     // Ctrl+Y is Redo where Windows taught it, beside the Ctrl+Shift+Z of other desktops.
     if (!io.WantTextInput && ImGui::IsKeyPressed(keys::kY, false)) state.redo();
+    if (ImGui::IsKeyPressed(keys::kN, false)) state.requests.new_scenario = true;
     if (ImGui::IsKeyPressed(keys::kO, false)) state.ui.file_dialog = FileDialogMode::open;
     if (ImGui::IsKeyPressed(keys::kS, false)) save_or_save_as(state, io.KeyShift);
     if (state.ui.can_quit && ImGui::IsKeyPressed(keys::kQ, false)) state.requests.quit = true;

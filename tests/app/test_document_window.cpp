@@ -168,3 +168,27 @@ TEST_CASE("Ctrl+Z after File > Open of a second file brings back the first, by n
     CHECK(slurp(b) == b_text);
     CHECK(title_becomes(app, "a.json \u2014 Shardscope"));
 }
+
+TEST_CASE("File > New scenario by mouse, with unsaved edits: asked first; Discard starts untitled from the default, Ctrl+Z brings the file back") {
+    const auto dir = scratch_dir("doc-new-files");
+    const auto file = dir / "run.json";
+    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/docs/strategy.json", file);
+    LiveApp app("doc-new", "--show scenario '" + file.string() + "'");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
+    REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+    Json probe = app.type_into("scenario/field/seq_len", "1024");
+    REQUIRE(probe["scenario"]["model"]["seq_len"] == 1024);
+
+    REQUIRE(app.choose("File", "new"));
+    REQUIRE(app.wait_for_item("discard/discard"));
+    REQUIRE(app.click("discard/discard"));
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"] == Json::parse(scenario_to_json(default_scenario())));
+    CHECK(title_becomes(app, "Shardscope"));
+    CHECK(probe["status"].get<std::string>().rfind("New scenario: the default, Llama 3 8B on 64 H100 SXM", 0) == 0);
+    // Undone: the file's scenario with its unsaved edit, under its name, marked.
+    app.key("ctrl+z");
+    CHECK(title_becomes(app, "*run.json \u2014 Shardscope"));
+    CHECK(app.wait_frames(2)["scenario"]["model"]["seq_len"] == 1024);
+}

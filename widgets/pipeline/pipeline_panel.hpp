@@ -45,6 +45,7 @@ public:
     // first_extra|last_extra=PERCENT, target=PERCENT, arrows=on|off, from_scenario=1, zoom=A,B (fractions
     // of the longest makespan; "fit" for all of it).
     void reset_view(AppState& state) override;
+    void show_scenario(AppState& state) override { take_from_scenario(state); }
 
     // For tests and the bench.
     [[nodiscard]] PipelineControls& controls() noexcept { return controls_; }

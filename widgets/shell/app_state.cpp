@@ -150,6 +150,7 @@ void AppState::mark_saved() { documents_[history_.tag()].saved_json = scenario_j
 void AppState::go_ahead(const DiscardQuestion& action) {
     ui.discard_confirmed = true;
     if (action.action == DiscardAction::quit) requests.quit = true;
+    else if (action.action == DiscardAction::new_scenario) requests.new_scenario = true;
     else requests.open_path = action.path;
 }
 

@@ -28,7 +28,7 @@ struct ModelImportRequest {
 };
 
 // What waits for an answer to "discard the unsaved edits?": quitting, or opening another file.
-enum class DiscardAction { quit, open };
+enum class DiscardAction { quit, open, new_scenario };
 struct DiscardQuestion {
     DiscardAction action = DiscardAction::quit;
     std::string path;  // the file to open
@@ -47,6 +47,7 @@ struct Requests {
     std::optional<ModelImportRequest> import_model;  // import it now, at this length
     std::optional<std::string> trace_path;  // write the simulated step here as a Chrome trace
     std::optional<TextDownload> download;   // host_file_dialogs only: hand this text over as a file
+    bool new_scenario = false;              // start over from the default scenario, untitled
     bool screenshot = false;
     bool quit = false;
 };

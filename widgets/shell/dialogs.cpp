@@ -54,9 +54,10 @@ void draw_discard_question(AppState& state) {
     const std::string& file = state.ui.current_file;
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
     text_wrapped("The scenario has changes that are not saved" + (file.empty() ? std::string() : " to " + file) + ".");
-    text_wrapped(question.action == DiscardAction::quit
-                     ? std::string("Quitting now loses them.")
-                     : "Opening " + question.path + " replaces the scenario and loses them.");
+    text_wrapped(question.action == DiscardAction::quit           ? std::string("Quitting now loses them.")
+                 : question.action == DiscardAction::new_scenario ? std::string("A new scenario replaces it and loses them.")
+                                                                  : "Opening " + question.path +
+                                                                        " replaces the scenario and loses them.");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     const auto close = [&] {
@@ -213,6 +214,7 @@ void draw_about_window(AppState& state) {
 void draw_shortcuts_window(AppState& state) {
     if (!state.ui.show_shortcuts) return;
     static constexpr const char* kShortcuts[][2] = {
+        {"Ctrl+N", "New scenario (the default one, untitled)"},
         {"Ctrl+O", "Open a scenario"},       {"Ctrl+S", "Save the scenario (to its file)"},
         {"Ctrl+Shift+S", "Save the scenario as"},
         {"Ctrl+Z", "Undo a scenario edit"},  {"Ctrl+Shift+Z or Ctrl+Y", "Redo"},

@@ -2,6 +2,7 @@
 // Dear ImGui 1.86 reads keys by the backend's own codes (io.KeysDown[]). The GLFW backend uses GLFW's
 // codes, which are ASCII for letters; widgets cannot include GLFW, so the few codes we need live here.
 namespace shardscope::ui::keys {
+constexpr int kN = 'N';
 constexpr int kO = 'O';
 constexpr int kQ = 'Q';
 constexpr int kS = 'S';

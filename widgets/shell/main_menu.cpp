@@ -25,6 +25,8 @@ void draw_file_menu(AppState& state) {
     const bool open = ImGui::BeginMenu("File");
     note_last_item("menu/File");
     if (!open) return;
+    if (ImGui::MenuItem("New scenario", "Ctrl+N")) state.requests.new_scenario = true;
+    note_last_item("menu/File/new");
     if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) state.ui.file_dialog = FileDialogMode::open;
     note_last_item("menu/File/open");
     if (ImGui::MenuItem("Import model...")) state.ui.file_dialog = FileDialogMode::import_model;

@@ -51,6 +51,9 @@ public:
     // its start): a lesson step or a cheat-sheet example calls it on the panels it shows, before its
     // own actions, so nothing leaks from what was shown before.
     virtual void reset_view(AppState& state) { (void)state; }
+    // Draw the current scenario itself where the panel can also draw an example of its own (the
+    // Pipeline timeline's From scenario): a cheat-sheet row that loads a scenario calls it.
+    virtual void show_scenario(AppState& state) { (void)state; }
     // Whether the panel changes on screen by itself (an animation playing, a background job running):
     // while any open panel does, the window draws frames without waiting for input.
     [[nodiscard]] virtual bool animating() const { return false; }

@@ -46,6 +46,7 @@ std::string CheatSheetPanel::load_row(AppState& state, size_t index) {
     // The table on top, the panel that shows the strategy below it, outlined.
     if (Panel* p = registry_.find(row.panel); p && registry_.show_only({id(), row.panel}).empty()) {
         p->reset_view(state);
+        p->show_scenario(state);  // the example just loaded, not a drawing of the panel's own
         p->scroll_to_top();
         set_placement(Placement{0, 0, 1, kTableShare});
         p->set_placement(Placement{0, kTableShare, 1, 1 - kTableShare});
