@@ -25,19 +25,33 @@ bool title_becomes(LiveApp& app, const std::string& want) {
 
 int saved_seq_len(const std::filesystem::path& file) { return Json::parse(slurp(file))["model"]["seq_len"].get<int>(); }
 
+// `source` copied to run.json in a scratch folder, opened in the window with the Scenario panel, and
+// its seq_len typed as `seq_len`: a document with one unsaved edit.
+struct EditedRunFile {
+    std::filesystem::path file;
+    LiveApp app;
+    EditedRunFile(const std::string& name, const char* source, int seq_len)
+        : file(copied(name, source)), app(name, "--show scenario '" + file.string() + "'") {
+        REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+        CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
+        REQUIRE(app.wait_for_item("scenario/field/seq_len"));
+        const Json probe = app.type_into("scenario/field/seq_len", std::to_string(seq_len));
+        REQUIRE(probe["scenario"]["model"]["seq_len"] == seq_len);
+    }
+    static std::filesystem::path copied(const std::string& name, const char* source) {
+        const auto to = scratch_dir(name + "-files") / "run.json";
+        std::filesystem::copy_file(source, to);
+        return to;
+    }
+};
+
 }  // namespace
 
 TEST_CASE("the title marks unsaved edits; Ctrl+S saves to the file; quitting with edits asks, and Cancel keeps the app") {
-    const auto dir = scratch_dir("doc-file");
-    const auto file = dir / "run.json";
-    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json", file);
-    LiveApp app("doc-title", "--show scenario '" + file.string() + "'");
-    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
-
-    REQUIRE(app.wait_for_item("scenario/field/seq_len"));
-    Json probe = app.type_into("scenario/field/seq_len", "4096");
-    REQUIRE(probe["scenario"]["model"]["seq_len"] == 4096);
+    EditedRunFile doc("doc-title", SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json", 4096);
+    LiveApp& app = doc.app;
+    const auto& file = doc.file;
+    Json probe;
     CHECK(title_becomes(app, "*run.json \u2014 Shardscope"));
     CHECK(saved_seq_len(file) == 8192);
 
@@ -170,15 +184,9 @@ TEST_CASE("Ctrl+Z after File > Open of a second file brings back the first, by n
 }
 
 TEST_CASE("File > New scenario by mouse, with unsaved edits: asked first; Discard starts untitled from the default, Ctrl+Z brings the file back") {
-    const auto dir = scratch_dir("doc-new-files");
-    const auto file = dir / "run.json";
-    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/docs/strategy.json", file);
-    LiveApp app("doc-new", "--show scenario '" + file.string() + "'");
-    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
-    REQUIRE(app.wait_for_item("scenario/field/seq_len"));
-    Json probe = app.type_into("scenario/field/seq_len", "1024");
-    REQUIRE(probe["scenario"]["model"]["seq_len"] == 1024);
+    EditedRunFile doc("doc-new", SHARDSCOPE_SOURCE_DIR "/docs/strategy.json", 1024);
+    LiveApp& app = doc.app;
+    Json probe;
 
     REQUIRE(app.choose("File", "new"));
     REQUIRE(app.wait_for_item("discard/discard"));
