@@ -98,6 +98,47 @@ std::string layout_changes(const Scenario& a, const Scenario& b) {
     return out;
 }
 
+std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t most) {
+    std::vector<std::string> parts;
+    const auto num = [&](std::string_view name, int64_t x, int64_t y) {
+        if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
+    };
+    const auto text = [&](std::string_view name, std::string_view x, std::string_view y) {
+        if (x != y) parts.push_back(std::string(name) + " " + std::string(x) + " -> " + std::string(y));
+    };
+    const ModelSpec& m = a.model;
+    const ModelSpec& n = b.model;
+    if (m.name != n.name) {
+        text("model", m.name, n.name);
+    } else {
+        num("layers", m.layers, n.layers);
+        num("hidden", m.hidden, n.hidden);
+        num("ffn_hidden", m.ffn_hidden, n.ffn_hidden);
+        num("heads", m.heads, n.heads);
+        num("kv_heads", m.kv_heads, n.kv_heads);
+        num("vocab", m.vocab, n.vocab);
+        num("experts", m.experts, n.experts);
+        num("top_k", m.top_k, n.top_k);
+    }
+    num("seq_len", m.seq_len, n.seq_len);
+    num("global_batch", a.training.global_batch, b.training.global_batch);
+    text("precision", to_string(a.training.precision), to_string(b.training.precision));
+    text("attention", to_string(a.training.attention), to_string(b.training.attention));
+    num("GPUs", a.cluster.gpu_count(), b.cluster.gpu_count());
+    text("GPU", a.cluster.gpu.name, b.cluster.gpu.name);
+    const std::string layout = layout_changes(a, b);
+    for (std::size_t from = 0; from < layout.size();) {
+        const std::size_t comma = layout.find(", ", from);
+        parts.push_back(layout.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        from = comma == std::string::npos ? layout.size() : comma + 2;
+    }
+    if (parts.empty()) return a == b ? std::string() : std::string("other settings");
+    std::string out;
+    for (std::size_t i = 0; i < parts.size() && i < most; ++i) out += (out.empty() ? "" : ", ") + parts[i];
+    if (parts.size() > most) out += " and " + std::to_string(parts.size() - most) + " more";
+    return out;
+}
+
 bool folds_into(const PlanEntry& row, const PlanEntry& variant, PlanObjective objective) noexcept {
     const ParallelSpec& p = row.scenario.parallel;
     const ParallelSpec& q = variant.scenario.parallel;

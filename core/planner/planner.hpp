@@ -192,6 +192,10 @@ private:
 [[nodiscard]] std::string pipeline_split_text(const ParallelSpec& p);
 // The knobs where `b` differs from `a`, e.g. "pp 4 -> 8, zero 1 -> 3" ("" when none do).
 [[nodiscard]] std::string layout_changes(const Scenario& a, const Scenario& b);
+// Everything where `b` differs from `a`, short: the model (by name when it changed, else field by
+// field), the batch and training settings, the GPUs, then layout_changes; at most `most` items, then
+// "and N more". "other settings" when they differ only where no item looks (a link's bandwidth).
+[[nodiscard]] std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t most = 4);
 // True when `variant` folds into `row`: the same tp, cp, pp, ep, data-parallel size, micro-batch,
 // recompute and schedule kind, and a figure within kFoldShare of the row's.
 [[nodiscard]] bool folds_into(const PlanEntry& row, const PlanEntry& variant, PlanObjective objective) noexcept;

@@ -928,7 +928,7 @@ TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel di
     const Json undone = app.wait_frames(4);
     CHECK(undone["scenario"]["parallel"]["zero"] == 3);
     CHECK(undone["scenario"]["parallel"]["dp_shard"] == 128);
-    CHECK(undone["status"] == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    CHECK(undone["status"] == "Undone: dp_shard 1 -> 128, dp_replicate 128 -> 1, zero 0 -> 3 (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     // The next edit by hand makes that news old: the status line goes rather than describe it.
     REQUIRE(app.click("memory/micro_batch/larger"));
     const Json edited = app.wait_frames(4);

@@ -479,3 +479,28 @@ TEST_CASE("planner: a search run in slices ranks as the search run whole, and st
     CHECK(search.advance(std::chrono::steady_clock::time_point::min()));
     CHECK(search.take().cancelled);
 }
+
+TEST_CASE("scenario_changes: what an undo took back, short") {
+    const Scenario a = default_scenario();
+    Scenario b = a;
+    b.model.seq_len = 1024;
+    CHECK(scenario_changes(a, b) == "seq_len 8192 -> 1024");
+    b.parallel.tp = 4;
+    b.parallel.dp_shard = 4;
+    CHECK(scenario_changes(a, b) == "seq_len 8192 -> 1024, tp 2 -> 4, dp_shard 8 -> 4");
+    // Another model is named, not listed field by field.
+    Scenario c = a;
+    c.model.name = "Llama 3 70B";
+    c.model.layers = 80;
+    c.model.hidden = 8192;
+    CHECK(scenario_changes(a, c) == "model Llama 3 8B -> Llama 3 70B");
+    // Past `most` items the rest are counted.
+    b.training.global_batch = 512;
+    b.parallel.zero = 1;
+    CHECK(scenario_changes(a, b, 3) == "seq_len 8192 -> 1024, global_batch 256 -> 512, tp 2 -> 4 and 2 more");
+    // A difference no item names, and none.
+    Scenario d = a;
+    d.cluster.inter_node.bandwidth_gbps = 25;
+    CHECK(scenario_changes(a, d) == "other settings");
+    CHECK(scenario_changes(a, a).empty());
+}

@@ -56,16 +56,17 @@ TEST_CASE("a status message stays while the scenario does, and goes at the next 
     CHECK(a.state.ui.status.empty());
 
     // Undo twice: the second "Undone" is news of its own, not the first one's leftover.
+    // Each says what it took back: the doubled batch, then the planner's layout.
     a.state.undo();
     a.f.frame(a.draw);
-    CHECK(a.state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    CHECK(a.state.ui.status == "Undone: global_batch 512 -> 256 (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     a.state.undo();
     a.f.frame(a.draw);
     CHECK(a.state.scenario() == before);
-    CHECK(a.state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    CHECK(a.state.ui.status == "Undone: tp 8 -> 4, dp_shard 2 -> 4 (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     a.state.redo();
     a.f.frame(a.draw);
-    CHECK(a.state.ui.status == "Redone");
+    CHECK(a.state.ui.status == "Redone: tp 4 -> 8, dp_shard 4 -> 2");
 
     // A message that changes nothing (a copy, a screenshot) also stays until the scenario changes.
     a.f.frame([&] { ui::copy_csv(a.state, "a,b\n1,2\n", "mesh table"); a.draw(); });
@@ -161,7 +162,7 @@ TEST_CASE("undoing an open brings back the file before it, so a save never write
     CHECK(state.edited());
     state.undo();
     CHECK(state.ui.current_file == "/data/b.json");
-    CHECK(state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    CHECK(state.ui.status == "Undone: layers 24 -> 16 (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     CHECK_FALSE(state.edited());
     // Saved as another file, the document's earlier states go with it; undoing the open still finds
     // a.json, edited or not as it was saved.

@@ -1,6 +1,7 @@
 #include "widgets/shell/app_state.hpp"
 
 #include "core/model/cost_model.hpp"
+#include "core/planner/planner.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -86,8 +87,9 @@ void AppState::undo() {
     end_frame(false);
     if (!history_.can_undo()) return;
     const size_t before = history_.tag();
+    const Scenario undone = scenario_;
     set(history_.undo());
-    ui.status = "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)";
+    ui.status = "Undone: " + scenario_changes(undone, scenario_) + " (Ctrl+Shift+Z or Ctrl+Y redoes it)";
     follow_document(before, "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     status_renewed_ = true;
 }
@@ -96,8 +98,9 @@ void AppState::redo() {
     end_frame(false);
     if (!history_.can_redo()) return;
     const size_t before = history_.tag();
+    const Scenario was = scenario_;
     set(history_.redo());
-    ui.status = "Redone";
+    ui.status = "Redone: " + scenario_changes(was, scenario_);
     follow_document(before, "Redone the open");
     status_renewed_ = true;
 }
