@@ -180,8 +180,15 @@ TEST_CASE("a sweep on a fake backend: background job, rows, fit, calibrated clus
     h.act("save", "/tmp/calibrated.json");
     REQUIRE(written.count("/tmp/calibrated.json") == 1);
     CHECK(written["/tmp/calibrated.json"] == r.cluster_json);
+    CHECK(h.state.ui.status == "Saved the measured cluster preset to /tmp/calibrated.json");
+    // A name alone goes where the file dialogs look, and is said in full.
+    h.state.ui.file_dialog_dir = "/data/runs";
+    h.act("save", "mine.json");
+    CHECK(written.count("/data/runs/mine.json") == 1);
+    CHECK(h.state.ui.status == "Saved the measured cluster preset to /data/runs/mine.json");
     h.act("apply", "1");
     CHECK(h.state.scenario().cluster.intra_node.bandwidth_gbps == doctest::Approx(400));
+    CHECK(h.state.ui.status.rfind("The scenario uses the measured links (cluster \"", 0) == 0);
     ui::set_measure_file_writer({});
 }
 

@@ -11,7 +11,11 @@
 #include "widgets/shell/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
 
+#include "widgets/shell/file_browser.hpp"
+
 #include <imgui.h>
+
+#include <filesystem>
 
 #include <functional>
 
@@ -348,6 +352,7 @@ void MeasurePanel::declare_actions() {
                   ", " + format_seconds(before.latency_us * 1e-6) + " -> " + format_bandwidth(after.bandwidth_gbps * 1e9) +
                   ", " + format_seconds(after.latency_us * 1e-6) + " (cluster \"" + next.cluster.name +
                   "\"). Every panel now prices with them; Edit > Undo takes them back.";
+        state.ui.status = "The scenario uses the measured links (cluster \"" + next.cluster.name + "\"; Ctrl+Z undoes it)";
         return std::string();
     });
     actions_.text("save", "a file path", "write the measured cluster preset there", [this](AppState& state, const ActionValue& v) {
@@ -356,9 +361,15 @@ void MeasurePanel::declare_actions() {
         if (!calibrated_) return std::string("nothing measured yet to calibrate the cluster with");
         if (v.text.empty()) return std::string("give a path");
         if (!file_writer()) return std::string("this build cannot write files from the panel");
-        if (std::string e = file_writer()(v.text, cluster_json_); !e.empty()) return e;
-        copy_text(path_text_, sizeof path_text_, v.text);
-        notice_ = "Saved " + v.text + " (load it as a cluster preset).";
+        // A name alone lands where the file dialogs look, as a name typed there does; said in full.
+        const char* home = std::getenv("HOME");
+        const std::string dir = state.ui.file_dialog_dir.empty() ? std::filesystem::current_path().string()
+                                                                 : state.ui.file_dialog_dir;
+        const std::string path = resolve_typed_path(dir, v.text, home ? home : "");
+        if (std::string e = file_writer()(path, cluster_json_); !e.empty()) return e;
+        copy_text(path_text_, sizeof path_text_, path);
+        notice_ = "Saved " + path + " (load it as a cluster preset).";
+        state.ui.status = "Saved the measured cluster preset to " + path;
         return std::string();
     });
 }
