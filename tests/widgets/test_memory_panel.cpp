@@ -340,7 +340,7 @@ TEST_CASE("memory panel: what 'other' holds, part by part, for the table's toolt
 TEST_CASE("memory panel: four stages' totals in a narrow tile never run into each other") {
     // Llama 3 405B on 16 stages (examples/llama3-405b-16k-h100.json's layout): bars for stages 0, 1,
     // 8 and 15. At 293 px (a new user's tile beside the Scenario panel) "30.7 GiB" and "32.6 GiB"
-    // overlapped; every second total now sits a line higher when even the short one is too wide.
+    // overlapped; a total that would run into one drawn before it now sits a line above it.
     std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/examples/llama3-405b-16k-h100.json");
     std::stringstream text;
     text << in.rdbuf();

@@ -260,3 +260,28 @@ TEST_CASE("a GPU's coordinates: the chips' short keys, the mesh dims' own names 
     CHECK(gpu_coords_text(own, 2, CoordNames::mesh) == "tp 0, dp_shard 1, dp_replicate 0, pp 0");
     CHECK(gpu_coords_text(own, 2) == "tp0 fsdp1 dp0 pp0");
 }
+
+TEST_CASE("strategy panel: in a tile too narrow for two strategies side by side, one to a row keeps ZeRO 3 in view") {
+    // 180 px: two cells of FSDP's width (its three ZeRO radio buttons) do not fit; two columns put
+    // ZeRO 2 and 3 past the window's edge (a new user's 146 px tile).
+    ImGuiFixture f{1600, 1000};
+    ui::AppState state;
+    ui::StrategyPanel panel{"strategy", "Strategy explorer", ui::Placement{}, true};
+    const float width = 180;
+    f.frames(2, [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(width, 900));
+        ImGui::Begin("strategy narrow");
+        panel.draw(state);
+        ImGui::End();
+    });
+    const auto zero3 = ui::find_item_rect("strategy/zero/3");
+    REQUIRE(zero3);
+    CHECK(zero3->x1 <= width);
+    // One to a row: FSDP's toggle sits under DP's, not beside it.
+    const auto dp = ui::find_item_rect("strategy/toggle/dp");
+    const auto fsdp = ui::find_item_rect("strategy/toggle/fsdp");
+    REQUIRE(dp);
+    REQUIRE(fsdp);
+    CHECK(fsdp->y0 > dp->y1);
+}

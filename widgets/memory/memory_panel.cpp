@@ -221,6 +221,7 @@ void MemoryPanel::draw_memory_chart(float height) {
     // Each bar's total above it, red when it does not fit. What is drawn is kept so that the
     // capacity label can find a free place.
     std::vector<Rect> taken;
+    std::vector<Rect> totals;  // the totals drawn so far
     const float x_left = chart.to_screen(-0.5, 0).x, x_right = chart.to_screen(n - 0.5, 0).x;
     const float half = std::min((x_right - x_left) / static_cast<float>(bars.size()) * 0.32f, 60.0f) + 2.0f;
     const float slot = (x_right - x_left) / static_cast<float>(bars.size());
@@ -234,11 +235,23 @@ void MemoryPanel::draw_memory_chart(float height) {
         const std::string& text = ImGui::CalcTextSize(b.total_text.c_str()).x + 6.0f <= slot ? b.total_text : b.total_short;
         const ImVec2 size = ImGui::CalcTextSize(text.c_str());
         ImVec2 text_at(at.x - size.x * 0.5f, at.y - size.y - 4.0f);
-        // Even the short total wider than the slot: every second one a line higher, so none overlap.
-        if (size.x + 6.0f > slot && i % 2 == 1) text_at.y -= size.y + 2.0f;
+        const float top = chart.to_screen(0, axis_top).y;
         // A total just under the GPU's memory line would be struck through by it: lift it over the line.
-        if (text_at.y - 2.0f < line_y && line_y < text_at.y + size.y + 2.0f) text_at.y = line_y - size.y - 4.0f;
-        text_at.y = std::max(text_at.y, chart.to_screen(0, axis_top).y);
+        const auto clear_of_line = [&] {
+            if (text_at.y - 2.0f < line_y && line_y < text_at.y + size.y + 2.0f) text_at.y = line_y - size.y - 4.0f;
+        };
+        clear_of_line();
+        // Even the short total wider than the slot runs into its neighbour's: a line above it (below
+        // it when that would leave the chart).
+        for (const Rect& other : totals) {
+            const bool overlaps = text_at.x < other.max.x + 2.0f && other.min.x < text_at.x + size.x + 2.0f &&
+                                  text_at.y < other.max.y + 2.0f && other.min.y < text_at.y + size.y + 2.0f;
+            if (!overlaps) continue;
+            text_at.y = other.min.y - size.y - 2.0f >= top ? other.min.y - size.y - 2.0f : other.max.y + 2.0f;
+            clear_of_line();
+        }
+        text_at.y = std::max(text_at.y, top);
+        totals.push_back(Rect{text_at, ImVec2(text_at.x + size.x, text_at.y + size.y)});
         draw->AddText(text_at, b.fits ? kGreen : kRed, text.c_str());
         note_rect("memory/chart/total/" + std::to_string(i), ItemRect{text_at.x, text_at.y, text_at.x + size.x, text_at.y + size.y});
         taken.push_back(Rect{text_at, ImVec2(text_at.x + size.x, text_at.y + size.y)});

@@ -178,9 +178,7 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         panel->placed_layout_ = layout_;
         if (panel->scroll_to_top_) ImGui::SetNextWindowScroll(ImVec2(0.0f, 0.0f));
         panel->scroll_to_top_ = false;
-        // A tile narrower than a panel's widest row scrolls sideways rather than cutting controls off.
-        const bool visible =
-            ImGui::Begin(panel->window_name().c_str(), &panel->open, ImGuiWindowFlags_HorizontalScrollbar);
+        const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
         if (visible) panel->draw(state);
         if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
         ImGui::End();

@@ -173,6 +173,7 @@ void StrategyPanel::draw_toggle(AppState& state, Dim s) {
             ImGui::SameLine(0, z == 1 ? -1.0f : 2.0f);
             const std::string label = std::to_string(z);
             if (ImGui::RadioButton(label.c_str(), on && p.zero == z)) act(state, "zero", std::to_string(z));
+            note_last_item("strategy/zero/" + label);
             glossary_tooltip_for_last_item(zero_stage_term(z));
         }
     }
@@ -186,13 +187,13 @@ void StrategyPanel::draw_toggle(AppState& state, Dim s) {
 }
 
 void StrategyPanel::draw_toggles(AppState& state) {
-    // As many columns (6, 3 or 2: whole rows of the six strategies) as the widest cell allows: FSDP's,
-    // with its three ZeRO radio buttons.
+    // As many columns (6, 3, 2 or 1: whole rows of the six strategies) as the widest cell allows:
+    // FSDP's, with its three ZeRO radio buttons (a tile of 146 px cut them off at two columns).
     const ImGuiStyle& style = ImGui::GetStyle();
     const float radio = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize("3").x + 2.0f;
     const float cell = ImGui::CalcTextSize("ZeRO").x + style.ItemSpacing.x + 3.0f * radio + 2.0f * style.CellPadding.x + 8.0f;
     const float avail = ImGui::GetContentRegionAvail().x;
-    const int columns = avail >= 6.0f * cell ? 6 : avail >= 3.0f * cell ? 3 : 2;
+    const int columns = avail >= 6.0f * cell ? 6 : avail >= 3.0f * cell ? 3 : avail >= 2.0f * cell ? 2 : 1;
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame;
     if (ImGui::BeginTable("##strategy_toggles", columns, flags)) {
         for (Dim s : kStrategyOrder) {
