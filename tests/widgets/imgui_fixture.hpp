@@ -40,6 +40,16 @@ public:
     void frames(int n, const std::function<void()>& draw) {
         for (int i = 0; i < n; ++i) frame(draw);
     }
+    // n frames of `draw` inside a window `title` at the origin, `size` large (a panel in a tile).
+    void frames_in_window(int n, const char* title, ImVec2 size, const std::function<void()>& draw) {
+        frames(n, [&] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(size);
+            ImGui::Begin(title);
+            draw();
+            ImGui::End();
+        });
+    }
 
     void move_mouse(float x, float y) { ImGui::GetIO().MousePos = ImVec2(x, y); }
     // Press on one frame, release on the next: what ImGui needs to see a click.

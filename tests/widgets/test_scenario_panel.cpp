@@ -14,13 +14,7 @@ std::pair<ui::ItemRect, ui::ItemRect> layers_and_hidden(float width) {
     test::ImGuiFixture f;
     ui::AppState state;
     ui::ScenarioPanel panel{ui::Placement{}, true};
-    f.frames(2, [&] {
-        ImGui::SetNextWindowPos(ImVec2(0, 0));
-        ImGui::SetNextWindowSize(ImVec2(width, 900));
-        ImGui::Begin("scenario test");
-        panel.draw(state);
-        ImGui::End();
-    });
+    f.frames_in_window(2, "scenario test", ImVec2(width, 900), [&] { panel.draw(state); });
     const auto layers = ui::find_item_rect("scenario/field/layers");
     const auto hidden = ui::find_item_rect("scenario/field/hidden");
     REQUIRE(layers);

@@ -268,13 +268,7 @@ TEST_CASE("strategy panel: in a tile too narrow for two strategies side by side,
     ui::AppState state;
     ui::StrategyPanel panel{"strategy", "Strategy explorer", ui::Placement{}, true};
     const float width = 180;
-    f.frames(2, [&] {
-        ImGui::SetNextWindowPos(ImVec2(0, 0));
-        ImGui::SetNextWindowSize(ImVec2(width, 900));
-        ImGui::Begin("strategy narrow");
-        panel.draw(state);
-        ImGui::End();
-    });
+    f.frames_in_window(2, "strategy narrow", ImVec2(width, 900), [&] { panel.draw(state); });
     const auto zero3 = ui::find_item_rect("strategy/zero/3");
     REQUIRE(zero3);
     CHECK(zero3->x1 <= width);
