@@ -1204,3 +1204,19 @@ TEST_CASE("in a 1024 x 700 window, panels opened from View one after another lea
         CHECK(w["w"].get<double>() >= 250);
     }
 }
+
+TEST_CASE("Help > Glossary by mouse: a See also link followed, then Back to the term it was followed from") {
+    LiveApp app("mouse-glossary-back", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.choose("Help", "glossary"));
+    REQUIRE(app.wait_for_item("glossary/term/All-reduce"));
+    REQUIRE(app.click("glossary/term/All-reduce"));
+    REQUIRE(app.wait_for_item("glossary/see/Reduce-scatter"));
+    CHECK_FALSE(app.probe()["items"].contains("glossary/back"));
+    REQUIRE(app.click("glossary/see/Reduce-scatter"));
+    REQUIRE(app.wait_for_item("glossary/entry/Reduce-scatter"));
+    REQUIRE(app.wait_for_item("glossary/back"));
+    REQUIRE(app.click("glossary/back"));
+    REQUIRE(app.wait_for_item("glossary/entry/All-reduce"));
+    CHECK_FALSE(app.wait_frames(2)["items"].contains("glossary/back"));
+}

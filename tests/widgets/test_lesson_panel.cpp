@@ -496,3 +496,30 @@ TEST_CASE("lesson progress: what the app keeps, read back clamped and only for k
     CHECK(p.at("pipeline-parallel") == pipeline_steps);
     CHECK(p.count("no-such-lesson") == 0);
 }
+
+TEST_CASE("glossary panel: a link followed has a Back to the term and the search it was followed from") {
+    Harness h;
+    // Drawn in the last frame (find_item_rect also keeps what earlier frames drew).
+    const auto drawn = [](const std::string& key) {
+        for (const auto& [k, r] : ui::current_item_rects())
+            if (k == key) return true;
+        return false;
+    };
+    ui::GlossaryPanel& g = h.glossary();
+    g.open = true;
+    REQUIRE(g.act(h.state, "search", "all-reduce") == "");
+    REQUIRE(g.act(h.state, "term", "All-reduce") == "");
+    h.f.frames(2, h.draw);
+    CHECK_FALSE(drawn("glossary/back"));  // nothing followed yet
+    // All-reduce's See also: Reduce-scatter, which the search hides, so following it clears the search.
+    REQUIRE(h.f.click_item("glossary/see/Reduce-scatter", h.draw));
+    h.f.frames(2, h.draw);
+    CHECK(drawn("glossary/entry/Reduce-scatter"));
+    CHECK(g.probe_state() == "search \"\"");
+    // Back: All-reduce again, under the search that was typed.
+    REQUIRE(h.f.click_item("glossary/back", h.draw));
+    h.f.frames(2, h.draw);
+    CHECK(drawn("glossary/entry/All-reduce"));
+    CHECK(g.probe_state() == "search \"all-reduce\"");
+    CHECK_FALSE(drawn("glossary/back"));
+}

@@ -57,6 +57,22 @@ bool GlossaryPanel::select(const std::string& term) {
     return true;
 }
 
+void GlossaryPanel::follow_link(const std::string& term) {
+    const Visit here{selected_, search_, group_};
+    if (select(term)) back_.push_back(here);
+}
+
+void GlossaryPanel::go_back() {
+    if (back_.empty()) return;
+    const Visit v = back_.back();
+    back_.pop_back();
+    selected_ = v.selected;
+    search_ = v.search;
+    group_ = v.group;
+    search_set_outside_ = true;
+    scroll_to_selected_ = true;
+}
+
 void GlossaryPanel::set_search(const std::string& text) {
     std::snprintf(search_.data(), search_.size(), "%s", text.c_str());
     search_set_outside_ = true;
@@ -189,7 +205,7 @@ void GlossaryPanel::draw_links(const std::vector<std::string>& terms, const char
         const GlossaryEntry* target = g.find(terms[i]);
         const std::string label = target ? target->term : terms[i];
         ImGui::PushID(int(i));
-        if (ImGui::SmallButton(label.c_str())) select(label);
+        if (ImGui::SmallButton(label.c_str())) follow_link(label);
         note_last_item(std::string("glossary/") + id + "/" + label);
         glossary_tooltip_for_last_item(label);
         if (target) {
@@ -210,6 +226,13 @@ void GlossaryPanel::draw_entry(const GlossaryView& v) {
         return;
     }
     const GlossaryEntry& e = g.entries()[size_t(v.selected)];
+    if (!back_.empty()) {
+        // Back to the term (and the search) the last link was followed from.
+        const Visit& from = back_.back();
+        const std::string label = "< Back to " + (from.selected >= 0 ? g.entries()[size_t(from.selected)].term : std::string("the list"));
+        if (ImGui::SmallButton(label.c_str())) go_back();
+        note_last_item("glossary/back");
+    }
     const float wrap = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * kReadingWidthEm);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
     ImGui::SetWindowFontScale(1.35f);

@@ -65,6 +65,16 @@ private:
     std::string group_;            // "" = all groups
     int selected_ = -1;
     bool scroll_to_selected_ = false;
+    // Where a link was followed from: the term shown and the search typed, newest last (Back).
+    struct Visit {
+        int selected;
+        std::array<char, 128> search;
+        std::string group;
+    };
+    std::vector<Visit> back_;
+    // Follows a See also / Linked from link, remembering where it came from.
+    void follow_link(const std::string& term);
+    void go_back();
     GlossaryView view_;
     std::map<std::string, std::vector<LessonMention>> mentions_;
     PanelRegistry& registry_;
