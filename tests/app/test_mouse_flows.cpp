@@ -1220,3 +1220,45 @@ TEST_CASE("Help > Glossary by mouse: a See also link followed, then Back to the 
     REQUIRE(app.wait_for_item("glossary/entry/All-reduce"));
     CHECK_FALSE(app.wait_frames(2)["items"].contains("glossary/back"));
 }
+
+TEST_CASE("number boxes by keyboard read the whole text when left: a mesh factor is one step, the pipeline's p and the micro-batch refuse what they cannot take") {
+    LiveApp app("mouse-typed-boxes", "--show mesh,pipeline,memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    // A third of the window is narrow for the mesh: its controls fold under a header.
+    REQUIRE(app.wait_for_item("mesh/controls"));
+    REQUIRE(app.click("mesh/controls"));
+    REQUIRE(app.wait_for_item("mesh/field/dp_shard"));
+    // dp_shard 16 does not divide the 64 GPUs with tp 2, pp 2, dp_replicate 2: refused whole. Before,
+    // the keystroke "1" was applied on its own (dp_shard 1) and stayed when "16" was refused.
+    Json probe = app.type_into("mesh/field/dp_shard", "16");
+    CHECK(probe["scenario"]["parallel"]["dp_shard"] == 8);
+    CHECK(probe["items"].contains("mesh/error"));
+    // 4 is one step: a single Ctrl+Z takes it back to 8.
+    probe = app.type_into("mesh/field/dp_shard", "4");
+    REQUIRE(probe["scenario"]["parallel"]["dp_shard"] == 4);
+    app.key("ctrl+z");
+    CHECK(app.wait_frames(3)["scenario"]["parallel"]["dp_shard"] == 8);
+    // The Pipeline timeline's p: 16384 is past what it draws (it was cut to 512 unseen), 1e3 is 1000.
+    REQUIRE(app.wait_for_item("pipeline/p"));
+    probe = app.type_into("pipeline/p", "16384");
+    CHECK(panel_state(probe, "pipeline").find(", p 4,") != std::string::npos);
+    CHECK(probe["items"].contains("pipeline/refusal"));
+    probe = app.type_into("pipeline/p", "8");
+    CHECK(panel_state(probe, "pipeline").find(", p 8,") != std::string::npos);
+    CHECK_FALSE(probe["items"].contains("pipeline/refusal"));
+    // Memory and cost's micro-batch: 2.5 is refused, not taken as 2.
+    REQUIRE(app.wait_for_item("memory/micro_batch"));
+    probe = app.type_into("memory/micro_batch", "2.5");
+    CHECK(probe["scenario"]["training"]["micro_batch"] == 1);
+}
+
+TEST_CASE("Measure by keyboard: a size typed that is no size stops Run sweep and says why, rather than sweeping the last one") {
+    LiveApp app("mouse-measure-size", "--show measure");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("measure/min"));
+    CHECK_FALSE(app.probe()["items"].contains("measure/invalid"));
+    // (The trial typed -3; xdotool's type reads a leading '-' as its own option, so "x3" here.)
+    const Json probe = app.type_into("measure/min", "x3");
+    CHECK(probe["items"].contains("measure/invalid"));
+    CHECK_FALSE(app.type_into("measure/min", "64KiB")["items"].contains("measure/invalid"));
+}

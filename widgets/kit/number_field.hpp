@@ -4,6 +4,7 @@
 // apply what is left without a word; this field keeps the text as typed and reads all of it when the
 // field is left, so what cannot be a whole number is refused by name.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,9 @@ struct WholeNumberRead {
     std::string error;
 };
 [[nodiscard]] WholeNumberRead read_whole_number(std::string_view text);
+
+// What a whole-number field holds while the person types.
+using WholeNumberText = std::array<char, 32>;
 
 // A text field holding `text` (what the person is typing, `size` bytes); true in the frame it is left
 // after an edit (Enter, Tab or a click elsewhere).

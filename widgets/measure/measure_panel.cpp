@@ -148,6 +148,10 @@ std::string MeasurePanel::rows_caption() const {
 }
 
 std::string MeasurePanel::sweep_problem() const {
+    // A size field whose text is no size keeps the last size it read: say so rather than sweep that.
+    for (const auto& [flag, text] : {std::pair{"min (-b)", min_text_}, std::pair{"max (-e)", max_text_}})
+        if (!parse_byte_size(text))
+            return std::string(flag) + ": '" + text + "' is not a size (a whole number of bytes, or with a unit: 64KiB, 1GiB)";
     if (std::string e = validate_sweep(spec_); !e.empty()) return e;
     if (!cpu_ranks()) return "";
     return check_sweep_schedule(spec_, sweep_ranks(), spec_.ranks_per_node > 0 ? spec_.ranks_per_node : sweep_ranks());
@@ -575,7 +579,10 @@ void MeasurePanel::draw_controls(AppState& state) {
         if (ImGui::Button("Cancel")) cancel();
         note_last_item("measure/cancel");
     }
-    if (!invalid.empty()) ImGui::TextColored(kError, "%s", invalid.c_str());
+    if (!invalid.empty()) {
+        ImGui::TextColored(kError, "%s", invalid.c_str());
+        note_last_item("measure/invalid");
+    }
 }
 
 void MeasurePanel::draw_algorithm_choice() {

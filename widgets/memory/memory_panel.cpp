@@ -1,4 +1,5 @@
 #include "widgets/memory/memory_panel.hpp"
+#include "widgets/kit/number_field.hpp"
 
 #include "core/export/table_csv.hpp"
 #include "core/model/op_recompute.hpp"
@@ -12,6 +13,8 @@
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
+
+#include <cstdio>
 
 #include <functional>
 #include <iterator>
@@ -354,17 +357,25 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
     const std::optional<int64_t> smaller =
         at_or_above == sizes.begin() ? std::nullopt : std::optional<int64_t>(*std::prev(at_or_above));
     const std::optional<int64_t> larger = above == sizes.end() ? std::nullopt : std::optional<int64_t>(*above);
+    // Core's validation says what is wrong with a whole number (0, -3, one that does not split the batch).
     const auto set_to = [&](int64_t mb) {
         Scenario c = s;
-        c.training.micro_batch = std::max<int64_t>(1, mb);
+        c.training.micro_batch = mb;
         apply(state, c);
     };
     const ImGuiStyle& style = ImGui::GetStyle();
     const float button = ImGui::GetFrameHeight();
-    int typed = static_cast<int>(now);
     ImGui::SetNextItemWidth(std::max(button, field - 2.0f * (button + style.ItemInnerSpacing.x)));
-    if (ImGui::InputInt("##micro_batch", &typed, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) set_to(typed);
+    // Read whole when left: ImGui's InputInt made 2.5 a 2 and 1e3 a 13 without a word.
+    const bool left = whole_number_field("##micro_batch", micro_batch_text_.data(), micro_batch_text_.size());
     note_last_item("memory/micro_batch");
+    if (left) {
+        const WholeNumberRead typed = read_whole_number(micro_batch_text_.data());
+        if (typed.value) set_to(*typed.value);
+        else control_error_ = "micro_batch: " + typed.error;
+    } else if (!ImGui::IsItemActive()) {
+        std::snprintf(micro_batch_text_.data(), micro_batch_text_.size(), "%lld", static_cast<long long>(now));
+    }
     const std::string per_rank = std::to_string(s.training.global_batch) + " sequences over the data-parallel ranks";
     const auto step_button = [&](const char* label, const char* key, const std::optional<int64_t>& to,
                                  const char* direction) {

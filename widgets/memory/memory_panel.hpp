@@ -9,6 +9,7 @@
 // version; draw() only paints them.
 
 #include "widgets/memory/memory_view.hpp"
+#include "widgets/kit/number_field.hpp"
 #include "widgets/shell/panel.hpp"
 
 namespace shardscope::ui {
@@ -45,6 +46,7 @@ private:
     MemoryView view_;
     bool has_view_ = false;
     std::string control_error_;
+    WholeNumberText micro_batch_text_{};  // the micro-batch as typed
 };
 
 }  // namespace shardscope::ui

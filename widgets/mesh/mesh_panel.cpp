@@ -1,6 +1,7 @@
 // The Device mesh panel's editor: the cluster and factor inputs, the order list, the draft that holds an
 // edit core refused, and the actions. What it shows of the mesh is mesh_viewer.cpp.
 #include "widgets/mesh/mesh_panel.hpp"
+#include "widgets/kit/number_field.hpp"
 
 #include "widgets/mesh/mesh_text.hpp"
 
@@ -48,17 +49,30 @@ bool step_buttons(const char* id, int64_t& value) {
     return changed;
 }
 
-// An integer field for an int64_t value (ImGui's InputInt takes int).
-bool int_field(const char* label, const char* id, int64_t& value, float label_width,
-               ImVec4 label_colour = ImVec4(0.86f, 0.88f, 0.92f, 1.0f)) {
+// A whole-number field: the text as typed until the field is left (Enter, Tab or a click), then read
+// whole (ImGui's InputInt applied every keystroke, "16" as 1 first, and kept the digits of "1e3").
+// True when `value` is to be applied: a number typed and left, or a step button; text that is no
+// whole number leaves `value` and says why in `refusal`.
+bool int_field(const char* label, const char* id, int64_t& value, float label_width, WholeNumberText& text,
+               std::string& refusal, ImVec4 label_colour = ImVec4(0.86f, 0.88f, 0.92f, 1.0f)) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextColored(label_colour, "%s", label);
     ImGui::SameLine(label_width);
-    int v = static_cast<int>(std::min<int64_t>(value, 1 << 30));
     ImGui::SetNextItemWidth(72);
-    bool changed = ImGui::InputInt(id, &v, 0, 0);
+    const bool left = whole_number_field(id, text.data(), text.size());
     note_last_item(std::string("mesh/field/") + (id + 2));
-    if (changed) value = std::max(1, v);
+    bool changed = false;
+    if (left) {
+        const WholeNumberRead typed = read_whole_number(text.data());
+        if (typed.value) {
+            value = *typed.value;
+            changed = true;
+        } else {
+            refusal = std::string(label) + ": " + typed.error;
+        }
+    } else if (!ImGui::IsItemActive()) {
+        std::snprintf(text.data(), text.size(), "%lld", static_cast<long long>(value));
+    }
     changed |= step_buttons(id, value);
     return changed;
 }
@@ -268,8 +282,9 @@ void MeshPanel::draw_cluster_inputs(AppState& state) {
     }
     const float label_w = 112.0f;
     int64_t nodes = draft_.cluster.nodes, gpn = draft_.cluster.gpus_per_node;
-    if (int_field("Nodes", "##nodes", nodes, label_w)) set_cluster_shape(state, nodes, gpn);
-    if (int_field("GPUs / node", "##gpus_per_node", gpn, label_w)) set_cluster_shape(state, nodes, gpn);
+    if (int_field("Nodes", "##nodes", nodes, label_w, texts_["nodes"], draft_error_)) set_cluster_shape(state, nodes, gpn);
+    if (int_field("GPUs / node", "##gpus_per_node", gpn, label_w, texts_["gpus_per_node"], draft_error_))
+        set_cluster_shape(state, nodes, gpn);
     ImGui::TextColored(kMutedColour, "%s GPUs  ·  %s", number(draft_.cluster.gpu_count()).c_str(),
                        draft_.cluster.gpu.name.c_str());
     ImGui::TextColored(kMutedColour, "in node %s  ·  across %s",
@@ -284,7 +299,9 @@ void MeshPanel::draw_factor_inputs(AppState& state) {
     const DeviceMesh& mesh = state.mesh();
     for (Dim d : kAllDims) {
         int64_t v = draft_.parallel.factor(d);
-        if (int_field(name_of(d).c_str(), ("##" + name_of(d)).c_str(), v, label_w, colour_of(d))) set_factor(state, d, v);
+        if (int_field(name_of(d).c_str(), ("##" + name_of(d)).c_str(), v, label_w, texts_[name_of(d)], draft_error_,
+                      colour_of(d)))
+            set_factor(state, d, v);
         if (d == Dim::dp_replicate && mesh.leftover_factor() > 1 && draft_error_.empty()) {
             ImGui::SameLine();
             ImGui::TextColored(kMutedColour, "-> %lld", static_cast<long long>(mesh.effective().dp_replicate));

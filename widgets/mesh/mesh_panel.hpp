@@ -9,8 +9,10 @@
 
 #include "core/scenario/presets.hpp"
 #include "widgets/mesh/mesh_canvas.hpp"
+#include "widgets/kit/number_field.hpp"
 #include "widgets/shell/panel.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,7 @@ private:
     Scenario draft_;
     unsigned long draft_version_ = 0;  // the state version the draft was taken from or applied as
     std::string draft_error_;
+    std::map<std::string, WholeNumberText> texts_;  // each typed field's text, as typed
     Dim dim_ = Dim::tp;
     int64_t dim_size_ = 1;               // the coloured dim's size when last drawn
     unsigned long viewed_version_ = 0;  // the state version the coloured dim was last checked against

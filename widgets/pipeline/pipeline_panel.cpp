@@ -1,4 +1,5 @@
 #include "widgets/pipeline/pipeline_panel.hpp"
+#include "widgets/kit/number_field.hpp"
 
 #include "widgets/kit/flow.hpp"
 #include "widgets/kit/tooltip.hpp"
@@ -349,16 +350,48 @@ void PipelinePanel::draw_controls(AppState& state) {
     ImGui::EndDisabled();
 
     constexpr float kIntWidth = 95.0f;
+    // The text as typed until the field is left, then read whole; a number outside the drawing's range
+    // is refused by name (ImGui's InputInt kept the digits of "1e3" and cut 16384 to 512 unseen).
     const auto int_field = [&](const char* label, const char* id, int& v, int lo, int hi, const char* tip) {
         flow(labelled_width(label, kIntWidth));
         ImGui::AlignTextToFramePadding();
         ImGui::TextUnformatted(label);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(kIntWidth);
-        const bool changed = ImGui::InputInt(id, &v, 1, 8);
+        const float button = ImGui::GetFrameHeight();
+        const float gap = ImGui::GetStyle().ItemInnerSpacing.x;
+        ImGui::SetNextItemWidth(kIntWidth - 2.0f * (button + gap));
+        WholeNumberText& text = texts_[label];
+        bool changed = false;
+        const bool left = whole_number_field(id, text.data(), text.size());
         note_last_item(std::string("pipeline/") + label);
-        v = std::clamp(v, lo, hi);
+        if (left) {
+            const WholeNumberRead typed = read_whole_number(text.data());
+            if (!typed.value) {
+                input_refusal_ = std::string(label) + ": " + typed.error;
+            } else if (*typed.value < lo || *typed.value > hi) {
+                input_refusal_ = std::string(label) + ": " + std::to_string(*typed.value) + " is outside " +
+                                 std::to_string(lo) + " to " + std::to_string(hi) + ", what this timeline draws";
+            } else {
+                v = static_cast<int>(*typed.value);
+                input_refusal_.clear();
+                changed = true;
+            }
+        } else if (!ImGui::IsItemActive()) {
+            std::snprintf(text.data(), text.size(), "%d", v);
+        }
+        ImGui::PushID(id);
+        ImGui::SameLine(0, gap);
+        if (ImGui::Button("-", ImVec2(button, 0)) && v > lo) {
+            --v;
+            changed = true;
+        }
+        ImGui::SameLine(0, gap);
+        if (ImGui::Button("+", ImVec2(button, 0)) && v < hi) {
+            ++v;
+            changed = true;
+        }
+        ImGui::PopID();
         return changed;
     };
     if (int_field("p", "##p", c.stages, 1, kMaxStagesControl, "Pipeline stages (devices)")) c.scenario_costs.clear();
@@ -386,6 +419,10 @@ void PipelinePanel::draw_controls(AppState& state) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the whole step (or double-click the timeline)");
     flow(checkbox_width("Send/recv arrows"));
     ImGui::Checkbox("Send/recv arrows", &c.arrows);
+    if (!input_refusal_.empty()) {
+        text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not applied: " + input_refusal_);
+        note_last_item("pipeline/refusal");
+    }
     draw_cost_controls();
 }
 

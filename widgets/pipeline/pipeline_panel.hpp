@@ -8,10 +8,12 @@
 // out controls and hands the timeline to pipeline_canvas.hpp's two drawing passes.
 
 #include "core/pipeline/pipeline.hpp"
+#include "widgets/kit/number_field.hpp"
 #include "widgets/shell/panel.hpp"
 #include "widgets/pipeline/pipeline_canvas.hpp"
 
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -122,6 +124,8 @@ private:
     [[nodiscard]] std::string lane_title(int lane) const;
 
     PipelineControls controls_;
+    std::map<std::string, WholeNumberText> texts_;  // p, m and v as typed
+    std::string input_refusal_;                      // why the last typed p, m or v was not taken
     Lane lanes_[2];
     unsigned long scenario_version_ = 0;
     std::optional<TimeWindow> view_;  // empty: fit the longest makespan

@@ -9,6 +9,7 @@
 
 #include "core/export/framework_export.hpp"
 #include "core/scenario/presets.hpp"
+#include "widgets/kit/number_field.hpp"
 #include "widgets/shell/panel.hpp"
 
 #include <array>
@@ -43,7 +44,6 @@ private:
     void draw_copy_row(AppState& state);
 
     std::vector<ModelPreset> presets_;
-    using WholeNumberText = std::array<char, 32>;
     std::vector<WholeNumberText> drafts_;  // one per field: what the person is typing, as typed
     std::vector<double> cluster_drafts_;
     std::string error_;            // the rule the last edit broke

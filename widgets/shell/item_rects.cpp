@@ -35,8 +35,8 @@ std::optional<ItemRect> find_item_rect(const std::string& key) {
 }
 
 std::vector<std::pair<std::string, ItemRect>> current_item_rects() {
-    int latest = 0;
-    for (const auto& [key, noted] : rects()) latest = std::max(latest, noted.frame);
+    // This context's frame: a later context (a test's) starts counting again below an earlier one's.
+    const int latest = ImGui::GetCurrentContext() ? ImGui::GetFrameCount() : 0;
     std::vector<std::pair<std::string, ItemRect>> out;
     for (const auto& [key, noted] : rects())
         if (noted.frame == latest) out.emplace_back(key, noted.rect);
