@@ -1184,6 +1184,14 @@ TEST_CASE("a Scenario field typed by keyboard: what is no whole number is refuse
     probe = app.type_into("scenario/field/seq_len", "16,384");
     CHECK(probe["scenario"]["model"]["seq_len"] == 16384);
     CHECK_FALSE(probe["items"].contains("scenario/error"));
+    // The GPU's figures likewise: "8k" was read as 8 GB, "1,5" as 15; "40.5" is 40.5.
+    REQUIRE(app.click("scenario/cluster"));
+    REQUIRE(app.wait_for_item("scenario/field/gpu_memory_gb"));
+    probe = app.type_into("scenario/field/gpu_memory_gb", "8k");
+    CHECK(probe["scenario"]["cluster"]["gpu"]["memory_gb"] == 80);
+    CHECK(probe["items"].contains("scenario/error"));
+    probe = app.type_into("scenario/field/gpu_memory_gb", "40.5");
+    CHECK(probe["scenario"]["cluster"]["gpu"]["memory_gb"] == 40.5);
 }
 
 TEST_CASE("in a 1024 x 700 window, panels opened from View one after another leave every tile wide enough to use") {
@@ -1261,4 +1269,21 @@ TEST_CASE("Measure by keyboard: a size typed that is no size stops Run sweep and
     const Json probe = app.type_into("measure/min", "x3");
     CHECK(probe["items"].contains("measure/invalid"));
     CHECK_FALSE(app.type_into("measure/min", "64KiB")["items"].contains("measure/invalid"));
+}
+
+TEST_CASE("a lesson answer typed with a decimal comma is refused with the hint, not marked wrong") {
+    LiveApp app("mouse-decimal-comma", "--lesson why-split --step 1");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("lesson/answer-box"));
+    // ImGui's decimal box made "16,0" a 160 and marked it wrong.
+    type_answer(app, "16,0");
+    REQUIRE(app.click("lesson/check"));
+    Json probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("lesson/answer-refusal"));
+    CHECK_FALSE(probe["items"].contains("lesson/feedback/wrong"));
+    type_answer(app, "16.0");
+    REQUIRE(app.click("lesson/check"));
+    probe = app.wait_frames(4);
+    CHECK(probe["items"].contains("lesson/feedback/right"));
+    CHECK_FALSE(probe["items"].contains("lesson/answer-refusal"));
 }

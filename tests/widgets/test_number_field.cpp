@@ -33,3 +33,26 @@ TEST_CASE("text that is no whole number is refused, quoting it") {
     CHECK(read_whole_number("99999999999999999999").error == "'99999999999999999999' is too large a number");
     CHECK(read_whole_number("1e300").error == "'1e300' is too large a number");
 }
+
+TEST_CASE("a typed number: decimals with a point, thousands with commas, scientific forms") {
+    CHECK(read_number("2.5").value == 2.5);
+    CHECK(read_number(" 80 ").value == 80);
+    CHECK(read_number("1e-3").value == doctest::Approx(1e-3));
+    CHECK(read_number("16,384.5").value == 16384.5);
+    CHECK(read_number("1,000,000").value == 1e6);
+    CHECK(read_number("1_000").value == 1000);
+    CHECK(read_number("-0.5").value == -0.5);  // core's validation says why a negative is wrong
+}
+
+TEST_CASE("text that is no number is refused, a decimal comma with the hint to use a point") {
+    CHECK(read_number("22,3").error == "'22,3' is not a number (decimals take a point: 1.5)");
+    CHECK(read_number("1,5").error == "'1,5' is not a number (decimals take a point: 1.5)");
+    CHECK(read_number("1,2345").error == "'1,2345' is not a number (decimals take a point: 1.5)");
+    CHECK(read_number("8k").error == "'8k' is not a number");
+    CHECK(read_number("2.5.3").error == "'2.5.3' is not a number");
+    CHECK(read_number("0x10").error == "'0x10' is not a number");
+    CHECK(read_number("inf").error == "'inf' is not a number");
+    CHECK(read_number("nan").error == "'nan' is not a number");
+    CHECK(read_number("1e999").error == "'1e999' is too large a number");
+    CHECK(read_number("").error == "nothing typed: a number is needed");
+}

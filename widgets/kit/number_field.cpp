@@ -56,6 +56,35 @@ WholeNumberRead read_whole_number(std::string_view text) {
     return {static_cast<int64_t>(v), {}};
 }
 
+NumberRead read_number(std::string_view text) {
+    const std::string_view s = trimmed(text);
+    const std::string quoted = "'" + std::string(text) + "'";
+    if (s.empty()) return {std::nullopt, "nothing typed: a number is needed"};
+    // Group separators out: '_' between digits; ',' only as thousands, three digits after each.
+    std::string plain;
+    const std::size_t point = s.find('.');
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        const bool between_digits = i > 0 && is_digit(s[i - 1]) && i + 1 < s.size() && is_digit(s[i + 1]);
+        if (c == '_' && between_digits) continue;
+        if (c == ',') {
+            std::size_t run = 0;
+            while (i + 1 + run < s.size() && is_digit(s[i + 1 + run])) ++run;
+            const bool before_point = point == std::string_view::npos || i < point;
+            if (i > 0 && is_digit(s[i - 1]) && run == 3 && before_point) continue;  // thousands
+            return {std::nullopt, quoted + " is not a number (decimals take a point: 1.5)"};
+        }
+        plain.push_back(c);
+    }
+    if (plain.find_first_of("xXpPnNiI") != std::string::npos) return {std::nullopt, quoted + " is not a number"};
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(plain.c_str(), &end);
+    if (end == plain.c_str() || end != plain.c_str() + plain.size()) return {std::nullopt, quoted + " is not a number"};
+    if (!std::isfinite(v) || (errno == ERANGE && v != 0)) return {std::nullopt, quoted + " is too large a number"};
+    return {v, {}};
+}
+
 bool whole_number_field(const char* id, char* text, std::size_t size) {
     ImGui::InputText(id, text, size);
     return ImGui::IsItemDeactivatedAfterEdit();

@@ -21,6 +21,18 @@ struct WholeNumberRead {
 };
 [[nodiscard]] WholeNumberRead read_whole_number(std::string_view text);
 
+// The whole text read as a number: a decimal or scientific form ("2.5", "1e-3"), digit groups set off
+// by ',' in threes or by '_' ("16,384.5"). A comma that is no group separator is refused with the hint
+// that decimals take a point ("22,3"); so are hexadecimal, inf and nan. Spaces around are ignored.
+struct NumberRead {
+    std::optional<double> value;
+    std::string error;
+};
+[[nodiscard]] NumberRead read_number(std::string_view text);
+
+// What a number field holds while the person types.
+using NumberText = std::array<char, 48>;
+
 // What a whole-number field holds while the person types.
 using WholeNumberText = std::array<char, 32>;
 

@@ -134,7 +134,7 @@ void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, I
 ScenarioPanel::ScenarioPanel(Placement placement, bool open_by_default)
     : Panel("scenario", "Scenario", placement, open_by_default),
       drafts_(kFields.size(), WholeNumberText{}),
-      cluster_drafts_(kClusterFields.size(), 0.0) {
+      cluster_drafts_(kClusterFields.size(), NumberText{}) {
     actions_.text("model", "a model preset's name", "put this model preset in the scenario", [this](AppState& state, const ActionValue& v) {
         return apply_model_preset(state, v.text);
     });
@@ -267,11 +267,21 @@ void ScenarioPanel::draw_cluster_fields(AppState& state) {
     Scenario read = state.scenario();
     draw_field_table("##cluster_fields", kClusterFields, [&](std::size_t i) {
         const NumberField& f = kClusterFields[i];
-        double& draft = cluster_drafts_[i];
-        ImGui::InputDouble("##v", &draft, 0.0, 0.0, "%.6g");
+        NumberText& text = cluster_drafts_[i];
+        ImGui::InputText("##v", text.data(), text.size());
         note_last_item(std::string("scenario/field/") + f.key);
-        if (ImGui::IsItemDeactivatedAfterEdit()) (void)apply_cluster_field(state, f.key, draft);
-        else if (!ImGui::IsItemActive()) draft = f.ref(read);
+        // Read whole when left: ImGui's InputDouble kept the digits of "8k" and made "1,5" a 15.
+        if (ImGui::IsItemDeactivatedAfterEdit()) {
+            const NumberRead typed = read_number(text.data());
+            if (typed.value) {
+                (void)apply_cluster_field(state, f.key, *typed.value);
+            } else {
+                error_ = std::string(f.label) + ": " + typed.error;
+                refused_at_version_ = state.version();
+            }
+        } else if (!ImGui::IsItemActive()) {
+            std::snprintf(text.data(), text.size(), "%.6g", f.ref(read));
+        }
     });
 }
 

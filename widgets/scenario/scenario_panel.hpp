@@ -45,7 +45,7 @@ private:
 
     std::vector<ModelPreset> presets_;
     std::vector<WholeNumberText> drafts_;  // one per field: what the person is typing, as typed
-    std::vector<double> cluster_drafts_;
+    std::vector<NumberText> cluster_drafts_;  // the GPU and links fields as typed
     std::string error_;            // the rule the last edit broke
     unsigned long refused_at_version_ = 0;  // the scenario it was refused against
 };

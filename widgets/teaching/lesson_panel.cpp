@@ -1,4 +1,5 @@
 #include "widgets/teaching/lesson_panel.hpp"
+#include "widgets/kit/number_field.hpp"
 
 #include "core/scenario/units.hpp"
 #include "widgets/shell/item_rects.hpp"
@@ -6,6 +7,8 @@
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <cmath>
@@ -219,15 +222,24 @@ void LessonPanel::compute_answer(const LessonStep& step) {
     answer_.reset();
     given_.reset();
     misses_ = 0;
-    typed_ = 0;
+    typed_ = NumberText{};
+    typed_refusal_.clear();
     if (step.check) answer_ = answer_check(*step.check, step.scenario);
+}
+
+void LessonPanel::check_typed() {
+    const NumberRead typed = read_number(typed_.data());
+    if (typed.value) answer(*typed.value);
+    else typed_refusal_ = typed.error;  // not an answer: no miss counted
 }
 
 void LessonPanel::answer(double value) {
     const LessonStep* s = current_step();
     if (!s || !s->check || !answer_ || !answer_->ok()) return;
     given_ = value;
-    if (s->check->kind == CheckKind::number) typed_ = value;  // an answer from act() shows in the box too
+    typed_refusal_.clear();
+    // An answer from act() shows in the box too.
+    if (s->check->kind == CheckKind::number) std::snprintf(typed_.data(), typed_.size(), "%.6g", value);
     const bool right = s->check->kind == CheckKind::number ? number_answer_is_right(*s->check, answer_->value, value)
                                                           : int(value) == answer_->correct_option;
     if (!right) ++misses_;
@@ -540,17 +552,22 @@ void LessonPanel::draw_quiz(const QuizView& q) {
     if (!q.error.empty()) ImGui::TextColored(kWrong, "%s", q.error.c_str());
     if (q.is_number) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-        // The value follows the typing, so a click on Check takes what is in the box; Enter checks it too.
-        ImGui::InputDouble("##answer", &typed_, 0, 0, "%.6g");
+        // The box holds the text as typed, so a click on Check takes what is in it; Enter checks it too.
+        // It is read whole: ImGui's InputDouble made "22,3" a 223 and marked it wrong.
+        ImGui::InputText("##answer", typed_.data(), typed_.size());
         note_last_item("lesson/answer-box");
-        if (ImGui::IsItemDeactivated() && enter_pressed()) answer(typed_);
+        if (ImGui::IsItemDeactivated() && enter_pressed()) check_typed();
         ImGui::SameLine();
         if (!q.unit.empty()) {
             ImGui::TextUnformatted(q.unit.c_str());
             ImGui::SameLine();
         }
-        if (ImGui::Button("Check")) answer(typed_);
+        if (ImGui::Button("Check")) check_typed();
         note_last_item("lesson/check");
+        if (!typed_refusal_.empty()) {
+            ImGui::TextColored(kWrong, "%s", typed_refusal_.c_str());
+            note_last_item("lesson/answer-refusal");
+        }
     } else {
         for (size_t i = 0; i < q.options.size(); ++i) {
             const bool chosen = given_ && int(*given_) == int(i);

@@ -9,6 +9,7 @@
 
 #include "core/teaching/lesson.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/kit/number_field.hpp"
 #include "widgets/shell/panel.hpp"
 
 #include <map>
@@ -121,7 +122,9 @@ private:
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
     std::optional<double> given_;        // what the learner answered
     int misses_ = 0;                     // wrong answers on this step: the second reveals the answer
-    double typed_ = 0;
+    NumberText typed_{};          // the answer box's text, as typed
+    std::string typed_refusal_;   // why the text typed is no number
+    void check_typed();
     TextFlowLayout flow_;
     float flow_width_ = -1;
     std::string flow_key_;
