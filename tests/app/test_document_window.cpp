@@ -175,7 +175,7 @@ TEST_CASE("Ctrl+Z after File > Open of a second file brings back the first, by n
     CHECK(title_becomes(app, "a.json \u2014 Shardscope"));
     const Json probe = app.wait_frames(2);
     CHECK(probe["scenario"] == Json::parse(scenario_to_json(*parse_scenario(slurp(a)).scenario)));
-    CHECK(probe["status"] == "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it): back to " + a.string());
+    CHECK(probe["status"] == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it): back to " + a.string());
     // Ctrl+S: b.json keeps what it held (before the fix it took a.json's scenario).
     app.key("ctrl+s");
     app.wait_frames(3);

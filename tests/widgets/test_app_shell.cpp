@@ -145,7 +145,7 @@ TEST_CASE("undoing an open brings back the file before it, so a save never write
     CHECK(state.scenario() == a);
     CHECK(state.ui.current_file == "/data/a.json");
     CHECK_FALSE(state.edited());
-    CHECK(state.ui.status == "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it): back to /data/a.json");
+    CHECK(state.ui.status == "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it): back to /data/a.json");
     // Back before the first open: the untitled default scenario.
     state.undo();
     CHECK(state.ui.current_file.empty());
@@ -154,7 +154,7 @@ TEST_CASE("undoing an open brings back the file before it, so a save never write
     state.redo();
     CHECK(state.scenario() == b);
     CHECK(state.ui.current_file == "/data/b.json");
-    CHECK(state.ui.status == "Redone the open: back to /data/b.json");
+    CHECK(state.ui.status == "Redone: back to /data/b.json");
     // An edit stays in its document: undone, the title does not move and the edit mark goes.
     Scenario deeper = b;
     deeper.model.layers = 24;

@@ -191,6 +191,11 @@ std::string ScenarioPanel::apply_cluster_field(AppState& state, const std::strin
 }
 
 std::string ScenarioPanel::apply_candidate(AppState& state, const Scenario& candidate) {
+    // A value typed back to what the scenario holds is no edit, and leaves nothing refused to show.
+    if (candidate == state.scenario()) {
+        error_.clear();
+        return error_;
+    }
     error_ = state.apply_step(candidate);
     refused_at_version_ = state.version();
     return error_;

@@ -90,7 +90,7 @@ void AppState::undo() {
     const Scenario undone = scenario_;
     set(history_.undo());
     ui.status = "Undone: " + scenario_changes(undone, scenario_) + " (Ctrl+Shift+Z or Ctrl+Y redoes it)";
-    follow_document(before, "Undone the open (Ctrl+Shift+Z or Ctrl+Y redoes it)");
+    follow_document(before, "Undone (Ctrl+Shift+Z or Ctrl+Y redoes it)");
     status_renewed_ = true;
 }
 
@@ -101,7 +101,7 @@ void AppState::redo() {
     const Scenario was = scenario_;
     set(history_.redo());
     ui.status = "Redone: " + scenario_changes(was, scenario_);
-    follow_document(before, "Redone the open");
+    follow_document(before, "Redone");
     status_renewed_ = true;
 }
 
