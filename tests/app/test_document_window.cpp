@@ -200,3 +200,29 @@ TEST_CASE("File > New scenario by mouse, with unsaved edits: asked first; Discar
     CHECK(title_becomes(app, "*run.json \u2014 Shardscope"));
     CHECK(app.wait_frames(2)["scenario"]["model"]["seq_len"] == 1024);
 }
+
+TEST_CASE("Save as on an untitled scenario offers scenario.json, not the name of a file opened before") {
+    const auto dir = scratch_dir("doc-save-untitled-files");
+    const auto file = dir / "run.json";
+    std::filesystem::copy_file(SHARDSCOPE_SOURCE_DIR "/docs/strategy.json", file);
+    const std::string before = slurp(file);
+    LiveApp app("doc-save-untitled", "");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    app.key("ctrl+o");
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.type(file.string());
+    app.key("Return");
+    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
+    app.key("ctrl+n");
+    CHECK(title_becomes(app, "Shardscope"));
+    // Save as, Enter at once: the untitled scenario goes to scenario.json beside run.json.
+    app.key("ctrl+shift+s");
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.key("Return");
+    app.wait_frames(4);
+    CHECK(std::filesystem::exists(dir / "scenario.json"));
+    CHECK(slurp(file) == before);
+    CHECK(title_becomes(app, "scenario.json \u2014 Shardscope"));
+}

@@ -137,6 +137,12 @@ void FileBrowser::draw(AppState& state) {
                                     typed == suggested_name(FileDialogMode::import_model) ||
                                     typed == suggested_name(FileDialogMode::save);
         if (offered_before) std::snprintf(name_, sizeof name_, "%s", suggested_name(state.ui.file_dialog));
+        // Saving names what is saved: the scenario's own file, or the suggestion for an untitled one,
+        // never the name of a file opened earlier (an untitled scenario was offered that file's name).
+        if (state.ui.file_dialog == FileDialogMode::save)
+            std::snprintf(name_, sizeof name_, "%s",
+                          state.ui.current_file.empty() ? suggested_name(FileDialogMode::save)
+                                                        : fs::path(state.ui.current_file).filename().string().c_str());
         confirm_replace_.clear();
         ImGui::OpenPopup(kPopupName);
     }
