@@ -23,6 +23,15 @@ bool title_becomes(LiveApp& app, const std::string& want) {
     return title_of(app) == want;
 }
 
+// Ctrl+O, the path typed into the file dialog's name box, Enter; true once the title names the file.
+bool open_by_dialog(LiveApp& app, const std::filesystem::path& file) {
+    app.key("ctrl+o");
+    if (!app.wait_for_item("file/name") || !app.click("file/name")) return false;
+    app.type(file.string());
+    app.key("Return");
+    return title_becomes(app, file.filename().string() + " \u2014 Shardscope");
+}
+
 int saved_seq_len(const std::filesystem::path& file) { return Json::parse(slurp(file))["model"]["seq_len"].get<int>(); }
 
 // `source` copied to run.json in a scratch folder, opened in the window with the Scenario panel, and
@@ -163,12 +172,7 @@ TEST_CASE("Ctrl+Z after File > Open of a second file brings back the first, by n
     LiveApp app("doc-undo-open", "'" + a.string() + "'");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     CHECK(title_becomes(app, "a.json \u2014 Shardscope"));
-    app.key("ctrl+o");
-    REQUIRE(app.wait_for_item("file/name"));
-    REQUIRE(app.click("file/name"));
-    app.type(b.string());
-    app.key("Return");
-    CHECK(title_becomes(app, "b.json \u2014 Shardscope"));
+    CHECK(open_by_dialog(app, b));
 
     // Undo the open: a.json's scenario under a.json's name, nothing unsaved, and the status says so.
     app.key("ctrl+z");
@@ -208,12 +212,7 @@ TEST_CASE("Save as on an untitled scenario offers scenario.json, not the name of
     const std::string before = slurp(file);
     LiveApp app("doc-save-untitled", "");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
-    app.key("ctrl+o");
-    REQUIRE(app.wait_for_item("file/name"));
-    REQUIRE(app.click("file/name"));
-    app.type(file.string());
-    app.key("Return");
-    CHECK(title_becomes(app, "run.json \u2014 Shardscope"));
+    CHECK(open_by_dialog(app, file));
     app.key("ctrl+n");
     CHECK(title_becomes(app, "Shardscope"));
     // Save as, Enter at once: the untitled scenario goes to scenario.json beside run.json.
