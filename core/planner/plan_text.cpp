@@ -73,7 +73,10 @@ std::string describe_layout(const Scenario& s) {
     return os.str();
 }
 
-std::string layout_changes(const Scenario& a, const Scenario& b) {
+namespace {
+
+// layout_changes' items, one a knob.
+std::vector<std::string> layout_change_parts(const Scenario& a, const Scenario& b) {
     std::vector<std::string> parts;
     const auto num = [&](std::string_view name, int64_t x, int64_t y) {
         if (x != y) parts.push_back(std::string(name) + " " + std::to_string(x) + " -> " + std::to_string(y));
@@ -93,9 +96,22 @@ std::string layout_changes(const Scenario& a, const Scenario& b) {
         parts.push_back("split " + (pipeline_split_text(p).empty() ? std::string("layers only") : pipeline_split_text(p)) + " -> " +
                         (pipeline_split_text(q).empty() ? std::string("layers only") : pipeline_split_text(q)));
     if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
+    return parts;
+}
+
+// The items joined by ", ", at most `most` of them, then "and N more".
+std::string joined(const std::vector<std::string>& parts, std::size_t most) {
     std::string out;
-    for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+    for (std::size_t i = 0; i < parts.size() && i < most; ++i) out += (out.empty() ? "" : ", ") + parts[i];
+    if (parts.size() > most) out += " and " + std::to_string(parts.size() - most) + " more";
     return out;
+}
+
+}  // namespace
+
+std::string layout_changes(const Scenario& a, const Scenario& b) {
+    const std::vector<std::string> parts = layout_change_parts(a, b);
+    return joined(parts, parts.size());
 }
 
 std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t most) {
@@ -126,17 +142,9 @@ std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t m
     text("attention", to_string(a.training.attention), to_string(b.training.attention));
     num("GPUs", a.cluster.gpu_count(), b.cluster.gpu_count());
     text("GPU", a.cluster.gpu.name, b.cluster.gpu.name);
-    const std::string layout = layout_changes(a, b);
-    for (std::size_t from = 0; from < layout.size();) {
-        const std::size_t comma = layout.find(", ", from);
-        parts.push_back(layout.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
-        from = comma == std::string::npos ? layout.size() : comma + 2;
-    }
+    for (std::string& part : layout_change_parts(a, b)) parts.push_back(std::move(part));
     if (parts.empty()) return a == b ? std::string() : std::string("other settings");
-    std::string out;
-    for (std::size_t i = 0; i < parts.size() && i < most; ++i) out += (out.empty() ? "" : ", ") + parts[i];
-    if (parts.size() > most) out += " and " + std::to_string(parts.size() - most) + " more";
-    return out;
+    return joined(parts, most);
 }
 
 bool folds_into(const PlanEntry& row, const PlanEntry& variant, PlanObjective objective) noexcept {

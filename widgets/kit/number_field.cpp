@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace shardscope::ui {
@@ -85,9 +86,27 @@ NumberRead read_number(std::string_view text) {
     return {v, {}};
 }
 
-bool whole_number_field(const char* id, char* text, std::size_t size) {
-    ImGui::InputText(id, text, size);
-    return ImGui::IsItemDeactivatedAfterEdit();
+namespace {
+
+// The text field; true in the frame it is left after an edit, else `text` shows `current` unless typed in.
+template <std::size_t N, typename T>
+bool typed_field(const char* id, std::array<char, N>& text, const char* format, T current) {
+    ImGui::InputText(id, text.data(), text.size());
+    if (ImGui::IsItemDeactivatedAfterEdit()) return true;
+    if (!ImGui::IsItemActive()) std::snprintf(text.data(), text.size(), format, current);
+    return false;
+}
+
+}  // namespace
+
+std::optional<WholeNumberRead> whole_number_field(const char* id, WholeNumberText& text, int64_t current) {
+    if (!typed_field(id, text, "%lld", static_cast<long long>(current))) return std::nullopt;
+    return read_whole_number(text.data());
+}
+
+std::optional<NumberRead> number_field(const char* id, NumberText& text, double current) {
+    if (!typed_field(id, text, "%.6g", current)) return std::nullopt;
+    return read_number(text.data());
 }
 
 }  // namespace shardscope::ui

@@ -36,8 +36,11 @@ using NumberText = std::array<char, 48>;
 // What a whole-number field holds while the person types.
 using WholeNumberText = std::array<char, 32>;
 
-// A text field holding `text` (what the person is typing, `size` bytes); true in the frame it is left
-// after an edit (Enter, Tab or a click elsewhere).
-bool whole_number_field(const char* id, char* text, std::size_t size);
+// A text field holding `text`: `current` while the person is not typing in it, what they type while
+// they are. In the frame it is left after an edit (Enter, Tab or a click elsewhere) the text is read
+// whole and returned; nothing otherwise. The field is the last item drawn, for the caller to note.
+[[nodiscard]] std::optional<WholeNumberRead> whole_number_field(const char* id, WholeNumberText& text, int64_t current);
+// The same for any number, shown as "%.6g".
+[[nodiscard]] std::optional<NumberRead> number_field(const char* id, NumberText& text, double current);
 
 }  // namespace shardscope::ui

@@ -14,7 +14,6 @@
 
 #include <imgui.h>
 
-#include <cstdio>
 
 #include <functional>
 #include <iterator>
@@ -367,15 +366,10 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
     const float button = ImGui::GetFrameHeight();
     ImGui::SetNextItemWidth(std::max(button, field - 2.0f * (button + style.ItemInnerSpacing.x)));
     // Read whole when left: ImGui's InputInt made 2.5 a 2 and 1e3 a 13 without a word.
-    const bool left = whole_number_field("##micro_batch", micro_batch_text_.data(), micro_batch_text_.size());
+    const std::optional<WholeNumberRead> typed = whole_number_field("##micro_batch", micro_batch_text_, now);
     note_last_item("memory/micro_batch");
-    if (left) {
-        const WholeNumberRead typed = read_whole_number(micro_batch_text_.data());
-        if (typed.value) set_to(*typed.value);
-        else control_error_ = "micro_batch: " + typed.error;
-    } else if (!ImGui::IsItemActive()) {
-        std::snprintf(micro_batch_text_.data(), micro_batch_text_.size(), "%lld", static_cast<long long>(now));
-    }
+    if (typed && typed->value) set_to(*typed->value);
+    else if (typed) control_error_ = "micro_batch: " + typed->error;
     const std::string per_rank = std::to_string(s.training.global_batch) + " sequences over the data-parallel ranks";
     const auto step_button = [&](const char* label, const char* key, const std::optional<int64_t>& to,
                                  const char* direction) {

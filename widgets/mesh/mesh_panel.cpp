@@ -59,19 +59,14 @@ bool int_field(const char* label, const char* id, int64_t& value, float label_wi
     ImGui::TextColored(label_colour, "%s", label);
     ImGui::SameLine(label_width);
     ImGui::SetNextItemWidth(72);
-    const bool left = whole_number_field(id, text.data(), text.size());
+    const std::optional<WholeNumberRead> typed = whole_number_field(id, text, value);
     note_last_item(std::string("mesh/field/") + (id + 2));
     bool changed = false;
-    if (left) {
-        const WholeNumberRead typed = read_whole_number(text.data());
-        if (typed.value) {
-            value = *typed.value;
-            changed = true;
-        } else {
-            refusal = std::string(label) + ": " + typed.error;
-        }
-    } else if (!ImGui::IsItemActive()) {
-        std::snprintf(text.data(), text.size(), "%lld", static_cast<long long>(value));
+    if (typed && typed->value) {
+        value = *typed->value;
+        changed = true;
+    } else if (typed) {
+        refusal = std::string(label) + ": " + typed->error;
     }
     changed |= step_buttons(id, value);
     return changed;

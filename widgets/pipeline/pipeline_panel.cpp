@@ -361,24 +361,18 @@ void PipelinePanel::draw_controls(AppState& state) {
         const float button = ImGui::GetFrameHeight();
         const float gap = ImGui::GetStyle().ItemInnerSpacing.x;
         ImGui::SetNextItemWidth(kIntWidth - 2.0f * (button + gap));
-        WholeNumberText& text = texts_[label];
         bool changed = false;
-        const bool left = whole_number_field(id, text.data(), text.size());
+        const std::optional<WholeNumberRead> typed = whole_number_field(id, texts_[label], v);
         note_last_item(std::string("pipeline/") + label);
-        if (left) {
-            const WholeNumberRead typed = read_whole_number(text.data());
-            if (!typed.value) {
-                input_refusal_ = std::string(label) + ": " + typed.error;
-            } else if (*typed.value < lo || *typed.value > hi) {
-                input_refusal_ = std::string(label) + ": " + std::to_string(*typed.value) + " is outside " +
-                                 std::to_string(lo) + " to " + std::to_string(hi) + ", what this timeline draws";
-            } else {
-                v = static_cast<int>(*typed.value);
-                input_refusal_.clear();
-                changed = true;
-            }
-        } else if (!ImGui::IsItemActive()) {
-            std::snprintf(text.data(), text.size(), "%d", v);
+        if (typed && !typed->value) {
+            input_refusal_ = std::string(label) + ": " + typed->error;
+        } else if (typed && (*typed->value < lo || *typed->value > hi)) {
+            input_refusal_ = std::string(label) + ": " + std::to_string(*typed->value) + " is outside " +
+                             std::to_string(lo) + " to " + std::to_string(hi) + ", what this timeline draws";
+        } else if (typed) {
+            v = static_cast<int>(*typed->value);
+            input_refusal_.clear();
+            changed = true;
         }
         ImGui::PushID(id);
         ImGui::SameLine(0, gap);

@@ -12,7 +12,6 @@
 #include <imgui.h>
 
 #include <array>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -241,22 +240,17 @@ void ScenarioPanel::draw_fields(AppState& state) {
     Scenario read = state.scenario();  // the fields' references read through a copy
     draw_field_table("##fields", kFields, [&](std::size_t i) {
         const Field& f = kFields[i];
-        WholeNumberText& text = drafts_[i];
-        const bool left = whole_number_field("##v", text.data(), text.size());
-        note_last_item(std::string("scenario/field/") + f.key);
         // What the person typed is read once they leave the field; until then it stays as typed.
-        if (left) apply_typed_field(state, f.key, f.label, text.data());
-        else if (!ImGui::IsItemActive()) std::snprintf(text.data(), text.size(), "%lld", static_cast<long long>(f.ref(read)));
+        const std::optional<WholeNumberRead> typed = whole_number_field("##v", drafts_[i], f.ref(read));
+        note_last_item(std::string("scenario/field/") + f.key);
+        if (!typed) return;
+        if (typed->value) (void)apply_field(state, f.key, *typed->value);
+        else refuse_typed(state, f.label, typed->error);
     });
 }
 
-void ScenarioPanel::apply_typed_field(AppState& state, const char* key, const char* label, const char* typed) {
-    const WholeNumberRead r = read_whole_number(typed);
-    if (r.value) {
-        (void)apply_field(state, key, *r.value);
-        return;
-    }
-    error_ = std::string(label) + ": " + r.error;
+void ScenarioPanel::refuse_typed(const AppState& state, const char* label, const std::string& why) {
+    error_ = std::string(label) + ": " + why;
     refused_at_version_ = state.version();
 }
 
@@ -272,21 +266,12 @@ void ScenarioPanel::draw_cluster_fields(AppState& state) {
     Scenario read = state.scenario();
     draw_field_table("##cluster_fields", kClusterFields, [&](std::size_t i) {
         const NumberField& f = kClusterFields[i];
-        NumberText& text = cluster_drafts_[i];
-        ImGui::InputText("##v", text.data(), text.size());
-        note_last_item(std::string("scenario/field/") + f.key);
         // Read whole when left: ImGui's InputDouble kept the digits of "8k" and made "1,5" a 15.
-        if (ImGui::IsItemDeactivatedAfterEdit()) {
-            const NumberRead typed = read_number(text.data());
-            if (typed.value) {
-                (void)apply_cluster_field(state, f.key, *typed.value);
-            } else {
-                error_ = std::string(f.label) + ": " + typed.error;
-                refused_at_version_ = state.version();
-            }
-        } else if (!ImGui::IsItemActive()) {
-            std::snprintf(text.data(), text.size(), "%.6g", f.ref(read));
-        }
+        const std::optional<NumberRead> typed = number_field("##v", cluster_drafts_[i], f.ref(read));
+        note_last_item(std::string("scenario/field/") + f.key);
+        if (!typed) return;
+        if (typed->value) (void)apply_cluster_field(state, f.key, *typed->value);
+        else refuse_typed(state, f.label, typed->error);
     });
 }
 

@@ -32,8 +32,8 @@ public:
 private:
     std::string apply_model_preset(AppState& state, const std::string& name);
     std::string apply_field(AppState& state, const std::string& key, int64_t value);
-    // A field left after typing: applied when the text is a whole number, else refused by name.
-    void apply_typed_field(AppState& state, const char* key, const char* label, const char* typed);
+    // A field left with text that is no number: refused by the field's name.
+    void refuse_typed(const AppState& state, const char* label, const std::string& why);
     std::string apply_cluster_field(AppState& state, const std::string& key, double value);
     std::string apply_candidate(AppState& state, const Scenario& candidate);
     std::string copy_as(AppState& state, ExportTarget target);
