@@ -25,6 +25,9 @@ TEST_CASE("text that is no whole number is refused, quoting it") {
     CHECK(read_whole_number("2.5").error == "'2.5' is not a whole number");
     CHECK(read_whole_number("1,,000").error == "'1,,000' is not a whole number");
     CHECK(read_whole_number(",5").error == "',5' is not a whole number");
+    // A comma only sets off thousands, as in a decimal field: "1,5" is no 15.
+    CHECK(read_whole_number("1,5").error == "'1,5' is not a whole number");
+    CHECK(read_whole_number("1,2345").error == "'1,2345' is not a whole number");
     CHECK(read_whole_number("0x10").error == "'0x10' is not a whole number");
     CHECK(read_whole_number("inf").error == "'inf' is not a whole number");
     CHECK(read_whole_number("nan").error == "'nan' is not a whole number");

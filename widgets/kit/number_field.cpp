@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -18,19 +19,31 @@ std::string_view trimmed(std::string_view s) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Digits with an optional sign, and ',' or '_' only between digits: the text without the separators.
-std::optional<std::string> plain_integer(std::string_view s) {
-    std::string out;
-    std::size_t i = 0;
-    if (!s.empty() && (s[0] == '+' || s[0] == '-')) out.push_back(s[i++]);
-    if (i == s.size()) return std::nullopt;
-    for (; i < s.size(); ++i) {
+// `s` without its digit-group separators: '_' between digits, and ',' before exactly three digits
+// ahead of any point ("16,384.5"). Nothing when a comma is no thousands separator ("1,5", ",5").
+std::optional<std::string> without_separators(std::string_view s) {
+    std::string plain;
+    const std::size_t point = s.find('.');
+    for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
-        if (is_digit(c)) out.push_back(c);
-        else if ((c == ',' || c == '_') && i > 0 && is_digit(s[i - 1]) && i + 1 < s.size() && is_digit(s[i + 1])) continue;
-        else return std::nullopt;
+        const bool after_digit = i > 0 && is_digit(s[i - 1]);
+        if (c == '_' && after_digit && i + 1 < s.size() && is_digit(s[i + 1])) continue;
+        if (c == ',') {
+            std::size_t run = 0;
+            while (i + 1 + run < s.size() && is_digit(s[i + 1 + run])) ++run;
+            const bool before_point = point == std::string_view::npos || i < point;
+            if (after_digit && run == 3 && before_point) continue;
+            return std::nullopt;
+        }
+        plain.push_back(c);
     }
-    return out;
+    return plain;
+}
+
+// Digits with an optional sign, nothing else.
+bool plain_integer(const std::string& s) {
+    const std::size_t first = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    return first < s.size() && std::all_of(s.begin() + static_cast<std::ptrdiff_t>(first), s.end(), is_digit);
 }
 
 }  // namespace
@@ -39,18 +52,19 @@ WholeNumberRead read_whole_number(std::string_view text) {
     const std::string_view s = trimmed(text);
     const std::string quoted = "'" + std::string(text) + "'";
     if (s.empty()) return {std::nullopt, "nothing typed: a whole number is needed"};
-    if (const std::optional<std::string> digits = plain_integer(s)) {
+    const std::optional<std::string> plain = without_separators(s);
+    if (!plain) return {std::nullopt, quoted + " is not a whole number"};
+    if (plain_integer(*plain)) {
         errno = 0;
-        const long long v = std::strtoll(digits->c_str(), nullptr, 10);
+        const long long v = std::strtoll(plain->c_str(), nullptr, 10);
         if (errno == ERANGE) return {std::nullopt, quoted + " is too large a number"};
         return {static_cast<int64_t>(v), {}};
     }
     // A decimal or scientific form, whole in value.
-    const std::string copy(s);
     char* end = nullptr;
     errno = 0;
-    const double v = std::strtod(copy.c_str(), &end);
-    if (end != copy.c_str() + copy.size() || copy.find_first_of("xXpPnNiI") != std::string::npos)
+    const double v = std::strtod(plain->c_str(), &end);
+    if (end != plain->c_str() + plain->size() || plain->find_first_of("xXpPnNiI") != std::string::npos)
         return {std::nullopt, quoted + " is not a whole number"};
     if (errno == ERANGE || std::fabs(v) >= 9.2e18) return {std::nullopt, quoted + " is too large a number"};
     if (v != std::floor(v)) return {std::nullopt, quoted + " is not a whole number"};
@@ -61,22 +75,9 @@ NumberRead read_number(std::string_view text) {
     const std::string_view s = trimmed(text);
     const std::string quoted = "'" + std::string(text) + "'";
     if (s.empty()) return {std::nullopt, "nothing typed: a number is needed"};
-    // Group separators out: '_' between digits; ',' only as thousands, three digits after each.
-    std::string plain;
-    const std::size_t point = s.find('.');
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        const bool between_digits = i > 0 && is_digit(s[i - 1]) && i + 1 < s.size() && is_digit(s[i + 1]);
-        if (c == '_' && between_digits) continue;
-        if (c == ',') {
-            std::size_t run = 0;
-            while (i + 1 + run < s.size() && is_digit(s[i + 1 + run])) ++run;
-            const bool before_point = point == std::string_view::npos || i < point;
-            if (i > 0 && is_digit(s[i - 1]) && run == 3 && before_point) continue;  // thousands
-            return {std::nullopt, quoted + " is not a number (decimals take a point: 1.5)"};
-        }
-        plain.push_back(c);
-    }
+    const std::optional<std::string> separated = without_separators(s);
+    if (!separated) return {std::nullopt, quoted + " is not a number (decimals take a point: 1.5)"};
+    const std::string& plain = *separated;
     if (plain.find_first_of("xXpPnNiI") != std::string::npos) return {std::nullopt, quoted + " is not a number"};
     char* end = nullptr;
     errno = 0;
