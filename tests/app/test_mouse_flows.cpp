@@ -510,6 +510,9 @@ TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size
     for (int i = 0; i < 14; ++i) CHECK(done["items"].contains("measure/row/" + std::to_string(i) + "/checked"));
     CHECK_FALSE(done["items"].contains("measure/row/14"));
     CHECK_FALSE(done["items"].contains("measure/progress"));  // finished, no bar left
+    // Its figures taken into the scenario by mouse: the status line says so (it stayed empty).
+    REQUIRE(app.click("measure/apply"));
+    CHECK(app.wait_frames(3)["status"].get<std::string>().rfind("The scenario uses the measured links", 0) == 0);
 
     // A long sweep, cancelled by mouse after its first rows: the bar goes, the rows so far stay, and
     // no rank is left running.
