@@ -1195,6 +1195,8 @@ TEST_CASE("a Scenario field typed by keyboard: what is no whole number is refuse
     CHECK(probe["items"].contains("scenario/error"));
     // Typed back to what the scenario holds: nothing refused is left showing (it stayed before).
     probe = app.type_into("scenario/field/gpu_memory_gb", "80");
+    CAPTURE(probe["status"]);
+    CAPTURE(probe.value("typing", std::string("(no field typed in)")));
     CHECK_FALSE(probe["items"].contains("scenario/error"));
     probe = app.type_into("scenario/field/gpu_memory_gb", "40.5");
     CHECK(probe["scenario"]["cluster"]["gpu"]["memory_gb"] == 40.5);

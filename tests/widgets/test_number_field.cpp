@@ -1,8 +1,12 @@
 // A whole number typed as text (widgets/kit/number_field.hpp): read whole, or refused by name. ImGui's
 // own integer field turned "1e9" into 19 and "99999999999999999999" into 9223372036854775807.
+#include "imgui_fixture.hpp"
 #include "widgets/kit/number_field.hpp"
+#include "widgets/shell/item_rects.hpp"
 
 #include <doctest/doctest.h>
+
+#include <optional>
 
 using namespace shardscope::ui;
 
@@ -58,4 +62,56 @@ TEST_CASE("text that is no number is refused, a decimal comma with the hint to u
     CHECK(read_number("nan").error == "'nan' is not a number");
     CHECK(read_number("1e999").error == "'1e999' is too large a number");
     CHECK(read_number("").error == "nothing typed: a number is needed");
+}
+
+namespace {
+
+// A whole-number field showing 80 in a window, noted as "field"; what it returned when left.
+struct FieldShowing80 {
+    shardscope::test::ImGuiFixture ui;
+    WholeNumberText text{};
+    std::optional<WholeNumberRead> read;
+    void draw() { ui.frame(drawer()); }
+    std::function<void()> drawer() {
+        return [this] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(400, 200));
+            ImGui::Begin("number field test");
+            if (std::optional<WholeNumberRead> r = whole_number_field("##v", text, 80)) read = r;
+            note_last_item("field");
+            ImGui::End();
+        };
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a field typed over with what it showed, all within one slow frame, is read when left") {
+    // A refusal shown for an earlier entry clears only when the field hands back what was typed; ImGui
+    // calls the field edited only when a frame ends with other text, and "80" over "80" in one frame
+    // does not.
+    FieldShowing80 f;
+    f.draw();
+    f.draw();
+    REQUIRE(f.ui.click_item("field", f.drawer()));
+    f.ui.press_key(ImGuiKey_A, true, false, f.drawer());
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddInputCharacter('8');
+    io.AddInputCharacter('0');
+    io.KeysDown[ImGuiKey_Enter] = true;
+    f.ui.frame(f.drawer());
+    io.KeysDown[ImGuiKey_Enter] = false;
+    f.ui.frames(2, f.drawer());
+    REQUIRE(f.read);
+    CHECK(f.read->value == 80);
+}
+
+TEST_CASE("a field clicked into and left without a key typed hands back nothing") {
+    FieldShowing80 f;
+    f.draw();
+    f.draw();
+    REQUIRE(f.ui.click_item("field", f.drawer()));
+    f.ui.click(350, 150, f.drawer());  // elsewhere in the window
+    f.ui.frames(2, f.drawer());
+    CHECK_FALSE(f.read);
 }

@@ -1,6 +1,7 @@
 #include "widgets/kit/number_field.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // GetActiveID: whether keys typed this frame go to this field
 
 #include <algorithm>
 #include <cerrno>
@@ -89,11 +90,21 @@ NumberRead read_number(std::string_view text) {
 
 namespace {
 
-// The text field; true in the frame it is left after an edit, else `text` shows `current` unless typed in.
+// The text field; true in the frame it is left after it was typed in, else `text` shows `current`
+// unless typed in. ImGui calls a field edited only when a frame ends with other text than it began
+// with, so "80" typed over "80" within one slow frame would not count: keys typed while the field is
+// active are remembered (in ImGui's per-window storage, under the field's id) until it is left.
 template <std::size_t N, typename T>
 bool typed_field(const char* id, std::array<char, N>& text, const char* format, T current) {
+    const ImGuiID field = ImGui::GetID(id);
+    ImGuiStorage& typed_in = *ImGui::GetStateStorage();
+    if (ImGui::GetActiveID() == field && !ImGui::GetIO().InputQueueCharacters.empty()) typed_in.SetBool(field, true);
     ImGui::InputText(id, text.data(), text.size());
-    if (ImGui::IsItemDeactivatedAfterEdit()) return true;
+    if (ImGui::IsItemDeactivated()) {
+        const bool was_typed_in = typed_in.GetBool(field) || ImGui::IsItemDeactivatedAfterEdit();
+        typed_in.SetBool(field, false);
+        if (was_typed_in) return true;
+    }
     if (!ImGui::IsItemActive()) std::snprintf(text.data(), text.size(), format, current);
     return false;
 }

@@ -37,8 +37,8 @@ using NumberText = std::array<char, 48>;
 using WholeNumberText = std::array<char, 32>;
 
 // A text field holding `text`: `current` while the person is not typing in it, what they type while
-// they are. In the frame it is left after an edit (Enter, Tab or a click elsewhere) the text is read
-// whole and returned; nothing otherwise. The field is the last item drawn, for the caller to note.
+// they are. In the frame it is left after keys were typed in it (Enter, Tab or a click elsewhere; also
+// when what was typed is what it showed) the text is read whole and returned; nothing otherwise. The field is the last item drawn, for the caller to note.
 [[nodiscard]] std::optional<WholeNumberRead> whole_number_field(const char* id, WholeNumberText& text, int64_t current);
 // The same for any number, shown as "%.6g".
 [[nodiscard]] std::optional<NumberRead> number_field(const char* id, NumberText& text, double current);

@@ -36,6 +36,8 @@ std::string ui_probe_json(const PanelRegistry& registry, const AppState& state) 
     j["status"] = state.ui.status;
     j["copied"] = state.ui.last_copied;
     j["error"] = state.ui.error_message;
+    // The text field being typed in, if any, and what it holds: a test sees its keys arrive.
+    if (g.ActiveId != 0 && g.InputTextState.ID == g.ActiveId) j["typing"] = std::string(g.InputTextState.TextA.Data ? g.InputTextState.TextA.Data : "");
     return j.dump() + "\n";
 }
 
