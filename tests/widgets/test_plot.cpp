@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace shardscope::ui::plot;
 using shardscope::test::ImGuiFixture;
 
@@ -15,6 +17,8 @@ TEST_CASE("nice ticks step by 1, 2 or 5 times a power of ten") {
     CHECK(nice_ticks(3, 17, 8) == std::vector<double>{4, 6, 8, 10, 12, 14, 16});
     // 30..92 in at most 4: raw 20.7 -> 50 would leave one tick (50); 20 gives three.
     CHECK(nice_ticks(30, 92, 4) == std::vector<double>{40, 60, 80});
+    // 62..84 in at most 2: raw 22 -> 50 has no multiple inside (the axis had no ticks); 10 gives two.
+    CHECK(nice_ticks(62, 84, 2) == std::vector<double>{70, 80});
 }
 
 TEST_CASE("log ticks are the powers of ten inside the range") {
@@ -55,4 +59,59 @@ TEST_CASE("a chart maps data corners to its plotting area and draws into the win
     CHECK(top_right.x > origin.x);
     CHECK(top_right.y < origin.y);  // screen y grows downwards
     CHECK(top_right.x - origin.x > 300);
+}
+
+TEST_CASE("a narrow chart's labels never overlap: the capacity line's label steps below the y axis's") {
+    // As the planner draws its scatter in a 250 px tile (a 1024 px window with four panels): the
+    // capacity line's label sat on "step time", and the memory axis had no ticks at all.
+    ImGuiFixture f;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    std::vector<Chart::DrawnLabel> labels;
+    f.frames(2, [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(260, 300));
+        ImGui::Begin("narrow chart");
+        Axis memory("memory per GPU", 62 * gib, 84 * gib, Scale::linear,
+                    [gib](double v) { return std::to_string(static_cast<int>(v / gib)) + ".0 GiB"; });
+        memory.unit = gib;
+        Chart c("c", ImVec2(-1, 140), memory, Axis{"step time", 3.6, 4.0});
+        c.vertical_line(79.6 * gib, IM_COL32(255, 0, 0, 255), "GPU memory");
+        c.end();
+        labels = c.labels();
+        ImGui::End();
+    });
+    CAPTURE(labels.size());
+    int x_ticks = 0;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        if (labels[i].text.find(" GiB") != std::string::npos) ++x_ticks;
+        for (std::size_t j = i + 1; j < labels.size(); ++j) {
+            CAPTURE(labels[i].text);
+            CAPTURE(labels[j].text);
+            const bool apart = labels[i].max.x <= labels[j].min.x || labels[j].max.x <= labels[i].min.x ||
+                               labels[i].max.y <= labels[j].min.y || labels[j].max.y <= labels[i].min.y;
+            CHECK(apart);
+        }
+    }
+    CHECK(x_ticks >= 2);
+}
+
+TEST_CASE("a short chart's step-time ticks never touch") {
+    ImGuiFixture f;
+    std::vector<Chart::DrawnLabel> labels;
+    f.frames(2, [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(400, 300));
+        ImGui::Begin("short chart");
+        Chart c("c", ImVec2(-1, 110), Axis{"x", 0, 10}, Axis{"step time", 3.66, 3.97});
+        c.end();
+        labels = c.labels();
+        ImGui::End();
+    });
+    std::vector<float> tick_tops;
+    for (const Chart::DrawnLabel& l : labels)
+        if (l.text.rfind("3.", 0) == 0) tick_tops.push_back(l.min.y);
+    std::sort(tick_tops.begin(), tick_tops.end());
+    REQUIRE(tick_tops.size() >= 2);
+    const float line = ImGui::GetTextLineHeight();
+    for (std::size_t i = 1; i < tick_tops.size(); ++i) CHECK(tick_tops[i] - tick_tops[i - 1] >= 1.2f * line);
 }

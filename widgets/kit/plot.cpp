@@ -48,14 +48,16 @@ std::vector<double> nice_ticks(double min, double max, int max_ticks, Scale scal
     const auto ticks_with = [&](double step) {
         return std::floor(max / step + 1e-9) - std::ceil(min / step - 1e-9) + 1.0;
     };
-    double step = magnitude, smaller = magnitude;
-    for (double m : {1.0, 2.0, 5.0, 10.0}) {
-        smaller = step;
-        step = m * magnitude;
-        if (step >= raw) break;
+    // The finest 1-2-5 step whose multiples inside the range are no more than allowed. The first step
+    // at least `raw` can leave one tick or none when the range sits between its multiples (62..84 GiB
+    // in two ticks: 50 has none inside, 10 gives 70 and 80).
+    double step = 10.0 * magnitude;
+    for (double m : {0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0}) {
+        if (ticks_with(m * magnitude) <= max_ticks) {
+            step = m * magnitude;
+            break;
+        }
     }
-    // A jump from 2 to 5 can leave a single tick: take the smaller step when it gives three or more.
-    if (ticks_with(step) < 3 && max_ticks >= 3 && smaller < step && ticks_with(smaller) >= 3) step = smaller;
     const double first = std::ceil(min / step - 1e-9) * step;
     for (double t = first; t <= max + step * 1e-9; t += step) ticks.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
     return ticks;
@@ -77,6 +79,12 @@ Chart::Chart(const char* id, ImVec2 size, Axis x, Axis y) : x_(std::move(x)), y_
     draw_axes();
 }
 
+void Chart::put_text(ImVec2 at, ImU32 colour, const std::string& text) {
+    draw_->AddText(at, colour, text.c_str());
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    labels_.push_back({text, at, ImVec2(at.x + size.x, at.y + size.y)});
+}
+
 float Chart::map(const Axis& a, double v, float lo, float hi) const {
     const double t0 = transform(a, a.min), t1 = transform(a, a.max);
     const double t = t1 > t0 ? (transform(a, v) - t0) / (t1 - t0) : 0.0;
@@ -92,12 +100,14 @@ void Chart::draw_axes() {
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const float text_h = ImGui::GetTextLineHeight();
     draw_->AddRectFilled(min_, max_, ImGui::GetColorU32(ImGuiCol_FrameBg, 0.35f));
-    for (double t : axis_ticks(y_, 6)) {
+    // At most six, and as many as fit with half a line between labels (a short chart fits fewer).
+    const int y_ticks = std::clamp(static_cast<int>((max_.y - min_.y) / (text_h * 1.5f)), 2, 6);
+    for (double t : axis_ticks(y_, y_ticks)) {
         const float y = to_screen(x_.min, t).y;
         draw_->AddLine(ImVec2(min_.x, y), ImVec2(max_.x, y), grid);
         const std::string label = y_.format ? y_.format(t) : plain_number(t);
         const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
-        draw_->AddText(ImVec2(min_.x - sz.x - 4.0f, y - sz.y * 0.5f), text, label.c_str());
+        put_text(ImVec2(min_.x - sz.x - 4.0f, y - sz.y * 0.5f), text, label);
     }
     if (!x_.format || x_.scale == Scale::log10 || x_.min != -0.5) {
         // As many ticks as labels as wide as the widest end's fit, with a gap between them.
@@ -112,15 +122,19 @@ void Chart::draw_axes() {
             const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
             // Centred under its line, but never past the chart's right edge.
             const float left = std::min(x - sz.x * 0.5f, frame_max_.x - sz.x);
-            draw_->AddText(ImVec2(left, max_.y + 2.0f), text, label.c_str());
+            put_text(ImVec2(left, max_.y + 2.0f), text, label);
         }
     }
     draw_->AddRect(min_, max_, ImGui::GetColorU32(ImGuiCol_Border));
     if (!x_.label.empty()) {
         const ImVec2 sz = ImGui::CalcTextSize(x_.label.c_str());
-        draw_->AddText(ImVec2((min_.x + max_.x - sz.x) * 0.5f, max_.y + text_h * 1.2f), text, x_.label.c_str());
+        put_text(ImVec2((min_.x + max_.x - sz.x) * 0.5f, max_.y + text_h * 1.2f), text, x_.label);
     }
-    if (!y_.label.empty()) draw_->AddText(ImVec2(min_.x + 4.0f, min_.y + 2.0f), text, y_.label.c_str());
+    y_label_right_ = min_.x;
+    if (!y_.label.empty()) {
+        put_text(ImVec2(min_.x + 4.0f, min_.y + 2.0f), text, y_.label);
+        y_label_right_ = min_.x + 4.0f + ImGui::CalcTextSize(y_.label.c_str()).x;
+    }
 }
 
 void Chart::offer_hover(ImVec2 at, const std::string& text) {
@@ -187,7 +201,7 @@ void Chart::stacked_bars(const std::vector<BarStack>& bars) {
         const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
         draw_->PushClipRect(ImVec2(cx - slot * 0.5f + 1.0f, max_.y), ImVec2(cx + slot * 0.5f - 1.0f, max_.y + 4.0f * sz.y + 4.0f),
                             true);
-        draw_->AddText(ImVec2(cx - sz.x * 0.5f, max_.y + 2.0f), text, label.c_str());
+        put_text(ImVec2(cx - sz.x * 0.5f, max_.y + 2.0f), text, label);
         draw_->PopClipRect();
     }
 }
@@ -197,17 +211,20 @@ void Chart::horizontal_line(double y, ImU32 colour, const std::string& label) {
     if (sy < min_.y || sy > max_.y) return;
     draw_->AddLine(ImVec2(min_.x, sy), ImVec2(max_.x, sy), colour, 2.0f);
     const ImVec2 sz = ImGui::CalcTextSize(label.c_str());
-    draw_->AddText(ImVec2(max_.x - sz.x - 4.0f, sy - sz.y - 1.0f), colour, label.c_str());
+    put_text(ImVec2(max_.x - sz.x - 4.0f, sy - sz.y - 1.0f), colour, label);
 }
 
 void Chart::vertical_line(double x, ImU32 colour, const std::string& label) {
     const float sx = to_screen(x, y_.min).x;
     if (sx < min_.x || sx > max_.x) return;
     draw_->AddLine(ImVec2(sx, min_.y), ImVec2(sx, max_.y), colour, 1.5f);
-    // Right of the line when the label fits inside the plot, else left of it.
+    // Right of the line when the label fits inside the plot, else left of it; a line below the y
+    // axis's label when the two would overlap (a narrow chart puts the line near that label).
     const float w = ImGui::CalcTextSize(label.c_str()).x;
     const float left = sx + 3.0f + w <= max_.x ? sx + 3.0f : sx - 3.0f - w;
-    draw_->AddText(ImVec2(left, min_.y + 2.0f), colour, label.c_str());
+    const bool under_y_label = left < y_label_right_ + 4.0f;
+    const float top = min_.y + 2.0f + (under_y_label ? ImGui::GetTextLineHeight() + 2.0f : 0.0f);
+    put_text(ImVec2(std::max(left, min_.x + 2.0f), top), colour, label);
 }
 
 void Chart::point(double x, double y, ImU32 colour, float radius, const std::string& hover_text) {

@@ -77,12 +77,20 @@ public:
     void end();
 
     [[nodiscard]] ImVec2 to_screen(double x, double y) const;
+    // Every text the chart drew (tick and axis labels, lines' labels) and where, for tests to check
+    // that none overlaps another.
+    struct DrawnLabel {
+        std::string text;
+        ImVec2 min, max;
+    };
+    [[nodiscard]] const std::vector<DrawnLabel>& labels() const noexcept { return labels_; }
     [[nodiscard]] bool hovered() const noexcept { return hovered_; }
 
 private:
     [[nodiscard]] float map(const Axis& a, double v, float lo, float hi) const;
     void draw_axes();
     void offer_hover(ImVec2 at, const std::string& text);
+    void put_text(ImVec2 at, ImU32 colour, const std::string& text);
 
     Axis x_, y_;
     ImVec2 frame_min_, frame_max_;  // whole widget
@@ -91,6 +99,8 @@ private:
     bool hovered_ = false;
     float best_hover_distance_ = 1e9f;
     std::string hover_text_;
+    float y_label_right_ = 0;  // where the y axis's label ends
+    std::vector<DrawnLabel> labels_;
 };
 
 void legend(const std::vector<LegendEntry>& entries);
