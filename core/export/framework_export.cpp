@@ -245,7 +245,11 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     if (t.precision == Precision::fp8) body.push_back("converters = [\"float8\"]");
     body.push_back("");
     body.push_back("[training]");
-    body.push_back("local_batch_size = " + n(t.global_batch / l.dp));
+    // TorchTitan (torchtitan/train.py) accumulates global_batch_size / (local_batch_size x dp)
+    // gradients, and a pipeline splits local_batch_size into micro-batches of
+    // pipeline_parallel_microbatch_size. Without a pipeline the local batch is the micro-batch, run
+    // once per accumulation step; with one, a step's micro-batches all go through one schedule.
+    body.push_back("local_batch_size = " + n(p.pp > 1 ? t.global_batch / l.dp : t.micro_batch));
     body.push_back("global_batch_size = " + n(t.global_batch));
     body.push_back("seq_len = " + n(s.model.seq_len));
     body.push_back(std::string("mixed_precision_param = ") + (t.precision == Precision::fp32 ? "\"float32\"" : "\"bfloat16\""));

@@ -110,6 +110,23 @@ TEST_CASE("TorchTitan: the degrees under [parallelism], PyTorch's schedule names
     CHECK(export_scenario(llama, ExportTarget::torchtitan).text.find("flavor = \"70B\"") == std::string::npos);
 }
 
+TEST_CASE("TorchTitan without a pipeline: the local batch is the micro-batch, accumulated up to the global batch") {
+    // TorchTitan accumulates global / (local x dp) gradients: dp 32 (16 x 2), global 256, micro-batch 1
+    // is local 1 with 8 accumulation steps; local 8 (256 / 32) would run micro-batches of 8.
+    Scenario s = default_scenario();
+    s.parallel.pp = 1;
+    s.parallel.dp_shard = 16;
+    s.parallel.dp_replicate = 2;
+    s.training.schedule = Schedule::one_f_one_b;
+    REQUIRE(validate_scenario(s).empty());
+    const FrameworkExport e = export_scenario(s, ExportTarget::torchtitan);
+    CHECK(has_line(e.text, "local_batch_size = 1"));
+    CHECK(has_line(e.text, "global_batch_size = 256"));
+    s.training.micro_batch = 2;
+    REQUIRE(validate_scenario(s).empty());
+    CHECK(has_line(export_scenario(s, ExportTarget::torchtitan).text, "local_batch_size = 2"));
+}
+
 TEST_CASE("DeepSpeed: batch, micro-batch and accumulation multiply out; ZeRO stage and precision as keys") {
     Scenario s = default_scenario();  // dp 16, global 256, mb 1: 16 micro-batches per step
     const FrameworkExport e = export_scenario(s, ExportTarget::deepspeed);
