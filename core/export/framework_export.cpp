@@ -120,7 +120,7 @@ void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std:
     if (p.cp > 1) f.push_back("--context-parallel-size " + n(p.cp));
     if (p.cp > 1 && p.cp_comm == CpComm::all_gather) f.push_back("--cp-comm-type all_gather");
     if (p.ep > 1) f.push_back("--expert-model-parallel-size " + n(p.ep));
-    if (p.sequence_parallel) f.push_back("--sequence-parallel");
+    if (p.sequence_parallel && p.tp > 1) f.push_back("--sequence-parallel");  // nothing to split over one TP rank
     if (p.tp_comm_overlap) f.push_back("--tp-comm-overlap");
     if (p.ep_comm_overlap)
         w.warn("ep_comm_overlap: Megatron-LM's flag for hiding the all-to-all differs between releases; set it by hand");

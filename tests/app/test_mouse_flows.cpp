@@ -925,18 +925,18 @@ TEST_CASE("ZeRO 0 chosen by mouse says on the status line which data-parallel di
     // ZeRO 0 keeps whole replicas: the 128 shards become 128 replicas, and the status line says so.
     CHECK(after["scenario"]["parallel"]["zero"] == 0);
     CHECK(after["scenario"]["parallel"]["dp_replicate"] == 128);
-    CHECK(after["status"] == "zero 3 -> 0, dp_shard 128 -> 1, dp_replicate 1 -> 128 (Ctrl+Z undoes it)");
+    CHECK(after["status"] == "Changed: zero 3 -> 0, dp_shard 128 -> 1, dp_replicate 1 -> 128 (Ctrl+Z undoes it)");
     // Edit > Undo, by mouse, takes it back whole.
     REQUIRE(app.choose("Edit", "undo"));
     const Json undone = app.wait_frames(4);
     CHECK(undone["scenario"]["parallel"]["zero"] == 3);
     CHECK(undone["scenario"]["parallel"]["dp_shard"] == 128);
     CHECK(undone["status"] == "Undone: dp_shard 1 -> 128, dp_replicate 128 -> 1, zero 0 -> 3 (Ctrl+Shift+Z or Ctrl+Y redoes it)");
-    // The next edit by hand makes that news old: the status line goes rather than describe it.
+    // The next edit by hand says what it changed in its turn.
     REQUIRE(app.click("memory/micro_batch/larger"));
     const Json edited = app.wait_frames(4);
     CHECK(edited["scenario"]["training"]["micro_batch"] != undone["scenario"]["training"]["micro_batch"]);
-    CHECK(edited["status"] == "");
+    CHECK(edited["status"].get<std::string>().rfind("Changed: mb 1 -> ", 0) == 0);
 }
 
 TEST_CASE("hovering a stage's 'other' in Memory and cost shows what it holds; moving away hides it") {
@@ -1294,4 +1294,35 @@ TEST_CASE("a lesson answer typed with a decimal comma is refused with the hint, 
     probe = app.wait_frames(4);
     CHECK(probe["items"].contains("lesson/feedback/right"));
     CHECK_FALSE(probe["items"].contains("lesson/answer-refusal"));
+}
+
+TEST_CASE("Memory and cost scrolled to its controls: + that makes the scenario stop fitting leaves them under the mouse") {
+    // A new user clicked + in a narrow tile; the verdict above grew a fix button, the controls moved
+    // down 60 px and the next click landed on the ZeRO combo.
+    LiveApp app("mouse-memory-anchor", "--show memory,scenario,pipeline --action memory.micro_batch=4");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/micro_batch/larger"));
+    const Json memory = window_of(app.probe(), "memory");
+    REQUIRE(memory.is_object());
+    const auto [x, y] = centre_of(memory);
+    app.move_to(x, y);
+    // The wheel, a notch at a time, until the controls are in the tile's lower half.
+    const double top = memory["y"].get<double>(), bottom = top + memory["h"].get<double>();
+    Json scrolled = app.probe();
+    for (int notch = 0; notch < 40 && scrolled["items"]["memory/micro_batch/larger"][3].get<double>() > bottom - 40; ++notch) {
+        shell_output("xdotool click 5");
+        scrolled = app.wait_frames(3);
+    }
+    REQUIRE(scrolled["scenario"]["training"]["micro_batch"] == 4);
+    const Json plus = scrolled["items"]["memory/micro_batch/larger"];
+    CAPTURE(plus.dump());
+    REQUIRE(plus[1].get<double>() > memory["y"].get<double>());
+    REQUIRE(plus[3].get<double>() < memory["y"].get<double>() + memory["h"].get<double>());
+    REQUIRE(app.click("memory/micro_batch/larger"));
+    const Json after = app.wait_frames(8);
+    REQUIRE(after["scenario"]["training"]["micro_batch"] == 8);
+    CAPTURE(after["status"].get<std::string>());
+    CHECK(after["status"].get<std::string>().find("mb 4 -> 8") != std::string::npos);
+    CAPTURE(after["items"]["memory/micro_batch/larger"].dump());
+    CHECK(std::abs(after["items"]["memory/micro_batch/larger"][1].get<double>() - plus[1].get<double>()) <= 2.0);
 }

@@ -365,3 +365,67 @@ TEST_CASE("memory panel: four stages' totals in a narrow tile never run into eac
         }
     }
 }
+
+namespace {
+// Whether the last frame drew a widget noted under `key` (find_item_rect also knows earlier frames').
+bool drawn_in_last_frame(const std::string& key) {
+    for (const auto& [k, rect] : ui::current_item_rects())
+        if (k == key) return true;
+    return false;
+}
+}  // namespace
+
+TEST_CASE("memory panel: a refusal stands until the scenario changes, however it changes") {
+    PanelHarness h;
+    CHECK_FALSE(h.panel.act(h.state, "micro_batch", "3").empty());
+    h.fixture.frames(2, h.draw());
+    CHECK(drawn_in_last_frame("memory/error"));
+    // Another panel's edit (or an opened file, or an undo): the refusal was about the scenario before.
+    Scenario other = h.state.scenario();
+    other.training.global_batch = 512;
+    REQUIRE(h.state.apply_step(other).empty());
+    h.fixture.frames(2, h.draw());
+    CHECK_FALSE(drawn_in_last_frame("memory/error"));
+}
+
+TEST_CASE("memory panel: each control's edit says on the status line what it changed") {
+    PanelHarness h;
+    REQUIRE(h.panel.act(h.state, "zero", "1").empty());
+    CHECK(h.state.ui.status == "Changed: zero 3 -> 1 (Ctrl+Z undoes it)");
+    REQUIRE(h.panel.act(h.state, "zero", "3").empty());
+    CHECK(h.state.ui.status == "Changed: zero 1 -> 3 (Ctrl+Z undoes it)");
+    REQUIRE(h.panel.act(h.state, "recompute", "full").empty());
+    CHECK(h.state.ui.status == "Changed: recompute none -> full (Ctrl+Z undoes it)");
+}
+
+TEST_CASE("memory panel: after + makes the scenario stop fitting, the controls stay under the mouse") {
+    // A narrow tile scrolled down to "What moves memory": the verdict above grew a fix button and
+    // pushed the controls down, so the next click landed on the ZeRO combo.
+    Scenario s = default_scenario();
+    s.training.micro_batch = 4;  // 16 sequences per data-parallel rank: + goes to 8, which does not fit
+    PanelHarness h(s);
+    float scroll_to = 400.0f;
+    const auto draw = [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(420, 500));
+        ImGui::Begin("memory test");
+        if (scroll_to >= 0) ImGui::SetScrollY(scroll_to);
+        scroll_to = -1;
+        h.panel.draw(h.state);
+        ImGui::End();
+        h.state.end_frame(ImGui::IsAnyItemActive());
+    };
+    h.fixture.frames(3, draw);
+    REQUIRE(h.panel.view(h.state).fits);
+    const auto before = ui::find_item_rect("memory/micro_batch/larger");
+    REQUIRE(before);
+    REQUIRE(before->y0 > 0);
+    REQUIRE(before->y1 < 500);
+    REQUIRE(h.fixture.click_item("memory/micro_batch/larger", draw));
+    h.fixture.frames(4, draw);
+    REQUIRE(h.state.scenario().training.micro_batch == 8);
+    REQUIRE_FALSE(h.panel.view(h.state).fits);
+    const auto after = ui::find_item_rect("memory/micro_batch/larger");
+    REQUIRE(after);
+    CHECK(after->y0 == doctest::Approx(before->y0).epsilon(0.001));
+}

@@ -3,10 +3,12 @@
 
 #include "core/export/table_csv.hpp"
 #include "core/model/op_recompute.hpp"
+#include "core/planner/planner.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/flow.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/kit/scroll_anchor.hpp"
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
 #include "widgets/shell/item_rects.hpp"
@@ -112,7 +114,18 @@ const MemoryView& MemoryPanel::view(const AppState& state) {
 }
 
 void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
+    const Scenario before = state.scenario();
     control_error_ = state.try_apply(candidate);
+    refused_at_version_ = state.version();
+    controls_anchor_.hold();
+    // Every control says what it changed; ZeRO stage 0 and the fix name theirs in more words.
+    if (control_error_.empty() && !(before == state.scenario()))
+        state.ui.status = "Changed: " + scenario_changes(before, state.scenario()) + " (Ctrl+Z undoes it)";
+}
+
+void MemoryPanel::refuse_typed(const AppState& state, const std::string& why) {
+    control_error_ = why;
+    refused_at_version_ = state.version();
 }
 
 void MemoryPanel::declare_actions() {
@@ -369,7 +382,7 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
     const std::optional<WholeNumberRead> typed = whole_number_field("##micro_batch", micro_batch_text_, now);
     note_last_item("memory/micro_batch");
     if (typed && typed->value) set_to(*typed->value);
-    else if (typed) control_error_ = "micro_batch: " + typed->error;
+    else if (typed) refuse_typed(state, "micro_batch: " + typed->error);
     const std::string per_rank = std::to_string(s.training.global_batch) + " sequences over the data-parallel ranks";
     const auto step_button = [&](const char* label, const char* key, const std::optional<int64_t>& to,
                                  const char* direction) {
@@ -391,6 +404,7 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
 }
 
 void MemoryPanel::draw_controls(AppState& state) {
+    controls_anchor_.place();
     section_title("What moves memory");
     const Scenario& s = state.scenario();
     const float field = std::min(240.0f, ImGui::GetContentRegionAvail().x * 0.45f);
@@ -415,7 +429,7 @@ void MemoryPanel::draw_controls(AppState& state) {
         std::vector<KnobChange> changes = data_parallel_changes(before, state.scenario());
         if (control_error_.empty() && !changes.empty()) {
             changes.insert(changes.begin(), KnobChange{"zero", std::to_string(before.parallel.zero), std::to_string(zero)});
-            state.ui.status = changes_text(changes) + " (Ctrl+Z undoes it)";
+            state.ui.status = "Changed: " + changes_text(changes) + " (Ctrl+Z undoes it)";
         }
     }
     note_last_item("memory/zero");
@@ -447,9 +461,11 @@ void MemoryPanel::draw_controls(AppState& state) {
     glossary_tooltip_for_last_item(terms::kPrecision);
 
     draw_micro_batch_control(state, field);
-    if (!control_error_.empty()) {
+    // A refusal stands until the scenario changes in any way (another edit, an undo, an opened file).
+    if (!control_error_.empty() && state.version() == refused_at_version_) {
         ImGui::PushTextWrapPos(0.0f);
         text_wrapped_coloured(ImGui::ColorConvertU32ToFloat4(kRed), "Not applied: " + control_error_);
+        note_last_item("memory/error");
         ImGui::PopTextWrapPos();
     }
 }

@@ -10,6 +10,7 @@
 
 #include "widgets/memory/memory_view.hpp"
 #include "widgets/kit/number_field.hpp"
+#include "widgets/kit/scroll_anchor.hpp"
 #include "widgets/shell/panel.hpp"
 
 namespace shardscope::ui {
@@ -42,10 +43,14 @@ private:
     // Core's fix made the scenario, and the status line says what it changed.
     void apply_fix(AppState& state, const FitAdvice& advice);
     void apply(AppState& state, const Scenario& candidate);
+    // Text typed that is no number: refused by name, shown until the scenario next changes.
+    void refuse_typed(const AppState& state, const std::string& why);
 
     MemoryView view_;
     bool has_view_ = false;
     std::string control_error_;
+    unsigned long refused_at_version_ = 0;  // the scenario's version when control_error_ was set
+    ScrollAnchor controls_anchor_;          // keeps "What moves memory" under the mouse after an edit
     WholeNumberText micro_batch_text_{};  // the micro-batch as typed
 };
 
