@@ -197,3 +197,13 @@ TEST_CASE("selective recompute: each export warns where the framework means some
     CHECK_FALSE(mentions(export_scenario(s, ExportTarget::megatron).warnings, "recompute selective"));
     CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "TorchTitan's op-level policy"));
 }
+
+TEST_CASE("Megatron-LM: sequence parallelism is a flag only with tensor parallelism to split over") {
+    Scenario s = default_scenario();  // tp 2, sequence_parallel on
+    CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--sequence-parallel"));
+    s.parallel.tp = 1;
+    s.parallel.dp_shard = 16;
+    REQUIRE(validate_scenario(s).empty());
+    REQUIRE(s.parallel.sequence_parallel);
+    CHECK_FALSE(has_line(export_scenario(s, ExportTarget::megatron).text, "--sequence-parallel"));
+}
