@@ -350,3 +350,28 @@ TEST_CASE("a scenario copied in a framework's terms says every note on the statu
     for (const std::string& note : e.warnings) expected += "\n  - " + note;
     CHECK(state.ui.status == expected);
 }
+
+TEST_CASE("a status message of several lines is drawn in front of every panel, even one just clicked") {
+    // An export's notes rose over the Pipeline timeline's rows, which showed through them; once the
+    // timeline had been clicked, it covered them.
+    EditedApp a;
+    a.state.ui.status = "Copied the scenario as DeepSpeed ds_config.json to the clipboard, with 2 notes:\n  - one\n  - two";
+    a.f.frames(2, a.draw);
+    ImGuiWindow* status = ImGui::FindWindowByName("##status");
+    REQUIRE(status);
+    // A panel brought to the front, as a click on it does.
+    ImGuiWindow* panel = nullptr;
+    for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+        if (w != status && w->WasActive && !(w->Flags & ImGuiWindowFlags_ChildWindow) && w->Name[0] != '#') panel = w;
+    REQUIRE(panel);
+    ImGui::FocusWindow(panel);
+    a.f.frames(2, a.draw);
+    const ImVector<ImGuiWindow*>& order = ImGui::GetCurrentContext()->Windows;
+    int status_at = -1, panel_at = -1;
+    for (int i = 0; i < order.Size; ++i) {
+        if (order[i] == status) status_at = i;
+        if (order[i] == panel) panel_at = i;
+    }
+    CHECK(status_at > panel_at);
+    CHECK(status->DrawList->VtxBuffer.Size > 0);
+}

@@ -4,6 +4,7 @@
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // BringWindowToDisplayFront: the status line over every panel
 
 #include <algorithm>
 #include <string>
@@ -256,11 +257,16 @@ void draw_status_line(const AppState& state) {
     const float height = std::max(ImGui::GetFrameHeight(), text_h + 4.0f);
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - height));
     ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
-    ImGui::SetNextWindowBgAlpha(0.85f);
+    ImGui::SetNextWindowBgAlpha(1.0f);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(padding, 2));
-    if (ImGui::Begin("##status", nullptr, flags)) text_wrapped(state.ui.status);
+    if (ImGui::Begin("##status", nullptr, flags)) {
+        // A message of several lines (an export's notes) rises over the panels' bottom rows: opaque and
+        // in front of them, or a panel clicked since would cover it and text behind would show through.
+        ImGui::BringWindowToDisplayFront(ImGui::GetCurrentWindow());
+        text_wrapped(state.ui.status);
+    }
     ImGui::End();
     ImGui::PopStyleVar();
 }
