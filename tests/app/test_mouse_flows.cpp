@@ -1326,3 +1326,17 @@ TEST_CASE("Memory and cost scrolled to its controls: + that makes the scenario s
     CAPTURE(after["items"]["memory/micro_batch/larger"].dump());
     CHECK(std::abs(after["items"]["memory/micro_batch/larger"][1].get<double>() - plus[1].get<double>()) <= 2.0);
 }
+
+TEST_CASE("Compare with ticked by mouse over ZB-H1 compares it with 1F1B, not with itself") {
+    LiveApp app("mouse-pipeline-compare", "--show pipeline");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("pipeline/schedule"));
+    REQUIRE(app.click("pipeline/schedule"));
+    REQUIRE(app.wait_for_item("pipeline##schedule/zb-h1"));
+    REQUIRE(app.click("pipeline##schedule/zb-h1"));
+    REQUIRE(panel_state(app.wait_frames(2), "pipeline").rfind("example: zb-h1, ", 0) == 0);
+    REQUIRE(app.click("pipeline/compare"));
+    const std::string state = panel_state(app.wait_frames(2), "pipeline");
+    CAPTURE(state);
+    CHECK(state.find(", compared with 1f1b") != std::string::npos);
+}

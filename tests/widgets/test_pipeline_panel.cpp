@@ -19,15 +19,16 @@ struct PanelHarness {
     ui::AppState state;
     ui::PipelinePanel panel{ui::Placement{}, true};
 
-    void frame() {
-        fixture.frame([&] {
+    std::function<void()> draw_fn() {
+        return [this] {
             ImGui::SetNextWindowPos(ImVec2(0, 0));
             ImGui::SetNextWindowSize(ImVec2(1600, 1000));
             ImGui::Begin("pipeline");
             panel.draw(state);
             ImGui::End();
-        });
+        };
     }
+    void frame() { fixture.frame(draw_fn()); }
     std::string act(const char* action, const char* value) { return panel.act(state, action, value); }
 };
 
@@ -385,4 +386,15 @@ TEST_CASE("an interleaved example becomes the scenario's with its chunks; one th
           "training.virtual_stages: pp (2) x virtual_stages (8) = 16 model chunks exceeds layers (8); every chunk needs a "
           "whole layer");
     CHECK(h.state.scenario() == interleaved);
+}
+
+TEST_CASE("ticking Compare with over the schedule it shows compares it with another one, never itself") {
+    // A new user with ZB-H1 chosen ticked it and read "ZB-H1 and ZB-H1 take the same time".
+    PanelHarness h;
+    h.panel.controls().schedule = Schedule::zb_h1;
+    h.frame();
+    REQUIRE(h.panel.controls().compare_schedule == Schedule::zb_h1);
+    REQUIRE(h.fixture.click_item("pipeline/compare", h.draw_fn()));
+    CHECK(h.panel.controls().compare);
+    CHECK(h.panel.controls().compare_schedule == Schedule::one_f_one_b);
 }

@@ -320,6 +320,12 @@ void PipelinePanel::draw(AppState& state) {
     draw_legend();
 }
 
+namespace {
+// What a schedule is first compared with when the other lane shows the same: the zero-bubble
+// split for 1F1B (the comparison the lessons draw), else plain 1F1B, the baseline the others improve on.
+Schedule comparison_partner(Schedule s) noexcept { return s == Schedule::one_f_one_b ? Schedule::zb_h1 : Schedule::one_f_one_b; }
+}  // namespace
+
 void PipelinePanel::draw_controls(AppState& state) {
     PipelineControls& c = controls_;
     const float combo_w = ImGui::CalcTextSize("Interleaved 1F1B").x + ImGui::GetFrameHeight() + 16.0f;
@@ -341,7 +347,8 @@ void PipelinePanel::draw_controls(AppState& state) {
     note_last_item("pipeline/schedule");
     glossary_tooltip_for_last_item(glossary_term(c.schedule));
     flow(checkbox_width("Compare with") + ImGui::GetStyle().ItemSpacing.x + combo_w);
-    ImGui::Checkbox("Compare with", &c.compare);
+    if (ImGui::Checkbox("Compare with", &c.compare) && c.compare && c.compare_schedule == c.schedule)
+        c.compare_schedule = comparison_partner(c.schedule);
     note_last_item("pipeline/compare");
     ImGui::SameLine();
     ImGui::BeginDisabled(!c.compare);
@@ -545,7 +552,8 @@ void PipelinePanel::draw_lane_readout(int lane) {
 std::string PipelinePanel::probe_state() const {
     const PipelineControls& c = controls_;
     return std::string(following_scenario() ? "scenario" : "example") + ": " + to_string(c.schedule).data() + ", p " +
-           std::to_string(c.stages) + ", m " + std::to_string(c.microbatches);
+           std::to_string(c.stages) + ", m " + std::to_string(c.microbatches) +
+           (c.compare ? ", compared with " + std::string(to_string(c.compare_schedule)) : "");
 }
 
 std::string PipelinePanel::source_line(const AppState& state) const {
