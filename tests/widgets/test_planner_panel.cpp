@@ -184,3 +184,36 @@ TEST_CASE("planner panel: its GPU memory line is the capacity Memory and cost sh
     CHECK(h.panel.view().gpu_memory_bytes == h.state.report().gpu_memory_bytes);
     CHECK(h.panel.view().gpu_memory_bytes == doctest::Approx(81559.0 * 1024 * 1024));
 }
+
+TEST_CASE("planner panel: a ranked layout's point says its rank, and a click on it selects its row") {
+    // A new user hovered the front and read "Pareto front, memory per GPU 38.4 GiB" (the line's
+    // vertex spoke over the point on it), and a click on a point did nothing.
+    PanelHarness h;
+    REQUIRE(h.act("wait", "1").empty());
+    h.frame();
+    const ui::PlannerView& v = h.panel.view();
+    REQUIRE(v.rows.size() >= 3);
+    int labelled = 0;
+    for (const ui::PlannerPoint& p : v.points) {
+        if (p.rank <= 0) continue;
+        CAPTURE(p.label);
+        CHECK(p.label.rfind("#" + std::to_string(p.rank) + "  ", 0) == 0);
+        ++labelled;
+    }
+    CHECK(labelled >= 3);
+    const auto draw = [&] {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(1600, 1000));
+        ImGui::Begin("planner");
+        h.panel.draw(h.state);
+        ImGui::End();
+    };
+    // The point nearest the mouse answers: click each ranked point until one other than #1 selects.
+    int selected = 0;
+    for (int rank = 2; rank <= static_cast<int>(v.rows.size()) && selected == 0; ++rank) {
+        h.frame();
+        if (!h.fixture.click_item("planner/point/" + std::to_string(rank), draw)) continue;
+        if (h.panel.selected_rank() == rank) selected = rank;
+    }
+    CHECK(selected >= 2);
+}

@@ -69,7 +69,7 @@ Chart::Chart(const char* id, ImVec2 size, Axis x, Axis y) : x_(std::move(x)), y_
     if (size.y <= 0) size.y = std::max(avail.y + size.y, 50.0f);
     frame_min_ = ImGui::GetCursorScreenPos();
     frame_max_ = ImVec2(frame_min_.x + size.x, frame_min_.y + size.y);
-    ImGui::InvisibleButton(id, size);
+    clicked_ = ImGui::InvisibleButton(id, size);
     hovered_ = ImGui::IsItemHovered();
     draw_ = ImGui::GetWindowDrawList();
     const float text_h = ImGui::GetTextLineHeight();
@@ -137,13 +137,15 @@ void Chart::draw_axes() {
     }
 }
 
-void Chart::offer_hover(ImVec2 at, const std::string& text) {
+void Chart::offer_hover(ImVec2 at, const std::string& text, int id) {
     if (!hovered_) return;
     const ImVec2 m = ImGui::GetIO().MousePos;
     const float d = std::hypot(m.x - at.x, m.y - at.y);
-    if (d < best_hover_distance_ && d < kHoverRadius) {
+    // A tie goes to what was drawn later, on top: a point over a line's vertex speaks for itself.
+    if (d <= best_hover_distance_ && d < kHoverRadius) {
         best_hover_distance_ = d;
         hover_text_ = text;
+        hover_id_ = id;
     }
 }
 
@@ -227,11 +229,11 @@ void Chart::vertical_line(double x, ImU32 colour, const std::string& label) {
     put_text(ImVec2(std::max(left, min_.x + 2.0f), top), colour, label);
 }
 
-void Chart::point(double x, double y, ImU32 colour, float radius, const std::string& hover_text) {
+void Chart::point(double x, double y, ImU32 colour, float radius, const std::string& hover_text, int id) {
     const ImVec2 p = to_screen(x, y);
     if (p.x < min_.x - 1 || p.x > max_.x + 1 || p.y < min_.y - 1 || p.y > max_.y + 1) return;
     draw_->AddCircleFilled(p, radius, colour);
-    offer_hover(p, hover_text);
+    offer_hover(p, hover_text, id);
 }
 
 void Chart::end() {

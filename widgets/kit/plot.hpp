@@ -72,7 +72,8 @@ public:
     void stacked_bars(const std::vector<BarStack>& bars);  // x is the bar index: Axis x from -0.5 to n-0.5
     void horizontal_line(double y, ImU32 colour, const std::string& label);
     void vertical_line(double x, ImU32 colour, const std::string& label);
-    void point(double x, double y, ImU32 colour, float radius, const std::string& hover_text);
+    // `id` (when not -1) names the point for clicked_id().
+    void point(double x, double y, ImU32 colour, float radius, const std::string& hover_text, int id = -1);
     // Ends the chart: draws the hover read-out of the nearest item under the mouse.
     void end();
 
@@ -85,11 +86,14 @@ public:
     };
     [[nodiscard]] const std::vector<DrawnLabel>& labels() const noexcept { return labels_; }
     [[nodiscard]] bool hovered() const noexcept { return hovered_; }
+    // After the points are drawn: the id of the point under the mouse when the chart was clicked this
+    // frame, else -1.
+    [[nodiscard]] int clicked_id() const noexcept { return clicked_ ? hover_id_ : -1; }
 
 private:
     [[nodiscard]] float map(const Axis& a, double v, float lo, float hi) const;
     void draw_axes();
-    void offer_hover(ImVec2 at, const std::string& text);
+    void offer_hover(ImVec2 at, const std::string& text, int id = -1);
     void put_text(ImVec2 at, ImU32 colour, const std::string& text);
 
     Axis x_, y_;
@@ -97,6 +101,8 @@ private:
     ImVec2 min_, max_;              // plotting area inside the axes
     ImDrawList* draw_ = nullptr;
     bool hovered_ = false;
+    bool clicked_ = false;
+    int hover_id_ = -1;
     float best_hover_distance_ = 1e9f;
     std::string hover_text_;
     float y_label_right_ = 0;  // where the y axis's label ends

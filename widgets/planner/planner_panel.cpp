@@ -444,18 +444,27 @@ void PlannerPanel::draw_scatter(float height) {
     plot::Chart chart("##planner_scatter", ImVec2(-1, chart_h), memory_axis, step_axis);
     chart.vertical_line(view_.gpu_memory_bytes, kCapacity, "GPU memory");
     for (const PlannerPoint& p : view_.points)
-        if (!p.on_front && p.rank != 1 && p.rank != selected_rank_) chart.point(p.memory_bytes, p.step_s, kOther, 2.5f, p.label);
+        if (!p.on_front && p.rank != 1 && p.rank != selected_rank_)
+            chart.point(p.memory_bytes, p.step_s, kOther, 2.5f, p.label, p.rank > 0 ? p.rank : -1);
     plot::Series front("Pareto front", kFront, {}, {}, true);
     for (const PlannerPoint& p : view_.front) {
         front.x.push_back(p.memory_bytes);
         front.y.push_back(p.step_s);
     }
     chart.line(front);
-    for (const PlannerPoint& p : view_.front) chart.point(p.memory_bytes, p.step_s, kFront, 4.0f, p.label);
+    for (const PlannerPoint& p : view_.front) chart.point(p.memory_bytes, p.step_s, kFront, 4.0f, p.label, p.rank > 0 ? p.rank : -1);
     for (const PlannerPoint& p : view_.points) {
-        if (p.rank == selected_rank_ && p.rank != 1) chart.point(p.memory_bytes, p.step_s, kSelected, 6.0f, p.label);
-        if (p.rank == 1) chart.point(p.memory_bytes, p.step_s, kBest, 7.0f, p.label);
+        if (p.rank == selected_rank_ && p.rank != 1) chart.point(p.memory_bytes, p.step_s, kSelected, 6.0f, p.label, p.rank);
+        if (p.rank == 1) chart.point(p.memory_bytes, p.step_s, kBest, 7.0f, p.label, p.rank);
     }
+    // Where the ranked layouts' points are, for tests that hover and click them.
+    for (const PlannerPoint& p : view_.points) {
+        if (p.rank <= 0) continue;
+        const ImVec2 at = chart.to_screen(p.memory_bytes, p.step_s);
+        note_rect("planner/point/" + std::to_string(p.rank), ItemRect{at.x - 3, at.y - 3, at.x + 3, at.y + 3});
+    }
+    // A ranked layout's point, clicked, selects its row, as a click on the row does.
+    if (const int rank = chart.clicked_id(); rank > 0) selected_rank_ = rank;
     chart.end();
 }
 

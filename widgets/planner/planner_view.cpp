@@ -104,7 +104,8 @@ PlannerView build_planner_view(const PlanResult& result) {
         p.on_front = std::find(front.begin(), front.end(), i) != front.end();
         for (std::size_t k = 0; k < result.ranked.size(); ++k)
             if (same_knobs(result.ranked[k].scenario, costed[i].scenario)) p.rank = static_cast<int>(k) + 1;
-        p.label = point_label(costed[i]);
+        // A layout in the table says its rank first: the row to find it by.
+        p.label = (p.rank > 0 ? "#" + std::to_string(p.rank) + "  " : std::string()) + point_label(costed[i]);
         v.points.push_back(std::move(p));
     }
     for (std::size_t i : front) v.front.push_back(v.points[i]);
