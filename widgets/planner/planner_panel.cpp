@@ -61,8 +61,9 @@ const char* const kObjectiveLabels[] = {"step time (fastest first)", "MFU (highe
 constexpr PlanObjective kObjectives[] = {PlanObjective::step, PlanObjective::mfu, PlanObjective::memory};
 
 // Sortable columns, by their user id; the Apply buttons sit in one more column right after the rank so
-// that they stay in view however wide a mesh's text makes the table.
-enum Column { kRank, kMesh, kZero, kMicroBatch, kSchedule, kRecompute, kStep, kMfu, kMemory, kHeadroom, kColumns };
+// that they stay in view however wide a mesh's text makes the table. The figures a layout is ranked
+// by come first: a narrow tile shows them before it scrolls (a new user saw only "tp 1 · dp_re...").
+enum Column { kRank, kStep, kMfu, kMemory, kMesh, kZero, kMicroBatch, kSchedule, kRecompute, kHeadroom, kColumns };
 constexpr int kApplyColumn = 1;
 // Where each sortable column is drawn (the Apply column shifts the rest right by one).
 constexpr int drawn_at(int column) { return column == kRank ? 0 : column + 1; }
@@ -324,14 +325,14 @@ void PlannerPanel::draw_table(AppState& state, float height) {
     ImGui::TableSetupScrollFreeze(2, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_DefaultSort, 0, kRank);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_NoSort, 0, kColumns);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_PreferSortAscending, 0, kStep);
+    ImGui::TableSetupColumn("MFU", ImGuiTableColumnFlags_PreferSortDescending, 0, kMfu);
+    ImGui::TableSetupColumn("memory/GPU", 0, 0, kMemory);
     ImGui::TableSetupColumn("mesh", 0, 0, kMesh);
     ImGui::TableSetupColumn("ZeRO", 0, 0, kZero);
     ImGui::TableSetupColumn("mb", 0, 0, kMicroBatch);
     ImGui::TableSetupColumn("schedule", 0, 0, kSchedule);
     ImGui::TableSetupColumn("recompute", 0, 0, kRecompute);
-    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_PreferSortAscending, 0, kStep);
-    ImGui::TableSetupColumn("MFU", ImGuiTableColumnFlags_PreferSortDescending, 0, kMfu);
-    ImGui::TableSetupColumn("memory/GPU", 0, 0, kMemory);
     ImGui::TableSetupColumn("headroom", ImGuiTableColumnFlags_PreferSortDescending, 0, kHeadroom);
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
