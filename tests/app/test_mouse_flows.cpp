@@ -1340,3 +1340,26 @@ TEST_CASE("Compare with ticked by mouse over ZB-H1 compares it with 1F1B, not wi
     CAPTURE(state);
     CHECK(state.find(", compared with 1f1b") != std::string::npos);
 }
+
+TEST_CASE("the Collective animator's message size, Ctrl+clicked and typed over, stays a size it can step") {
+    // Typed 4096 was read as the slider's power of two: "4 of 0 steps done", every button greyed.
+    LiveApp app("mouse-collective-size", "--show collective");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("collective/size"));
+    // Ring all-reduce on 8 GPUs: 2 x 7 steps.
+    REQUIRE(panel_state(app.probe(), "collective").find(" of 14") != std::string::npos);
+    const Json size = app.probe()["items"]["collective/size"];
+    app.move_to(static_cast<int>((size[0].get<double>() + size[2].get<double>()) / 2),
+                static_cast<int>((size[1].get<double>() + size[3].get<double>()) / 2));
+    shell_output("xdotool keydown ctrl");
+    app.wait_frames(2);
+    shell_output("xdotool click 1");
+    app.wait_frames(2);
+    shell_output("xdotool keyup ctrl");
+    app.wait_frames(4);
+    app.type("4096");
+    app.key("Return");
+    const std::string state = panel_state(app.wait_frames(4), "collective");
+    CAPTURE(state);
+    CHECK(state.find(" of 14") != std::string::npos);
+}

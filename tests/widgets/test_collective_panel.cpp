@@ -280,3 +280,26 @@ TEST_CASE("play runs to the end frame by frame and stops there") {
     for (const auto& card : h.panel.scene().cards)
         for (const auto& cell : card.cells) CHECK(cell.complete);
 }
+
+TEST_CASE("the message size slider takes no typed number: it was read as the power of two") {
+    // A new user Ctrl+clicked it and typed 4096: the size became 2^4096 bytes, no number at all, and
+    // every button greyed out; "4 KiB" became 16 B.
+    PanelHarness h;
+    h.frames(2);
+    const auto rect = ui::find_item_rect("collective/size");
+    REQUIRE(rect);
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    h.click("collective/size");
+    io.KeyCtrl = false;
+    for (char c : std::string("4096")) io.AddInputCharacter(c);
+    io.KeysDown[ImGuiKey_Enter] = true;
+    h.frames(1);
+    io.KeysDown[ImGuiKey_Enter] = false;
+    h.frames(2);
+    const double bytes = h.panel.config().message_bytes;
+    CHECK(std::isfinite(bytes));
+    CHECK(bytes >= 64.0);
+    CHECK(bytes <= 4.0 * kGiB);
+    CHECK(std::exp2(std::round(std::log2(bytes))) == bytes);
+}

@@ -453,12 +453,13 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
 
     flow_control(labelled_width(130, "GPUs (N)"));
     ImGui::SetNextItemWidth(130);
-    changed |= ImGui::SliderInt("GPUs (N)", &next.ranks, kMinRanks, kMaxRanks);
+    // A number typed with Ctrl+click is held to the slider's range.
+    changed |= ImGui::SliderInt("GPUs (N)", &next.ranks, kMinRanks, kMaxRanks, "%d", ImGuiSliderFlags_AlwaysClamp);
     note_last_item("collective/ranks");
 
     flow_control(labelled_width(110, "GPUs per node"));
     ImGui::SetNextItemWidth(110);
-    if (ImGui::SliderInt("GPUs per node", &next.gpus_per_node, 1, kMaxRanks)) {
+    if (ImGui::SliderInt("GPUs per node", &next.gpus_per_node, 1, kMaxRanks, "%d", ImGuiSliderFlags_AlwaysClamp)) {
         changed = gpus_per_node_touched = true;
     }
     if (ImGui::IsItemHovered())
@@ -471,16 +472,22 @@ void CollectivePanel::draw_setup_controls(AppState& state) {
     int size_log2 = static_cast<int>(std::lround(std::log2(std::max(next.message_bytes, 1.0))));
     size_log2 = std::clamp(size_log2, kMinSizeLog2, kMaxSizeLog2);
     const std::string size_text = format_bytes(next.message_bytes);
-    if (ImGui::SliderInt("message size", &size_log2, kMinSizeLog2, kMaxSizeLog2, size_text.c_str())) {
+    // Dragged in powers of two. Typing (Ctrl+click) is off: the slider's value is the exponent, so a
+    // typed "4 KiB" became 2^4 = 16 B and "4096" a size past any number.
+    if (ImGui::SliderInt("message size", &size_log2, kMinSizeLog2, kMaxSizeLog2, size_text.c_str(),
+                         ImGuiSliderFlags_NoInput)) {
         next.message_bytes = std::exp2(static_cast<double>(size_log2));
         changed = true;
     }
     note_last_item("collective/size");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The message size, as nccl-tests counts it. Drag: powers of two, %s to %s.",
+                          format_bytes(std::exp2(kMinSizeLog2)).c_str(), format_bytes(std::exp2(kMaxSizeLog2)).c_str());
 
     if (next.collective == Collective::broadcast || next.collective == Collective::reduce) {
         flow_control(labelled_width(90, "root"));
         ImGui::SetNextItemWidth(90);
-        changed |= ImGui::SliderInt("root", &next.root, 0, next.ranks - 1);
+        changed |= ImGui::SliderInt("root", &next.root, 0, next.ranks - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
     }
     next.ranks = std::clamp(next.ranks, kMinRanks, kMaxRanks);
     next.gpus_per_node = std::clamp(next.gpus_per_node, 1, kMaxRanks);
@@ -530,7 +537,7 @@ void CollectivePanel::draw_transport() {
 
     flow_control(labelled_width(150, "speed"));
     ImGui::SetNextItemWidth(150);
-    ImGui::SliderFloat("speed", &speed_, 0.25f, 8.0f, "%.2g steps/s", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("speed", &speed_, 0.25f, 8.0f, "%.2g steps/s", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     if (!usable) ImGui::EndDisabled();
 }
 
