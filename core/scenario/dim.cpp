@@ -56,4 +56,21 @@ const DimFacts& dim_facts(Dim d) noexcept {
     return kFacts[dim_index(d)];
 }
 
+const DimFacts& dim_facts(Dim d, int zero_stage) noexcept {
+    // FSDP / ZeRO by its stage: what a stage shards and when it sends, as the cost model prices it.
+    static const DimFacts kZero1{"fsdp", "FSDP / ZeRO", "the batch, and the optimizer state (ZeRO-1)",
+                                 "reduce-scatter of the gradients and all-gather of the updated weights, once per step",
+                                 "about DP's traffic (a reduce-scatter and an all-gather move what one all-reduce does)",
+                                 "the optimizer state is what does not fit", dim_facts(Dim::dp_shard).link_rule};
+    static const DimFacts kZero2{"fsdp", "FSDP / ZeRO", "the batch, and the gradients and optimizer state (ZeRO-2)",
+                                 "reduce-scatter of the gradients after every micro-batch's backward; all-gather of "
+                                 "the updated weights once per step",
+                                 "a gradient reduce-scatter per micro-batch, not one per step",
+                                 "gradients and optimizer state do not fit, the weights do",
+                                 dim_facts(Dim::dp_shard).link_rule};
+    if (d == Dim::dp_shard && zero_stage == 1) return kZero1;
+    if (d == Dim::dp_shard && zero_stage == 2) return kZero2;
+    return dim_facts(d);
+}
+
 }  // namespace shardscope

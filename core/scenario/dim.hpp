@@ -59,5 +59,8 @@ struct DimFacts {
     const char* link_rule;  // which link that traffic crosses
 };
 [[nodiscard]] const DimFacts& dim_facts(Dim d) noexcept;
+// The same for a layout at ZeRO stage `zero_stage`: stages 1 and 2 shard less than FSDP (stage 3) and
+// send at other times; every other dim, and stages 0 and 3, as dim_facts(d).
+[[nodiscard]] const DimFacts& dim_facts(Dim d, int zero_stage) noexcept;
 
 }  // namespace shardscope

@@ -179,7 +179,7 @@ std::string weight_collective(PieceKind kind, PieceState state, const ParallelSp
             parts.push_back(zero_name(p.zero) + " all-gather of the updated weights, once per step");
     } else if (state == PieceState::grads) {
         if (p.zero >= 1 && p.dp_shard * p.cp > 1)
-            parts.push_back(p.zero >= 3 ? "reduce-scatter over dp_shard x cp, each micro-batch"
+            parts.push_back(p.zero >= 2 ? "reduce-scatter over dp_shard x cp, each micro-batch"
                                         : "reduce-scatter over dp_shard x cp, once per step");
         else if (dp_copies)
             parts.push_back("all-reduce over the data-parallel copies, once per step");

@@ -86,7 +86,12 @@ std::string communication_cadence(Dim d, const ParallelSpec& p) {
     switch (d) {
         case Dim::tp: return "every block, forward and backward, each micro-batch";
         case Dim::cp: return "every attention, forward and backward, each micro-batch";
-        case Dim::dp_shard: return p.zero >= 3 ? "every block, each micro-batch" : "once per step";
+        case Dim::dp_shard:
+            // As the cost model prices it: ZeRO-2 keeps only its gradient slice, so it reduce-scatters
+            // after every micro-batch's backward; ZeRO-1 accumulates whole gradients and reduces once.
+            if (p.zero >= 3) return "every block, each micro-batch";
+            if (p.zero == 2) return "gradients each micro-batch, updated weights once per step";
+            return "once per step";
         case Dim::dp_replicate: return "once per step";
         case Dim::pp: return "each micro-batch, at every stage boundary";
         case Dim::ep: return "every MoE block, each micro-batch";

@@ -353,3 +353,30 @@ TEST_CASE("factor_refusal: why a strategy's count is refused, with what would ma
     const std::string rule = factor_refusal(odd, Dim::tp, 1);
     CHECK(rule.find("training.global_batch") == 0);
 }
+
+TEST_CASE("ZeRO-2 is described as the cost model prices it: gradients reduce-scattered each micro-batch") {
+    // The price table said "once per step" beside "reduce-scatter per micro-batch + all-gather", and the
+    // strategy table said ZeRO-2 shards the weights.
+    Scenario s = toy();
+    s.parallel.dp_shard = 2;
+    s.parallel.zero = 2;
+    REQUIRE(validate_scenario(s).empty());
+    const Report r = build_report(s);
+    std::string cadence;
+    for (const StrategyPrice& p : price_strategies(s, r))
+        if (p.strategy == Dim::dp_shard) cadence = p.cadence;
+    CHECK(cadence == "gradients each micro-batch, updated weights once per step");
+    s.parallel.zero = 1;
+    CHECK(communication_cadence(Dim::dp_shard, s.parallel) == "once per step");
+    // What each stage shards, in the strategy table's words.
+    CHECK(std::string(dim_facts(Dim::dp_shard, 2).splits).find("weights") == std::string::npos);
+    CHECK(std::string(dim_facts(Dim::dp_shard, 2).communication).find("every micro-batch") != std::string::npos);
+    CHECK(std::string(dim_facts(Dim::dp_shard, 1).splits).find("gradients") == std::string::npos);
+    CHECK(std::string(dim_facts(Dim::dp_shard, 3).splits) == dim_facts(Dim::dp_shard).splits);
+    CHECK(std::string(dim_facts(Dim::tp, 2).splits) == dim_facts(Dim::tp).splits);
+    // A block's gradient slice, hovered: when it is sent.
+    s.parallel.zero = 2;
+    const Ownership o = built(s);
+    CHECK(find(o, PieceKind::attention, PieceState::grads, 0, 0).collective ==
+          "reduce-scatter over dp_shard x cp, each micro-batch");
+}

@@ -355,7 +355,7 @@ void StrategyPanel::draw_data_table(const AppState& state) {
         ImGui::TableSetupColumn("Use it when", ImGuiTableColumnFlags_WidthStretch, 1.8f);
         ImGui::TableHeadersRow();
         for (Dim s : rows) {
-            const DimFacts& f = dim_facts(s);
+            const DimFacts& f = dim_facts(s, state.scenario().parallel.zero);
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(s)), "%s",
