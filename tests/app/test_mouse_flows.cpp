@@ -1363,3 +1363,15 @@ TEST_CASE("the Collective animator's message size, Ctrl+clicked and typed over, 
     CAPTURE(state);
     CHECK(state.find(" of 14") != std::string::npos);
 }
+
+TEST_CASE("a mesh factor typed as 0 is refused by name, not taken as 1") {
+    // Wide, the panel shows its factors beside the mesh.
+    LiveApp app("mouse-mesh-zero", "--show mesh");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("mesh/field/tp"));
+    const Json before = app.probe()["scenario"];
+    REQUIRE(before["parallel"]["tp"] == 2);
+    const Json probe = app.type_into("mesh/field/tp", "0");
+    CHECK(probe["scenario"] == before);
+    CHECK(probe["items"].contains("mesh/error"));
+}

@@ -45,7 +45,8 @@ bool step_buttons(const char* id, int64_t& value) {
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Double");
     ImGui::PopID();
-    value = std::max<int64_t>(1, value);
+    // Halving never goes below 1; a typed 0 is left for core's validation to refuse by name.
+    if (changed) value = std::max<int64_t>(1, value);
     return changed;
 }
 
