@@ -59,10 +59,11 @@ std::vector<std::string> load_model_presets(ui::PanelRegistry& registry, const s
 
 std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const std::string& data_dir) {
     std::vector<std::string> errors;
-    auto* mesh = dynamic_cast<ui::MeshPanel*>(registry.find("mesh"));
-    if (!mesh) return errors;
-    mesh->set_cluster_presets(read_presets<ClusterPreset>(
-        std::filesystem::path(data_dir) / std::string(kClusterPresetDir), parse_cluster_preset, errors));
+    const std::vector<ClusterPreset> presets = read_presets<ClusterPreset>(
+        std::filesystem::path(data_dir) / std::string(kClusterPresetDir), parse_cluster_preset, errors);
+    // The Device mesh offers them; both it and the Scenario panel name an edited cluster by them.
+    if (auto* mesh = dynamic_cast<ui::MeshPanel*>(registry.find("mesh"))) mesh->set_cluster_presets(presets);
+    if (auto* scenario = dynamic_cast<ui::ScenarioPanel*>(registry.find("scenario"))) scenario->set_cluster_presets(presets);
     return errors;
 }
 

@@ -41,15 +41,40 @@ bool same_shape(const ModelSpec& a, const ModelSpec& b) {
 
 }  // namespace
 
+namespace {
+
+// Everything but the name and the node count is alike: one kind of node.
+bool same_node(ClusterSpec a, const ClusterSpec& b) {
+    a.name = b.name;
+    a.nodes = b.nodes;
+    Scenario x, y;  // compared as a scenario file writes them: every field, none forgotten
+    x.cluster = a;
+    y.cluster = b;
+    return x == y;
+}
+
+std::string marked_edited(const std::string& name) {
+    static const std::string kMark = " (edited)";
+    const bool marked = name.size() >= kMark.size() && name.compare(name.size() - kMark.size(), kMark.size(), kMark) == 0;
+    return marked ? name : name + kMark;
+}
+
+}  // namespace
+
 std::string model_name_after_edit(const ModelSpec& before, const ModelSpec& edited,
                                   const std::vector<ModelPreset>& presets) {
     if (same_shape(before, edited)) return edited.name;
     for (const ModelPreset& p : presets)
         if (same_shape(p.model, edited)) return p.model.name;
-    static const std::string kMark = " (edited)";
-    const std::string& name = edited.name;
-    const bool marked = name.size() >= kMark.size() && name.compare(name.size() - kMark.size(), kMark.size(), kMark) == 0;
-    return marked ? name : name + kMark;
+    return marked_edited(edited.name);
+}
+
+std::string cluster_name_after_edit(const ClusterSpec& before, const ClusterSpec& edited,
+                                    const std::vector<ClusterPreset>& presets) {
+    if (same_node(before, edited)) return edited.name;
+    for (const ClusterPreset& p : presets)
+        if (same_node(p.cluster, edited)) return p.cluster.name;
+    return marked_edited(edited.name);
 }
 
 ModelPresetLoad parse_model_preset(std::string_view json_text) {

@@ -47,6 +47,12 @@ struct ClusterPresetLoad {
 // " (edited)", so 48 layers are never shown as "Llama 3 8B".
 [[nodiscard]] std::string model_name_after_edit(const ModelSpec& before, const ModelSpec& edited,
                                                 const std::vector<ModelPreset>& presets);
+// The name `edited` should carry after a hand edit of `before`, as for models: its own when only the
+// node count changed (presets are named by their node, not by how many there are), else a preset's
+// name whose node is the edited one, else the name it came from marked " (edited)", so 4 GPUs a node
+// are never shown as "DGX H100, 8 per node".
+[[nodiscard]] std::string cluster_name_after_edit(const ClusterSpec& before, const ClusterSpec& edited,
+                                                  const std::vector<ClusterPreset>& presets);
 [[nodiscard]] ClusterPresetLoad parse_cluster_preset(std::string_view json_text);
 
 // Where the app looks for preset files, relative to the data directory (the source tree's root).

@@ -1375,3 +1375,18 @@ TEST_CASE("a mesh factor typed as 0 is refused by name, not taken as 1") {
     CHECK(probe["scenario"] == before);
     CHECK(probe["items"].contains("mesh/error"));
 }
+
+TEST_CASE("the cluster's GPUs per node changed by mouse: its name no longer claims the preset's node") {
+    LiveApp app("mouse-cluster-name", "--show mesh");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("mesh/field/nodes"));
+    const std::string name = app.probe()["scenario"]["cluster"]["name"];
+    // More nodes of the same kind keep the name.
+    Json probe = app.type_into("mesh/field/nodes", "16");
+    REQUIRE(probe["scenario"]["cluster"]["nodes"] == 16);
+    CHECK(probe["scenario"]["cluster"]["name"] == name);
+    // 4 GPUs a node (64 GPUs, as the layout needs) is another node: marked edited.
+    probe = app.type_into("mesh/field/gpus_per_node", "4");
+    REQUIRE(probe["scenario"]["cluster"]["gpus_per_node"] == 4);
+    CHECK(probe["scenario"]["cluster"]["name"] == name + " (edited)");
+}

@@ -160,3 +160,26 @@ TEST_CASE("a model reshaped by hand is named for what it is: edited, or the pres
     CHECK(model_name_after_edit(imported, longer, presets) == "Meta-Llama-3-8B");
     CHECK(model_name_after_edit(deeper, deeper, presets) == "Llama 3 8B (edited)");
 }
+
+TEST_CASE("an edited cluster keeps its preset's name only while its node is the preset's") {
+    std::vector<ClusterPreset> presets;
+    for (const auto& [name, p] : load_clusters()) presets.push_back(p);
+    const ClusterSpec dgx = load_clusters().at("DGX H100").cluster;
+    // More nodes of the same kind: still that preset (presets name the node, not the count).
+    ClusterSpec more = dgx;
+    more.nodes = 32;
+    CHECK(cluster_name_after_edit(dgx, more, presets) == "DGX H100");
+    // 4 GPUs a node is no longer a DGX H100.
+    ClusterSpec halved = dgx;
+    halved.gpus_per_node = 4;
+    CHECK(cluster_name_after_edit(dgx, halved, presets) == "DGX H100 (edited)");
+    // Edited again, marked once; put back, the preset's name again.
+    halved.name = "DGX H100 (edited)";
+    ClusterSpec slower = halved;
+    slower.gpu.hbm_gbps = 2000;
+    CHECK(cluster_name_after_edit(halved, slower, presets) == "DGX H100 (edited)");
+    ClusterSpec back = dgx;
+    back.name = "DGX H100 (edited)";
+    back.nodes = 3;
+    CHECK(cluster_name_after_edit(slower, back, presets) == "DGX H100");
+}

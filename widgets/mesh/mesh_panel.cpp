@@ -105,6 +105,7 @@ std::string MeshPanel::set_cluster_shape(AppState& state, int64_t nodes, int64_t
     sync_draft(state);
     draft_.cluster.nodes = nodes;
     draft_.cluster.gpus_per_node = gpus_per_node;
+    draft_.cluster.name = cluster_name_after_edit(state.scenario().cluster, draft_.cluster, presets_);
     return apply_draft(state);
 }
 

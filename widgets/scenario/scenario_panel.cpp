@@ -185,8 +185,10 @@ std::string ScenarioPanel::apply_field(AppState& state, const std::string& key, 
 }
 
 std::string ScenarioPanel::apply_cluster_field(AppState& state, const std::string& key, double value) {
-    const std::optional<Scenario> candidate = with_field(state.scenario(), kClusterFields, key, value);
-    return candidate ? apply_candidate(state, *candidate) : "unknown field " + key;
+    std::optional<Scenario> candidate = with_field(state.scenario(), kClusterFields, key, value);
+    if (!candidate) return "unknown field " + key;
+    candidate->cluster.name = cluster_name_after_edit(state.scenario().cluster, candidate->cluster, cluster_presets_);
+    return apply_candidate(state, *candidate);
 }
 
 std::string ScenarioPanel::apply_candidate(AppState& state, const Scenario& candidate) {

@@ -27,6 +27,8 @@ public:
     // The presets the app read from assets/models (widgets never read files).
     void set_model_presets(std::vector<ModelPreset> presets) { presets_ = std::move(presets); }
     [[nodiscard]] const std::vector<ModelPreset>& model_presets() const noexcept { return presets_; }
+    // The cluster presets, to name a cluster whose GPU figures were edited by hand.
+    void set_cluster_presets(std::vector<ClusterPreset> presets) { cluster_presets_ = std::move(presets); }
     [[nodiscard]] const std::string& last_error() const noexcept { return error_; }
 
 private:
@@ -44,6 +46,7 @@ private:
     void draw_copy_row(AppState& state);
 
     std::vector<ModelPreset> presets_;
+    std::vector<ClusterPreset> cluster_presets_;
     std::vector<WholeNumberText> drafts_;  // one per field: what the person is typing, as typed
     std::vector<NumberText> cluster_drafts_;  // the GPU and links fields as typed
     std::string error_;            // the rule the last edit broke
