@@ -61,20 +61,27 @@ std::string marked_edited(const std::string& name) {
 
 }  // namespace
 
+// Its own name when `alike` says the edit kept what names it, else the name of a preset it is alike
+// to (`spec` reads a preset's spec), else its own marked edited.
+template <typename Spec, typename Preset, typename Alike, typename SpecOf>
+std::string name_after_edit(const Spec& before, const Spec& edited, const std::vector<Preset>& presets, Alike alike,
+                            SpecOf spec) {
+    if (alike(before, edited)) return edited.name;
+    for (const Preset& p : presets)
+        if (alike(spec(p), edited)) return spec(p).name;
+    return marked_edited(edited.name);
+}
+
 std::string model_name_after_edit(const ModelSpec& before, const ModelSpec& edited,
                                   const std::vector<ModelPreset>& presets) {
-    if (same_shape(before, edited)) return edited.name;
-    for (const ModelPreset& p : presets)
-        if (same_shape(p.model, edited)) return p.model.name;
-    return marked_edited(edited.name);
+    return name_after_edit(before, edited, presets, same_shape,
+                           [](const ModelPreset& p) -> const ModelSpec& { return p.model; });
 }
 
 std::string cluster_name_after_edit(const ClusterSpec& before, const ClusterSpec& edited,
                                     const std::vector<ClusterPreset>& presets) {
-    if (same_node(before, edited)) return edited.name;
-    for (const ClusterPreset& p : presets)
-        if (same_node(p.cluster, edited)) return p.cluster.name;
-    return marked_edited(edited.name);
+    return name_after_edit(before, edited, presets, same_node,
+                           [](const ClusterPreset& p) -> const ClusterSpec& { return p.cluster; });
 }
 
 ModelPresetLoad parse_model_preset(std::string_view json_text) {
