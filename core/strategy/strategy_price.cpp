@@ -2,6 +2,8 @@
 
 #include "core/model/cost_model.hpp"
 
+#include <algorithm>
+
 namespace shardscope {
 
 std::optional<Dim> strategy_from_key(std::string_view key) noexcept {
@@ -113,11 +115,17 @@ std::optional<double> memory_of(const Scenario& variant, std::string& why) {
 std::vector<StrategyPrice> price_strategies(const Scenario& s, const Report& report) {
     std::vector<StrategyPrice> out;
     const double current = report.memory.total();
+    const int64_t leftover = std::max<int64_t>(1, report.leftover_dp_replicate);
     for (Dim st : kStrategyOrder) {
-        if (!strategy_on(s.parallel, st)) continue;
+        const bool copies_left_over = st == Dim::dp_replicate && leftover > 1;
+        if (!strategy_on(s.parallel, st) && !copies_left_over) continue;
         StrategyPrice price;
         price.strategy = st;
         price.factor = strategy_factor(s.parallel, st);
+        if (copies_left_over) {
+            price.leftover_copies = leftover;
+            price.factor *= leftover;
+        }
         price.dim = std::string(to_string(st));
         price.cadence = communication_cadence(st, s.parallel);
         for (const DimCost& d : report.dims) {
@@ -127,6 +135,11 @@ std::vector<StrategyPrice> price_strategies(const Scenario& s, const Report& rep
             price.bytes_per_step = d.bytes_per_step;
             price.time_s = d.time_s;
             price.exposed_s = d.exposed_s;
+        }
+        if (!strategy_on(s.parallel, st)) {  // copies on leftover GPUs only: whole replicas, nothing saved
+            price.memory_saved = 0.0;
+            out.push_back(std::move(price));
+            continue;
         }
         // Without it: its GPUs become plain replicas of the rest (dp_replicate grows by its factor), so
         // the comparison runs on the same GPUs and batch split.

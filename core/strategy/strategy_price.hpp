@@ -64,9 +64,13 @@ struct StrategyPrice {
     // Empty when turning it off gives an invalid scenario (why in `saved_note`).
     std::optional<double> memory_saved;
     std::string saved_note;
+    // DP only: copies of the layout on the GPUs it leaves over (the mesh makes them data parallel,
+    // DP toggled on or not); 1 when the layout fills the cluster. `factor` counts them in.
+    int64_t leftover_copies = 1;
 };
 
-// One row per strategy that is on, in kStrategyOrder order. `report` is build_report(s).
+// One row per strategy that is on, in kStrategyOrder order, and DP also when the layout leaves GPUs
+// over for copies of it. `report` is build_report(s).
 [[nodiscard]] std::vector<StrategyPrice> price_strategies(const Scenario& s, const Report& report);
 
 // Memory per GPU of plain data parallel minus the current layout's (most loaded GPUs); empty when plain

@@ -380,3 +380,25 @@ TEST_CASE("ZeRO-2 is described as the cost model prices it: gradients reduce-sca
     CHECK(find(o, PieceKind::attention, PieceState::grads, 0, 0).collective ==
           "reduce-scatter over dp_shard x cp, each micro-batch");
 }
+
+TEST_CASE("every strategy off on 64 GPUs: the price table has the 64 copies' DP, as the mesh runs them") {
+    // Reset to one GPU: the explorer said nothing is sent while the mesh all-reduced over 64 replicas.
+    Scenario s = default_scenario();
+    s.parallel.tp = s.parallel.pp = s.parallel.dp_shard = s.parallel.dp_replicate = 1;
+    s.parallel.zero = 0;
+    s.parallel.sequence_parallel = false;
+    REQUIRE(validate_scenario(s).empty());
+    const Report r = build_report(s);
+    REQUIRE(r.leftover_dp_replicate == 64);
+    const std::vector<StrategyPrice> prices = price_strategies(s, r);
+    REQUIRE(prices.size() == 1);
+    CHECK(prices[0].strategy == Dim::dp_replicate);
+    CHECK(prices[0].factor == 64);
+    CHECK(prices[0].leftover_copies == 64);
+    CHECK(prices[0].collective == "all-reduce");
+    CHECK(prices[0].bytes_per_step > 0);
+    REQUIRE(prices[0].memory_saved);
+    CHECK(*prices[0].memory_saved == 0.0);
+    // A layout that fills the cluster has no copies left over.
+    CHECK(price_strategies(default_scenario(), build_report(default_scenario())).front().leftover_copies == 1);
+}

@@ -147,14 +147,18 @@ TEST_CASE("an invalid count is refused with core's rule, inline, and the scenari
 
 TEST_CASE("clicking the TP checkbox toggles TP; the price lists it from the report") {
     Harness h;
-    CHECK(h.panel.prices().empty());
+    // One GPU per copy on 64 GPUs: the only price is the 64 copies' data parallelism.
+    REQUIRE(h.panel.prices().size() == 1);
+    CHECK(h.panel.prices()[0].strategy == Dim::dp_replicate);
+    CHECK(h.panel.prices()[0].leftover_copies == 64);
     REQUIRE(h.f.click_item("strategy/toggle/tp", h.draw()));
     CHECK(h.state.scenario().parallel.tp == 2);
     h.frame();
-    REQUIRE(h.panel.prices().size() == 1);
-    CHECK(h.panel.prices()[0].strategy == Dim::tp);
-    CHECK(h.panel.prices()[0].dim == "tp");
-    CHECK(h.panel.prices()[0].bytes_per_step > 0);
+    REQUIRE(h.panel.prices().size() == 2);
+    CHECK(h.panel.prices()[0].leftover_copies == 32);
+    CHECK(h.panel.prices()[1].strategy == Dim::tp);
+    CHECK(h.panel.prices()[1].dim == "tp");
+    CHECK(h.panel.prices()[1].bytes_per_step > 0);
     // "+" doubles the count.
     REQUIRE(h.f.click_item("strategy/more/tp", h.draw()));
     CHECK(h.state.scenario().parallel.tp == 4);

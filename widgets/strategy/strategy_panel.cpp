@@ -300,6 +300,12 @@ void StrategyPanel::draw_price(const AppState& state) {
                 ImGui::TableNextColumn();
                 ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::dim_colour(pr.strategy)), "%s x%lld",
                                    std::string(strategy_label(pr.strategy)).c_str(), static_cast<long long>(pr.factor));
+                if (pr.leftover_copies > 1) {
+                    note_last_item("strategy/price/leftover");
+                    wrapped_tooltip_for_last_item(
+                        "Copies of the layout: the cluster has " + std::to_string(pr.leftover_copies) +
+                        " times the GPUs one copy takes, and the copies train as data parallel, DP toggled on or not.");
+                }
                 ImGui::TableNextColumn();
                 text_wrapped(pr.collective);
                 ImGui::TableNextColumn();
