@@ -1390,3 +1390,21 @@ TEST_CASE("the cluster's GPUs per node changed by mouse: its name no longer clai
     REQUIRE(probe["scenario"]["cluster"]["gpus_per_node"] == 4);
     CHECK(probe["scenario"]["cluster"]["name"] == name + " (edited)");
 }
+
+TEST_CASE("Device mesh shown as data in a short tile: the wheel scrolls the tile down to the table's end") {
+    // At 1100 x 750 the table and its Copy as CSV were cut off below a view that could not scroll.
+    LiveApp app("mouse-mesh-data-scroll", "--action mesh.data=on", 1100, 750);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("mesh/csv"));
+    const Json mesh = window_of(app.probe(), "mesh");
+    REQUIRE(mesh.is_object());
+    const double bottom = mesh["y"].get<double>() + mesh["h"].get<double>();
+    REQUIRE(app.probe()["items"]["mesh/csv"][3].get<double>() > bottom);
+    // The wheel near the tile's bottom edge, below the drawing (over it, the wheel zooms the mesh).
+    app.move_to(static_cast<int>(mesh["x"].get<double>() + mesh["w"].get<double>() / 2), static_cast<int>(bottom - 15));
+    shell_output("xdotool click --repeat 20 --delay 30 5");
+    const Json csv = app.wait_frames(6)["items"]["mesh/csv"];
+    CAPTURE(csv.dump());
+    CHECK(csv[3].get<double>() <= bottom);
+    CHECK(csv[1].get<double>() >= mesh["y"].get<double>());
+}

@@ -4,6 +4,8 @@
 #include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
 
+#include <imgui_internal.h>  // SetItemUsingMouseWheel
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -191,6 +193,8 @@ void MeshGrid::draw(const DeviceMesh& mesh, unsigned long version, Dim dim, ImVe
     const bool pressed = ImGui::InvisibleButton(
         "mesh_canvas", size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight | ImGuiButtonFlags_MouseButtonMiddle);
     const bool hovered = ImGui::IsItemHovered();
+    // The wheel zooms the mesh; the panel scrolls only when the mouse is elsewhere.
+    if (hovered) ImGui::SetItemUsingMouseWheel();
     refresh_layout(mesh, size);
     refresh_share(mesh, version, dim);
     handle_input(mesh, pressed, hovered, selected);

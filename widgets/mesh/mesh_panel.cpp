@@ -235,8 +235,10 @@ void MeshPanel::draw(AppState& state) {
             note_last_item("mesh/error");
         }
     }
-    ImGui::BeginChild("mesh_view", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, 320.0f)), false,
-                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    // As tall as the tile leaves, or as the view needs (the tile then scrolls). It never scrolls itself:
+    // the wheel over the mesh zooms it, and elsewhere scrolls the tile.
+    const float view_h = std::max({ImGui::GetContentRegionAvail().y, 320.0f, least_view_height_});
+    ImGui::BeginChild("mesh_view", ImVec2(0, view_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_view(state);
     ImGui::EndChild();
 }

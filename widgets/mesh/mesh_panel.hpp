@@ -75,6 +75,7 @@ private:
     unsigned long viewed_version_ = 0;  // the state version the coloured dim was last checked against
     int64_t selected_ = -1;
     bool show_data_ = false;
+    float least_view_height_ = 0;  // the view with its smallest canvas (draw_view measures it)
     float pending_zoom_ = 1.0f;  // from act("zoom"): applied once the canvas has its size
     std::vector<ClusterPreset> presets_;
     std::vector<std::string> badges_;

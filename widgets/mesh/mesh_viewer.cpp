@@ -28,6 +28,7 @@ namespace {
 using namespace mesh_text;
 
 constexpr float kWideStrip = 720.0f;  // narrower views show the focus table without the legend beside it
+constexpr float kMinCanvasHeight = 140.0f;  // the least the mesh drawing gets, however short the tile
 
 // "0, 2, 4, 6" or "0, 2, 4 ... 126 (64 GPUs)": the first members and the last.
 std::string members_text(const DeviceMesh& mesh, Dim d, int64_t group) {
@@ -86,8 +87,8 @@ void MeshPanel::draw_view(AppState& state) {
                                : "colour: share of groups inside a node, orange 0% to green 100%";
     const float key_h = narrow ? ImGui::CalcTextSize(key_line, nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y
                                : 0.0f;
-    const float canvas_h = std::max(140.0f, ImGui::GetContentRegionAvail().y - strip_h - table_h - key_h -
-                                                2 * ImGui::GetStyle().ItemSpacing.y);
+    const float canvas_h = std::max(kMinCanvasHeight, ImGui::GetContentRegionAvail().y - strip_h - table_h - key_h -
+                                                          2 * ImGui::GetStyle().ItemSpacing.y);
     grid_.draw(mesh, state.version(), dim_, ImVec2(width, canvas_h), selected_);
     if (pending_zoom_ != 1.0f) {
         grid_.zoom_by(pending_zoom_);
@@ -114,6 +115,9 @@ void MeshPanel::draw_view(AppState& state) {
     } else {
         draw_focus_info(mesh, width, strip_h);
     }
+    // What the view needs with the smallest canvas: the panel grows its view to that and scrolls,
+    // rather than cut the data table and the GPU details off below a view that cannot scroll.
+    least_view_height_ = ImGui::GetCursorPosY() - canvas_h + kMinCanvasHeight + ImGui::GetStyle().WindowPadding.y;
 }
 
 void MeshPanel::draw_toolbar(const DeviceMesh& mesh) {

@@ -12,6 +12,7 @@
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel
 
 #include <algorithm>
 #include <chrono>
@@ -737,6 +738,8 @@ void PipelinePanel::draw_canvas(float width, float height) {
     g.row_gap = pitch >= 10.0f ? 2.0f : pitch >= 5.0f ? 1.0f : 0.0f;
     g.row_height = pitch - g.row_gap;
 
+    // The wheel zooms the timeline; the panel scrolls only when the mouse is elsewhere.
+    if (hovered) ImGui::SetItemUsingMouseWheel();
     handle_zoom_and_pan(g.x0, g.x1, hovered, active);
     const TimeWindow window = time_window();
     RecordsInputs& in = records_inputs_;
