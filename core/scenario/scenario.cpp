@@ -554,7 +554,17 @@ std::string validate_parallel(const Scenario& s) {
     if (product == 0 || gpus % product != 0) {
         std::ostringstream os;
         os << "parallel: tp*cp*pp*dp_shard*dp_replicate = " << p.tp << "*" << p.cp << "*" << p.pp << "*"
-           << p.dp_shard << "*" << p.dp_replicate << " does not divide the " << gpus << " GPUs of the cluster";
+           << p.dp_shard << "*" << p.dp_replicate;
+        // The product is the GPUs one copy of the layout takes: said, as the rule is about it (in
+        // floating point: factors up to the GPU limit would overflow a whole number).
+        const double copy = static_cast<double>(p.tp) * static_cast<double>(p.cp) * static_cast<double>(p.pp) *
+                            static_cast<double>(p.dp_shard) * static_cast<double>(p.dp_replicate);
+        const bool sayable = copy < 1e15;
+        if (sayable) os << " = " << static_cast<int64_t>(copy) << " GPUs a copy, which";
+        os << " does not divide the " << gpus << " GPUs of the cluster";
+        if (sayable)
+            os << " (" << s.cluster.nodes << " x " << s.cluster.gpus_per_node << "): the cluster needs a multiple of "
+               << static_cast<int64_t>(copy) << " GPUs, or the layout fewer";
         return os.str();
     }
     if (m.has_architecture()) {

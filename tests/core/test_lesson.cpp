@@ -223,8 +223,9 @@ TEST_CASE("broken lessons are reported with file, field and rule") {
     CHECK(load_error(lesson_with_step(R"({"title": "a", "body": "b", "pannels": []})")) ==
           "lessons/t.json: steps[0].pannels: unknown field");
     CHECK(load_error(lesson_with_step(R"({"title": "a", "body": "b", "scenario": {"parallel": {"tp": 3}}})")) ==
-          "lessons/t.json: steps[0].scenario.parallel: tp*cp*pp*dp_shard*dp_replicate = 3*1*2*8*2 does not divide the 64 GPUs "
-          "of the cluster");  // 96 GPUs asked of 64
+          "lessons/t.json: steps[0].scenario.parallel: tp*cp*pp*dp_shard*dp_replicate = 3*1*2*8*2 = 96 GPUs a copy, which "
+          "does not divide the 64 GPUs of the cluster (8 x 8): the cluster needs a multiple of 96 GPUs, or the layout "
+          "fewer");  // 96 GPUs asked of 64
     CHECK(load_error(lesson_with_step(R"({"title": "a", "body": "b", "scenario": 5})")) ==
           "lessons/t.json: steps[0].scenario: must be an object (a partial scenario)");
     CHECK(load_error(lesson_with_step(R"({"title": "a", "body": "b", "actions": ["mesh.dim"]})")) ==

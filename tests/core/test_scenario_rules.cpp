@@ -205,7 +205,8 @@ TEST_CASE("parallel factors and zero") {
     check_rejected({{"parallel", {{"zero", 0}}}}, "parallel.zero: 0 shards nothing, but dp_shard is 8; use zero 1-3 or dp_shard 1");
     // 3*1*2*8*2 = 96 does not divide 64.
     check_rejected({{"parallel", {{"tp", 3}}}},
-                   "parallel: tp*cp*pp*dp_shard*dp_replicate = 3*1*2*8*2 does not divide the 64 GPUs of the cluster");
+                   "parallel: tp*cp*pp*dp_shard*dp_replicate = 3*1*2*8*2 = 96 GPUs a copy, which does not divide the 64 "
+                   "GPUs of the cluster (8 x 8): the cluster needs a multiple of 96 GPUs, or the layout fewer");
     // 1024*1024*1024*... would overflow int64 if multiplied blindly.
     check_rejected({{"parallel", {{"tp", 1048576}, {"cp", 1048576}, {"pp", 1048576}, {"dp_shard", 1048576}}}},
                    "parallel: tp*cp*pp*dp_shard*dp_replicate = 1048576*1048576*1048576*1048576*2 does not divide "
