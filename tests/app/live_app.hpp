@@ -126,7 +126,8 @@ public:
         wait_frames(4);
         return true;
     }
-    // Whether the app's process has ended, waiting up to `seconds`.
+    // Whether the app's process has ended, waiting up to `seconds` (generous: it returns as soon as the
+    // process ends, and a loaded machine may take seconds to tear a window down).
     bool exited_within(int seconds) const {
         for (int i = 0; i < seconds * 10; ++i) {
             // Gone, or a zombie nobody has reaped yet: either way it has exited.

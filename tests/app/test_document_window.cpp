@@ -82,7 +82,7 @@ TEST_CASE("the title marks unsaved edits; Ctrl+S saves to the file; quitting wit
 
     // Saved: Ctrl+Q quits at once.
     app.key("ctrl+q");
-    CHECK(app.exited_within(5));
+    CHECK(app.exited_within(30));
 }
 
 TEST_CASE("File > Quit with unsaved edits: Save in the question writes the file and then quits; Discard quits without") {
@@ -98,7 +98,7 @@ TEST_CASE("File > Quit with unsaved edits: Save in the question writes the file 
         REQUIRE(app.choose("File", "quit"));
         REQUIRE(app.wait_for_item(answer));
         REQUIRE(app.click(answer));
-        CHECK(app.exited_within(5));
+        CHECK(app.exited_within(30));
     };
     edit_quit_and_answer("doc-save-quit", "2048", "discard/save");
     CHECK(saved_seq_len(file) == 2048);
@@ -111,7 +111,7 @@ TEST_CASE("a lesson's scenario is not unsaved work: started with nothing unsaved
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     CHECK(title_becomes(app, "Shardscope"));
     app.key("ctrl+q");
-    CHECK(app.exited_within(5));
+    CHECK(app.exited_within(30));
 }
 
 TEST_CASE("File > Save scenario as: a name typed without an extension is saved as NAME.json") {
