@@ -20,6 +20,7 @@
 #include <functional>
 #include <iterator>
 #include <optional>
+#include <string_view>
 #include <limits>
 
 #include <algorithm>
@@ -391,11 +392,13 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
         if (ImGui::Button(label, ImVec2(button, button)) && to) set_to(*to);
         ImGui::EndDisabled();
         note_last_item(key);
+        const bool at_one = !to && now == 1 && std::string_view(direction) == "smaller";
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", to ? ("Micro-batch " + std::to_string(*to) + ": the next " + direction +
-                                          " size that splits " + per_rank)
-                                             .c_str()
-                                       : ("No " + std::string(direction) + " micro-batch splits " + per_rank).c_str());
+            ImGui::SetTooltip("%s", to       ? ("Micro-batch " + std::to_string(*to) + ": the next " + direction +
+                                                " size that splits " + per_rank)
+                                                   .c_str()
+                                    : at_one ? "One sequence is the smallest micro-batch there is"
+                                             : ("No " + std::string(direction) + " micro-batch splits " + per_rank).c_str());
     };
     step_button("-", "memory/micro_batch/smaller", smaller, "smaller");
     step_button("+", "memory/micro_batch/larger", larger, "larger");
