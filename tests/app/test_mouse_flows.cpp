@@ -1408,3 +1408,15 @@ TEST_CASE("Device mesh shown as data in a short tile: the wheel scrolls the tile
     CHECK(csv[3].get<double>() <= bottom);
     CHECK(csv[1].get<double>() >= mesh["y"].get<double>());
 }
+
+TEST_CASE("a glossary term's other names in a narrow tile take a line of their own, not a sliver beside its group") {
+    // Squeezed beside "Parallelism" in a 220 px tile, ImGui broke "parallelism" mid-word.
+    LiveApp app("mouse-glossary-also", "--show strategy,mesh,memory,collective,glossary "
+                                       "--action 'glossary.term=3D parallelism'", 1100, 750);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("glossary/also"));
+    const Json items = app.wait_frames(2)["items"];
+    CAPTURE(items["glossary/group"].dump());
+    CAPTURE(items["glossary/also"].dump());
+    CHECK(items["glossary/also"][1].get<double>() >= items["glossary/group"][3].get<double>());
+}

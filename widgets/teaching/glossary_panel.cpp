@@ -2,6 +2,7 @@
 
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -240,11 +241,21 @@ void GlossaryPanel::draw_entry(const GlossaryView& v) {
     note_last_item("glossary/entry/" + e.term);  // the term shown: what tests driving the window read
     ImGui::SetWindowFontScale(1.0f);
     ImGui::TextColored(kGroupColour, "%s", e.group.c_str());
+    note_last_item("glossary/group");
     if (!e.aliases.empty()) {
         std::string also = "Also: ";
         for (size_t i = 0; i < e.aliases.size(); ++i) also += (i ? ", " : "") + e.aliases[i];
-        ImGui::SameLine();
-        ImGui::TextDisabled("   %s", also.c_str());
+        // Beside the group when the whole line fits there; else a line of its own, wrapped at spaces
+        // (squeezed beside it in a narrow tile, ImGui broke "parallel-ism" mid-word).
+        const float beside = ImGui::CalcTextSize(e.group.c_str()).x + ImGui::CalcTextSize(("   " + also).c_str()).x +
+                             ImGui::GetStyle().ItemSpacing.x;
+        if (beside <= wrap) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("   %s", also.c_str());
+        } else {
+            text_wrapped_disabled(also);
+        }
+        note_last_item("glossary/also");
     }
     ImGui::Separator();
     ImGui::Spacing();
