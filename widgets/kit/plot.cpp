@@ -133,7 +133,7 @@ void Chart::draw_axes() {
     y_label_right_ = min_.x;
     if (!y_.label.empty()) {
         put_text(ImVec2(min_.x + 4.0f, min_.y + 2.0f), text, y_.label);
-        y_label_right_ = min_.x + 4.0f + ImGui::CalcTextSize(y_.label.c_str()).x;
+        y_label_right_ = labels_.back().max.x;
     }
 }
 

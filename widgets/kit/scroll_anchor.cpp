@@ -12,8 +12,7 @@ constexpr int kSettleFrames = 3;
 
 void ScrollAnchor::place() {
     const float y = ImGui::GetCursorScreenPos().y;
-    if (held_ && seen_ && frames_held_ == 0) held_y_ = last_y_;
-    if (held_ && seen_) {
+    if (held_) {
         // The window scrolls by what the row moved; ImGui applies it from the next frame, clamped to
         // what can be scrolled.
         if (const float moved = y - held_y_; moved != 0.0f)

@@ -9,12 +9,18 @@ class ScrollAnchor {
 public:
     // Where the anchored row begins, inside the scrolling window, every frame.
     void place();
-    // After an edit made from below the anchor: the next frames keep the row where it is now.
-    void hold() noexcept { held_ = true; }
+    // After an edit made from below the anchor (in the frame it was placed): the next frames keep the
+    // row where it is now.
+    void hold() noexcept {
+        if (!seen_) return;
+        held_ = true;
+        held_y_ = last_y_;
+        frames_held_ = 0;
+    }
 
 private:
-    float last_y_ = 0;     // the row's screen y in the last frame
-    bool seen_ = false;    // placed in an earlier frame
+    float last_y_ = 0;     // the row's screen y in the last place()
+    bool seen_ = false;    // placed at least once
     bool held_ = false;    // an edit asked to keep it there
     float held_y_ = 0;     // where it was when the edit was made
     int frames_held_ = 0;  // frames since, while the new layout settles
