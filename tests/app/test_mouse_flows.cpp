@@ -1420,3 +1420,20 @@ TEST_CASE("a glossary term's other names in a narrow tile take a line of their o
     CAPTURE(items["glossary/also"].dump());
     CHECK(items["glossary/also"][1].get<double>() >= items["glossary/group"][3].get<double>());
 }
+
+TEST_CASE("a ranked layout's point on the planner's chart, clicked by mouse, selects its row") {
+    LiveApp app("mouse-planner-point", "--show planner");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("planner/point/1"));
+    REQUIRE(panel_state(app.probe(), "planner").find("\nselected #1") != std::string::npos);
+    // The nearest point answers a click: the first ranked point other than #1 that one selects.
+    std::string selected;
+    for (int rank = 2; rank <= 24 && selected.empty(); ++rank) {
+        const std::string key = "planner/point/" + std::to_string(rank);
+        if (!app.probe()["items"].contains(key)) continue;
+        REQUIRE(app.click(key));
+        const std::string state = panel_state(app.wait_frames(2), "planner");
+        if (state.find("\nselected #" + std::to_string(rank)) != std::string::npos) selected = key;
+    }
+    CHECK_FALSE(selected.empty());
+}

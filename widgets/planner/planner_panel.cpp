@@ -111,7 +111,7 @@ std::string PlannerPanel::probe_state() const {
                std::to_string(r.micro_batch) + (r.schedule.empty() ? "" : ", " + r.schedule) + ", recompute " +
                r.recompute + ": " + r.step_text + ", " + r.mfu_text;
     }
-    return out;
+    return out + "\nselected #" + std::to_string(selected_rank_);
 }
 
 void PlannerPanel::start_search(const Scenario& key_scenario) {
