@@ -198,28 +198,65 @@ std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, cons
 // rotary upcasts q and k, multiplies as complex numbers and casts back (20 bytes an element); the
 // attention output is made contiguous again (4); SiLU and the product with the up projection run
 // as two kernels (10 bytes an element of the FFN width).
+// One norm's bytes over a block's tokens.
+double norm_stream_bytes(const Scenario& s, const Shape& sh) {
+    return (s.training.fused_kernels ? 2.0 * sh.e : 18.0 * sh.e) * sh.h * sh.rep * sh.tokens;
+}
+
+double rotary_stream_bytes(const Scenario& s, const Shape& sh) {
+    return (s.training.fused_kernels ? 2.0 * sh.e : 10.0 * sh.e) * (sh.q_width + sh.kv_width) / sh.tp * sh.tokens;
+}
+
+// The activation function over `width` (per token, before TP) for `tokens` tokens.
+double activation_stream_bytes(const Scenario& s, const Shape& sh, double width, double tokens) {
+    const double act_io = s.model.ffn == Ffn::swiglu ? (s.training.fused_kernels ? 3.0 : 5.0) : 2.0;  // SwiGLU reads gate and up
+    return act_io * sh.e * width / sh.tp * tokens;
+}
+
 std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const bool fused = s.training.fused_kernels;
     const double T = sh.tokens, e = sh.e, h = sh.h;
-    const double norm = (fused ? 2.0 * e : 18.0 * e) * h * sh.rep * T;
+    const double norm = norm_stream_bytes(s, sh);
     const double residual = 3.0 * e * h * sh.rep * T;   // read both inputs, write the sum
-    const double rotary = (fused ? 2.0 * e : 10.0 * e) * (sh.q_width + sh.kv_width) / sh.tp * T;
-    const double act_io = m.ffn == Ffn::swiglu ? (fused ? 3.0 : 5.0) : 2.0;  // SwiGLU reads gate and up
-    std::vector<double> k = {norm, rotary, residual, norm};
+    std::vector<double> k = {norm, rotary_stream_bytes(s, sh), residual, norm};
     if (!fused) k.push_back(2.0 * e * sh.q_width / sh.tp * T);  // the attention output made contiguous
     if (!moe) {
-        k.push_back(act_io * e * as_double(m.ffn_hidden) / sh.tp * T);
+        k.push_back(activation_stream_bytes(s, sh, as_double(m.ffn_hidden), T));
     } else {
         const double slots = T * routed_copies(m);
-        k.push_back(act_io * e * as_double(m.expert_ffn_hidden) / sh.tp * slots);
+        k.push_back(activation_stream_bytes(s, sh, as_double(m.expert_ffn_hidden), slots));
         if (m.shared_experts > 0)
-            k.push_back(act_io * e * as_double(m.shared_experts * m.expert_ffn_hidden) / sh.tp * T);
+            k.push_back(activation_stream_bytes(s, sh, as_double(m.shared_experts * m.expert_ffn_hidden), T));
         k.push_back(2.0 * e * h * slots);  // permute the tokens to their experts
         k.push_back(2.0 * e * h * slots);  // and back, weighted by the router
     }
     k.push_back(residual);
     return k;
+}
+
+// What Megatron-LM's --recompute-modules re-run in one block's backward, beyond the attention core:
+// the two norms, MLA's up-projections and rotary, the routed experts' activation.
+struct ModuleRecompute {
+    std::vector<GemmDims> gemms;
+    std::vector<double> streamed;
+};
+
+ModuleRecompute megatron_module_recompute(const Scenario& s, const Shape& sh, bool moe) {
+    const ModelSpec& m = s.model;
+    const RecomputeModules& mods = s.training.recompute_modules;
+    ModuleRecompute out;
+    if (mods.layernorm) out.streamed.insert(out.streamed.end(), 2, norm_stream_bytes(s, sh));
+    if (mods.mla_up_proj && m.is_mla()) {
+        const double q_rank = as_double(m.q_lora_rank), kv_rank = as_double(m.kv_lora_rank);
+        if (q_rank > 0) out.gemms.push_back(GemmDims{sh.tokens, sh.heads * sh.qk_dim / sh.tp, q_rank});
+        out.gemms.push_back(GemmDims{sh.tokens, sh.heads * (as_double(m.qk_nope_head_dim) + sh.v_dim) / sh.tp, kv_rank});
+        out.streamed.push_back(rotary_stream_bytes(s, sh));
+    }
+    if (mods.moe_act && moe && m.is_moe())
+        out.streamed.push_back(
+            activation_stream_bytes(s, sh, as_double(m.expert_ffn_hidden), sh.tokens * routed_copies(m)));
+    return out;
 }
 
 // The matmuls torchtitan's op-level selective recompute re-runs in one block's backward, shaped as
@@ -289,9 +326,14 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
                 const std::vector<GemmDims> again = op_policy_recomputed_gemms(s, p, sh, moe);
                 b.backward_s += price.gemms(again) + stream_fwd_s;
                 b.backward_flops += gemm_flops(again);
-            } else {  // Megatron-LM: the attention core
-                b.backward_s += b.attention_forward_s;
-                b.backward_flops += core_fwd_flops;
+            } else {  // Megatron-LM: the modules --recompute-modules names
+                if (s.training.recompute_modules.core_attn) {
+                    b.backward_s += b.attention_forward_s;
+                    b.backward_flops += core_fwd_flops;
+                }
+                const ModuleRecompute again = megatron_module_recompute(s, sh, moe);
+                b.backward_s += price.gemms(again.gemms) + price.streams(again.streamed);
+                b.backward_flops += gemm_flops(again.gemms);
             }
             break;
         case Recompute::none: break;
@@ -312,7 +354,7 @@ double attention_core_forward_flops(const Scenario& s, double tokens, double tp)
 namespace {
 
 // Everything stage_compute reads, as numbers: two calls with equal keys price identically.
-using ComputeKey = std::array<double, 41>;
+using ComputeKey = std::array<double, 42>;
 
 struct ComputeKeyHash {
     std::size_t operator()(const ComputeKey& k) const noexcept {
@@ -325,6 +367,10 @@ struct ComputeKeyHash {
         return static_cast<std::size_t>(h ^ (h >> 29));
     }
 };
+
+double recompute_modules_key(const RecomputeModules& m) noexcept {
+    return (m.core_attn ? 1.0 : 0.0) + (m.layernorm ? 2.0 : 0.0) + (m.mla_up_proj ? 4.0 : 0.0) + (m.moe_act ? 8.0 : 0.0);
+}
 
 ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw, const StageBlocks& blocks) {
     const ModelSpec& m = s.model;
@@ -341,7 +387,7 @@ ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareF
             hw.gemm_ceiling, hw.fp8_gemm_ceiling, flash_kernel(hw, t.fused_kernels).forward,
             flash_kernel(hw, t.fused_kernels).backward, hw.hbm_bytes_per_s,
             hw.kernel_floor_s, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
-            blocks.output ? 1.0 : 0.0};
+            blocks.output ? 1.0 : 0.0, recompute_modules_key(t.recompute_modules)};
 }
 
 StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
@@ -413,9 +459,9 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
 
 }  // namespace
 
-double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision) {
+double optimizer_step_seconds(const HardwareFigures& hw, double params, const TrainingSpec& training) {
     if (params <= 0) return 0.0;
-    const StateBytesPerParam per = state_bytes_per_param(precision);
+    const StateBytesPerParam per = state_bytes_per_param(training);
     // Adam: read the gradient (twice: clipping's norm, then the update), read and write the optimizer
     // state (master weights and moments), write the training copy of the weights.
     const double bytes = params * (2.0 * per.grads + 2.0 * per.optimizer + per.weights);

@@ -47,7 +47,12 @@ struct StageCompute {
 // The optimizer step of `params` parameters held by one GPU's optimizer (after ZeRO): Adam reads the
 // gradient, reads and writes the fp32 master weights and both moments, and writes the training copy
 // (plus one read of the gradients for clipping), all at HBM bandwidth.
-[[nodiscard]] double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision);
+[[nodiscard]] double optimizer_step_seconds(const HardwareFigures& hw, double params, const TrainingSpec& training);
+[[nodiscard]] inline double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision) {
+    TrainingSpec t;
+    t.precision = precision;
+    return optimizer_step_seconds(hw, params, t);
+}
 
 // Executed FLOPs of the attention core of one block, forward, for `tokens` queries of `seq` keys on
 // one GPU (causal flash does half; eager computes the masked half too).

@@ -297,7 +297,7 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     StageWork& w = out.work;
     if (p.zero < 2 || cx.shard_ranks <= 1) return;
     const bool gathers = p.zero >= 3;
-    const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const StateBytesPerParam per = state_bytes_per_param(cx.s.training);
     const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
@@ -378,7 +378,7 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     const ParallelSpec& p = cx.par;
     const ClusterSpec& c = cx.s.cluster;
     const StageParams sp = stage_params(cx.counts, p, stage);
-    const StateBytesPerParam per = state_bytes_per_param(cx.s.training.precision);
+    const StateBytesPerParam per = state_bytes_per_param(cx.s.training);
     const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
@@ -594,7 +594,7 @@ StageStepWork price_stage_step(const Context& cx, const StageWork& w, int64_t st
     out.reduce_past_s = reduce.past;
     out.contention_s = reduce.contention;
     out.gather_s = end.gather_s;
-    out.optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, stage), cx.s.training.precision);
+    out.optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, stage), cx.s.training);
     return out;
 }
 
@@ -619,21 +619,42 @@ std::string format_fixed(double v, int digits) {
     return os.str();
 }
 
+// What Megatron-LM's --recompute-modules re-run, and what that leaves out of the kept tensors.
+std::string megatron_selective_note(const RecomputeModules& mods, const ModelSpec& m) {
+    std::vector<std::string> parts;
+    if (mods.core_attn) parts.emplace_back("the attention core re-runs");
+    if (mods.layernorm) parts.emplace_back("the two norms re-run (their outputs are not kept)");
+    if (mods.mla_up_proj)
+        parts.emplace_back(m.is_mla() ? "MLA's up-projections and rotary re-run (Q, K, V and the normed latents are not kept)"
+                                      : "mla_up_proj: no MLA in this model, nothing to re-run");
+    if (mods.moe_act)
+        parts.emplace_back(m.is_moe() ? "the routed experts' activation re-runs (its output is not kept)"
+                                      : "moe_act: no experts in this model, nothing to re-run");
+    std::string text = "selective recompute (Megatron-LM's --recompute-modules): ";
+    if (parts.empty()) return text + "no module named, nothing re-runs";
+    for (std::size_t i = 0; i < parts.size(); ++i) text += (i > 0 ? "; " : "") + parts[i];
+    return text;
+}
+
 // What a block keeps for its backward, in the terms memory.hpp counts it.
 std::string activation_note(const Scenario& s) {
     const ModelSpec& m = s.model;
     std::string kept = m.is_mla() ? "MLA's latents, Q, K and V" : m.kv_heads < m.heads ? "Q and the grouped K and V" : "Q, K and V";
     kept += ", the attention output, ";
     kept += m.ffn == Ffn::swiglu ? "SwiGLU's gate and up outputs and their product" : "GeLU's input and output";
-    if (m.is_moe()) kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, output and MLP";
+    if (m.is_moe())
+        kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, " +
+                (s.training.fused_kernels ? "routing weight (applied in its activation)" : "output") + " and MLP";
+    if (s.training.activation_func_fp8_input_store && s.training.precision == Precision::fp8)
+        kept += "; the activation's input in FP8";
     kept += m.uses_dropout() ? "; dropout masks" : "; no dropout masks";
-    const char* recompute =
+    const std::string recompute =
         s.training.recompute == Recompute::full ? "full recompute: only each block's input is kept"
         : op_level_selective(s.training)
             ? "selective recompute (PyTorch's op-level policy, as torchtitan runs it): a block keeps its input, the "
               "attention output and its 1st, 3rd, 5th ... matmul's output; every second matmul and every "
               "element-wise kernel re-run in the backward"
-        : s.training.recompute == Recompute::selective ? "selective recompute (Megatron-LM's): the attention core re-runs"
+        : s.training.recompute == Recompute::selective ? megatron_selective_note(s.training.recompute_modules, m)
                                                        : "no recompute";
     const int bytes = static_cast<int>(activation_dtype_bytes(s.training.precision));
     const std::string fp8 = s.training.precision == Precision::fp8
@@ -684,11 +705,12 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     "gives its overlapped all-to-all 20 of 132 SMs), counted in the dim's exposed time");
     notes.push_back(pace_note(hw.speed_spread, s.cluster.gpu_count()));
     for (const std::string& src : hw.sources) notes.push_back("sources: " + src);
-    const StateBytesPerParam per = state_bytes_per_param(s.training.precision);
+    const StateBytesPerParam per = state_bytes_per_param(s.training);
     notes.push_back("precision " + std::string(to_string(s.training.precision)) + ": " +
                     format_fixed(per.weights, 0) + " + " + format_fixed(per.grads, 0) + " + " +
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)" +
+                    (s.training.bf16_adam_moments ? "; Adam's moments in bf16" : "") +
                     (s.training.precision == Precision::fp8
                          ? "; the FP8 weight copy only for the blocks' linears (the embedding and the BF16 output "
                            "layer keep 2), and weights are gathered in BF16"
@@ -785,7 +807,8 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
         f.hardware += tokens * (static_cast<double>(m.layers - moe_layers) * op_policy_recomputed_flops_per_token(m, false) +
                                 static_cast<double>(moe_layers) * op_policy_recomputed_flops_per_token(m, true));
     } else if (s.training.recompute == Recompute::selective) {
-        f.hardware += executed_forward;
+        if (s.training.recompute_modules.core_attn) f.hardware += executed_forward;
+        f.hardware += tokens * as_double(m.layers) * megatron_module_recomputed_flops_per_token(m, s.training.recompute_modules);
     }
     return f;
 }

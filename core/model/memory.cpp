@@ -62,6 +62,18 @@ StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
     return {2, 2, 12};
 }
 
+StateBytesPerParam state_bytes_per_param(const TrainingSpec& t) noexcept {
+    StateBytesPerParam per = state_bytes_per_param(t.precision);
+    if (t.bf16_adam_moments) per.optimizer -= 4.0;  // m and v, 2 bytes each instead of 4
+    return per;
+}
+
+StateBytesPerParam end_layer_state_bytes(const TrainingSpec& t) noexcept {
+    StateBytesPerParam per = end_layer_state_bytes(t.precision);
+    if (t.bf16_adam_moments) per.optimizer -= 4.0;
+    return per;
+}
+
 StateBytesPerParam end_layer_state_bytes(Precision p) noexcept {
     StateBytesPerParam per = state_bytes_per_param(p);
     if (p == Precision::fp8) per.weights -= 1.0;  // the FP8 copy's byte
@@ -103,22 +115,31 @@ double activation_bytes_per_layer(const ActivationShape& sh) noexcept {
     const double gemm_in = sh.fp8_linear_inputs ? 1.0 : 2.0;
     // The attention output: bf16 for flash attention's backward, plus the output projection's FP8 copy.
     const double attn_out = sh.fp8_linear_inputs ? 3.0 : 2.0;
+    // A norm's output, kept as the next matmul's input unless the norm runs again.
+    const double norm_out = sh.recompute_norms ? 0.0 : gemm_in;
+    const double latent_norm_out = sh.recompute_mla_up_proj ? 0.0 : gemm_in;
+    const double qkv = sh.recompute_mla_up_proj && (sh.q_latent + sh.kv_latent) > 0 ? 0.0 : 2.0 * (q + k + v);
     // Attention.
-    per_token += (2.0 * h + gemm_in * h + mask * h) * token_split;
-    per_token += (2.0 + gemm_in) * static_cast<double>(sh.q_latent + sh.kv_latent) * token_split;
-    per_token += (2.0 * (q + k + v) + attn_out * o) * split;
+    per_token += (2.0 * h + norm_out * h + mask * h) * token_split;
+    per_token += (2.0 + latent_norm_out) * static_cast<double>(sh.q_latent + sh.kv_latent) * token_split;
+    per_token += (qkv + attn_out * o) * split;
     if (sh.eager_attention && sh.recompute == Recompute::none) {
         const double s = static_cast<double>(sh.seq_len) / static_cast<double>(sh.cp);
         per_token += (sh.dropout ? 5.0 : 2.0) * static_cast<double>(sh.heads) * s * split;
     }
-    // MLP: the activation's input (GeLU's, or SwiGLU's gate and up) in bf16, its output as the second
-    // matmul's input.
-    const double mlp_kept = (sh.swiglu ? 4.0 : 2.0) + gemm_in;  // per unit of the MLP's width
-    per_token += (2.0 * h + gemm_in * h + mask * h) * token_split;
+    // MLP: the activation's input (GeLU's, or SwiGLU's gate and up) in bf16 (or FP8), its output as
+    // the second matmul's input.
+    const double act_in = (sh.swiglu ? 4.0 : 2.0) * (sh.fp8_activation_input ? 0.5 : 1.0);
+    const double mlp_kept = act_in + gemm_in;  // per unit of the MLP's width
+    per_token += (2.0 * h + norm_out * h + mask * h) * token_split;
     if (sh.moe) {
         const double fe = static_cast<double>(sh.expert_ffn_hidden);
+        const double expert_kept = sh.recompute_expert_act ? act_in : mlp_kept;
+        // The combine keeps each copy's output for the routing weight's gradient, or (weighted in
+        // the activation) only the weight.
+        const double combine_kept = sh.weighted_expert_activation ? 4.0 : 2.0 * h;
         per_token += 4.0 * static_cast<double>(sh.experts) * token_split;
-        per_token += sh.routed_copies * ((gemm_in + 2.0) * h + mlp_kept * fe * split);
+        per_token += sh.routed_copies * (gemm_in * h + combine_kept + expert_kept * fe * split);
         per_token += static_cast<double>(sh.shared_experts) * mlp_kept * fe * split;
     } else {
         per_token += mlp_kept * width(sh.ffn_hidden, 4.0 * h) * split;
@@ -151,6 +172,13 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
         sh.kv_latent = m.kv_lora_rank;
     }
     sh.moe = moe && m.is_moe();
+    const TrainingSpec& t = s.training;
+    sh.weighted_expert_activation = sh.moe && t.fused_kernels;
+    const bool megatron_selective = t.recompute == Recompute::selective && t.fused_kernels;
+    sh.recompute_norms = megatron_selective && t.recompute_modules.layernorm;
+    sh.recompute_mla_up_proj = megatron_selective && t.recompute_modules.mla_up_proj && m.is_mla();
+    sh.recompute_expert_act = megatron_selective && t.recompute_modules.moe_act && sh.moe;
+    sh.fp8_activation_input = t.activation_func_fp8_input_store && t.precision == Precision::fp8;
     if (op_level_selective(s.training))
         sh.op_policy_elements = op_policy_saved_elements_per_token(m, sh.moe, s.parallel.tp, s.parallel.sequence_parallel);
     if (sh.moe) {
@@ -181,10 +209,10 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     const double expert_local = sp.routed_experts / (static_cast<double>(p.ep) * tp);
 
     ModelStateBytes state =
-        model_state_bytes(sp.blocks_non_expert / tp, s.training.precision, p.zero, zero_shard_ranks(p));
-    state += model_state_bytes((sp.embedding + sp.output) / tp, end_layer_state_bytes(s.training.precision), p.zero,
+        model_state_bytes(sp.blocks_non_expert / tp, state_bytes_per_param(s.training), p.zero, zero_shard_ranks(p));
+    state += model_state_bytes((sp.embedding + sp.output) / tp, end_layer_state_bytes(s.training), p.zero,
                                zero_shard_ranks(p));
-    state += model_state_bytes(expert_local, s.training.precision, p.zero, expert_shard_ranks(p));
+    state += model_state_bytes(expert_local, state_bytes_per_param(s.training), p.zero, expert_shard_ranks(p));
     // DualPipe runs two directions, each with its own copy of the weights and their gradients.
     const double copies = static_cast<double>(parameter_copies(s.training.schedule));
     state.params *= copies;
@@ -210,7 +238,7 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
                              moe_block * static_cast<double>(blocks.moe)) *
                             activation_scale(prec) * inflight;
 
-    const StateBytesPerParam per = state_bytes_per_param(prec);
+    const StateBytesPerParam per = state_bytes_per_param(s.training);
     const double block = shape.largest_block;
     const double tokens = static_cast<double>(s.training.micro_batch) * static_cast<double>(s.model.seq_len) /
                           static_cast<double>(p.cp);

@@ -48,11 +48,14 @@ struct StateBytesPerParam {
 // fp8 (Transformer Engine under Megatron-LM): 2 (bf16 weights) + 1 (their FP8 copy, cast once per
 // step and kept for the GEMMs) as weights, 4 (fp32 main grads) and 12 (fp32 master, m, v): 19.
 [[nodiscard]] StateBytesPerParam state_bytes_per_param(Precision p) noexcept;
+// The same for a training setup: bf16 Adam moments take 2 bytes each instead of 4.
+[[nodiscard]] StateBytesPerParam state_bytes_per_param(const TrainingSpec& t) noexcept;
 
 // The FP8 copy is kept only for the blocks' linear layers: the embedding is a lookup and the output
 // layer runs in BF16 (Megatron-Core's output layer sits outside Transformer Engine's FP8 region), so
 // their weights are state_bytes_per_param's less the copy; the rest is the same.
 [[nodiscard]] StateBytesPerParam end_layer_state_bytes(Precision p) noexcept;
+[[nodiscard]] StateBytesPerParam end_layer_state_bytes(const TrainingSpec& t) noexcept;
 
 // Bytes a parameter crosses the network with when weights are all-gathered (ZeRO's gather of the
 // updated weights, FSDP's gather of a block): the training copy, BF16 under FP8 too (each GPU casts
@@ -113,6 +116,15 @@ struct ActivationShape {
     // Selective recompute on the PyTorch stack (op_recompute.hpp): the elements a token keeps, in place
     // of the tensors above; 0 otherwise.
     double op_policy_elements = 0;
+    // The fused stack (Megatron-LM, Transformer Engine): an expert weighs its tokens by the router's
+    // probability inside its activation function, so the combine keeps no expert output, only the
+    // probability (4 bytes a copy).
+    bool weighted_expert_activation = false;
+    // Megatron-LM's output-discarding recompute (--recompute-modules) and FP8 activation inputs.
+    bool recompute_norms = false;        // layernorm: the two norms' outputs are not kept
+    bool recompute_mla_up_proj = false;  // mla_up_proj: Q, K, V and the normed latents are not kept
+    bool recompute_expert_act = false;   // moe_act: the experts' activation output is not kept
+    bool fp8_activation_input = false;   // the activation function's input in FP8, 1 byte an element
 };
 
 // Bytes one block keeps for its backward, per micro-batch, s = seq/cp, counted tensor by tensor in
@@ -125,7 +137,7 @@ struct ActivationShape {
 //              gate and up outputs and their product 6f), a dropout mask h
 //   MoE MLP:   the norm's input and the router's input 4h, the router's scores and probabilities 4E;
 //              per routed copy the expert's input and output 4h (the output for the routing weight's
-//              gradient) and its MLP 6f_e (4f_e GeLU); per shared expert 6f_e; a dropout mask h
+//              gradient; on the fused stack the weight, 4 bytes, as the activation applies it) and its MLP 6f_e (4f_e GeLU); per shared expert 6f_e; a dropout mask h
 // In FP8 (Transformer Engine) a GEMM keeps the FP8 copy of its input for the weight gradient, 1 byte
 // an element (TE maintainers, NVIDIA/TransformerEngine#1764: "we cache the FP8 data ... or the FP8
 // transpose data (on Hopper)"): the QKV and first-MLP inputs, the second MLP matmul's input and each
@@ -139,6 +151,9 @@ struct ActivationShape {
 //   selective, TP only:    sbh (10 + 24/t)
 //   selective, TP + SP:    sbh (34/t)
 // and for any block, full recompute keeps its input: 2sbh (2sbh/t when SP keeps it sharded).
+// Megatron-LM's selective modules take away what they rebuild: layernorm the norms' outputs (the QKV
+// and first MLP matmul's inputs), mla_up_proj Q, K, V and the normed latents, moe_act each routed
+// copy's activation output; --activation-func-fp8-input-store halves the activation's input.
 [[nodiscard]] double activation_bytes_per_layer(const ActivationShape& shape) noexcept;
 
 // The scenario's dense block (moe false) or routed block (moe true).

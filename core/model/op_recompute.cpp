@@ -80,6 +80,22 @@ double op_policy_recomputed_flops_per_token(const ModelSpec& m, bool moe_block) 
     return flops;
 }
 
+double megatron_module_recomputed_flops_per_token(const ModelSpec& m, const RecomputeModules& mods) {
+    if (!mods.mla_up_proj || !m.is_mla()) return 0.0;
+    const double q_up = as_double(m.q_lora_rank) * as_double(m.heads * m.qk_head_dim());
+    const double kv_up = as_double(m.kv_lora_rank) * as_double(m.heads * (m.qk_nope_head_dim + m.value_head_dim()));
+    return 2.0 * (q_up + kv_up);
+}
+
+std::string recompute_text(const TrainingSpec& t) {
+    std::string text(to_string(t.recompute));
+    if (t.recompute != Recompute::selective || !t.fused_kernels || t.recompute_modules.is_default()) return text;
+    const std::vector<std::string> names = recompute_module_names(t.recompute_modules);
+    text += " (";
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i > 0 ? ", " : "") + names[i];
+    return text + (names.empty() ? "nothing)" : ")");
+}
+
 std::string recompute_display_name(Recompute r, bool fused_kernels) {
     switch (r) {
         case Recompute::none: return "none";

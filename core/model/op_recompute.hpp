@@ -54,6 +54,15 @@ struct BlockMatmul {
 // Matmul FLOPs the op-level policy re-runs per token of one block (all TP ranks together).
 [[nodiscard]] double op_policy_recomputed_flops_per_token(const ModelSpec& m, bool moe_block);
 
+// Matmul FLOPs Megatron-LM's --recompute-modules re-run per token of one block (all TP ranks
+// together): mla_up_proj's query and key-value up-projections; the norms and the activation are
+// memory-bound and count none.
+[[nodiscard]] double megatron_module_recomputed_flops_per_token(const ModelSpec& m, const RecomputeModules& mods);
+
+// A scenario's recompute as the planner and status lines name it: "selective (layernorm, moe_act)"
+// where Megatron-LM's modules are other than the attention core alone, else the plain name.
+[[nodiscard]] std::string recompute_text(const TrainingSpec& t);
+
 // What a recompute choice re-runs on this stack, for a control's label: "none", "selective (attention
 // core)" with fused kernels, "selective (op-level)" without (PyTorch's op-level policy), "full (whole
 // block)".

@@ -1,5 +1,7 @@
 #include "core/planner/planner.hpp"
 
+#include "core/model/op_recompute.hpp"
+
 #include "core/scenario/units.hpp"
 
 #include <algorithm>
@@ -67,7 +69,7 @@ std::string describe_layout(const Scenario& s) {
         if (p.factor(d) > 1) os << ", " << to_string(d) << " " << p.factor(d);
     os << ", zero " << p.zero << ", mb " << s.training.micro_batch;
     if (const std::string schedule = pipeline_schedule_text(s); !schedule.empty()) os << ", " << schedule;
-    os << ", recompute " << to_string(s.training.recompute);
+    os << ", recompute " << recompute_text(s.training);
     if (p.pp > 1 && !pipeline_split_text(p).empty()) os << ", " << pipeline_split_text(p);
     if (!default_order(p.order)) os << ", order " << order_text(p.order);
     return os.str();
@@ -89,9 +91,8 @@ std::vector<std::string> layout_change_parts(const Scenario& a, const Scenario& 
     num("mb", a.training.micro_batch, b.training.micro_batch);
     if (schedule_or_none(a) != schedule_or_none(b))
         parts.push_back("schedule " + schedule_or_none(a) + " -> " + schedule_or_none(b));
-    if (a.training.recompute != b.training.recompute)
-        parts.push_back("recompute " + std::string(to_string(a.training.recompute)) + " -> " +
-                        std::string(to_string(b.training.recompute)));
+    if (recompute_text(a.training) != recompute_text(b.training))
+        parts.push_back("recompute " + recompute_text(a.training) + " -> " + recompute_text(b.training));
     if (pipeline_split_text(p) != pipeline_split_text(q))
         parts.push_back("split " + (pipeline_split_text(p).empty() ? std::string("layers only") : pipeline_split_text(p)) + " -> " +
                         (pipeline_split_text(q).empty() ? std::string("layers only") : pipeline_split_text(q)));
@@ -140,6 +141,10 @@ std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t m
     num("global_batch", a.training.global_batch, b.training.global_batch);
     text("precision", to_string(a.training.precision), to_string(b.training.precision));
     text("attention", to_string(a.training.attention), to_string(b.training.attention));
+    const auto on_off = [](bool on) { return on ? "on" : "off"; };
+    text("FP8 activation input", on_off(a.training.activation_func_fp8_input_store),
+         on_off(b.training.activation_func_fp8_input_store));
+    text("Adam moments", a.training.bf16_adam_moments ? "bf16" : "fp32", b.training.bf16_adam_moments ? "bf16" : "fp32");
     num("GPUs", a.cluster.gpu_count(), b.cluster.gpu_count());
     text("GPU", a.cluster.gpu.name, b.cluster.gpu.name);
     for (std::string& part : layout_change_parts(a, b)) parts.push_back(std::move(part));

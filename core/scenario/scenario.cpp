@@ -145,6 +145,20 @@ ParallelSpec read_parallel(const Json& j) {
     return p;
 }
 
+RecomputeModules read_recompute_modules(const std::vector<std::string>& names, const std::string& path) {
+    RecomputeModules m;
+    m.core_attn = false;
+    for (const std::string& name : names) {
+        if (name == "core_attn") m.core_attn = true;
+        else if (name == "layernorm") m.layernorm = true;
+        else if (name == "mla_up_proj") m.mla_up_proj = true;
+        else if (name == "moe_act") m.moe_act = true;
+        else
+            fail(path, "\"" + name + "\" is not one of core_attn, layernorm, mla_up_proj, moe_act");
+    }
+    return m;
+}
+
 TrainingSpec read_training(const Json& j) {
     ObjectReader r(j, "training");
     TrainingSpec t;
@@ -162,6 +176,18 @@ TrainingSpec read_training(const Json& j) {
     t.attention = r.enum_field<AttentionKernel>("attention", &attention_from_string, "flash, eager",
                                                 AttentionKernel::flash);
     t.fused_kernels = r.bool_field("fused_kernels", false);
+    if (r.has("recompute_modules")) {
+        if (t.recompute != Recompute::selective || !t.fused_kernels)
+            fail(r.path("recompute_modules"),
+                 "applies to recompute selective with fused_kernels true (Megatron-LM's --recompute-modules); "
+                 "without fused kernels selective is torchtitan's op-level policy");
+        t.recompute_modules = read_recompute_modules(r.string_list("recompute_modules"), r.path("recompute_modules"));
+    }
+    t.activation_func_fp8_input_store = r.bool_field("activation_func_fp8_input_store", false);
+    if (t.activation_func_fp8_input_store && t.precision != Precision::fp8)
+        fail(r.path("activation_func_fp8_input_store"), "needs precision fp8 (precision is " +
+                                                             std::string(to_string(t.precision)) + ")");
+    t.bf16_adam_moments = r.bool_field("bf16_adam_moments", false);
     r.reject_unknown();
     return t;
 }
@@ -279,6 +305,10 @@ Json training_to_json(const TrainingSpec& t) {
     j["precision"] = to_string(t.precision);
     if (t.attention != AttentionKernel::flash) j["attention"] = to_string(t.attention);
     if (t.fused_kernels) j["fused_kernels"] = true;
+    if (t.recompute == Recompute::selective && t.fused_kernels && !t.recompute_modules.is_default())
+        j["recompute_modules"] = recompute_module_names(t.recompute_modules);
+    if (t.activation_func_fp8_input_store && t.precision == Precision::fp8) j["activation_func_fp8_input_store"] = true;
+    if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
     return j;
 }
 
@@ -302,6 +332,14 @@ auto& factor_field(Spec& p, Dim d) noexcept {
 
 int64_t& ParallelSpec::factor(Dim d) noexcept { return factor_field(*this, d); }
 int64_t ParallelSpec::factor(Dim d) const noexcept { return factor_field(*this, d); }
+
+std::vector<std::string> recompute_module_names(const RecomputeModules& m) {
+    const std::array<bool, 4> on = {m.core_attn, m.layernorm, m.mla_up_proj, m.moe_act};
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < on.size(); ++i)
+        if (on[i]) out.emplace_back(kRecomputeModuleNames[i]);
+    return out;
+}
 
 ScenarioLoad parse_scenario(std::string_view json_text) {
     ScenarioLoad out;

@@ -157,6 +157,21 @@ struct ParallelSpec {
     [[nodiscard]] int64_t product() const noexcept { return tp * cp * pp * dp_shard * dp_replicate; }
 };
 
+// The parts of a block Megatron-LM's selective recompute re-runs in the backward (its
+// --recompute-modules; the default is the attention core). "layernorm", "mla_up_proj" and "moe_act"
+// keep their input and drop their output after the forward (output-discarding checkpoints).
+struct RecomputeModules {
+    bool core_attn = true;    // the attention core (scores, softmax, the weighted sum)
+    bool layernorm = false;   // the block's two norms
+    bool mla_up_proj = false; // MLA's up-projections and rotary (Q, K and V are rebuilt from the latents)
+    bool moe_act = false;     // the routed experts' activation function
+    [[nodiscard]] bool is_default() const noexcept { return core_attn && !layernorm && !mla_up_proj && !moe_act; }
+};
+// Names in --recompute-modules' spelling, in that order.
+inline constexpr std::array<std::string_view, 4> kRecomputeModuleNames = {"core_attn", "layernorm", "mla_up_proj",
+                                                                          "moe_act"};
+[[nodiscard]] std::vector<std::string> recompute_module_names(const RecomputeModules& m);
+
 struct TrainingSpec {
     int64_t global_batch = 1024;    // sequences per step
     int64_t micro_batch = 1;        // sequences per micro-batch
@@ -169,6 +184,14 @@ struct TrainingSpec {
     // rotary, activation) rather than PyTorch eager's op-by-op passes (the default: what FSDP and
     // DeepSpeed runs of Hugging Face or torchtitan models execute).
     bool fused_kernels = false;
+    // What selective recompute re-runs on the fused stack (Megatron-LM's --recompute-modules).
+    RecomputeModules recompute_modules;
+    // The activation function's input (GeLU's, SwiGLU's gate and up) kept in FP8 for the backward
+    // (Megatron-LM's --activation-func-fp8-input-store); only with precision fp8.
+    bool activation_func_fp8_input_store = false;
+    // Adam's two moments in bf16 instead of fp32 (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype
+    // bf16 with --use-precision-aware-optimizer; DeepSeek-V3 trained so).
+    bool bf16_adam_moments = false;
 };
 
 struct Scenario {

@@ -212,8 +212,8 @@ public:
     PieceBuilder(Ownership& o, const Scenario& s)
         : o_(o),
           p_(o.parallel),
-          per_(state_bytes_per_param(s.training.precision)),
-          end_per_(end_layer_state_bytes(s.training.precision)),
+          per_(state_bytes_per_param(s.training)),
+          end_per_(end_layer_state_bytes(s.training)),
           s_(s) {}
 
     void batch() {

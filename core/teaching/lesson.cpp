@@ -237,7 +237,7 @@ void add_mesh_quantities(std::vector<Quantity>& q) {
 void add_scenario_quantities(std::vector<Quantity>& q) {
     q.push_back({{"memory.state_bytes_per_param", "bytes", "bytes of weights + gradients + Adam state per parameter"},
                  [](const Scenario& s, const Report&, const DeviceMesh&) {
-                     return value_of(state_bytes_per_param(s.training.precision).total());
+                     return value_of(state_bytes_per_param(s.training).total());
                  }});
     q.push_back({{"model.heads_per_tp_rank", "heads", "attention heads each tensor-parallel GPU computes"},
                  [](const Scenario& s, const Report&, const DeviceMesh&) {

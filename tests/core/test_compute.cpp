@@ -206,6 +206,51 @@ TEST_CASE("one block priced kernel by kernel, by hand") {
     CHECK(cu.forward_s == doctest::Approx(gemm_f + attn_f + fused_f));
 }
 
+TEST_CASE("Megatron-LM's recompute modules re-run what they dropped, priced as the forward prices it") {
+    Scenario s = round_model();
+    s.training.fused_kernels = true;
+    s.training.recompute = Recompute::selective;
+    s.training.recompute_modules = RecomputeModules{false, false, false, false};
+    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const StageBlocks one_block{1, 0, false, false};
+    const StageCompute nothing = stage_compute(s, s.parallel, hw, one_block);
+    SUBCASE("layernorm: the two fused norms again, 4 B an element of 256 tokens x 256") {
+        Scenario norms = s;
+        norms.training.recompute_modules.layernorm = true;
+        const double norm_s = streaming_seconds(hw, 4.0 * 256 * 256);
+        CHECK(stage_compute(norms, norms.parallel, hw, one_block).backward_s ==
+              doctest::Approx(nothing.backward_s + 2 * norm_s));
+    }
+    SUBCASE("mla_up_proj: the query and key-value up-projections and rotary again") {
+        Scenario mla = s;
+        mla.model.attention_type = AttentionType::mla;
+        mla.model.q_lora_rank = 128;
+        mla.model.kv_lora_rank = 64;
+        mla.model.qk_nope_head_dim = 128;
+        mla.model.qk_rope_head_dim = 64;
+        mla.model.v_head_dim = 128;
+        const StageCompute base = stage_compute(mla, mla.parallel, hw, one_block);
+        mla.training.recompute_modules.mla_up_proj = true;
+        const StageCompute again = stage_compute(mla, mla.parallel, hw, one_block);
+        // 256 tokens; 2 heads of 128 + 64 query widths from the 128 latent, 2 heads of 128 key + 128
+        // value widths from the 64 latent: 2 x 256 x 384 x 128 + 2 x 256 x 512 x 64 = 41,943,040 FLOPs.
+        CHECK(again.backward_flops - base.backward_flops == doctest::Approx(41943040.0));
+        CHECK(megatron_module_recomputed_flops_per_token(mla.model, mla.training.recompute_modules) * 256 ==
+              doctest::Approx(41943040.0));
+        const double peak = 1e12, ceiling = 0.5;
+        const double up_s = gemm_seconds(hw, GemmDims{256, 384, 128}, peak, ceiling, 2.0) +
+                            gemm_seconds(hw, GemmDims{256, 512, 64}, peak, ceiling, 2.0);
+        // Rotary: 4 B an element of the 2 x 192 query and the one 64-wide rotary key.
+        const double rotary_s = streaming_seconds(hw, 4.0 * (384 + 64) * 256);
+        CHECK(again.backward_s == doctest::Approx(base.backward_s + up_s + rotary_s));
+    }
+    SUBCASE("moe_act: the routed experts' activation again, and nothing without experts") {
+        Scenario act = s;
+        act.training.recompute_modules.moe_act = true;
+        CHECK(stage_compute(act, act.parallel, hw, one_block).backward_s == doctest::Approx(nothing.backward_s));
+    }
+}
+
 TEST_CASE("eager attention runs both score GEMMs in full and streams the softmax and dropout") {
     Scenario s = round_model();
     s.training.attention = AttentionKernel::eager;

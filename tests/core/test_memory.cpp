@@ -210,6 +210,77 @@ TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
     }
 }
 
+TEST_CASE("Megatron-LM's recompute modules and FP8 activation inputs take away what they rebuild") {
+    // s = 4, b = 2: 8 tokens; h = 8, a = 2; no dropout, SwiGLU.
+    ActivationShape sh;
+    sh.seq_len = 4;
+    sh.micro_batch = 2;
+    sh.hidden = 8;
+    sh.heads = 2;
+    sh.dropout = false;
+    sh.swiglu = true;
+    SUBCASE("layernorm: the two norms' outputs are not kept") {
+        llama_style(sh);
+        // The Llama-style block keeps 184 B a token (above); its two norm outputs, 2h each, go: 152;
+        // 8 tokens: 1216.
+        sh.recompute_norms = true;
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1216));
+        sh.fp8_linear_inputs = true;
+        // In FP8 (164 B a token) the norm outputs were the 1-byte copies: 164 - 16 = 148 -> 1184.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1184));
+    }
+    SUBCASE("FP8 activation input: SwiGLU's gate and up in 1 byte") {
+        llama_style(sh);
+        sh.fp8_linear_inputs = true;
+        sh.fp8_activation_input = true;
+        // 164 B a token in FP8, of which gate and up 4 x 12 = 48; at 1 byte: 24 -> 140; 8 tokens: 1120.
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1120));
+    }
+    SUBCASE("MLA up-projection: Q, K, V and the normed latents are rebuilt") {
+        sh.ffn_hidden = 12;
+        sh.q_latent = 3;
+        sh.kv_latent = 2;
+        sh.q_width = 10;
+        sh.key_width = 10;
+        sh.value_width = 8;
+        sh.out_width = 8;
+        // 228 B a token (above) less Q, K, V 2(10 + 10 + 8) = 56 and the normed latents 2(3 + 2) = 10:
+        // 162; 8 tokens: 1296.
+        sh.recompute_mla_up_proj = true;
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(1296));
+    }
+    SUBCASE("MoE on the fused stack: the weight instead of each copy's output; moe_act") {
+        sh.moe = true;
+        sh.experts = 4;
+        sh.routed_copies = 2;
+        sh.expert_ffn_hidden = 6;
+        sh.shared_experts = 1;
+        // 316 B a token (above); each routed copy keeps its 4-byte weight instead of its 2h = 16-byte
+        // output: 316 - 2 x 12 = 292; 8 tokens: 2336.
+        sh.weighted_expert_activation = true;
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2336));
+        // moe_act: each copy's activation output (the second matmul's input, 2 x 6) goes: 292 - 24 = 268,
+        // the shared expert's stays; 8 tokens: 2144.
+        sh.recompute_expert_act = true;
+        CHECK(activation_bytes_per_layer(sh) == doctest::Approx(2144));
+    }
+}
+
+TEST_CASE("bf16 Adam moments: 4 bytes a parameter fewer in every precision") {
+    TrainingSpec t;
+    for (Precision p : kAllPrecisions) {
+        t.precision = p;
+        t.bf16_adam_moments = false;
+        const double fp32_moments = state_bytes_per_param(t).optimizer;
+        t.bf16_adam_moments = true;
+        CHECK(state_bytes_per_param(t).optimizer == doctest::Approx(fp32_moments - 4.0));
+        CHECK(state_bytes_per_param(t).weights == doctest::Approx(state_bytes_per_param(p).weights));
+    }
+    t.precision = Precision::mixed_bf16;
+    // fp32 master weights 4 + m 2 + v 2 (DeepSeek-V3 report, section 3.3.3).
+    CHECK(state_bytes_per_param(t).optimizer == doctest::Approx(8.0));
+}
+
 TEST_CASE("a model's blocks: dropout by default for GeLU models only; leading dense layers of an MoE model") {
     Scenario s = default_scenario();  // Llama 3 8B
     CHECK_FALSE(s.model.uses_dropout());

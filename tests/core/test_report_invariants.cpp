@@ -28,8 +28,9 @@ Scenario one_layer_on_one_gpu() {
     s.cluster.nodes = s.cluster.gpus_per_node = 1;
     s.cluster.gpu.matmul_efficiency = 1.0;
     s.parallel = ParallelSpec{};
-    s.training = TrainingSpec{8, 1, Schedule::one_f_one_b, 1, Recompute::none, Precision::mixed_bf16,
-                              AttentionKernel::flash, true};
+    s.training = TrainingSpec{};
+    s.training.global_batch = 8;
+    s.training.fused_kernels = true;
     return s;
 }
 
@@ -124,6 +125,10 @@ TrainingSpec random_training(std::mt19937_64& rng, const ParallelSpec& p, int64_
                                                    Precision::megatron_fp16, Precision::fp8});
     t.attention = pick(rng, std::vector<AttentionKernel>{AttentionKernel::flash, AttentionKernel::eager});
     t.fused_kernels = pick(rng, std::vector<bool>{false, true});
+    const auto coin = [&] { return pick(rng, std::vector<bool>{false, true}); };
+    t.recompute_modules = RecomputeModules{coin(), coin(), coin(), coin()};
+    t.activation_func_fp8_input_store = t.precision == Precision::fp8 && coin();
+    t.bf16_adam_moments = coin();
     return t;
 }
 

@@ -363,3 +363,46 @@ TEST_CASE("valid micro-batches: the sizes the global batch splits into over the 
         CHECK(validate_scenario(s) == "");
     }
 }
+
+TEST_CASE("Megatron-LM's recompute modules, FP8 activation inputs and bf16 Adam moments") {
+    const Json megatron_selective = {{"recompute", "selective"}, {"fused_kernels", true}};
+    SUBCASE("recompute_modules: Megatron-LM's names, on its selective recompute only") {
+        Json t = megatron_selective;
+        t["recompute_modules"] = {"layernorm", "moe_act"};
+        const ScenarioLoad loaded = load_patched({{"training", t}});
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        const RecomputeModules& m = loaded.scenario->training.recompute_modules;
+        CHECK_FALSE(m.core_attn);
+        CHECK(m.layernorm);
+        CHECK_FALSE(m.mla_up_proj);
+        CHECK(m.moe_act);
+        // Saved as loaded, in --recompute-modules' order.
+        const Json saved = Json::parse(scenario_to_json(*loaded.scenario));
+        CHECK(saved["training"]["recompute_modules"] == Json({"layernorm", "moe_act"}));
+        t["recompute_modules"] = {"core_attn", "mlp"};
+        check_rejected({{"training", t}},
+                       "training.recompute_modules: \"mlp\" is not one of core_attn, layernorm, mla_up_proj, moe_act");
+        const std::string only = "training.recompute_modules: applies to recompute selective with fused_kernels true "
+                                 "(Megatron-LM's --recompute-modules); without fused kernels selective is "
+                                 "torchtitan's op-level policy";
+        check_rejected({{"training", {{"recompute", "full"}, {"fused_kernels", true}, {"recompute_modules", {"layernorm"}}}}},
+                       only);
+        check_rejected({{"training", {{"recompute", "selective"}, {"recompute_modules", {"layernorm"}}}}}, only);
+    }
+    SUBCASE("the default, the attention core alone, is not written out") {
+        Scenario s = default_scenario();
+        s.training.recompute = Recompute::selective;
+        s.training.fused_kernels = true;
+        CHECK(Json::parse(scenario_to_json(s))["training"].count("recompute_modules") == 0);
+    }
+    SUBCASE("activation_func_fp8_input_store needs FP8") {
+        check_rejected({{"training", {{"activation_func_fp8_input_store", true}}}},
+                       "training.activation_func_fp8_input_store: needs precision fp8 (precision is mixed-bf16)");
+    }
+    SUBCASE("bf16_adam_moments loads and saves") {
+        const ScenarioLoad loaded = load_patched({{"training", {{"bf16_adam_moments", true}}}});
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        CHECK(loaded.scenario->training.bf16_adam_moments);
+        CHECK(Json::parse(scenario_to_json(*loaded.scenario))["training"]["bf16_adam_moments"] == true);
+    }
+}
