@@ -2,6 +2,7 @@
 
 #include "core/measure/measure.hpp"
 #include "core/model/cost_model.hpp"
+#include "core/model/op_recompute.hpp"
 #include "core/planner/planner.hpp"
 #include "core/scenario/units.hpp"
 
@@ -152,6 +153,13 @@ void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std:
     }
 }
 
+// " a b c": a flag's list of values.
+std::string joined_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& name : names) out += " " + name;
+    return out;
+}
+
 void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::string>& f) {
     const TrainingSpec& t = s.training;
     f.push_back("--micro-batch-size " + n(t.micro_batch));
@@ -161,12 +169,17 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
         if (!t.fused_kernels)
             w.warn("recompute selective: Megatron-LM re-runs only the attention core; this scenario (no "
                    "fused_kernels) is priced with PyTorch's op-level policy, which re-runs every other matmul");
+        else if (!t.recompute_modules.is_default())
+            f.push_back("--recompute-modules" + joined_names(recompute_module_names(t.recompute_modules)));
     }
     if (t.recompute == Recompute::full) {
         f.push_back("--recompute-granularity full");
         f.push_back("--recompute-method uniform");
         f.push_back("--recompute-num-layers 1");
     }
+    // The grouped experts weigh their tokens in the activation, which is how the fused stack is priced
+    // (and what moe_act's recompute needs).
+    if (s.model.is_moe() && t.fused_kernels) f.push_back("--moe-grouped-gemm");
     f.push_back(t.attention == AttentionKernel::flash ? "--attention-backend flash" : "--attention-backend unfused");
     switch (t.precision) {
         case Precision::mixed_bf16:
@@ -179,8 +192,14 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
         case Precision::fp8:
             f.push_back("--bf16");
             f.push_back("--fp8-format hybrid");
+            if (t.activation_func_fp8_input_store) f.push_back("--activation-func-fp8-input-store");
             break;
         case Precision::fp32: break;
+    }
+    if (t.bf16_adam_moments) {
+        f.push_back("--use-precision-aware-optimizer");
+        f.push_back("--exp-avg-dtype bf16");
+        f.push_back("--exp-avg-sq-dtype bf16");
     }
 }
 
@@ -295,8 +314,12 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
         body.push_back("selective_ac_option = \"op\"");
         if (t.fused_kernels)
             w.warn("recompute selective: TorchTitan's op-level policy recomputes every other matmul; this scenario "
-                   "(fused_kernels) is priced with Megatron's selective recompute (the attention core only)");
+                   "(fused_kernels) is priced with Megatron-LM's selective recompute: " + recompute_text(t));
     }
+    if (t.activation_func_fp8_input_store && t.precision == Precision::fp8)
+        w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
+    if (t.bf16_adam_moments)
+        w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
     std::string text;
     for (const std::string& line : w.lines) text += line + "\n";
     text += "\n";
@@ -349,6 +372,7 @@ FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
     if (p.ep > 1) w.warn("ep " + n(p.ep) + ": set ep_size=" + n(p.ep) + " on deepspeed.moe.layer.MoE in the model code");
     if (p.zero == 1 && l.dp_replicate > 1 && p.dp_shard > 1)
         w.warn("dp_replicate " + n(l.dp_replicate) + ": DeepSpeed's ZeRO-1/2 shard over every data-parallel rank, not within groups");
+    if (t.bf16_adam_moments) w.warn("bf16_adam_moments: DeepSpeed's Adam keeps fp32 moments under bf16; not set");
     if (t.recompute != Recompute::none)
         w.warn("recompute " + std::string(to_string(t.recompute)) +
                ": activation checkpointing is switched in the model code (deepspeed.checkpointing)");

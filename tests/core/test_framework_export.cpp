@@ -207,3 +207,30 @@ TEST_CASE("Megatron-LM: sequence parallelism is a flag only with tensor parallel
     REQUIRE(s.parallel.sequence_parallel);
     CHECK_FALSE(has_line(export_scenario(s, ExportTarget::megatron).text, "--sequence-parallel"));
 }
+
+TEST_CASE("Megatron-LM: recompute modules, FP8 activation inputs and bf16 moments as its flags") {
+    Scenario s = interleaved_moe();
+    s.training.recompute = Recompute::selective;
+    s.training.fused_kernels = true;
+    s.training.precision = Precision::fp8;
+    REQUIRE(validate_scenario(s).empty());
+    // The default module (the attention core) needs no flag; the grouped experts do.
+    std::string text = export_scenario(s, ExportTarget::megatron).text;
+    CHECK(has_line(text, "--recompute-granularity selective"));
+    CHECK(text.find("--recompute-modules") == std::string::npos);
+    CHECK(has_line(text, "--moe-grouped-gemm"));
+    s.training.recompute_modules = RecomputeModules{false, true, false, true};
+    s.training.activation_func_fp8_input_store = true;
+    s.training.bf16_adam_moments = true;
+    text = export_scenario(s, ExportTarget::megatron).text;
+    CHECK(has_line(text, "--recompute-modules layernorm moe_act"));
+    CHECK(has_line(text, "--activation-func-fp8-input-store"));
+    CHECK(has_line(text, "--use-precision-aware-optimizer"));
+    CHECK(has_line(text, "--exp-avg-dtype bf16"));
+    CHECK(has_line(text, "--exp-avg-sq-dtype bf16"));
+    // TorchTitan and DeepSpeed have no such switches: said, not written.
+    const FrameworkExport titan = export_scenario(s, ExportTarget::torchtitan);
+    CHECK(mentions(titan.warnings, "selective (layernorm, moe_act)"));
+    CHECK(mentions(titan.warnings, "bf16_adam_moments"));
+    CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "bf16_adam_moments"));
+}

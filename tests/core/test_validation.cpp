@@ -1,10 +1,12 @@
 #include "core/model/cost_model.hpp"
 #include "core/model/validation_suite.hpp"
+#include "core/planner/planner.hpp"
 #include "core/scenario/presets.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -172,4 +174,46 @@ TEST_CASE("the cost model's targets: Megatron-LM 2021 Table 1 within 10%, Llama 
     }
     CHECK(megatron == 10);
     CHECK(llama == 3);
+}
+
+TEST_CASE("DeepSeek-V3's published layout fits on H800s with the memory savings its report states, its "
+          "all-to-all largely hidden under DualPipe, and the planner's best layouts use expert parallelism") {
+    const auto runs = published_runs(shipped_clusters());
+    const auto it = std::find_if(runs.begin(), runs.end(),
+                                 [](const PublishedRun& r) { return r.name == "DeepSeek-V3  p16 e64 dualpipe"; });
+    REQUIRE(it != runs.end());
+    const Scenario& s = it->scenario;
+    // As the report runs it (sections 3.2 and 3.3): PP 16, EP 64, ZeRO-1, DualPipe, FP8 GEMMs; every
+    // RMSNorm and MLA up-projection recomputed, the SwiGLU's inputs in FP8 and its output recomputed,
+    // AdamW's moments in BF16.
+    CHECK(s.parallel.pp == 16);
+    CHECK(s.parallel.ep == 64);
+    CHECK(s.training.schedule == Schedule::dualpipe);
+    CHECK(s.training.recompute == Recompute::selective);
+    CHECK(recompute_module_names(s.training.recompute_modules) ==
+          std::vector<std::string>{"layernorm", "mla_up_proj", "moe_act"});
+    CHECK(s.training.activation_func_fp8_input_store);
+    CHECK(s.training.bf16_adam_moments);
+    const Report r = build_report(s);
+    CHECK(r.fits);
+    const auto ep = std::find_if(r.dims.begin(), r.dims.end(), [](const DimCost& d) { return d.name == "ep"; });
+    REQUIRE(ep != r.dims.end());
+    // DualPipe runs one micro-batch's dispatch and combine beside another's compute: at most a quarter
+    // of the all-to-all's time stays on the critical path (contention included).
+    CHECK(ep->exposed_s < 0.25 * ep->time_s);
+    // The savings are what make it fit: without them the activations alone outgrow the card.
+    Scenario plain = s;
+    plain.training.recompute = Recompute::none;
+    plain.training.activation_func_fp8_input_store = false;
+    plain.training.bf16_adam_moments = false;
+    CHECK_FALSE(build_report(plain).fits);
+    // The planner, from this scenario: every one of its ten best layouts splits the experts.
+    PlanOptions o;
+    o.threads = 1;
+    const PlanResult plan = plan_layouts(s, o);
+    REQUIRE(plan.ranked.size() == 10);
+    for (const PlanEntry& e : plan.ranked) {
+        CAPTURE(describe_layout(e.scenario));
+        CHECK(e.scenario.parallel.ep > 1);
+    }
 }
