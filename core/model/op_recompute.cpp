@@ -96,10 +96,16 @@ std::string recompute_text(const TrainingSpec& t) {
     return text + (names.empty() ? "nothing)" : ")");
 }
 
-std::string recompute_display_name(Recompute r, bool fused_kernels) {
+std::string recompute_display_name(Recompute r, const TrainingSpec& t) {
     switch (r) {
         case Recompute::none: return "none";
-        case Recompute::selective: return fused_kernels ? "selective (attention core)" : "selective (op-level)";
+        case Recompute::selective: {
+            if (!t.fused_kernels) return "selective (op-level)";
+            if (t.recompute_modules.is_default()) return "selective (attention core)";
+            // Short enough for a combo; the modules are listed beside it.
+            const std::size_t n = recompute_module_names(t.recompute_modules).size();
+            return "selective (" + std::to_string(n) + (n == 1 ? " module)" : " modules)");
+        }
         case Recompute::full: return "full (whole block)";
     }
     return "none";

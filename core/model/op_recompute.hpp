@@ -63,9 +63,9 @@ struct BlockMatmul {
 // where Megatron-LM's modules are other than the attention core alone, else the plain name.
 [[nodiscard]] std::string recompute_text(const TrainingSpec& t);
 
-// What a recompute choice re-runs on this stack, for a control's label: "none", "selective (attention
-// core)" with fused kernels, "selective (op-level)" without (PyTorch's op-level policy), "full (whole
-// block)".
-[[nodiscard]] std::string recompute_display_name(Recompute r, bool fused_kernels);
+// What a recompute choice re-runs on this stack, for a control's label: "none", with fused kernels
+// "selective (attention core)" or how many modules ("selective (2 modules)"), without them
+// "selective (op-level)" (PyTorch's op-level policy), "full (whole block)".
+[[nodiscard]] std::string recompute_display_name(Recompute r, const TrainingSpec& t);
 
 }  // namespace shardscope

@@ -142,6 +142,7 @@ std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t m
     text("precision", to_string(a.training.precision), to_string(b.training.precision));
     text("attention", to_string(a.training.attention), to_string(b.training.attention));
     const auto on_off = [](bool on) { return on ? "on" : "off"; };
+    text("kernels", a.training.fused_kernels ? "fused" : "eager", b.training.fused_kernels ? "fused" : "eager");
     text("FP8 activation input", on_off(a.training.activation_func_fp8_input_store),
          on_off(b.training.activation_func_fp8_input_store));
     text("Adam moments", a.training.bf16_adam_moments ? "bf16" : "fp32", b.training.bf16_adam_moments ? "bf16" : "fp32");

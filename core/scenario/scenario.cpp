@@ -184,9 +184,7 @@ TrainingSpec read_training(const Json& j) {
         t.recompute_modules = read_recompute_modules(r.string_list("recompute_modules"), r.path("recompute_modules"));
     }
     t.activation_func_fp8_input_store = r.bool_field("activation_func_fp8_input_store", false);
-    if (t.activation_func_fp8_input_store && t.precision != Precision::fp8)
-        fail(r.path("activation_func_fp8_input_store"), "needs precision fp8 (precision is " +
-                                                             std::string(to_string(t.precision)) + ")");
+    if (std::string e = fp8_activation_input_error(t); !e.empty()) throw FieldError{std::move(e)};
     t.bf16_adam_moments = r.bool_field("bf16_adam_moments", false);
     r.reject_unknown();
     return t;
@@ -339,6 +337,29 @@ std::vector<std::string> recompute_module_names(const RecomputeModules& m) {
     for (std::size_t i = 0; i < on.size(); ++i)
         if (on[i]) out.emplace_back(kRecomputeModuleNames[i]);
     return out;
+}
+
+std::string fp8_activation_input_error(const TrainingSpec& t) {
+    if (!t.activation_func_fp8_input_store || t.precision == Precision::fp8) return {};
+    return "training.activation_func_fp8_input_store: needs precision fp8 (precision is " +
+           std::string(to_string(t.precision)) + ")";
+}
+
+std::optional<RecomputeModules> recompute_modules_from_text(std::string_view text) {
+    RecomputeModules m{false, false, false, false};
+    if (text == "none") return m;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t plus = std::min(text.find('+', start), text.size());
+        const std::string_view name = text.substr(start, plus - start);
+        if (name == "core_attn") m.core_attn = true;
+        else if (name == "layernorm") m.layernorm = true;
+        else if (name == "mla_up_proj") m.mla_up_proj = true;
+        else if (name == "moe_act") m.moe_act = true;
+        else return std::nullopt;
+        start = plus + 1;
+    }
+    return m;
 }
 
 ScenarioLoad parse_scenario(std::string_view json_text) {

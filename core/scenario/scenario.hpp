@@ -171,6 +171,8 @@ struct RecomputeModules {
 inline constexpr std::array<std::string_view, 4> kRecomputeModuleNames = {"core_attn", "layernorm", "mla_up_proj",
                                                                           "moe_act"};
 [[nodiscard]] std::vector<std::string> recompute_module_names(const RecomputeModules& m);
+// "layernorm+moe_act" (or "none") as modules; nullopt for a name that is none of them.
+[[nodiscard]] std::optional<RecomputeModules> recompute_modules_from_text(std::string_view text);
 
 struct TrainingSpec {
     int64_t global_batch = 1024;    // sequences per step
@@ -193,6 +195,10 @@ struct TrainingSpec {
     // bf16 with --use-precision-aware-optimizer; DeepSeek-V3 trained so).
     bool bf16_adam_moments = false;
 };
+
+// FP8 activation inputs only make sense with FP8 GEMMs: "" or the rule a file breaks (a saved scenario
+// drops the flag once the precision is no longer fp8, and the model ignores it meanwhile).
+[[nodiscard]] std::string fp8_activation_input_error(const TrainingSpec& t);
 
 struct Scenario {
     ModelSpec model;

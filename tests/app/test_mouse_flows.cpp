@@ -1437,3 +1437,36 @@ TEST_CASE("a ranked layout's point on the planner's chart, clicked by mouse, sel
     }
     CHECK_FALSE(selected.empty());
 }
+
+TEST_CASE("Memory and cost by mouse: fused kernels, Megatron-LM's recompute modules, FP8 with its activation input, bf16 moments") {
+    // The precision combo offered three of the five precisions (fp8 and megatron-fp16 only by --action),
+    // and an fp8 scenario read as mixed-bf16 in it.
+    LiveApp app("mouse-memory-stack", "--show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/kernels"));
+    const auto pick = [&](const char* combo, const char* item) {
+        REQUIRE(app.click(combo));
+        REQUIRE(app.wait_for_item(item));
+        REQUIRE(app.click(item));
+        return app.wait_frames(4);
+    };
+    Json probe = pick("memory/kernels", "memory/kernels/fused");
+    CHECK(probe["scenario"]["training"]["fused_kernels"] == true);
+    probe = pick("memory/recompute", "memory/recompute/selective");
+    REQUIRE(probe["scenario"]["training"]["recompute"] == "selective");
+    REQUIRE(app.wait_for_item("memory/recompute_module/layernorm"));
+    REQUIRE(app.click("memory/recompute_module/layernorm"));
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["training"]["recompute_modules"] == Json({"core_attn", "layernorm"}));
+    CAPTURE(probe["status"].get<std::string>());
+    CHECK(probe["status"].get<std::string>().find("selective (core_attn, layernorm)") != std::string::npos);
+    probe = pick("memory/precision", "memory/precision/fp8");
+    REQUIRE(probe["scenario"]["training"]["precision"] == "fp8");
+    REQUIRE(app.click("memory/fp8_activation_input"));
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["training"]["activation_func_fp8_input_store"] == true);
+    REQUIRE(app.click("memory/bf16_adam_moments"));
+    probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["training"]["bf16_adam_moments"] == true);
+    CHECK(probe["status"].get<std::string>().find("Adam moments fp32 -> bf16") != std::string::npos);
+}

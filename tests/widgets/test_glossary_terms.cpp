@@ -7,9 +7,12 @@
 
 #include "imgui_fixture.hpp"
 
+#include <imgui_internal.h>
+
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -45,6 +48,36 @@ TEST_CASE("every term the panels name is in the shipped glossary") {
     CHECK(g.find(ui::zero_stage_term(2))->term == "ZeRO-2");
 }
 
+namespace {
+
+// The tile of a panel's item: the window whose name ends in "###" and the item key's first part.
+ImGuiWindow* tile_of(const std::string& item) {
+    const std::string suffix = "###" + item.substr(0, item.find('/'));
+    for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) {
+        const std::string name = w->Name;
+        if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+            return w;
+    }
+    return nullptr;
+}
+
+// Wheels the item's tile down, as a person would, until the item shows inside it.
+void scroll_into_view(test::ImGuiFixture& f, const std::string& item, const std::function<void()>& draw) {
+    for (int turn = 0; turn < 20; ++turn) {
+        const auto rect = ui::find_item_rect(item);
+        if (!rect) return;
+        ImGuiWindow* w = tile_of(item);
+        if (!w || rect->y1 <= w->InnerClipRect.Max.y) return;
+        f.move_mouse(w->InnerClipRect.GetCenter().x, w->InnerClipRect.GetCenter().y);
+        ImGui::GetIO().MouseWheel = -1.0f;
+        f.frames(1, draw);
+        ImGui::GetIO().MouseWheel = 0.0f;
+        f.frames(1, draw);
+    }
+}
+
+}  // namespace
+
 TEST_CASE("hovering a panel's control shows the definition of the term it names") {
     ImGuiFixture f(1920, 1200);
     ui::set_shared_glossary(std::make_shared<const Glossary>(shipped_glossary()));
@@ -60,7 +93,9 @@ TEST_CASE("hovering a panel's control shows the definition of the term it names"
         {"collective/algorithm", "Ring algorithm"},
     };
     for (const auto& [item, term] : hovers) {
-        CAPTURE(item);
+        const std::string name = item;
+        CAPTURE(name);
+        scroll_into_view(f, item, draw);
         const auto rect = ui::find_item_rect(item);
         REQUIRE(rect.has_value());
         f.move_mouse(rect->centre_x(), rect->centre_y());

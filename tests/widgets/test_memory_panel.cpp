@@ -429,3 +429,46 @@ TEST_CASE("memory panel: after + makes the scenario stop fitting, the controls s
     REQUIRE(after);
     CHECK(after->y0 == doctest::Approx(before->y0).epsilon(0.001));
 }
+
+TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precision, FP8 activation input and bf16 moments by click") {
+    PanelHarness h;  // Llama 3 8B: no MLA, no experts
+    const auto draw = h.draw();
+    h.fixture.frames(2, draw);
+    REQUIRE_FALSE(h.state.scenario().training.fused_kernels);
+    // The modules show only for Megatron-LM's selective recompute.
+    CHECK_FALSE(ui::find_item_rect("memory/recompute_module/layernorm").has_value());
+    // A combo's list shows a frame after the click that opens it.
+    const auto pick = [&](const char* combo, const char* item) {
+        REQUIRE(h.fixture.click_item(combo, draw));
+        h.fixture.frames(2, draw);
+        REQUIRE(h.fixture.click_item(item, draw));
+    };
+    pick("memory/kernels", "memory/kernels/fused");
+    CHECK(h.state.scenario().training.fused_kernels);
+    CHECK(h.state.ui.status.find("kernels eager -> fused") != std::string::npos);
+    pick("memory/recompute", "memory/recompute/selective");
+    REQUIRE(h.state.scenario().training.recompute == Recompute::selective);
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item("memory/recompute_module/layernorm", draw));
+    CHECK(recompute_module_names(h.state.scenario().training.recompute_modules) ==
+          std::vector<std::string>{"core_attn", "layernorm"});
+    CHECK(h.state.ui.status.find("recompute selective -> selective (core_attn, layernorm)") != std::string::npos);
+    // A module this model has no part for is greyed: a click changes nothing.
+    const Scenario before = h.state.scenario();
+    REQUIRE(h.fixture.click_item("memory/recompute_module/mla_up_proj", draw));
+    CHECK(h.state.scenario() == before);
+    // FP8 activation input waits for FP8; then every precision is a choice, fp8 among them.
+    REQUIRE(h.fixture.click_item("memory/fp8_activation_input", draw));
+    CHECK_FALSE(h.state.scenario().training.activation_func_fp8_input_store);
+    pick("memory/precision", "memory/precision/fp8");
+    CHECK(h.state.scenario().training.precision == Precision::fp8);
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item("memory/fp8_activation_input", draw));
+    CHECK(h.state.scenario().training.activation_func_fp8_input_store);
+    // bf16 moments: the optimizer state drops from 12 to 8 bytes a parameter.
+    const double optimizer = h.state.report().memory.optimizer;
+    REQUIRE(h.fixture.click_item("memory/bf16_adam_moments", draw));
+    CHECK(h.state.scenario().training.bf16_adam_moments);
+    CHECK(h.state.report().memory.optimizer == doctest::Approx(optimizer * 8.0 / 12.0));
+    CHECK(h.state.ui.status.find("Adam moments fp32 -> bf16") != std::string::npos);
+}

@@ -39,7 +39,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const char* const kZeroLabels[] = {"0  (DDP: nothing sharded)", "1  (optimizer state)", "2  (+ gradients)",
                                    "3  (+ weights: FSDP)"};
 constexpr Recompute kRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
-constexpr Precision kPrecisions[] = {Precision::mixed_bf16, Precision::fp32, Precision::megatron_bf16};
 
 void section_title(const char* text) {
     ImGui::Spacing();
@@ -49,6 +48,13 @@ void section_title(const char* text) {
 
 template <typename Enum, size_t N>
 int index_of(const Enum (&values)[N], Enum v) {
+    for (size_t i = 0; i < N; ++i)
+        if (values[i] == v) return static_cast<int>(i);
+    return 0;
+}
+
+template <typename Enum, size_t N>
+int index_of(const std::array<Enum, N>& values, Enum v) {
     for (size_t i = 0; i < N; ++i)
         if (values[i] == v) return static_cast<int>(i);
     return 0;
@@ -147,6 +153,29 @@ void MemoryPanel::declare_actions() {
     actions_.choice("precision", "the bytes per parameter for weights, gradients and optimizer state", names_of(kAllPrecisions),
                     [edit](AppState& state, const ActionValue& v) {
                         return edit(state, [&](Scenario& c) { c.training.precision = *precision_from_string(v.text); });
+                    });
+    actions_.choice("kernels", "how the element-wise work runs: eager (PyTorch op by op) or fused (Megatron-LM, Transformer Engine)",
+                    {"eager", "fused"}, [edit](AppState& state, const ActionValue& v) {
+                        return edit(state, [&](Scenario& c) { c.training.fused_kernels = v.text == "fused"; });
+                    });
+    actions_.text("recompute_modules", "NAME[+NAME]",
+                  "what selective recompute re-runs on the fused stack: core_attn, layernorm, mla_up_proj, moe_act "
+                  "joined by +, or none",
+                  [edit](AppState& state, const ActionValue& v) {
+                      const std::optional<RecomputeModules> mods = recompute_modules_from_text(v.text);
+                      if (!mods) return "\"" + v.text + "\": name core_attn, layernorm, mla_up_proj or moe_act, joined by +, or none";
+                      return edit(state, [&](Scenario& c) { c.training.recompute_modules = *mods; });
+                  });
+    actions_.on_off("fp8_activation_input", "the activation function's input kept in FP8 (precision fp8 only)",
+                    [edit](AppState& state, const ActionValue& v) {
+                        TrainingSpec t = state.scenario().training;
+                        t.activation_func_fp8_input_store = v.on;
+                        if (std::string e = fp8_activation_input_error(t); !e.empty()) return e;
+                        return edit(state, [&](Scenario& c) { c.training = t; });
+                    });
+    actions_.choice("adam_moments", "the dtype of Adam's two moments", {"fp32", "bf16"},
+                    [edit](AppState& state, const ActionValue& v) {
+                        return edit(state, [&](Scenario& c) { c.training.bf16_adam_moments = v.text == "bf16"; });
                     });
     actions_.integer("micro_batch", "sequences per micro-batch", 1, std::numeric_limits<int32_t>::max(),
                      [edit](AppState& state, const ActionValue& v) {
@@ -406,6 +435,130 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
     ImGui::TextUnformatted("Micro-batch (sequences)");
 }
 
+// Which stack runs the element-wise work: it decides what selective recompute means and how the
+// norms, rotary and activations stream.
+void MemoryPanel::draw_kernels_control(AppState& state, float field) {
+    const Scenario& s = state.scenario();
+    const char* labels[] = {"PyTorch eager (op by op)", "fused (Megatron-LM / TE)"};
+    const char* keys[] = {"memory/kernels/eager", "memory/kernels/fused"};
+    const int now = s.training.fused_kernels ? 1 : 0;
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::BeginCombo("Kernels", labels[now])) {
+        for (int i = 0; i < 2; ++i) {
+            if (ImGui::Selectable(labels[i], i == now) && i != now) {
+                Scenario c = s;
+                c.training.fused_kernels = i == 1;
+                apply(state, c);
+            }
+            note_last_item(keys[i]);
+        }
+        ImGui::EndCombo();
+    }
+    note_last_item("memory/kernels");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", "Fused: Megatron-LM and Transformer Engine run each norm, rotary and activation as one "
+                                "kernel, and selective recompute re-runs the modules ticked below it.\n"
+                                "Eager: PyTorch op by op, as FSDP and DeepSpeed runs of Hugging Face or torchtitan "
+                                "models do; selective recompute is torchtitan's op-level policy.");
+}
+
+// Megatron-LM's --recompute-modules, a box each; a module the model lacks is greyed with the reason.
+void MemoryPanel::draw_recompute_modules(AppState& state) {
+    const Scenario& s = state.scenario();
+    const RecomputeModules now = s.training.recompute_modules;
+    struct Box {
+        const char* name;
+        bool on;
+        bool applies;
+        const char* what;
+    };
+    const Box boxes[] = {
+        {"core_attn", now.core_attn, true, "the attention core (scores, softmax, weighted sum) re-runs"},
+        {"layernorm", now.layernorm, true, "the block's two norms re-run; their outputs are not kept"},
+        {"mla_up_proj", now.mla_up_proj, s.model.is_mla(),
+         "MLA's up-projections and rotary re-run; Q, K, V and the normed latents are not kept"},
+        {"moe_act", now.moe_act, s.model.is_moe(), "the routed experts' activation re-runs; its output is not kept"},
+    };
+    ImGui::TextDisabled("Recompute modules:");
+    for (std::size_t i = 0; i < std::size(boxes); ++i) {
+        const Box& box = boxes[i];
+        // Wrap when the next box would not fit on the line.
+        const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(box.name).x;
+        ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+        bool on = box.on;
+        ImGui::BeginDisabled(!box.applies);
+        if (ImGui::Checkbox(box.name, &on)) {
+            Scenario c = s;
+            RecomputeModules& m = c.training.recompute_modules;
+            bool* fields[] = {&m.core_attn, &m.layernorm, &m.mla_up_proj, &m.moe_act};
+            *fields[i] = on;
+            apply(state, c);
+        }
+        ImGui::EndDisabled();
+        note_last_item(std::string("memory/recompute_module/") + box.name);
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s: %s%s", box.name, box.what,
+                              box.applies ? "" : (i == 2 ? " (this model has no MLA)" : " (this model has no experts)"));
+    }
+}
+
+// Precision with every choice core knows, each with its bytes per parameter as core counts them, then
+// the two state savings that go with it.
+void MemoryPanel::draw_precision_controls(AppState& state, float field) {
+    const Scenario& s = state.scenario();
+    std::vector<std::string> labels;
+    for (Precision p : kAllPrecisions) {
+        TrainingSpec t = s.training;
+        t.precision = p;
+        const StateBytesPerParam per = state_bytes_per_param(t);
+        labels.push_back(std::string(to_string(p)) + " (" + format_count(per.weights) + "+" + format_count(per.grads) +
+                         "+" + format_count(per.optimizer) + " B)");
+    }
+    int precision = index_of(kAllPrecisions, s.training.precision);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::BeginCombo("Precision", labels[static_cast<std::size_t>(precision)].c_str())) {
+        for (std::size_t i = 0; i < kAllPrecisions.size(); ++i) {
+            if (ImGui::Selectable(labels[i].c_str(), static_cast<int>(i) == precision) && static_cast<int>(i) != precision) {
+                Scenario c = s;
+                c.training.precision = kAllPrecisions[i];
+                apply(state, c);
+            }
+            note_last_item("memory/precision/" + std::string(to_string(kAllPrecisions[i])));
+        }
+        ImGui::EndCombo();
+    }
+    note_last_item("memory/precision");
+    glossary_tooltip_for_last_item(terms::kPrecision);
+
+    const bool fp8 = s.training.precision == Precision::fp8;
+    bool fp8_input = fp8 && s.training.activation_func_fp8_input_store;
+    ImGui::BeginDisabled(!fp8);
+    if (ImGui::Checkbox("FP8 activation input", &fp8_input)) {
+        Scenario c = s;
+        c.training.activation_func_fp8_input_store = fp8_input;
+        apply(state, c);
+    }
+    ImGui::EndDisabled();
+    note_last_item("memory/fp8_activation_input");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", fp8 ? "The activation function's input (SwiGLU's gate and up) kept in FP8 for the "
+                                      "backward, 1 byte an element (Megatron-LM's --activation-func-fp8-input-store)"
+                                    : "Only with precision fp8");
+    ImGui::SameLine();
+    bool bf16_moments = s.training.bf16_adam_moments;
+    if (ImGui::Checkbox("bf16 Adam moments", &bf16_moments)) {
+        Scenario c = s;
+        c.training.bf16_adam_moments = bf16_moments;
+        apply(state, c);
+    }
+    note_last_item("memory/bf16_adam_moments");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", "Adam's two moments in bf16 instead of fp32: 4 bytes a parameter fewer in the "
+                                "optimizer state (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype bf16; "
+                                "DeepSeek-V3 trained so)");
+}
+
 void MemoryPanel::draw_controls(AppState& state) {
     controls_anchor_.place();
     section_title("What moves memory");
@@ -438,31 +591,27 @@ void MemoryPanel::draw_controls(AppState& state) {
     note_last_item("memory/zero");
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 
-    int recompute = index_of(kRecomputes, s.training.recompute);
-    const std::string names[] = {recompute_display_name(kRecomputes[0], s.training.fused_kernels),
-                                 recompute_display_name(kRecomputes[1], s.training.fused_kernels),
-                                 recompute_display_name(kRecomputes[2], s.training.fused_kernels)};
-    const char* recompute_labels[] = {names[0].c_str(), names[1].c_str(), names[2].c_str()};
+    draw_kernels_control(state, field);
+
+    const int recompute = index_of(kRecomputes, s.training.recompute);
     ImGui::SetNextItemWidth(field);
-    if (ImGui::Combo("Recompute", &recompute, recompute_labels, 3)) {
-        Scenario c = s;
-        c.training.recompute = kRecomputes[recompute];
-        apply(state, c);
+    if (ImGui::BeginCombo("Recompute", recompute_display_name(s.training.recompute, s.training).c_str())) {
+        for (int i = 0; i < 3; ++i) {
+            if (ImGui::Selectable(recompute_display_name(kRecomputes[i], s.training).c_str(), i == recompute) &&
+                i != recompute) {
+                Scenario c = s;
+                c.training.recompute = kRecomputes[i];
+                apply(state, c);
+            }
+            note_last_item("memory/recompute/" + std::string(to_string(kRecomputes[i])));
+        }
+        ImGui::EndCombo();
     }
     note_last_item("memory/recompute");
     glossary_tooltip_for_last_item(terms::kRecompute);
+    if (s.training.recompute == Recompute::selective && s.training.fused_kernels) draw_recompute_modules(state);
 
-    int precision = index_of(kPrecisions, s.training.precision);
-    const char* precision_labels[] = {"mixed-bf16 (2+2+12 B)", "fp32 (4+4+8 B)", "megatron-bf16 (2+4+12 B)"};
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::Combo("Precision", &precision, precision_labels, 3)) {
-        Scenario c = s;
-        c.training.precision = kPrecisions[precision];
-        apply(state, c);
-    }
-    note_last_item("memory/precision");
-    glossary_tooltip_for_last_item(terms::kPrecision);
-
+    draw_precision_controls(state, field);
     draw_micro_batch_control(state, field);
     // A refusal stands until the scenario changes in any way (another edit, an undo, an opened file).
     if (!control_error_.empty() && state.version() == refused_at_version_) {

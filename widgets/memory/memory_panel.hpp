@@ -43,6 +43,9 @@ private:
     // Core's fix made the scenario, and the status line says what it changed.
     void apply_fix(AppState& state, const FitAdvice& advice);
     void apply(AppState& state, const Scenario& candidate);
+    void draw_kernels_control(AppState& state, float field);
+    void draw_recompute_modules(AppState& state);
+    void draw_precision_controls(AppState& state, float field);
     // Text typed that is no number: refused by name, shown until the scenario next changes.
     void refuse_typed(const AppState& state, const std::string& why);
 

@@ -1,5 +1,6 @@
 #include "widgets/memory/memory_view.hpp"
 
+#include "core/model/op_recompute.hpp"
 #include "core/scenario/units.hpp"
 
 #include <algorithm>
@@ -22,7 +23,7 @@ std::string setup_line(const Scenario& s, const Report& r) {
     else
         os << p.dp_replicate;
     if (p.ep > 1) os << ", ep " << p.ep;
-    os << "  |  ZeRO " << p.zero << ", recompute " << to_string(s.training.recompute) << ", "
+    os << "  |  ZeRO " << p.zero << ", recompute " << recompute_text(s.training) << ", "
        << to_string(s.training.precision) << ", micro-batch " << s.training.micro_batch;
     return os.str();
 }
