@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 
 namespace shardscope {
@@ -113,6 +115,78 @@ void megatron_model_flags(const ModelSpec& m, std::vector<std::string>& f) {
     }
 }
 
+// What Megatron-LM splits over the stages: the layers, and the embedding and loss where they count.
+int64_t split_units(const Scenario& s) {
+    return s.model.layers + (s.parallel.embedding_in_pipeline_split ? 1 : 0) + (s.parallel.loss_in_pipeline_split ? 1 : 0);
+}
+
+// Layers per stage as Megatron-LM splits them from its flags alone (--decoder-first/last-pipeline-
+// num-layers, --account-for-*-in-pipeline-split), or nothing where it would refuse: the layers (with
+// the embedding and loss when they count) must divide evenly over the stages its flags leave.
+std::optional<std::vector<int64_t>> megatron_native_split(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    const int64_t layers = s.model.layers, pp = p.pp;
+    std::vector<int64_t> out(static_cast<std::size_t>(pp), 0);
+    if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+        const int64_t ends = (p.first_stage_layers > 0 ? 1 : 0) + (p.last_stage_layers > 0 ? 1 : 0);
+        const int64_t rest = layers - p.first_stage_layers - p.last_stage_layers;
+        if (pp - ends <= 0 || rest % (pp - ends) != 0) return std::nullopt;
+        for (int64_t& c : out) c = rest / (pp - ends);
+        if (p.first_stage_layers > 0) out.front() = p.first_stage_layers;
+        if (p.last_stage_layers > 0) out.back() = p.last_stage_layers;
+        return out;
+    }
+    const int64_t units = layers + (p.embedding_in_pipeline_split ? 1 : 0) + (p.loss_in_pipeline_split ? 1 : 0);
+    if (units % pp != 0) return std::nullopt;
+    for (int64_t& c : out) c = units / pp;
+    if (p.embedding_in_pipeline_split) --out.front();
+    if (p.loss_in_pipeline_split) --out.back();
+    return out;
+}
+
+// Megatron-LM's --pipeline-model-parallel-layout for the scenario's split, one "|"-separated chunk a
+// stage: E the embedding, t*N the blocks, L the output layer and loss ("Et*3|t*4|...|t*3L").
+std::string megatron_layout(const Scenario& s) {
+    std::string out;
+    for (int64_t st = 0; st < s.parallel.pp; ++st) {
+        const int64_t count = stage_layers(s.model.layers, s.parallel, st).count;
+        if (st > 0) out += "|";
+        if (st == 0) out += "E";
+        if (count == 1) out += "t";
+        else if (count > 1) out += "t*" + n(count);
+        if (st == s.parallel.pp - 1) out += "L";
+    }
+    return out;
+}
+
+// How the layers split over the stages: Megatron-LM's own flags where they give the split that was
+// priced, else the explicit layout.
+void megatron_split_flags(const Scenario& s, Writer& w, std::vector<std::string>& f) {
+    const ParallelSpec& p = s.parallel;
+    if (p.pp <= 1 || !s.model.has_architecture()) return;
+    const int64_t v = s.training.schedule == Schedule::interleaved_1f1b ? s.training.virtual_stages : 1;
+    const std::optional<std::vector<int64_t>> native = megatron_native_split(s);
+    std::vector<int64_t> priced;
+    for (int64_t st = 0; st < p.pp; ++st) priced.push_back(stage_layers(s.model.layers, p, st).count);
+    const bool ends_given = p.first_stage_layers > 0 || p.last_stage_layers > 0;
+    const bool divides = v == 1 || (!ends_given && split_units(s) % (p.pp * v) == 0);
+    if (native && *native == priced && divides) {
+        if (p.first_stage_layers > 0) f.push_back("--decoder-first-pipeline-num-layers " + n(p.first_stage_layers));
+        if (p.last_stage_layers > 0) f.push_back("--decoder-last-pipeline-num-layers " + n(p.last_stage_layers));
+        if (p.embedding_in_pipeline_split) f.push_back("--account-for-embedding-in-pipeline-split");
+        if (p.loss_in_pipeline_split) f.push_back("--account-for-loss-in-pipeline-split");
+        return;
+    }
+    if (v > 1) {
+        w.warn("layers: " + n(s.model.layers) + " do not split evenly into pp x virtual_stages = " + n(p.pp * v) +
+               " chunks; give --pipeline-model-parallel-layout one chunk per virtual stage by hand");
+        return;
+    }
+    f.push_back("--pipeline-model-parallel-layout \"" + megatron_layout(s) + "\"");
+    w.note("the layers split unevenly over the stages (as priced: fewer on the end stages first); "
+           "--pipeline-model-parallel-layout says so (Megatron-Core 0.13 or later)");
+}
+
 void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std::vector<std::string>& f) {
     const ParallelSpec& p = s.parallel;
     const TrainingSpec& t = s.training;
@@ -126,14 +200,11 @@ void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std:
     if (p.ep_comm_overlap)
         w.warn("ep_comm_overlap: Megatron-LM's flag for hiding the all-to-all differs between releases; set it by hand");
     if (t.schedule == Schedule::interleaved_1f1b)
-        f.push_back("--num-layers-per-virtual-pipeline-stage " + n(s.model.layers / (p.pp * t.virtual_stages)));
+        f.push_back("--num-layers-per-virtual-pipeline-stage " + n(std::max<int64_t>(1, split_units(s) / (p.pp * t.virtual_stages))));
     else if (t.schedule != Schedule::one_f_one_b)
         w.warn("schedule " + std::string(to_string(t.schedule)) +
                ": Megatron-LM has no equivalent (it runs 1F1B, or interleaved 1F1B with virtual stages); none emitted");
-    if (p.first_stage_layers > 0) f.push_back("--decoder-first-pipeline-num-layers " + n(p.first_stage_layers));
-    if (p.last_stage_layers > 0) f.push_back("--decoder-last-pipeline-num-layers " + n(p.last_stage_layers));
-    if (p.embedding_in_pipeline_split) f.push_back("--account-for-embedding-in-pipeline-split");
-    if (p.loss_in_pipeline_split) f.push_back("--account-for-loss-in-pipeline-split");
+    megatron_split_flags(s, w, f);
     if (p.zero == 1 || p.zero == 2) {
         f.push_back("--use-distributed-optimizer");
         if (l.dp_replicate > 1) f.push_back("--num-distributed-optimizer-instances " + n(l.dp_replicate));
@@ -180,7 +251,10 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
     // The grouped experts weigh their tokens in the activation, which is how the fused stack is priced
     // (and what moe_act's recompute needs).
     if (s.model.is_moe() && t.fused_kernels) f.push_back("--moe-grouped-gemm");
-    f.push_back(t.attention == AttentionKernel::flash ? "--attention-backend flash" : "--attention-backend unfused");
+    // Flash on the fused stack is priced as cuDNN's fused attention, which Transformer Engine runs on
+    // Hopper and Megatron-LM calls "fused"; elsewhere as FlashAttention.
+    if (t.attention == AttentionKernel::eager) f.push_back("--attention-backend unfused");
+    else f.push_back(t.fused_kernels ? "--attention-backend fused" : "--attention-backend flash");
     switch (t.precision) {
         case Precision::mixed_bf16:
             f.push_back("--bf16");
@@ -316,7 +390,7 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
             w.warn("recompute selective: TorchTitan's op-level policy recomputes every other matmul; this scenario "
                    "(fused_kernels) is priced with Megatron-LM's selective recompute: " + recompute_text(t));
     }
-    if (t.activation_func_fp8_input_store && t.precision == Precision::fp8)
+    if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t))
         w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
     if (t.bf16_adam_moments)
         w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");

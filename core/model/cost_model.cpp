@@ -645,7 +645,7 @@ std::string activation_note(const Scenario& s) {
     if (m.is_moe())
         kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, " +
                 (s.training.fused_kernels ? "routing weight (applied in its activation)" : "output") + " and MLP";
-    if (s.training.activation_func_fp8_input_store && s.training.precision == Precision::fp8)
+    if (s.training.activation_func_fp8_input_store && fp8_activation_input_applies(s.training))
         kept += "; the activation's input in FP8";
     kept += m.uses_dropout() ? "; dropout masks" : "; no dropout masks";
     const std::string recompute =
@@ -737,7 +737,8 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                         "each block's gradients copied into the reduce-scatter's input at 250 GB/s (with the "
                         "reduce-scatter), as the PyTorch developers measured them; fused_kernels (Megatron-LM, "
                         "DeepSpeed) copies nothing");
-    if (flash && s.training.recompute == Recompute::selective && !op_level_selective(s.training))
+    if (flash && s.training.recompute == Recompute::selective && !op_level_selective(s.training) &&
+        s.training.recompute_modules.core_attn)
         notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "
                         "flash stores no scores to drop");
     return notes;

@@ -2,6 +2,7 @@
 
 #include "core/model/cost_model.hpp"
 #include "core/model/memory.hpp"
+#include "core/model/op_recompute.hpp"
 #include "core/model/params.hpp"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ constexpr const char* kKnobNames[kKnobCount] = {"zero", "micro_batch", "recomput
 struct KnobOptions {
     std::vector<int> zero;
     std::vector<int64_t> micro_batch;
-    std::vector<Recompute> recompute;
+    std::vector<TrainingSpec> recompute;  // the recompute and, on the fused stack, its modules
     std::vector<int64_t> tp_factor;  // multiplies tp, taken from the data-parallel dims
     std::vector<int64_t> pp_factor;
 };
@@ -52,6 +53,33 @@ std::vector<int64_t> doublings(int64_t dim, int64_t dp, int64_t limit) {
     return out;
 }
 
+// The scenario's recompute first, then what saves more: selective (on the fused stack with its modules
+// as they are, then with every module that saves memory in this model), full.
+std::vector<TrainingSpec> recompute_options(const Scenario& s) {
+    const TrainingSpec& now = s.training;
+    std::vector<TrainingSpec> out{now};
+    const auto add = [&](Recompute r, const RecomputeModules& mods) {
+        TrainingSpec t = now;
+        t.recompute = r;
+        t.recompute_modules = mods;
+        for (const TrainingSpec& o : out)
+            if (o.recompute == t.recompute && recompute_text(o) == recompute_text(t)) return;
+        out.push_back(t);
+    };
+    if (now.recompute == Recompute::none) add(Recompute::selective, now.recompute_modules);
+    if (now.recompute != Recompute::full && now.fused_kernels) {
+        // The attention core saves memory only where the scores are stored (eager attention).
+        RecomputeModules every = now.recompute_modules;
+        every.core_attn = every.core_attn || now.attention == AttentionKernel::eager;
+        every.layernorm = true;
+        every.mla_up_proj = s.model.is_mla();
+        every.moe_act = s.model.is_moe();
+        add(Recompute::selective, every);
+    }
+    if (now.recompute != Recompute::full) add(Recompute::full, now.recompute_modules);
+    return out;
+}
+
 KnobOptions options_for(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
     KnobOptions o;
@@ -64,9 +92,7 @@ KnobOptions options_for(const Scenario& s) {
         b = b % 2 == 0 ? b / 2 : 1;
         o.micro_batch.push_back(b);
     }
-    o.recompute.push_back(s.training.recompute);
-    for (Recompute r : {Recompute::selective, Recompute::full})
-        if (static_cast<int>(r) > static_cast<int>(s.training.recompute)) o.recompute.push_back(r);
+    o.recompute = recompute_options(s);
     const bool arch = s.model.has_architecture();
     const int64_t dp = data_parallel(p);
     // A count-only model has no heads or layers to bound TP and PP; 64 is past any published TP.
@@ -85,7 +111,9 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
     Scenario c = s;
     std::vector<KnobChange> changes;
     c.training.micro_batch = o.micro_batch[static_cast<size_t>(pick[kMicroBatch])];
-    c.training.recompute = o.recompute[static_cast<size_t>(pick[kRecompute])];
+    const TrainingSpec& recompute = o.recompute[static_cast<size_t>(pick[kRecompute])];
+    c.training.recompute = recompute.recompute;
+    c.training.recompute_modules = recompute.recompute_modules;
     const int64_t tp_f = o.tp_factor[static_cast<size_t>(pick[kTp])];
     const int64_t pp_f = o.pp_factor[static_cast<size_t>(pick[kPp])];
     if (!take_from_data_parallel(c.parallel, tp_f * pp_f)) return false;
@@ -100,8 +128,7 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
         changes.push_back({kKnobNames[kMicroBatch], std::to_string(s.training.micro_batch),
                            std::to_string(c.training.micro_batch)});
     if (pick[kRecompute] != 0)
-        changes.push_back({kKnobNames[kRecompute], std::string(to_string(s.training.recompute)),
-                           std::string(to_string(c.training.recompute))});
+        changes.push_back({kKnobNames[kRecompute], recompute_text(s.training), recompute_text(c.training)});
     if (pick[kTp] != 0) changes.push_back({kKnobNames[kTp], std::to_string(s.parallel.tp), std::to_string(c.parallel.tp)});
     if (pick[kPp] != 0) changes.push_back({kKnobNames[kPp], std::to_string(s.parallel.pp), std::to_string(c.parallel.pp)});
     // The data-parallel dims pay for TP and PP and turn into shards under ZeRO: name them too, so the

@@ -178,7 +178,7 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
     sh.recompute_norms = megatron_selective && t.recompute_modules.layernorm;
     sh.recompute_mla_up_proj = megatron_selective && t.recompute_modules.mla_up_proj && m.is_mla();
     sh.recompute_expert_act = megatron_selective && t.recompute_modules.moe_act && sh.moe;
-    sh.fp8_activation_input = t.activation_func_fp8_input_store && t.precision == Precision::fp8;
+    sh.fp8_activation_input = t.activation_func_fp8_input_store && fp8_activation_input_applies(t);
     if (op_level_selective(s.training))
         sh.op_policy_elements = op_policy_saved_elements_per_token(m, sh.moe, s.parallel.tp, s.parallel.sequence_parallel);
     if (sh.moe) {

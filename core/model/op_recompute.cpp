@@ -93,7 +93,7 @@ std::string recompute_text(const TrainingSpec& t) {
     const std::vector<std::string> names = recompute_module_names(t.recompute_modules);
     text += " (";
     for (std::size_t i = 0; i < names.size(); ++i) text += (i > 0 ? ", " : "") + names[i];
-    return text + (names.empty() ? "nothing)" : ")");
+    return text + (names.empty() ? "no module)" : ")");
 }
 
 std::string recompute_display_name(Recompute r, const TrainingSpec& t) {
@@ -104,6 +104,7 @@ std::string recompute_display_name(Recompute r, const TrainingSpec& t) {
             if (t.recompute_modules.is_default()) return "selective (attention core)";
             // Short enough for a combo; the modules are listed beside it.
             const std::size_t n = recompute_module_names(t.recompute_modules).size();
+            if (n == 0) return "selective (no module)";
             return "selective (" + std::to_string(n) + (n == 1 ? " module)" : " modules)");
         }
         case Recompute::full: return "full (whole block)";

@@ -317,6 +317,7 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         // Its shape as the DeepSeek-V3 preset gives it, multi-head latent attention included. The links
         // are the H800 preset's: NVLink 160 GB/s, one 48 GB/s NIC per GPU.
         ClusterSpec h800 = sized(h, 2048);
+        h800.name = "H800 SXM, 8 per node";
         h800.gpu.name = "H800 SXM";
         h800.intra_node.bandwidth_gbps = 160;
         Scenario s;

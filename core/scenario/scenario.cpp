@@ -305,7 +305,7 @@ Json training_to_json(const TrainingSpec& t) {
     if (t.fused_kernels) j["fused_kernels"] = true;
     if (t.recompute == Recompute::selective && t.fused_kernels && !t.recompute_modules.is_default())
         j["recompute_modules"] = recompute_module_names(t.recompute_modules);
-    if (t.activation_func_fp8_input_store && t.precision == Precision::fp8) j["activation_func_fp8_input_store"] = true;
+    if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t)) j["activation_func_fp8_input_store"] = true;
     if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
     return j;
 }
@@ -339,10 +339,19 @@ std::vector<std::string> recompute_module_names(const RecomputeModules& m) {
     return out;
 }
 
+bool fp8_activation_input_applies(const TrainingSpec& t) noexcept {
+    return t.precision == Precision::fp8 && t.fused_kernels;
+}
+
 std::string fp8_activation_input_error(const TrainingSpec& t) {
-    if (!t.activation_func_fp8_input_store || t.precision == Precision::fp8) return {};
-    return "training.activation_func_fp8_input_store: needs precision fp8 (precision is " +
-           std::string(to_string(t.precision)) + ")";
+    if (!t.activation_func_fp8_input_store) return {};
+    if (t.precision != Precision::fp8)
+        return "training.activation_func_fp8_input_store: needs precision fp8 (precision is " +
+               std::string(to_string(t.precision)) + ")";
+    if (!t.fused_kernels)
+        return "training.activation_func_fp8_input_store: Megatron-LM's --activation-func-fp8-input-store needs "
+               "fused_kernels true (PyTorch's float8 keeps the activation's input in bf16)";
+    return {};
 }
 
 std::optional<RecomputeModules> recompute_modules_from_text(std::string_view text) {

@@ -196,8 +196,9 @@ struct TrainingSpec {
     bool bf16_adam_moments = false;
 };
 
-// FP8 activation inputs only make sense with FP8 GEMMs: "" or the rule a file breaks (a saved scenario
-// drops the flag once the precision is no longer fp8, and the model ignores it meanwhile).
+// Megatron-LM's FP8 activation inputs need its stack and FP8 GEMMs: "" or the rule a file breaks (a
+// saved scenario drops the flag once they no longer apply, and the model ignores it meanwhile).
+[[nodiscard]] bool fp8_activation_input_applies(const TrainingSpec& t) noexcept;
 [[nodiscard]] std::string fp8_activation_input_error(const TrainingSpec& t);
 
 struct Scenario {

@@ -234,3 +234,41 @@ TEST_CASE("Megatron-LM: recompute modules, FP8 activation inputs and bf16 moment
     CHECK(mentions(titan.warnings, "bf16_adam_moments"));
     CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "bf16_adam_moments"));
 }
+
+TEST_CASE("Megatron-LM: a split its flags cannot give is written as --pipeline-model-parallel-layout") {
+    Scenario s = default_scenario();  // Llama 3 8B, 32 layers, pp 2
+    s.parallel.pp = 4;
+    s.parallel.dp_shard = 4;
+    s.model.layers = 30;  // 30 on 4 stages: the two end stages take 7, the middle two 8
+    REQUIRE(validate_scenario(s).empty());
+    const FrameworkExport e = export_scenario(s, ExportTarget::megatron);
+    CHECK(has_line(e.text, "--pipeline-model-parallel-layout \"Et*7|t*8|t*8|t*7L\""));
+    // An even split needs no flag at all.
+    s.model.layers = 32;
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("--pipeline-model-parallel-layout") == std::string::npos);
+    // Llama 3 405B's 126 layers with the embedding and the loss as chunks of their own, 8 a stage:
+    // Megatron-LM's own flags, one unit a virtual stage.
+    s.model.layers = 126;
+    s.parallel.pp = 16;
+    s.parallel.dp_shard = 4;
+    s.cluster.nodes = 32;
+    s.parallel.embedding_in_pipeline_split = true;
+    s.parallel.loss_in_pipeline_split = true;
+    s.training.schedule = Schedule::interleaved_1f1b;
+    s.training.virtual_stages = 8;
+    s.training.global_batch = 64 * 4 * 2;
+    REQUIRE(validate_scenario(s).empty());
+    const std::string text = export_scenario(s, ExportTarget::megatron).text;
+    CHECK(has_line(text, "--num-layers-per-virtual-pipeline-stage 1"));
+    CHECK(has_line(text, "--account-for-embedding-in-pipeline-split"));
+    CHECK(text.find("--pipeline-model-parallel-layout") == std::string::npos);
+}
+
+TEST_CASE("Megatron-LM: the attention backend is the kernel that was priced") {
+    Scenario s = default_scenario();
+    CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--attention-backend flash"));
+    s.training.fused_kernels = true;  // Transformer Engine on Hopper: cuDNN's fused attention
+    CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--attention-backend fused"));
+    s.training.attention = AttentionKernel::eager;
+    CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--attention-backend unfused"));
+}

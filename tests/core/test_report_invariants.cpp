@@ -127,7 +127,7 @@ TrainingSpec random_training(std::mt19937_64& rng, const ParallelSpec& p, int64_
     t.fused_kernels = pick(rng, std::vector<bool>{false, true});
     const auto coin = [&] { return pick(rng, std::vector<bool>{false, true}); };
     t.recompute_modules = RecomputeModules{coin(), coin(), coin(), coin()};
-    t.activation_func_fp8_input_store = t.precision == Precision::fp8 && coin();
+    t.activation_func_fp8_input_store = coin();  // applies only with fp8 on the fused stack
     t.bf16_adam_moments = coin();
     return t;
 }

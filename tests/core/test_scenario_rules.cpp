@@ -395,9 +395,14 @@ TEST_CASE("Megatron-LM's recompute modules, FP8 activation inputs and bf16 Adam 
         s.training.fused_kernels = true;
         CHECK(Json::parse(scenario_to_json(s))["training"].count("recompute_modules") == 0);
     }
-    SUBCASE("activation_func_fp8_input_store needs FP8") {
+    SUBCASE("activation_func_fp8_input_store needs FP8 on the fused stack") {
         check_rejected({{"training", {{"activation_func_fp8_input_store", true}}}},
                        "training.activation_func_fp8_input_store: needs precision fp8 (precision is mixed-bf16)");
+        // It is Megatron-LM's switch: PyTorch's float8 has none.
+        check_rejected({{"training", {{"activation_func_fp8_input_store", true}, {"precision", "fp8"}}}},
+                       "training.activation_func_fp8_input_store: Megatron-LM's --activation-func-fp8-input-store "
+                       "needs fused_kernels true (PyTorch's float8 keeps the activation's input in bf16)");
+        check_accepted({{"training", {{"activation_func_fp8_input_store", true}, {"precision", "fp8"}, {"fused_kernels", true}}}});
     }
     SUBCASE("bf16_adam_moments loads and saves") {
         const ScenarioLoad loaded = load_patched({{"training", {{"bf16_adam_moments", true}}}});

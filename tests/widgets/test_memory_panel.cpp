@@ -162,8 +162,10 @@ TEST_CASE("memory panel: a scenario that fits has a green verdict and no fix") {
 }
 
 TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and the button makes it fit") {
-    // On Megatron-LM's stack (selective recompute frees nothing under flash), the fix is ZeRO-3 with
-    // full recompute.
+    // On Megatron-LM's stack selective recompute of the attention core frees nothing under flash; its
+    // norm module does, and with ZeRO-3 and TP 4 that is the fastest fix (core's fit advisor).
+    const std::string fix =
+        "zero 0 -> 3, recompute none -> selective (core_attn, layernorm), tp 1 -> 4, dp_shard 1 -> 16, dp_replicate 64 -> 1";
     Scenario megatron = llama70b_ddp(8);
     megatron.training.fused_kernels = true;
     PanelHarness h(megatron);
@@ -176,16 +178,17 @@ TEST_CASE("memory panel: Llama 3 70B as DDP is red, core's fix is offered, and t
     CHECK(v.bars[0].stack.highlight);  // red outline
     CHECK_FALSE(v.bars[0].fits);
     REQUIRE(v.advice.found);
-    CHECK(v.advice.summary() == "zero 0 -> 3, recompute none -> full, dp_shard 1 -> 64, dp_replicate 64 -> 1");
-    CHECK(v.advice_line.find("zero 0 -> 3, recompute none -> full") != std::string::npos);
+    CHECK(v.advice.summary() == fix);
+    CHECK(v.advice_line.find(fix) != std::string::npos);
 
     const Scenario before = h.state.scenario();
     REQUIRE(h.fixture.click_item("memory/apply_fix", draw));
     CHECK(h.state.report().fits);
-    CHECK(h.state.ui.status ==
-          "Applied the fix: zero 0 -> 3, recompute none -> full, dp_shard 1 -> 64, dp_replicate 64 -> 1 (Ctrl+Z undoes it)");
+    CHECK(h.state.ui.status == "Applied the fix: " + fix + " (Ctrl+Z undoes it)");
     CHECK(h.state.scenario().parallel.zero == 3);
-    CHECK(h.state.scenario().training.recompute == Recompute::full);
+    CHECK(h.state.scenario().parallel.tp == 4);
+    CHECK(h.state.scenario().training.recompute == Recompute::selective);
+    CHECK(h.state.scenario().training.recompute_modules.layernorm);
     const ui::MemoryView& after = h.panel.view(h.state);
     CHECK(after.fits);
     CHECK_FALSE(after.bars[0].stack.highlight);
@@ -436,7 +439,12 @@ TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precisi
     h.fixture.frames(2, draw);
     REQUIRE_FALSE(h.state.scenario().training.fused_kernels);
     // The modules show only for Megatron-LM's selective recompute.
-    CHECK_FALSE(ui::find_item_rect("memory/recompute_module/layernorm").has_value());
+    const auto drawn_now = [](const std::string& key) {
+        for (const auto& [name, rect] : ui::current_item_rects())
+            if (name == key) return true;
+        return false;
+    };
+    CHECK_FALSE(drawn_now("memory/recompute_module/layernorm"));
     // A combo's list shows a frame after the click that opens it.
     const auto pick = [&](const char* combo, const char* item) {
         REQUIRE(h.fixture.click_item(combo, draw));
@@ -471,4 +479,24 @@ TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precisi
     CHECK(h.state.scenario().training.bf16_adam_moments);
     CHECK(h.state.report().memory.optimizer == doctest::Approx(optimizer * 8.0 / 12.0));
     CHECK(h.state.ui.status.find("Adam moments fp32 -> bf16") != std::string::npos);
+}
+
+TEST_CASE("memory panel: the status line says when an edit turns the verdict, and says a refusal instead of an old change") {
+    PanelHarness h(llama70b_ddp(8));  // Llama 3 70B as DDP on 64 GPUs: far over
+    REQUIRE_FALSE(h.state.report().fits);
+    // ZeRO-3 alone still leaves 180 GB of activations: the verdict stands, the line says only the change.
+    REQUIRE(h.panel.act(h.state, "zero", "3").empty());
+    REQUIRE_FALSE(h.state.report().fits);
+    CHECK(h.state.ui.status == "Changed: dp_shard 1 -> 64, dp_replicate 64 -> 1, zero 0 -> 3 (Ctrl+Z undoes it)");
+    // Full recompute brings it under: the line says so, with the total the verdict above says.
+    REQUIRE(h.panel.act(h.state, "recompute", "full").empty());
+    REQUIRE(h.state.report().fits);
+    CHECK(h.state.ui.status == "Changed: recompute none -> full (Ctrl+Z undoes it). Now fits: " +
+                                   format_memory(h.state.report().memory.total()) + " of 79.6 GiB on the most loaded GPU");
+    REQUIRE(h.panel.act(h.state, "recompute", "none").empty());
+    CHECK(h.state.ui.status == "Changed: recompute full -> none (Ctrl+Z undoes it). Now does not fit: " +
+                                   format_memory(h.state.report().memory.total()) + " of 79.6 GiB on the most loaded GPU");
+    // A refused edit replaces the line: it no longer reads as the last change.
+    REQUIRE_FALSE(h.panel.act(h.state, "micro_batch", "3").empty());
+    CHECK(h.state.ui.status.rfind("Not applied: training.global_batch", 0) == 0);
 }

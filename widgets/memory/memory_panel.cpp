@@ -60,6 +60,24 @@ int index_of(const std::array<Enum, N>& values, Enum v) {
     return 0;
 }
 
+// A combo whose entries note their rectangles as `key_prefix/NAME` (for lessons and tests); the index
+// picked this frame, when it differs from `now`.
+std::optional<int> keyed_combo(const char* label, float width, int now, const std::vector<std::string>& labels,
+                               const std::string& key_prefix, const std::vector<std::string>& names) {
+    std::optional<int> picked;
+    ImGui::SetNextItemWidth(width);
+    if (ImGui::BeginCombo(label, labels[static_cast<std::size_t>(now)].c_str())) {
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            if (ImGui::Selectable(labels[i].c_str(), static_cast<int>(i) == now) && static_cast<int>(i) != now)
+                picked = static_cast<int>(i);
+            note_last_item(key_prefix + "/" + names[i]);
+        }
+        ImGui::EndCombo();
+    }
+    note_last_item(key_prefix);
+    return picked;
+}
+
 struct Rect {
     ImVec2 min, max;
     [[nodiscard]] bool overlaps(const Rect& o) const {
@@ -122,17 +140,32 @@ const MemoryView& MemoryPanel::view(const AppState& state) {
 
 void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
     const Scenario before = state.scenario();
+    fitted_before_edit_ = state.report().fits;
     control_error_ = state.try_apply(candidate);
     refused_at_version_ = state.version();
     controls_anchor_.hold();
-    // Every control says what it changed; ZeRO stage 0 and the fix name theirs in more words.
-    if (control_error_.empty() && !(before == state.scenario()))
-        state.ui.status = "Changed: " + scenario_changes(before, state.scenario()) + " (Ctrl+Z undoes it)";
+    // Every control says what it changed; ZeRO stage 0 and the fix name theirs in more words. A refusal
+    // is said there too, so the line never still reports an earlier change.
+    if (!control_error_.empty()) state.ui.status = "Not applied: " + control_error_;
+    else if (!(before == state.scenario()))
+        state.ui.status = "Changed: " + scenario_changes(before, state.scenario()) + edit_outcome(state);
 }
 
-void MemoryPanel::refuse_typed(const AppState& state, const std::string& why) {
+// What the status line adds to a change: how to undo it, and the verdict when the edit turned it (the
+// verdict may have scrolled out of sight above the controls, which stay under the mouse).
+std::string MemoryPanel::edit_outcome(const AppState& state) const {
+    const Report& r = state.report();
+    std::string out = " (Ctrl+Z undoes it)";
+    if (r.fits != fitted_before_edit_)
+        out += std::string(r.fits ? ". Now fits: " : ". Now does not fit: ") + format_memory(r.memory.total()) + " of " +
+               format_memory(r.gpu_memory_bytes) + " on the most loaded GPU";
+    return out;
+}
+
+void MemoryPanel::refuse_typed(AppState& state, const std::string& why) {
     control_error_ = why;
     refused_at_version_ = state.version();
+    state.ui.status = "Not applied: " + why;
 }
 
 void MemoryPanel::declare_actions() {
@@ -439,22 +472,14 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
 // norms, rotary and activations stream.
 void MemoryPanel::draw_kernels_control(AppState& state, float field) {
     const Scenario& s = state.scenario();
-    const char* labels[] = {"PyTorch eager (op by op)", "fused (Megatron-LM / TE)"};
-    const char* keys[] = {"memory/kernels/eager", "memory/kernels/fused"};
-    const int now = s.training.fused_kernels ? 1 : 0;
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::BeginCombo("Kernels", labels[now])) {
-        for (int i = 0; i < 2; ++i) {
-            if (ImGui::Selectable(labels[i], i == now) && i != now) {
-                Scenario c = s;
-                c.training.fused_kernels = i == 1;
-                apply(state, c);
-            }
-            note_last_item(keys[i]);
-        }
-        ImGui::EndCombo();
+    const std::optional<int> picked =
+        keyed_combo("Kernels", field, s.training.fused_kernels ? 1 : 0,
+                    {"PyTorch eager (op by op)", "fused (Megatron-LM / TE)"}, "memory/kernels", {"eager", "fused"});
+    if (picked) {
+        Scenario c = s;
+        c.training.fused_kernels = *picked == 1;
+        apply(state, c);
     }
-    note_last_item("memory/kernels");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", "Fused: Megatron-LM and Transformer Engine run each norm, rotary and activation as one "
                                 "kernel, and selective recompute re-runs the modules ticked below it.\n"
@@ -515,25 +540,19 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
         labels.push_back(std::string(to_string(p)) + " (" + format_count(per.weights) + "+" + format_count(per.grads) +
                          "+" + format_count(per.optimizer) + " B)");
     }
-    int precision = index_of(kAllPrecisions, s.training.precision);
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::BeginCombo("Precision", labels[static_cast<std::size_t>(precision)].c_str())) {
-        for (std::size_t i = 0; i < kAllPrecisions.size(); ++i) {
-            if (ImGui::Selectable(labels[i].c_str(), static_cast<int>(i) == precision) && static_cast<int>(i) != precision) {
-                Scenario c = s;
-                c.training.precision = kAllPrecisions[i];
-                apply(state, c);
-            }
-            note_last_item("memory/precision/" + std::string(to_string(kAllPrecisions[i])));
-        }
-        ImGui::EndCombo();
+    std::vector<std::string> names;
+    for (Precision p : kAllPrecisions) names.emplace_back(to_string(p));
+    if (const std::optional<int> picked = keyed_combo("Precision", field, index_of(kAllPrecisions, s.training.precision),
+                                                      labels, "memory/precision", names)) {
+        Scenario c = s;
+        c.training.precision = kAllPrecisions[static_cast<std::size_t>(*picked)];
+        apply(state, c);
     }
-    note_last_item("memory/precision");
     glossary_tooltip_for_last_item(terms::kPrecision);
 
-    const bool fp8 = s.training.precision == Precision::fp8;
-    bool fp8_input = fp8 && s.training.activation_func_fp8_input_store;
-    ImGui::BeginDisabled(!fp8);
+    const bool applies = fp8_activation_input_applies(s.training);
+    bool fp8_input = applies && s.training.activation_func_fp8_input_store;
+    ImGui::BeginDisabled(!applies);
     if (ImGui::Checkbox("FP8 activation input", &fp8_input)) {
         Scenario c = s;
         c.training.activation_func_fp8_input_store = fp8_input;
@@ -542,9 +561,10 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
     ImGui::EndDisabled();
     note_last_item("memory/fp8_activation_input");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", fp8 ? "The activation function's input (SwiGLU's gate and up) kept in FP8 for the "
-                                      "backward, 1 byte an element (Megatron-LM's --activation-func-fp8-input-store)"
-                                    : "Only with precision fp8");
+        ImGui::SetTooltip("%s", applies ? "The activation function's input (SwiGLU's gate and up) kept in FP8 for the "
+                                          "backward, 1 byte an element (Megatron-LM's --activation-func-fp8-input-store)"
+                                        : "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's "
+                                          "float8 keeps the activation's input in bf16)");
     ImGui::SameLine();
     bool bf16_moments = s.training.bf16_adam_moments;
     if (ImGui::Checkbox("bf16 Adam moments", &bf16_moments)) {
@@ -565,49 +585,35 @@ void MemoryPanel::draw_controls(AppState& state) {
     const Scenario& s = state.scenario();
     const float field = std::min(240.0f, ImGui::GetContentRegionAvail().x * 0.45f);
 
-    int zero = s.parallel.zero;
-    ImGui::SetNextItemWidth(field);
-    bool picked = false;
-    if (ImGui::BeginCombo("ZeRO stage", kZeroLabels[s.parallel.zero])) {
-        for (int z = 0; z < 4; ++z) {
-            if (ImGui::Selectable(kZeroLabels[z], z == s.parallel.zero) && z != s.parallel.zero) {
-                zero = z;
-                picked = true;
-            }
-            note_last_item("memory/zero/" + std::to_string(z));
-        }
-        ImGui::EndCombo();
-    }
+    const std::optional<int> picked =
+        keyed_combo("ZeRO stage", field, s.parallel.zero, {std::begin(kZeroLabels), std::end(kZeroLabels)}, "memory/zero",
+                    {"0", "1", "2", "3"});
     if (picked) {
+        const int zero = *picked;
         const Scenario before = s;
         apply(state, with_zero_stage(before, zero));
         // Stage 0 folds the shards into replicas and back: the status line names what moved with it.
         std::vector<KnobChange> changes = data_parallel_changes(before, state.scenario());
         if (control_error_.empty() && !changes.empty()) {
             changes.insert(changes.begin(), KnobChange{"zero", std::to_string(before.parallel.zero), std::to_string(zero)});
-            state.ui.status = "Changed: " + changes_text(changes) + " (Ctrl+Z undoes it)";
+            state.ui.status = "Changed: " + changes_text(changes) + edit_outcome(state);
         }
     }
-    note_last_item("memory/zero");
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 
     draw_kernels_control(state, field);
 
-    const int recompute = index_of(kRecomputes, s.training.recompute);
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::BeginCombo("Recompute", recompute_display_name(s.training.recompute, s.training).c_str())) {
-        for (int i = 0; i < 3; ++i) {
-            if (ImGui::Selectable(recompute_display_name(kRecomputes[i], s.training).c_str(), i == recompute) &&
-                i != recompute) {
-                Scenario c = s;
-                c.training.recompute = kRecomputes[i];
-                apply(state, c);
-            }
-            note_last_item("memory/recompute/" + std::string(to_string(kRecomputes[i])));
-        }
-        ImGui::EndCombo();
+    std::vector<std::string> recompute_labels, recompute_names;
+    for (Recompute r : kRecomputes) {
+        recompute_labels.push_back(recompute_display_name(r, s.training));
+        recompute_names.emplace_back(to_string(r));
     }
-    note_last_item("memory/recompute");
+    if (const std::optional<int> picked = keyed_combo("Recompute", field, index_of(kRecomputes, s.training.recompute),
+                                                      recompute_labels, "memory/recompute", recompute_names)) {
+        Scenario c = s;
+        c.training.recompute = kRecomputes[*picked];
+        apply(state, c);
+    }
     glossary_tooltip_for_last_item(terms::kRecompute);
     if (s.training.recompute == Recompute::selective && s.training.fused_kernels) draw_recompute_modules(state);
 
