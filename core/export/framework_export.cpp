@@ -184,7 +184,7 @@ void megatron_split_flags(const Scenario& s, Writer& w, std::vector<std::string>
     }
     f.push_back("--pipeline-model-parallel-layout \"" + megatron_layout(s) + "\"");
     w.note("the layers split unevenly over the stages (as priced: fewer on the end stages first); "
-           "--pipeline-model-parallel-layout says so (Megatron-Core 0.13 or later)");
+           "--pipeline-model-parallel-layout says so (a flag Megatron-LM marks experimental)");
 }
 
 void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std::vector<std::string>& f) {

@@ -137,7 +137,8 @@ struct ActivationShape {
 //              gate and up outputs and their product 6f), a dropout mask h
 //   MoE MLP:   the norm's input and the router's input 4h, the router's scores and probabilities 4E;
 //              per routed copy the expert's input and output 4h (the output for the routing weight's
-//              gradient; on the fused stack the weight, 4 bytes, as the activation applies it) and its MLP 6f_e (4f_e GeLU); per shared expert 6f_e; a dropout mask h
+//              gradient; on the fused stack the weight, 4 bytes, as the activation applies it) and
+//              its MLP 6f_e (4f_e GeLU); per shared expert 6f_e; a dropout mask h
 // In FP8 (Transformer Engine) a GEMM keeps the FP8 copy of its input for the weight gradient, 1 byte
 // an element (TE maintainers, NVIDIA/TransformerEngine#1764: "we cache the FP8 data ... or the FP8
 // transpose data (on Hopper)"): the QKV and first-MLP inputs, the second MLP matmul's input and each

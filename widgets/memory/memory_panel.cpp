@@ -496,13 +496,16 @@ void MemoryPanel::draw_recompute_modules(AppState& state) {
         bool on;
         bool applies;
         const char* what;
+        const char* missing;  // why it is greyed where the model lacks the part
     };
     const Box boxes[] = {
-        {"core_attn", now.core_attn, true, "the attention core (scores, softmax, weighted sum) re-runs"},
-        {"layernorm", now.layernorm, true, "the block's two norms re-run; their outputs are not kept"},
+        {"core_attn", now.core_attn, true, "the attention core (scores, softmax, weighted sum) re-runs", ""},
+        {"layernorm", now.layernorm, true, "the block's two norms re-run; their outputs are not kept", ""},
         {"mla_up_proj", now.mla_up_proj, s.model.is_mla(),
-         "MLA's up-projections and rotary re-run; Q, K, V and the normed latents are not kept"},
-        {"moe_act", now.moe_act, s.model.is_moe(), "the routed experts' activation re-runs; its output is not kept"},
+         "MLA's up-projections and rotary re-run; Q, K, V and the normed latents are not kept",
+         " (this model has no MLA)"},
+        {"moe_act", now.moe_act, s.model.is_moe(), "the routed experts' activation re-runs; its output is not kept",
+         " (this model has no experts)"},
     };
     ImGui::TextDisabled("Recompute modules:");
     for (std::size_t i = 0; i < std::size(boxes); ++i) {
@@ -523,8 +526,7 @@ void MemoryPanel::draw_recompute_modules(AppState& state) {
         ImGui::EndDisabled();
         note_last_item(std::string("memory/recompute_module/") + box.name);
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s: %s%s", box.name, box.what,
-                              box.applies ? "" : (i == 2 ? " (this model has no MLA)" : " (this model has no experts)"));
+            ImGui::SetTooltip("%s: %s%s", box.name, box.what, box.applies ? "" : box.missing);
     }
 }
 
