@@ -114,6 +114,16 @@ TEST_CASE("Korthikanti et al. 2022 per-layer activations, each recompute / SP ca
 namespace {
 
 // h = 8, a = 2 as a Llama-style block: GQA (one 4-wide KV head), SwiGLU 12 wide, no dropout.
+// s = 4, b = 2: 8 tokens; h = 8, a = 2.
+ActivationShape eight_tokens() {
+    ActivationShape sh;
+    sh.seq_len = 4;
+    sh.micro_batch = 2;
+    sh.hidden = 8;
+    sh.heads = 2;
+    return sh;
+}
+
 void llama_style(ActivationShape& sh) {
     sh.dropout = false;
     sh.swiglu = true;
@@ -127,12 +137,7 @@ void llama_style(ActivationShape& sh) {
 }  // namespace
 
 TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
-    // s = 4, b = 2: 8 tokens; h = 8, a = 2.
-    ActivationShape sh;
-    sh.seq_len = 4;
-    sh.micro_batch = 2;
-    sh.hidden = 8;
-    sh.heads = 2;
+    ActivationShape sh = eight_tokens();
     SUBCASE("Llama-style: GQA (one 4-wide KV head), SwiGLU 12 wide, no dropout") {
         llama_style(sh);
         // Per token: attention 2h + 2h + Q, K, V 2(8 + 4 + 4) + output 2 * 8 = 32 + 32 + 16 = 80;
@@ -211,12 +216,8 @@ TEST_CASE("activations of blocks other than GPT's, tensor by tensor") {
 }
 
 TEST_CASE("Megatron-LM's recompute modules and FP8 activation inputs take away what they rebuild") {
-    // s = 4, b = 2: 8 tokens; h = 8, a = 2; no dropout, SwiGLU.
-    ActivationShape sh;
-    sh.seq_len = 4;
-    sh.micro_batch = 2;
-    sh.hidden = 8;
-    sh.heads = 2;
+    // 8 tokens of hidden 8 (above); no dropout, SwiGLU.
+    ActivationShape sh = eight_tokens();
     sh.dropout = false;
     sh.swiglu = true;
     SUBCASE("layernorm: the two norms' outputs are not kept") {
