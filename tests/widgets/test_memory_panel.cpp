@@ -487,7 +487,8 @@ TEST_CASE("memory panel: the status line says when an edit turns the verdict, an
     // ZeRO-3 alone still leaves 180 GB of activations: the verdict stands, the line says only the change.
     REQUIRE(h.panel.act(h.state, "zero", "3").empty());
     REQUIRE_FALSE(h.state.report().fits);
-    CHECK(h.state.ui.status == "Changed: dp_shard 1 -> 64, dp_replicate 64 -> 1, zero 0 -> 3 (Ctrl+Z undoes it)");
+    // The action says it as the combo does, the stage first.
+    CHECK(h.state.ui.status == "Changed: zero 0 -> 3, dp_shard 1 -> 64, dp_replicate 64 -> 1 (Ctrl+Z undoes it)");
     // Full recompute brings it under: the line says so, with the total the verdict above says.
     REQUIRE(h.panel.act(h.state, "recompute", "full").empty());
     REQUIRE(h.state.report().fits);

@@ -31,6 +31,10 @@ TEST_CASE("Scenario fields: two to a row in a wide tile, one to a row in a narro
     CHECK(hidden.x0 > layers.x1);
     // 150 px (seven panels in a 1024 px window): one to a row, each value box wider than two to a row
     // would leave it (where 14336 read "1433").
+    // 455 px (three panels in a 1600 px window): two to a row would give each label 99 px and cut
+    // "expert_ffn_hidden" (about 120 px) to "expert_ffn_hidder"; one to a row.
+    auto [third_layers, third_hidden] = layers_and_hidden(455);
+    CHECK(third_hidden.y0 > third_layers.y1);
     auto [narrow_layers, narrow_hidden] = layers_and_hidden(150);
     CHECK(narrow_hidden.y0 > narrow_layers.y1);
     CHECK(narrow_layers.x1 - narrow_layers.x0 > 0.4f * 150);

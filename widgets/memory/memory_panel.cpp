@@ -162,6 +162,18 @@ std::string MemoryPanel::edit_outcome(const AppState& state) const {
     return out;
 }
 
+// The ZeRO stage, by combo or action: stage 0 folds the shards into replicas and back, and the status
+// line names what moved with it, the stage first.
+void MemoryPanel::apply_zero(AppState& state, int zero) {
+    const Scenario before = state.scenario();
+    apply(state, with_zero_stage(before, zero));
+    std::vector<KnobChange> changes = data_parallel_changes(before, state.scenario());
+    if (control_error_.empty() && !changes.empty()) {
+        changes.insert(changes.begin(), KnobChange{"zero", std::to_string(before.parallel.zero), std::to_string(zero)});
+        state.ui.status = "Changed: " + changes_text(changes) + edit_outcome(state);
+    }
+}
+
 void MemoryPanel::refuse_typed(AppState& state, const std::string& why) {
     control_error_ = why;
     refused_at_version_ = state.version();
@@ -176,8 +188,9 @@ void MemoryPanel::declare_actions() {
         apply(state, c);
         return control_error_;
     };
-    actions_.integer("zero", "ZeRO stage (0 turns sharding off)", 0, 3, [edit](AppState& state, const ActionValue& v) {
-        return edit(state, [&](Scenario& c) { c = with_zero_stage(c, static_cast<int>(v.integer)); });
+    actions_.integer("zero", "ZeRO stage (0 turns sharding off)", 0, 3, [this](AppState& state, const ActionValue& v) {
+        apply_zero(state, static_cast<int>(v.integer));
+        return control_error_;
     });
     actions_.choice("recompute", "which activations are recomputed in the backward pass", names_of(kAllRecomputes),
                     [edit](AppState& state, const ActionValue& v) {
@@ -590,17 +603,7 @@ void MemoryPanel::draw_controls(AppState& state) {
     const std::optional<int> picked =
         keyed_combo("ZeRO stage", field, s.parallel.zero, {std::begin(kZeroLabels), std::end(kZeroLabels)}, "memory/zero",
                     {"0", "1", "2", "3"});
-    if (picked) {
-        const int zero = *picked;
-        const Scenario before = s;
-        apply(state, with_zero_stage(before, zero));
-        // Stage 0 folds the shards into replicas and back: the status line names what moved with it.
-        std::vector<KnobChange> changes = data_parallel_changes(before, state.scenario());
-        if (control_error_.empty() && !changes.empty()) {
-            changes.insert(changes.begin(), KnobChange{"zero", std::to_string(before.parallel.zero), std::to_string(zero)});
-            state.ui.status = "Changed: " + changes_text(changes) + edit_outcome(state);
-        }
-    }
+    if (picked) apply_zero(state, *picked);
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 
     draw_kernels_control(state, field);

@@ -11,6 +11,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -78,12 +79,15 @@ const std::array<NumberField, 8> kClusterFields = {{
      [](Scenario& s) -> double& { return s.cluster.inter_node.latency_us; }},
 }};
 
+// A value column's width against its label column's.
+constexpr float kValueShare = 1.3f;
+
 // Label, value, label, value at fixed shares of the width: without them a stretched table refits its
 // columns to their contents whenever a popup takes the focus, and the fields jump.
 void setup_field_columns(int pairs) {
     for (int pair = 0; pair < pairs; ++pair) {
         ImGui::TableSetupColumn(pair == 0 ? "label" : "label 2", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableSetupColumn(pair == 0 ? "value" : "value 2", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+        ImGui::TableSetupColumn(pair == 0 ? "value" : "value 2", ImGuiTableColumnFlags_WidthStretch, kValueShare);
     }
 }
 
@@ -104,9 +108,15 @@ std::optional<Scenario> with_field(const Scenario& s, const std::array<FieldOf<T
 // field i's value.
 template <typename T, std::size_t N, typename Input>
 void draw_field_table(const char* id, const std::array<FieldOf<T>, N>& fields, Input&& input) {
-    // Two to a row while each value keeps room for a 7-digit number beside its label; one to a row in
-    // a narrow tile, where two would cut labels and show 14336 as "1433".
-    const bool narrow = ImGui::GetContentRegionAvail().x < 24.0f * ImGui::GetFontSize();
+    // Two to a row while each value keeps room for a 7-digit number and each label column holds the
+    // longest label; one to a row in a narrow tile, where two would cut labels ("expert_ffn_hidder")
+    // and show 14336 as "1433".
+    float widest_label = 0;
+    for (const FieldOf<T>& f : fields) widest_label = std::max(widest_label, ImGui::CalcTextSize(f.label).x);
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float label_column = width / (2.0f * (1.0f + kValueShare));  // of two pairs
+    const bool narrow = width < 24.0f * ImGui::GetFontSize() ||
+                        label_column < widest_label + 2.0f * ImGui::GetStyle().CellPadding.x;
     const int pairs = narrow ? 1 : 2;
     if (!ImGui::BeginTable(narrow ? (std::string(id) + "_narrow").c_str() : id, 2 * pairs,
                            ImGuiTableFlags_SizingStretchProp))
