@@ -380,6 +380,10 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
         body.push_back("pipeline_parallel_last_stage_less_layers = " + n(p.loss_in_pipeline_split ? 1 : 0));
         if (p.first_stage_layers > 0 || p.last_stage_layers > 0)
             w.warn("first_stage_layers / last_stage_layers: set module_fqns_per_model_part by hand for uneven end stages");
+        else if (!has_custom_split(p) && s.model.layers % p.pp != 0)
+            w.warn("layers: " + n(s.model.layers) + " do not split evenly over pp " + n(p.pp) +
+                   "; priced with one layer fewer on the end stages first (" + megatron_layout(s) +
+                   "); set module_fqns_per_model_part by hand");
     }
     body.push_back("");
     body.push_back("[activation_checkpoint]");

@@ -94,11 +94,17 @@ std::string report_to_text(const Report& r) {
        << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
     if (r.stages.size() > 1) {
         os << "  per stage:";
+        // The first two, the last two and the most loaded; "..." where stages are left out.
+        bool skipping = false;
         for (const StageMemory& s : r.stages) {
-            if (r.stages.size() > 6 && s.stage > 1 && s.stage + 2 < static_cast<int64_t>(r.stages.size())) {
-                if (s.stage == 2) os << " ...";
+            const bool shown = r.stages.size() <= 6 || s.stage <= 1 ||
+                               s.stage + 2 >= static_cast<int64_t>(r.stages.size()) || s.stage == r.most_loaded_stage;
+            if (!shown) {
+                if (!skipping) os << " ...";
+                skipping = true;
                 continue;
             }
+            skipping = false;
             os << " [" << s.stage << "] " << format_memory(s.bytes.total());
         }
         os << "\n";

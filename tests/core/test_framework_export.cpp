@@ -243,6 +243,10 @@ TEST_CASE("Megatron-LM: a split its flags cannot give is written as --pipeline-m
     REQUIRE(validate_scenario(s).empty());
     const FrameworkExport e = export_scenario(s, ExportTarget::megatron);
     CHECK(has_line(e.text, "--pipeline-model-parallel-layout \"Et*7|t*8|t*8|t*7L\""));
+    // TorchTitan has no such flag: it says how the split was priced.
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings,
+                   "layers: 30 do not split evenly over pp 4; priced with one layer fewer on the end stages first "
+                   "(Et*7|t*8|t*8|t*7L)"));
     // An even split needs no flag at all.
     s.model.layers = 32;
     CHECK(export_scenario(s, ExportTarget::megatron).text.find("--pipeline-model-parallel-layout") == std::string::npos);

@@ -136,6 +136,38 @@ TEST_CASE("the text report names the most loaded stage and every dim") {
         CHECK(text.find(dim) != std::string::npos);
     }
     CHECK(text.find("MFU") != std::string::npos);
+    // Of 16 stages the per-stage line shows the first two, the last two and the most loaded.
+    const Report& r = *result.report;
+    REQUIRE(r.stages.size() == 16);
+    const std::string most = "[" + std::to_string(r.most_loaded_stage) + "] ";
+    const auto line_start = text.find("per stage:");
+    REQUIRE(line_start != std::string::npos);
+    const std::string line = text.substr(line_start, text.find('\n', line_start) - line_start);
+    CAPTURE(line);
+    CHECK(line.find(most) != std::string::npos);
+    CHECK(line.find("[0] ") != std::string::npos);
+    CHECK(line.find("[15] ") != std::string::npos);
+}
+
+TEST_CASE("the text report's per-stage line never leaves out the stage it calls most loaded") {
+    // DeepSeek-V3's 61 layers on 16 stages under DualPipe: a middle stage holds the most.
+    Scenario s = default_scenario();
+    s.model.layers = 61;
+    s.parallel.tp = 1;
+    s.parallel.pp = 16;
+    s.parallel.dp_shard = 4;
+    s.parallel.dp_replicate = 1;
+    s.parallel.zero = 1;
+    s.training.schedule = Schedule::dualpipe;
+    s.training.global_batch = 4 * 32;
+    REQUIRE(validate_scenario(s).empty());
+    const Report r = build_report(s);
+    const std::string text = report_to_text(r);
+    const auto at = text.find("per stage:");
+    REQUIRE(at != std::string::npos);
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    CAPTURE(line);
+    CHECK(line.find("[" + std::to_string(r.most_loaded_stage) + "] ") != std::string::npos);
 }
 
 TEST_CASE("the report names what a block keeps for its backward") {

@@ -145,3 +145,14 @@ TEST_CASE("the window keeps drawing only while something moves: a playing animat
     CHECK(registry.pulsing());
     CHECK_FALSE(registry.animating());
 }
+
+TEST_CASE("actions: a bare PANEL.ACTION runs an action that takes no value, and one that needs a value says so") {
+    PanelRegistry registry;
+    register_default_panels(registry);
+    AppState state;
+    // The list says a trigger takes "no value (or 1)": memory.apply_fix without "=1".
+    CHECK(registry.run_action(state, "memory.apply_fix") == "memory.apply_fix: the scenario already fits");
+    CHECK(registry.run_action(state, "memory.zero").rfind("memory.zero: ", 0) == 0);
+    CHECK(registry.run_action(state, "memory") ==
+          "\"memory\": an action is written PANEL.ACTION=VALUE, e.g. mesh.dim=dp_shard");
+}

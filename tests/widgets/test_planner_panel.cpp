@@ -85,7 +85,13 @@ TEST_CASE("planner panel: apply loads the row into the scenario and does not re-
     PanelHarness h;
     REQUIRE(h.act("wait", "1").empty());
     const ui::PlannerRow second = h.panel.view().rows[1];
+    const Scenario before = h.state.scenario();
     REQUIRE(h.act("apply", "2").empty());
+    // The status line lists every knob the row turned, as Undo would (a split or ZeRO stage the
+    // table's visible columns may not show among them).
+    CHECK(h.state.ui.status == "Applied the planner's #2 layout: " + scenario_changes(before, h.state.scenario(), 8) +
+                                   " (Ctrl+Z undoes it)");
+    CHECK_FALSE(scenario_changes(before, h.state.scenario(), 8).empty());
     CHECK(h.state.scenario().parallel.tp == second.tp);
     CHECK(h.state.scenario().parallel.pp == second.pp);
     CHECK(h.state.scenario().parallel.dp_shard == second.dp_shard);

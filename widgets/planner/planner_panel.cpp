@@ -163,10 +163,14 @@ void PlannerPanel::update(const AppState& state, bool block) {
 std::string PlannerPanel::apply_rank(AppState& state, int rank) {
     if (rank < 1 || rank > static_cast<int>(ranked_.size()))
         return "no row ranked " + std::to_string(rank) + " (" + std::to_string(ranked_.size()) + " rows)";
+    const Scenario before = state.scenario();
     apply_error_ = state.try_apply(ranked_[static_cast<std::size_t>(rank - 1)].scenario);
     if (!apply_error_.empty()) return apply_error_;
     selected_rank_ = rank;
-    state.ui.status = "Applied the planner's #" + std::to_string(rank) + " layout (Ctrl+Z undoes it)";
+    // Every knob it turned, the ones the table's visible columns do not show too (a split, ZeRO).
+    const std::string changes = scenario_changes(before, state.scenario(), 8);
+    state.ui.status = "Applied the planner's #" + std::to_string(rank) + " layout" +
+                      (changes.empty() ? std::string() : ": " + changes) + " (Ctrl+Z undoes it)";
     return apply_error_;
 }
 

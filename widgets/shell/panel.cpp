@@ -141,12 +141,15 @@ std::string PanelRegistry::id_list() const {
 std::string PanelRegistry::run_action(AppState& state, const std::string& spec) {
     const auto dot = spec.find('.');
     const auto eq = spec.find('=');
-    if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+    if (dot == std::string::npos || (eq != std::string::npos && eq < dot))
         return "\"" + spec + "\": an action is written PANEL.ACTION=VALUE, e.g. mesh.dim=dp_shard";
     const std::string id = spec.substr(0, dot);
     Panel* p = find(id);
     if (!p) return "\"" + id + "\" is not a panel id";
     p->open = true;
+    // A bare PANEL.ACTION is one with no value ("no value (or 1)" in the action list); an action that
+    // needs one says so.
+    if (eq == std::string::npos) return p->act(state, spec.substr(dot + 1), "");
     return p->act(state, spec.substr(dot + 1, eq - dot - 1), spec.substr(eq + 1));
 }
 
