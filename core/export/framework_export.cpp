@@ -136,7 +136,7 @@ std::optional<std::vector<int64_t>> megatron_native_split(const Scenario& s) {
         if (p.last_stage_layers > 0) out.back() = p.last_stage_layers;
         return out;
     }
-    const int64_t units = layers + (p.embedding_in_pipeline_split ? 1 : 0) + (p.loss_in_pipeline_split ? 1 : 0);
+    const int64_t units = split_units(s);
     if (units % pp != 0) return std::nullopt;
     for (int64_t& c : out) c = units / pp;
     if (p.embedding_in_pipeline_split) --out.front();

@@ -368,8 +368,12 @@ struct ComputeKeyHash {
     }
 };
 
+// The modules as bits, one a module.
 double recompute_modules_key(const RecomputeModules& m) noexcept {
-    return (m.core_attn ? 1.0 : 0.0) + (m.layernorm ? 2.0 : 0.0) + (m.mla_up_proj ? 4.0 : 0.0) + (m.moe_act ? 8.0 : 0.0);
+    double key = 0;
+    for (std::size_t i = 0; i < kRecomputeModuleFields.size(); ++i)
+        if (m.*kRecomputeModuleFields[i]) key += static_cast<double>(1u << i);
+    return key;
 }
 
 ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw, const StageBlocks& blocks) {

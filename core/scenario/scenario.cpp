@@ -145,17 +145,21 @@ ParallelSpec read_parallel(const Json& j) {
     return p;
 }
 
+// Ticks the module `name` names; false when it names none.
+bool tick_recompute_module(RecomputeModules& m, std::string_view name) {
+    for (std::size_t i = 0; i < kRecomputeModuleNames.size(); ++i)
+        if (name == kRecomputeModuleNames[i]) {
+            m.*kRecomputeModuleFields[i] = true;
+            return true;
+        }
+    return false;
+}
+
 RecomputeModules read_recompute_modules(const std::vector<std::string>& names, const std::string& path) {
-    RecomputeModules m;
-    m.core_attn = false;
-    for (const std::string& name : names) {
-        if (name == "core_attn") m.core_attn = true;
-        else if (name == "layernorm") m.layernorm = true;
-        else if (name == "mla_up_proj") m.mla_up_proj = true;
-        else if (name == "moe_act") m.moe_act = true;
-        else
+    RecomputeModules m{false, false, false, false};
+    for (const std::string& name : names)
+        if (!tick_recompute_module(m, name))
             fail(path, "\"" + name + "\" is not one of core_attn, layernorm, mla_up_proj, moe_act");
-    }
     return m;
 }
 
@@ -332,10 +336,9 @@ int64_t& ParallelSpec::factor(Dim d) noexcept { return factor_field(*this, d); }
 int64_t ParallelSpec::factor(Dim d) const noexcept { return factor_field(*this, d); }
 
 std::vector<std::string> recompute_module_names(const RecomputeModules& m) {
-    const std::array<bool, 4> on = {m.core_attn, m.layernorm, m.mla_up_proj, m.moe_act};
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < on.size(); ++i)
-        if (on[i]) out.emplace_back(kRecomputeModuleNames[i]);
+    for (std::size_t i = 0; i < kRecomputeModuleNames.size(); ++i)
+        if (m.*kRecomputeModuleFields[i]) out.emplace_back(kRecomputeModuleNames[i]);
     return out;
 }
 
@@ -360,12 +363,7 @@ std::optional<RecomputeModules> recompute_modules_from_text(std::string_view tex
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t plus = std::min(text.find('+', start), text.size());
-        const std::string_view name = text.substr(start, plus - start);
-        if (name == "core_attn") m.core_attn = true;
-        else if (name == "layernorm") m.layernorm = true;
-        else if (name == "mla_up_proj") m.mla_up_proj = true;
-        else if (name == "moe_act") m.moe_act = true;
-        else return std::nullopt;
+        if (!tick_recompute_module(m, text.substr(start, plus - start))) return std::nullopt;
         start = plus + 1;
     }
     return m;

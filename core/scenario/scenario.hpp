@@ -167,9 +167,12 @@ struct RecomputeModules {
     bool moe_act = false;     // the routed experts' activation function
     [[nodiscard]] bool is_default() const noexcept { return core_attn && !layernorm && !mla_up_proj && !moe_act; }
 };
-// Names in --recompute-modules' spelling, in that order.
+// Names in --recompute-modules' spelling, in that order, and the field each names.
 inline constexpr std::array<std::string_view, 4> kRecomputeModuleNames = {"core_attn", "layernorm", "mla_up_proj",
                                                                           "moe_act"};
+inline constexpr std::array<bool RecomputeModules::*, 4> kRecomputeModuleFields = {
+    &RecomputeModules::core_attn, &RecomputeModules::layernorm, &RecomputeModules::mla_up_proj,
+    &RecomputeModules::moe_act};
 [[nodiscard]] std::vector<std::string> recompute_module_names(const RecomputeModules& m);
 // "layernorm+moe_act" (or "none") as modules; nullopt for a name that is none of them.
 [[nodiscard]] std::optional<RecomputeModules> recompute_modules_from_text(std::string_view text);

@@ -126,6 +126,16 @@ TEST_CASE("leftover GPUs become extra data-parallel replicas, and the report say
     CHECK(noted);
 }
 
+namespace {
+
+// The text report's "per stage:" line ("" when it has none).
+std::string per_stage_line(const std::string& text) {
+    const auto at = text.find("per stage:");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
 TEST_CASE("the text report names the most loaded stage and every dim") {
     const ReportResult result = report_from_json(kDesignExample);
     REQUIRE(result.ok());
@@ -140,9 +150,7 @@ TEST_CASE("the text report names the most loaded stage and every dim") {
     const Report& r = *result.report;
     REQUIRE(r.stages.size() == 16);
     const std::string most = "[" + std::to_string(r.most_loaded_stage) + "] ";
-    const auto line_start = text.find("per stage:");
-    REQUIRE(line_start != std::string::npos);
-    const std::string line = text.substr(line_start, text.find('\n', line_start) - line_start);
+    const std::string line = per_stage_line(text);
     CAPTURE(line);
     CHECK(line.find(most) != std::string::npos);
     CHECK(line.find("[0] ") != std::string::npos);
@@ -162,10 +170,7 @@ TEST_CASE("the text report's per-stage line never leaves out the stage it calls 
     s.training.global_batch = 4 * 32;
     REQUIRE(validate_scenario(s).empty());
     const Report r = build_report(s);
-    const std::string text = report_to_text(r);
-    const auto at = text.find("per stage:");
-    REQUIRE(at != std::string::npos);
-    const std::string line = text.substr(at, text.find('\n', at) - at);
+    const std::string line = per_stage_line(report_to_text(r));
     CAPTURE(line);
     CHECK(line.find("[" + std::to_string(r.most_loaded_stage) + "] ") != std::string::npos);
 }

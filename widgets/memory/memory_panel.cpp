@@ -17,6 +17,7 @@
 #include <imgui.h>
 
 
+#include <array>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -38,19 +39,11 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 const char* const kZeroLabels[] = {"0  (DDP: nothing sharded)", "1  (optimizer state)", "2  (+ gradients)",
                                    "3  (+ weights: FSDP)"};
-constexpr Recompute kRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
 
 void section_title(const char* text) {
     ImGui::Spacing();
     ImGui::TextUnformatted(text);
     ImGui::Separator();
-}
-
-template <typename Enum, size_t N>
-int index_of(const Enum (&values)[N], Enum v) {
-    for (size_t i = 0; i < N; ++i)
-        if (values[i] == v) return static_cast<int>(i);
-    return 0;
 }
 
 template <typename Enum, size_t N>
@@ -140,7 +133,7 @@ const MemoryView& MemoryPanel::view(const AppState& state) {
 
 void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
     const Scenario before = state.scenario();
-    fitted_before_edit_ = state.report().fits;
+    const bool fitted = state.report().fits;
     control_error_ = state.try_apply(candidate);
     refused_at_version_ = state.version();
     controls_anchor_.hold();
@@ -148,15 +141,15 @@ void MemoryPanel::apply(AppState& state, const Scenario& candidate) {
     // is said there too, so the line never still reports an earlier change.
     if (!control_error_.empty()) state.ui.status = "Not applied: " + control_error_;
     else if (!(before == state.scenario()))
-        state.ui.status = "Changed: " + scenario_changes(before, state.scenario()) + edit_outcome(state);
+        state.ui.status = "Changed: " + scenario_changes(before, state.scenario()) + edit_outcome(state, fitted);
 }
 
 // What the status line adds to a change: how to undo it, and the verdict when the edit turned it (the
 // verdict may have scrolled out of sight above the controls, which stay under the mouse).
-std::string MemoryPanel::edit_outcome(const AppState& state) const {
+std::string MemoryPanel::edit_outcome(const AppState& state, bool fitted_before) {
     const Report& r = state.report();
     std::string out = " (Ctrl+Z undoes it)";
-    if (r.fits != fitted_before_edit_)
+    if (r.fits != fitted_before)
         out += std::string(r.fits ? ". Now fits: " : ". Now does not fit: ") + format_memory(r.memory.total()) + " of " +
                format_memory(r.gpu_memory_bytes) + " on the most loaded GPU";
     return out;
@@ -166,11 +159,12 @@ std::string MemoryPanel::edit_outcome(const AppState& state) const {
 // line names what moved with it, the stage first.
 void MemoryPanel::apply_zero(AppState& state, int zero) {
     const Scenario before = state.scenario();
+    const bool fitted = state.report().fits;
     apply(state, with_zero_stage(before, zero));
     std::vector<KnobChange> changes = data_parallel_changes(before, state.scenario());
     if (control_error_.empty() && !changes.empty()) {
         changes.insert(changes.begin(), KnobChange{"zero", std::to_string(before.parallel.zero), std::to_string(zero)});
-        state.ui.status = "Changed: " + changes_text(changes) + edit_outcome(state);
+        state.ui.status = "Changed: " + changes_text(changes) + edit_outcome(state, fitted);
     }
 }
 
@@ -503,43 +497,39 @@ void MemoryPanel::draw_kernels_control(AppState& state, float field) {
 // Megatron-LM's --recompute-modules, a box each; a module the model lacks is greyed with the reason.
 void MemoryPanel::draw_recompute_modules(AppState& state) {
     const Scenario& s = state.scenario();
-    const RecomputeModules now = s.training.recompute_modules;
+    // What each of core's modules does, in its order, and why it is greyed where the model lacks it.
     struct Box {
-        const char* name;
-        bool on;
         bool applies;
         const char* what;
-        const char* missing;  // why it is greyed where the model lacks the part
+        const char* missing;
     };
-    const Box boxes[] = {
-        {"core_attn", now.core_attn, true, "the attention core (scores, softmax, weighted sum) re-runs", ""},
-        {"layernorm", now.layernorm, true, "the block's two norms re-run; their outputs are not kept", ""},
-        {"mla_up_proj", now.mla_up_proj, s.model.is_mla(),
-         "MLA's up-projections and rotary re-run; Q, K, V and the normed latents are not kept",
+    const std::array<Box, kRecomputeModuleNames.size()> boxes = {{
+        {true, "the attention core (scores, softmax, weighted sum) re-runs", ""},
+        {true, "the block's two norms re-run; their outputs are not kept", ""},
+        {s.model.is_mla(), "MLA's up-projections and rotary re-run; Q, K, V and the normed latents are not kept",
          " (this model has no MLA)"},
-        {"moe_act", now.moe_act, s.model.is_moe(), "the routed experts' activation re-runs; its output is not kept",
-         " (this model has no experts)"},
-    };
+        {s.model.is_moe(), "the routed experts' activation re-runs; its output is not kept", " (this model has no experts)"},
+    }};
     ImGui::TextDisabled("Recompute modules:");
-    for (std::size_t i = 0; i < std::size(boxes); ++i) {
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
         const Box& box = boxes[i];
+        const std::string name(kRecomputeModuleNames[i]);
+        bool RecomputeModules::*const module = kRecomputeModuleFields[i];
         // Wrap when the next box would not fit on the line.
-        const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(box.name).x;
+        const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(name.c_str()).x;
         ImGui::SameLine();
         if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
-        bool on = box.on;
+        bool on = s.training.recompute_modules.*module;
         ImGui::BeginDisabled(!box.applies);
-        if (ImGui::Checkbox(box.name, &on)) {
+        if (ImGui::Checkbox(name.c_str(), &on)) {
             Scenario c = s;
-            RecomputeModules& m = c.training.recompute_modules;
-            bool* fields[] = {&m.core_attn, &m.layernorm, &m.mla_up_proj, &m.moe_act};
-            *fields[i] = on;
+            c.training.recompute_modules.*module = on;
             apply(state, c);
         }
         ImGui::EndDisabled();
-        note_last_item(std::string("memory/recompute_module/") + box.name);
+        note_last_item("memory/recompute_module/" + name);
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s: %s%s", box.name, box.what, box.applies ? "" : box.missing);
+            ImGui::SetTooltip("%s: %s%s", name.c_str(), box.what, box.applies ? "" : box.missing);
     }
 }
 
@@ -609,14 +599,14 @@ void MemoryPanel::draw_controls(AppState& state) {
     draw_kernels_control(state, field);
 
     std::vector<std::string> recompute_labels, recompute_names;
-    for (Recompute r : kRecomputes) {
+    for (Recompute r : kAllRecomputes) {
         recompute_labels.push_back(recompute_display_name(r, s.training));
         recompute_names.emplace_back(to_string(r));
     }
-    if (const std::optional<int> picked = keyed_combo("Recompute", field, index_of(kRecomputes, s.training.recompute),
+    if (const std::optional<int> picked = keyed_combo("Recompute", field, index_of(kAllRecomputes, s.training.recompute),
                                                       recompute_labels, "memory/recompute", recompute_names)) {
         Scenario c = s;
-        c.training.recompute = kRecomputes[*picked];
+        c.training.recompute = kAllRecomputes[static_cast<std::size_t>(*picked)];
         apply(state, c);
     }
     glossary_tooltip_for_last_item(terms::kRecompute);

@@ -49,12 +49,11 @@ private:
     void draw_precision_controls(AppState& state, float field);
     // Text typed that is no number: refused by name, shown until the scenario next changes.
     void refuse_typed(AppState& state, const std::string& why);
-    [[nodiscard]] std::string edit_outcome(const AppState& state) const;
+    [[nodiscard]] static std::string edit_outcome(const AppState& state, bool fitted_before);
 
     MemoryView view_;
     bool has_view_ = false;
     std::string control_error_;
-    bool fitted_before_edit_ = true;  // the verdict before the latest control edit
     unsigned long refused_at_version_ = 0;  // the scenario's version when control_error_ was set
     ScrollAnchor controls_anchor_;          // keeps "What moves memory" under the mouse after an edit
     WholeNumberText micro_batch_text_{};  // the micro-batch as typed
