@@ -15,7 +15,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "bench/panel_timings.hpp"
 #include "bench/planner_cases.hpp"
 #include "core/scenario/units.hpp"
@@ -92,7 +92,7 @@ void bench_cold_start() {
         row("cold start to first frame", "skipped", "no display: run `xvfb-run -a shardscope bench`");
         return;
     }
-    const std::string self = shardscope::app::executable_path();
+    const std::string self = shardscope::host::executable_path();
     if (self.empty()) {
         row("cold start to first frame", "skipped", "cannot find this executable (/proc/self/exe)");
         return;

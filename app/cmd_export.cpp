@@ -6,7 +6,7 @@
 #include "app/cli.hpp"
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/export/framework_export.hpp"
 
 #include <iostream>
@@ -55,7 +55,7 @@ int run_export(const std::vector<std::string>& args) {
     if (!scenario) return exit_code;
     const FrameworkExport e = export_scenario(*scenario, *target);
     for (const std::string& w : e.warnings) std::cerr << "export: " << w << "\n";
-    if (std::string error = app::write_output(out_path.empty() ? "-" : out_path, e.text); !error.empty()) {
+    if (std::string error = host::write_output(out_path.empty() ? "-" : out_path, e.text); !error.empty()) {
         std::cerr << "export: " << error << "\n";
         return 1;
     }

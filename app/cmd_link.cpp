@@ -6,8 +6,8 @@
 #include "app/cli.hpp"
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
-#include "app/teaching_files.hpp"
+#include "host/file_io.hpp"
+#include "host/teaching_files.hpp"
 #include "core/scenario/share_link.hpp"
 
 #include <iostream>
@@ -39,7 +39,7 @@ int run_link(const std::vector<std::string>& args) {
     }
     // A link to a lesson the app would refuse is no link: the same rule as the app's --lesson.
     if (!lesson.empty()) {
-        if (std::string why = shardscope::lesson_step_error(shardscope::app::shipped_lessons(shardscope::app::data_dir()),
+        if (std::string why = shardscope::lesson_step_error(shardscope::host::shipped_lessons(shardscope::host::data_dir()),
                                                            lesson, step > 0 ? step : 1);
             !why.empty()) {
             std::cerr << "link: --lesson: " << why << "\n";

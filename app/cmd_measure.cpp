@@ -26,7 +26,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/measure/calibration.hpp"
 #include "core/collectives/collective_figures.hpp"
 #include "core/measure/measure.hpp"
@@ -34,7 +34,7 @@
 #include "core/scenario/units.hpp"
 
 #ifdef SHARDSCOPE_WITH_MPI
-#include "app/measure_plugin.hpp"
+#include "app/measure_plugin_loader.hpp"
 #endif
 #ifdef SHARDSCOPE_WITH_CPU_MPI
 #include "mpi/cpu_mpi_measurer.hpp"
@@ -159,7 +159,7 @@ std::string check_flags(const Flags& f, Options& o) {
 std::optional<Scenario> load_scenario(const std::string& path, int& exit_code) {
     if (path.empty()) return default_scenario();
     std::string error;
-    const auto text = app::read_text_file(path, error);
+    const auto text = host::read_text_file(path, error);
     if (!text) {
         std::cerr << "measure: " << error << "\n";
         exit_code = 2;
@@ -180,7 +180,7 @@ bool save_cluster(const Options& o, const Scenario& scenario, const std::vector<
     if (o.save_cluster.empty()) return true;
     const ClusterSpec cluster = calibrated_cluster(scenario.cluster, calibrate(sweeps, single));
     const std::string text = cluster_preset_json(cluster, calibration_source(sweeps, single));
-    if (std::string e = app::write_file_atomically(o.save_cluster, text); !e.empty()) {
+    if (std::string e = host::write_file_atomically(o.save_cluster, text); !e.empty()) {
         std::cerr << "measure: cannot write " << o.save_cluster << ": " << e << "\n";
         return false;
     }

@@ -1,5 +1,5 @@
 // `shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text] [--trace OUT.json]`:
-// the cost of one scenario (DESIGN.md, "The report"); --model replaces its model with a preset or a
+// the cost of one scenario (docs/design.md, "The report"); --model replaces its model with a preset or a
 // Hugging Face config.json (without --config, in the default scenario); --trace also writes the simulated
 // step as a Chrome trace (core/export/step_trace.hpp). Exit 0 with the report on stdout; 2 with the reason
 // on stderr for bad arguments, a scenario or model file that cannot be read or is rejected, or a step
@@ -8,7 +8,7 @@
 #include "app/cli.hpp"
 #include "app/command_input.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/export/step_trace.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/model/report.hpp"
@@ -55,7 +55,7 @@ int run_report(const std::vector<std::string>& args) {
             std::cerr << "report: --trace: " << trace.error << "\n";
             return 2;
         }
-        if (std::string error = shardscope::app::write_output(trace_path, trace.json); !error.empty()) {
+        if (std::string error = shardscope::host::write_output(trace_path, trace.json); !error.empty()) {
             std::cerr << "report: --trace: " << error << "\n";
             return 1;
         }

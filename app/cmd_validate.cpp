@@ -6,7 +6,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/model/validation_suite.hpp"
 #include "core/scenario/presets.hpp"
 
@@ -17,9 +17,9 @@ namespace {
 
 // A shipped cluster preset, or nullopt with the reason on stderr.
 std::optional<shardscope::ClusterSpec> shipped_cluster(const std::string& file) {
-    const std::string path = shardscope::app::data_dir() + "/assets/clusters/" + file;
+    const std::string path = shardscope::host::data_dir() + "/assets/clusters/" + file;
     std::string error;
-    const auto text = shardscope::app::read_text_file(path, error);
+    const auto text = shardscope::host::read_text_file(path, error);
     if (!text) {
         std::cerr << "validate: cannot read " << path << ": " << error << "\n";
         return std::nullopt;

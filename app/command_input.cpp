@@ -1,6 +1,6 @@
 #include "app/command_input.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/scenario/model_import.hpp"
 
 #include <cstdlib>
@@ -17,7 +17,7 @@ std::optional<std::string> read_config_argument(const std::string& command, cons
         return std::nullopt;
     }
     std::string error;
-    auto text = read_text_file(config, error);
+    auto text = host::read_text_file(config, error);
     if (!text) {
         std::cerr << command << ": " << error << "\n";
         exit_code = 2;  // input the command cannot take, as the window exits for --config
@@ -36,7 +36,7 @@ bool is_known_format(const std::string& command, const std::string& format) {
 std::optional<Scenario> with_model(const Scenario& base, const ModelArgument& model, std::string& error,
                                    std::vector<std::string>& notes) {
     std::string read_error;
-    const auto text = read_text_file(model.file, read_error);
+    const auto text = host::read_text_file(model.file, read_error);
     if (!text) {
         error = read_error;
         return std::nullopt;

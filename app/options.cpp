@@ -2,7 +2,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/scenario/share_link.hpp"
 
 #include <cstdio>
@@ -103,7 +103,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     for (std::string id; std::getline(ids, id, ',');)
         if (!id.empty()) o.show.push_back(id);
     // The same --model and --seq-len rules as the commands', standard input read once included.
-    const std::optional<ModelArgument> model = model_argument(model_flags, error, o.config == kStandardStream);
+    const std::optional<ModelArgument> model = model_argument(model_flags, error, o.config == host::kStandardStream);
     if (!model) return std::nullopt;
     o.model = model->file;
     o.seq_len = model->seq_len;

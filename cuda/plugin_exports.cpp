@@ -1,8 +1,8 @@
-// What libshardscope_measure_cuda.so exports (cuda/measure_plugin.hpp): everything else in it is
+// What libshardscope_measure_cuda.so exports (cuda/plugin_abi.hpp): everything else in it is
 // hidden, so the plugin's own copy of core never stands in for the app's.
 
 #include "cuda/cuda_measurer.hpp"
-#include "cuda/measure_plugin.hpp"
+#include "cuda/plugin_abi.hpp"
 
 #define SHARDSCOPE_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -1,14 +1,16 @@
-// The browser page's entry point: the desktop's AppUi (every panel, lesson and dialog, from widgets/)
-// on a WebGL2 canvas that fills the page. What differs from app/window.cpp is only what a browser does
-// its own way: the page's size and devicePixelRatio, files through the browser's picker, drops and
-// downloads, and the address bar, which follows what is on screen (core/scenario/share_link.hpp).
-#include "app/cluster_presets.hpp"
-#include "app/file_io.hpp"
-#include "app/key_latch.hpp"
-#include "app/paint_frame.hpp"
-#include "app/scenario_files.hpp"
-#include "app/screenshot.hpp"
-#include "app/teaching_files.hpp"
+// The browser page's entry point: the desktop's session (host/session.hpp: every panel, lesson and
+// dialog, started in the same order) on a WebGL2 canvas that fills the page. What differs from
+// app/window.cpp is only what a browser does its own way: the page's size and devicePixelRatio, files
+// through the browser's picker, drops and downloads, the clipboard, local storage, and the address
+// bar, which follows what is on screen (core/scenario/share_link.hpp).
+#include "host/file_io.hpp"
+#include "host/gl.hpp"
+#include "host/key_latch.hpp"
+#include "host/paint_frame.hpp"
+#include "host/scenario_files.hpp"
+#include "host/screenshot.hpp"
+#include "host/session.hpp"
+#include "host/teaching_files.hpp"
 #include "core/scenario/share_link.hpp"
 #include "widgets/shell/style.hpp"
 #include "widgets/shell/ui_probe.hpp"
@@ -31,6 +33,7 @@
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -133,10 +136,27 @@ constexpr const char* kProgressKey = "shardscope.lesson-progress";
 
 enum class Picked { scenario = 1, model = 2 };
 
+// The page's side of a session: lines for the person in the browser's console, a start request that
+// cannot be carried out in the error dialog (the page opens as it would without it), the first-run
+// answer and lesson progress in the browser's local storage, the tab's title. A tab is closed, not quit.
+class WebPlatform final : public host::Platform {
+public:
+    void warn(const std::string& message) override;
+    bool refuse_start(const std::string& message) override;
+    bool welcome_answered_before() override { return js_welcome_answered_before() != 0; }
+    void remember_welcome_answered() override { js_remember_welcome_answered(); }
+    std::map<std::string, int> load_lesson_progress() override;
+    void save_lesson_progress(const std::map<std::string, int>& reached) override;
+    void show_title(const std::string& title) override { js_set_title(title.c_str()); }
+    void quit() override {}
+};
+
 struct WebApp {
     GLFWwindow* window = nullptr;
-    ui::AppState state;
-    ui::AppUi ui;
+    WebPlatform platform;
+    host::Session session{platform};
+    ui::AppState& state = session.state;
+    ui::AppUi& ui = session.ui;
     ui::LessonPanel* lessons = nullptr;
     float scale = 0;  // devicePixelRatio the fonts and style were built for
     int css_w = 0, css_h = 0;
@@ -146,9 +166,7 @@ struct WebApp {
     std::string shown_address;
     std::string address_key;  // what shown_address was made from: scenario version, lesson and step
     std::string shown_place;  // lesson_place() when shown_address was made
-    std::string shown_title;
     std::string probe;  // ui_probe_json as last asked for by the page's tests
-    unsigned long saved_progress = 0;  // the lesson panel's progress_version() last stored
     std::vector<std::string> dropped;
     // Idle, the page draws only when input arrives or AppUi's wait runs out (as the desktop window
     // does): a page left open in a tab should not keep a core busy. After input it draws a few frames
@@ -163,6 +181,29 @@ constexpr int kSettleFrames = 3;
 constexpr std::size_t kFrameTimes = 120;
 
 WebApp* g_app = nullptr;
+
+void WebPlatform::warn(const std::string& message) { std::fprintf(stderr, "%s\n", message.c_str()); }
+
+bool WebPlatform::refuse_start(const std::string& message) {
+    g_app->state.show_error("This link could not be opened", message);
+    return false;
+}
+
+// Lesson progress goes through the desktop's own file and reader (host/file_io.cpp), mirrored in the
+// browser's local storage so that it outlasts the page.
+std::map<std::string, int> WebPlatform::load_lesson_progress() {
+    if (char* text = js_stored_text(kProgressKey)) {
+        (void)host::write_file_atomically(host::lesson_progress_file(), text);
+        std::free(text);
+    }
+    return host::load_lesson_progress();
+}
+
+void WebPlatform::save_lesson_progress(const std::map<std::string, int>& reached) {
+    host::save_lesson_progress(reached);
+    std::string error;
+    if (const auto text = host::read_text_file(host::lesson_progress_file(), error)) js_store_text(kProgressKey, text->c_str());
+}
 
 void load_fonts(float scale) {
     ImGuiIO& io = ImGui::GetIO();
@@ -253,7 +294,7 @@ std::string scenario_file_name(const ui::AppState& state) {
 // Every save is a download: the page has no file of the person's to write back to.
 void save_as_download(ui::AppState& state, const std::string& name) {
     const std::string path = download_path(name);
-    if (!app::save_scenario_file(state, path)) {
+    if (!host::save_scenario_file(state, path)) {
         state.ui.after_save.reset();
         return;
     }
@@ -277,7 +318,7 @@ void answer_file_dialog(WebApp& app) {
         case ui::FileDialogMode::save: save_as_download(state, scenario_file_name(state)); break;
         case ui::FileDialogMode::export_trace: {
             const std::string path = download_path("shardscope-trace.json");
-            if (!app::export_trace_file(state, path)) break;
+            if (!host::export_trace_file(state, path)) break;
             download(path, "application/json");
             state.ui.status = "Downloaded the simulated step as shardscope-trace.json (open it in ui.perfetto.dev or "
                               "chrome://tracing)";
@@ -322,33 +363,13 @@ bool may_stay_idle(WebApp& app) {
 void take_screenshot(WebApp& app) {
     int w, h;
     glfwGetFramebufferSize(app.window, &w, &h);
-    const std::string path = download_path(app::timestamped_screenshot_path(kDownloads).substr(std::string(kDownloads).size() + 1));
-    if (std::string error = app::save_framebuffer_png(path, w, h); !error.empty()) {
+    const std::string path = download_path(host::timestamped_screenshot_path(kDownloads).substr(std::string(kDownloads).size() + 1));
+    if (std::string error = host::save_framebuffer_png(path, w, h); !error.empty()) {
         app.state.show_error("Screenshot failed", error);
         return;
     }
     download(path, "image/png");
     app.state.ui.status = "Downloaded the screenshot as " + std::filesystem::path(path).filename().string();
-}
-
-// Lesson progress goes through the desktop's own file and reader (app/file_io.cpp), mirrored in the
-// browser's local storage so that it outlasts the page.
-void restore_lesson_progress(WebApp& app) {
-    if (!app.lessons) return;
-    if (char* text = js_stored_text(kProgressKey)) {
-        (void)app::write_file_atomically(app::lesson_progress_file(), text);
-        std::free(text);
-        app.lessons->restore_progress(app::load_lesson_progress());
-    }
-    app.saved_progress = app.lessons->progress_version();
-}
-
-void store_lesson_progress(WebApp& app) {
-    if (!app.lessons || app.lessons->progress_version() == app.saved_progress) return;
-    app.saved_progress = app.lessons->progress_version();
-    app::save_lesson_progress(app.lessons->progress());
-    std::string error;
-    if (const auto text = app::read_text_file(app::lesson_progress_file(), error)) js_store_text(kProgressKey, text->c_str());
 }
 
 // The page's own folders (where picked and dropped files land, where downloads are written) mean
@@ -365,9 +386,9 @@ const char* get_clipboard(void*) {
     return copied.c_str();
 }
 
-// What the frame's widgets asked for that leaves the app: downloads, and the file requests the
-// desktop carries out too.
-void carry_out_requests(WebApp& app) {
+// What the frame's widgets asked for that the page answers its own way: file dialogs, screenshots,
+// saves and downloads. The rest is the session's, as on the desktop.
+void carry_out_page_requests(WebApp& app) {
     ui::AppState& state = app.state;
     // In the frame that asked, while the click that asked is fresh: a browser opens its file picker
     // only soon after a person's input.
@@ -386,14 +407,9 @@ void carry_out_requests(WebApp& app) {
         const ui::TextDownload file = std::move(*state.requests.download);
         state.requests.download.reset();
         const std::string path = download_path(file.name);
-        if (std::string error = app::write_file_atomically(path, file.text); error.empty()) download(path, "text/csv");
+        if (std::string error = host::write_file_atomically(path, file.text); error.empty()) download(path, "text/csv");
         else state.show_error("Download failed", error);
     }
-    app::handle_file_requests(state);
-    store_lesson_progress(app);
-    drop_page_folders(state.ui.status);
-    drop_page_folders(state.ui.error_message);
-    drop_page_folders(state.ui.error_title);
 }
 
 void draw_one_frame() {
@@ -413,65 +429,68 @@ void draw_one_frame() {
     ImGui::NewFrame();
     app.ui.draw_frame(app.state, static_cast<float>(glfwGetTime() - app.start));
     ImGui::Render();
-    app::release_latched_keys(app.window);
+    host::release_latched_keys(app.window);
     int fb_w, fb_h;
     glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
-    app::paint_frame(fb_w, fb_h);
-    carry_out_requests(app);
-    if (app.state.ui.welcome_answered) {
-        app.state.ui.welcome_answered = false;
-        js_remember_welcome_answered();
-    }
+    host::paint_frame(fb_w, fb_h);
+    carry_out_page_requests(app);
+    app.session.after_frame();
+    drop_page_folders(app.state.ui.status);
+    drop_page_folders(app.state.ui.error_message);
+    drop_page_folders(app.state.ui.error_title);
     show_address(app);
-    if (std::string title = ui::window_title(app.state); title != app.shown_title) {
-        app.shown_title = std::move(title);
-        js_set_title(app.shown_title.c_str());
-    }
     if (app.frame_ms.size() == kFrameTimes) app.frame_ms.erase(app.frame_ms.begin());
     app.frame_ms.push_back(emscripten_get_now() - started_ms);
     js_frame_drawn(++app.frames);
 }
 
-// The link the page was opened with: a lesson and step, a scenario, or both. A broken link is said in
-// the error dialog and the page opens as it would without it.
-void open_link(WebApp& app, const std::string& address, bool at_start) {
+constexpr const char* kLinkRefused = "This link could not be opened";
+
+// The page opens what its link asks for: a lesson and step, a scenario, or both, through the same
+// start as the desktop's. A broken link is said in the error dialog and the page opens as it would
+// without it.
+void start_from_page_link(WebApp& app) {
+    char* raw = js_page_address();
+    const std::string address = raw;
+    std::free(raw);
+    app.page_base = without_query_or_fragment(address);
+    host::StartOptions options;
+    options.lesson_source = "link: lesson";
+    std::string error;
+    if (const auto link = parse_share_link(address, error)) {
+        options.link_scenario = link->scenario;
+        options.lesson = link->lesson;
+        options.step = link->step > 0 ? link->step : 1;
+    } else {
+        app.state.show_error(kLinkRefused, error);
+        options.may_welcome = false;
+    }
+    (void)app.session.start(options);
+    app.lessons = app.session.lessons();
+}
+
+// The tab moved to another address of this page while it runs (Back, Forward, a pasted link).
+void open_link(WebApp& app, const std::string& address) {
     std::string error;
     const auto link = parse_share_link(address, error);
     if (!link) {
-        app.state.show_error("This link could not be opened", error);
+        app.state.show_error(kLinkRefused, error);
         return;
     }
-    // A plain visit offers the lessons; a link already knows where it is going.
-    if (at_start) app.state.ui.show_welcome = !link->scenario && link->lesson.empty() && !js_welcome_answered_before();
     if (link->scenario) {
         app.state.open_document(*link->scenario, "");
         app.state.ui.status = "Opened the scenario in the link";
     }
     if (link->lesson.empty()) {
-        if (app.lessons && !at_start) app.lessons->close_lesson();
+        if (app.lessons) app.lessons->close_lesson();
         return;
     }
     app.state.ui.requested_lesson = link->lesson;
     app.state.ui.requested_step = link->step > 0 ? link->step : 1;
-    if (std::string why = app::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
-        app.state.show_error("This link could not be opened", "link: lesson: " + why);
+    if (std::string why = host::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
+        app.state.show_error(kLinkRefused, "link: lesson: " + why);
     // A lesson step brings its own scenario; the link's, when it has one, is what was on screen.
     if (link->scenario) app.state.open_document(*link->scenario, "");
-}
-
-void open_page_link(WebApp& app) {
-    char* raw = js_page_address();
-    const std::string address = raw;
-    std::free(raw);
-    app.page_base = without_query_or_fragment(address);
-    open_link(app, address, true);
-}
-
-void load_shipped_data(WebApp& app) {
-    const std::string data = app::data_dir();
-    for (const std::string& error : app::load_teaching_files(app.ui.registry(), data)) std::fprintf(stderr, "%s\n", error.c_str());
-    for (const std::string& error : app::load_cluster_presets(app.ui.registry(), data)) std::fprintf(stderr, "%s\n", error.c_str());
-    for (const std::string& error : app::load_model_presets(app.ui.registry(), data)) std::fprintf(stderr, "%s\n", error.c_str());
 }
 
 }  // namespace
@@ -490,7 +509,7 @@ EMSCRIPTEN_KEEPALIVE void shardscope_file_picked(const char* path, int purpose) 
 // a link pasted over the current one that differs only after the '#' (hashchange, no reload).
 EMSCRIPTEN_KEEPALIVE void shardscope_open_link(const char* url) {
     if (!g_app || url == g_app->shown_address) return;
-    open_link(*g_app, url, false);
+    open_link(*g_app, url);
     // What the address says is on screen now: no new history entry for it.
     g_app->shown_place = lesson_place(*g_app);
     g_app->shown_address = url;
@@ -573,7 +592,7 @@ int main() {
     io.SetClipboardTextFn = &set_clipboard;
     io.GetClipboardTextFn = &get_clipboard;
     ImGui_ImplGlfw_InitForOpenGL(app.window, true);
-    app::install_key_latch(app.window);  // a key tapped within one frame is not lost (Ctrl+S, F12)
+    host::install_key_latch(app.window);  // a key tapped within one frame is not lost (Ctrl+S, F12)
     ImGui_ImplOpenGL3_Init("#version 300 es");
     fit_canvas_to_page(app);
 
@@ -587,10 +606,7 @@ int main() {
     app.state.ui.keeps_recent_files = false;  // what it opened lives only as long as the page
     app.state.ui.remember_user_files = false;
     app.state.ui.host_file_dialogs = true;  // answered by answer_file_dialog
-    load_shipped_data(app);
-    app.lessons = dynamic_cast<ui::LessonPanel*>(app.ui.registry().find("lesson"));
-    restore_lesson_progress(app);
-    open_page_link(app);
+    start_from_page_link(app);
     app.start = glfwGetTime();
     emscripten_set_main_loop(&draw_one_frame, 0, false);
     return 0;

@@ -1,6 +1,6 @@
 # The browser build (scripts/web): core/ and widgets/ compiled as the desktop compiles them, Dear ImGui
 # 1.86 from Debian's source package (libimgui-dev ships only a native library), web/main.cpp as the
-# entry point, and the few app/ files that read and write scenarios, lessons and presets.
+# entry point over the host library that the desktop app uses too.
 set(IMGUI_SOURCE_DIR "" CACHE PATH "Dear ImGui 1.86 sources: Debian's imgui source package, unpacked (scripts/web)")
 if(NOT EXISTS "${IMGUI_SOURCE_DIR}/imgui.cpp" OR NOT EXISTS "${IMGUI_SOURCE_DIR}/backends/imgui_impl_glfw.cpp")
   message(FATAL_ERROR "IMGUI_SOURCE_DIR must name Dear ImGui 1.86's sources (scripts/web fetches them)")
@@ -36,4 +36,5 @@ target_link_libraries(imgui_backends PUBLIC imgui_core)
 set(SHARDSCOPE_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
 add_subdirectory(core)
 add_subdirectory(widgets)
+add_subdirectory(host)
 add_subdirectory(web)

@@ -1,7 +1,7 @@
 // Saves and reads at the edges: a save keeps the file's mode, writes through a symbolic link, and
 // clears the temporary files a crashed save left; a read refuses folders, devices, oversized files
 // and absurd names with a message; the window and the subcommands exit with the same codes.
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "app_runner.hpp"
 
 #include "core/scenario/scenario.hpp"
@@ -47,13 +47,13 @@ TEST_CASE("a save keeps the file's mode and writes through a symbolic link to th
     const fs::path real = dir / "real.json";
     std::ofstream(real) << "old";
     REQUIRE(chmod(real.c_str(), 0600) == 0);
-    CHECK(app::write_file_atomically(real.string(), "new") == "");
+    CHECK(host::write_file_atomically(real.string(), "new") == "");
     CHECK(slurp(real) == "new");
     CHECK(mode_of(real) == 0600);
 
     const fs::path link = dir / "link.json";
     fs::create_symlink("real.json", link);
-    CHECK(app::write_file_atomically(link.string(), "through the link") == "");
+    CHECK(host::write_file_atomically(link.string(), "through the link") == "");
     CHECK(fs::is_symlink(link));
     CHECK(slurp(real) == "through the link");
     CHECK(mode_of(real) == 0600);
@@ -65,7 +65,7 @@ TEST_CASE("a save removes the temporary files of earlier saves whose process is 
     const std::string alive = std::to_string(static_cast<long>(getppid()));
     for (const std::string& name : {"x.json.tmp-" + gone, "x.json.tmp-" + alive, std::string("x.json.tmp-notes"), "y.json.tmp-" + gone})
         std::ofstream(dir / name) << "half a file";
-    CHECK(app::write_file_atomically((dir / "x.json").string(), "whole") == "");
+    CHECK(host::write_file_atomically((dir / "x.json").string(), "whole") == "");
     CHECK_FALSE(fs::exists(dir / ("x.json.tmp-" + gone)));
     CHECK(fs::exists(dir / ("x.json.tmp-" + alive)));  // a save still running elsewhere
     CHECK(fs::exists(dir / "x.json.tmp-notes"));          // not a name a save gives
@@ -80,23 +80,23 @@ TEST_CASE("a save removes the temporary files of earlier saves whose process is 
 TEST_CASE("a read refuses folders, devices, oversized files and overlong names, saying which") {
     const auto dir = scratch_dir("read-limits");
     std::string error;
-    CHECK_FALSE(app::read_text_file(dir.string(), error));
+    CHECK_FALSE(host::read_text_file(dir.string(), error));
     CHECK(error == dir.string() + ": is a folder, not a file");
-    CHECK_FALSE(app::read_text_file("/dev/zero", error));
+    CHECK_FALSE(host::read_text_file("/dev/zero", error));
     CHECK(error == "/dev/zero: is a device or other special file, not a regular file");
-    CHECK_FALSE(app::read_text_file((dir / "missing.json").string(), error));
+    CHECK_FALSE(host::read_text_file((dir / "missing.json").string(), error));
     CHECK(error == (dir / "missing.json").string() + ": cannot open for reading (No such file or directory)");
     const fs::path big = dir / "big.json";
     std::ofstream(big).close();
-    fs::resize_file(big, app::kMaxInputBytes + 1);
-    CHECK_FALSE(app::read_text_file(big.string(), error));
+    fs::resize_file(big, host::kMaxInputBytes + 1);
+    CHECK_FALSE(host::read_text_file(big.string(), error));
     CHECK(error == big.string() + ": 16777217 bytes is more than the 16 MiB a file may be");
-    fs::resize_file(big, app::kMaxInputBytes);
-    CHECK(app::read_text_file(big.string(), error)->size() == app::kMaxInputBytes);
+    fs::resize_file(big, host::kMaxInputBytes);
+    CHECK(host::read_text_file(big.string(), error)->size() == host::kMaxInputBytes);
     const std::string long_name(5000, 'a');
-    CHECK_FALSE(app::read_text_file(long_name, error));
+    CHECK_FALSE(host::read_text_file(long_name, error));
     CHECK(error == std::string(80, 'a') + "... (5000 bytes): the name is longer than the 4096 bytes a path may be");
-    CHECK(app::write_file_atomically(long_name, "x") == error);
+    CHECK(host::write_file_atomically(long_name, "x") == error);
 }
 
 TEST_CASE("the window and the subcommands exit 2, with the reason, for an input file they cannot take") {
@@ -176,7 +176,7 @@ TEST_CASE("an output that is a pipe is written into, never replaced by a file, a
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     std::string got;
     std::thread reader = drain(fifo, got);
-    const std::string error = app::write_file_atomically(fifo.string(), "through the pipe");
+    const std::string error = host::write_file_atomically(fifo.string(), "through the pipe");
     reader.join();
     CHECK(error == "");
     CHECK(got == "through the pipe");
@@ -186,7 +186,7 @@ TEST_CASE("an output that is a pipe is written into, never replaced by a file, a
     // No temporary file beside it: the pipe is all the folder holds.
     CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
 
-    CHECK(app::write_file_atomically(dir.string(), "x") == dir.string() + ": is a folder, not a file");
+    CHECK(host::write_file_atomically(dir.string(), "x") == dir.string() + ": is a folder, not a file");
 
     // The same through the command line: export -o into a pipe a reader drains.
     const auto sink = dir / "sink";
@@ -206,9 +206,9 @@ TEST_CASE("an output that is a pipe is written into, never replaced by a file, a
 TEST_CASE("a binary rebuilt while it runs is named by its path, not the kernel's \"(deleted)\" mark") {
     // /proc/self/exe of a process whose file was replaced reads "/usr/bin/shardscope (deleted)": the
     // Measure panel's ranks would be launched at that name and fail.
-    CHECK(app::path_without_deleted_mark("/work/build/app/shardscope (deleted)") == "/work/build/app/shardscope");
-    CHECK(app::path_without_deleted_mark("/usr/bin/shardscope") == "/usr/bin/shardscope");
-    CHECK(app::path_without_deleted_mark(" (deleted)") == " (deleted)");  // nothing before the mark: left alone
-    CHECK(app::executable_path().find(" (deleted)") == std::string::npos);
-    CHECK(std::filesystem::exists(app::executable_path()));
+    CHECK(host::path_without_deleted_mark("/work/build/app/shardscope (deleted)") == "/work/build/app/shardscope");
+    CHECK(host::path_without_deleted_mark("/usr/bin/shardscope") == "/usr/bin/shardscope");
+    CHECK(host::path_without_deleted_mark(" (deleted)") == " (deleted)");  // nothing before the mark: left alone
+    CHECK(host::executable_path().find(" (deleted)") == std::string::npos);
+    CHECK(std::filesystem::exists(host::executable_path()));
 }

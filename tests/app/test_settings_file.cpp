@@ -1,7 +1,7 @@
 // The user's imgui.ini is checked before Dear ImGui 1.86 reads it: one line such as
 // `[Table][0x00000000,-5]` used to crash the app at every start. A broken file is set aside as
 // imgui.ini.bad with a message and the app starts with the default layout.
-#include "app/imgui_settings.hpp"
+#include "host/imgui_settings.hpp"
 #include "live_app.hpp"
 
 #include <doctest/doctest.h>
@@ -20,7 +20,7 @@ const std::string kGoodSettings =
     "[Table][0x5F1A2B3C,3]\nRefScale=15\nColumn 0  Width=120 Sort=0v\nColumn 1  Weight=1.0000 Order=2\n"
     "Column 2  Visible=0 Order=1\n";
 
-std::string problem_of(const std::string& text) { return app::imgui_settings_problem(text); }
+std::string problem_of(const std::string& text) { return host::imgui_settings_problem(text); }
 
 }  // namespace
 
@@ -66,10 +66,10 @@ TEST_CASE("a good settings file is left where it is") {
 }
 
 TEST_CASE("each content scale keeps a layout file of its own, named by the scale to the nearest quarter") {
-    CHECK(app::imgui_settings_file_name(1.0f) == "imgui.ini");
-    CHECK(app::imgui_settings_file_name(0.9f) == "imgui.ini");  // below 1x the app draws at 1x
-    CHECK(app::imgui_settings_file_name(2.0f) == "imgui-2x.ini");
-    CHECK(app::imgui_settings_file_name(1.5f) == "imgui-1.5x.ini");
-    CHECK(app::imgui_settings_file_name(1.24f) == "imgui-1.25x.ini");
-    CHECK(app::imgui_settings_file_name(2.8f) == "imgui-2.75x.ini");
+    CHECK(host::imgui_settings_file_name(1.0f) == "imgui.ini");
+    CHECK(host::imgui_settings_file_name(0.9f) == "imgui.ini");  // below 1x the app draws at 1x
+    CHECK(host::imgui_settings_file_name(2.0f) == "imgui-2x.ini");
+    CHECK(host::imgui_settings_file_name(1.5f) == "imgui-1.5x.ini");
+    CHECK(host::imgui_settings_file_name(1.24f) == "imgui-1.25x.ini");
+    CHECK(host::imgui_settings_file_name(2.8f) == "imgui-2.75x.ini");
 }

@@ -1,13 +1,13 @@
-#include "app/scenario_files.hpp"
+#include "host/scenario_files.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/export/step_trace.hpp"
 #include "core/scenario/model_import.hpp"
 
 #include <filesystem>
 #include <utility>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace {
 // The file's text, or nothing with the reason in the error modal.
@@ -176,4 +176,4 @@ void handle_file_requests(ui::AppState& state) {
     }
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

@@ -1,6 +1,6 @@
-#include "app/screenshot.hpp"
+#include "host/screenshot.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 
 #include <glad/gl.h>
 #include <stb/stb_image_write.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace {
 void append_bytes(void* context, void* data, int size) {
@@ -45,4 +45,4 @@ std::string timestamped_screenshot_path(const std::string& folder) {
     return (std::filesystem::path(folder) / name).string();
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

@@ -1,5 +1,5 @@
 #pragma once
-// Loads the CUDA/NCCL measure backend (cuda/measure_plugin.hpp) the first time something measures.
+// Loads the CUDA/NCCL measure backend (cuda/plugin_abi.hpp) the first time something measures.
 // Looked for, in order: $SHARDSCOPE_MEASURE_PLUGIN (a path), beside the executable (the build tree),
 // and in the installed library folder relative to it (bin/../lib/shardscope).
 

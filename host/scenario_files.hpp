@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace shardscope::app {
+namespace shardscope::host {
 // Opens a scenario file into state: all or nothing (a model file is imported, as import_model_file). A rejected file raises the error modal with the
 // loader's message (field path and rule) and leaves the current scenario exactly as it was.
 bool open_scenario_file(ui::AppState& state, const std::string& path);
@@ -25,4 +25,4 @@ bool export_trace_file(ui::AppState& state, const std::string& path);
 bool save_scenario_file(ui::AppState& state, const std::string& path);
 // Carries out the open / save / import / trace requests widgets raised this frame.
 void handle_file_requests(ui::AppState& state);
-}  // namespace shardscope::app
+}  // namespace shardscope::host

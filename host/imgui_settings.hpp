@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 // The largest settings file taken: ImGui's own for every panel and table is a few kilobytes.
 inline constexpr std::size_t kMaxImGuiSettingsBytes = 1 << 20;
@@ -31,4 +31,4 @@ struct ImGuiSettingsCheck {
 // starts with the default layout, and says so.
 [[nodiscard]] ImGuiSettingsCheck set_aside_broken_imgui_settings(const std::string& path);
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 // Every file that could not be read or parsed, one line each (the rest still load).
 std::vector<std::string> load_teaching_files(ui::PanelRegistry& registry, const std::string& data_dir);
@@ -20,4 +20,4 @@ std::vector<Lesson> shipped_lessons(const std::string& data_dir);
 // --lesson ID [--step K]: opens the lesson panel there. "" or why not (unknown lesson, step out of range).
 std::string open_requested_lesson(ui::PanelRegistry& registry, ui::AppState& state);
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

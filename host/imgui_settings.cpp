@@ -1,6 +1,6 @@
-#include "app/imgui_settings.hpp"
+#include "host/imgui_settings.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // IMGUI_TABLE_MAX_COLUMNS
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace {
 
@@ -117,4 +117,4 @@ std::string imgui_settings_file_name(float content_scale) {
     return "imgui-" + scale + "x.ini";
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

@@ -1,6 +1,6 @@
-#include "app/cluster_presets.hpp"
+#include "host/cluster_presets.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "core/scenario/presets.hpp"
 #include "widgets/mesh/mesh_panel.hpp"
 #include "widgets/scenario/scenario_panel.hpp"
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace {
 
@@ -67,4 +67,4 @@ std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const
     return errors;
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

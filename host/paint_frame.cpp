@@ -1,10 +1,10 @@
-#include "app/paint_frame.hpp"
+#include "host/paint_frame.hpp"
 
 #include <glad/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 void paint_frame(int fb_w, int fb_h) {
     glViewport(0, 0, fb_w, fb_h);
@@ -13,4 +13,4 @@ void paint_frame(int fb_w, int fb_h) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

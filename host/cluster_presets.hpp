@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 // Every file that could not be read or parsed, one line each (the rest still load).
 std::vector<std::string> load_cluster_presets(ui::PanelRegistry& registry, const std::string& data_dir);
 // The same for the model presets (assets/models/*.json), for the Scenario panel's list.
 std::vector<std::string> load_model_presets(ui::PanelRegistry& registry, const std::string& data_dir);
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

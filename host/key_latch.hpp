@@ -6,11 +6,11 @@
 
 struct GLFWwindow;
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 // After ImGui_ImplGlfw_InitForOpenGL(window, true): routes key events through the latch.
 void install_key_latch(GLFWwindow* window);
 // After each frame's ImGui::Render(): hands the held-back releases to ImGui for the next frame.
 void release_latched_keys(GLFWwindow* window);
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

@@ -1,11 +1,11 @@
 // dlopen of the CUDA/NCCL backend, once per process and never closed: the measurers it makes run
 // their code from it until exit.
 
-#include "app/measure_plugin.hpp"
+#include "app/measure_plugin_loader.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "cuda/cuda_measurer.hpp"
-#include "cuda/measure_plugin.hpp"
+#include "cuda/plugin_abi.hpp"
 
 #include <dlfcn.h>
 
@@ -25,7 +25,7 @@ struct LoadedPlugin {
 
 std::vector<std::string> plugin_candidates() {
     if (const char* forced = std::getenv("SHARDSCOPE_MEASURE_PLUGIN"); forced && *forced) return {forced};
-    const std::filesystem::path bin = executable_dir();
+    const std::filesystem::path bin = host::executable_dir();
     return {(bin / cuda::kPluginFileName).string(),
             (bin / SHARDSCOPE_PLUGIN_DIR_FROM_BIN / cuda::kPluginFileName).lexically_normal().string()};
 }

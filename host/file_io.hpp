@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 // Limits on what the app reads: every file it takes (scenarios, presets, lessons) is a few kilobytes.
 inline constexpr std::size_t kMaxInputBytes = std::size_t{16} << 20;  // 16 MiB
@@ -59,4 +59,4 @@ std::map<std::string, int> load_lesson_progress();
 std::string lesson_progress_file();
 void save_lesson_progress(const std::map<std::string, int>& reached);
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

@@ -1,4 +1,4 @@
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 
 #include "core/scenario/json_reader.hpp"
 
@@ -21,7 +21,7 @@
 
 namespace fs = std::filesystem;
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace {
 
@@ -302,4 +302,4 @@ void save_recent_files(const std::vector<std::string>& paths) {
     if (!p.empty()) (void)write_file_atomically(p.string(), nlohmann::json(paths).dump(2) + "\n");
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

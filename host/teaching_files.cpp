@@ -1,12 +1,12 @@
-#include "app/teaching_files.hpp"
+#include "host/teaching_files.hpp"
 
-#include "app/file_io.hpp"
+#include "host/file_io.hpp"
 #include "widgets/teaching/lesson_panel.hpp"
 #include "widgets/teaching/teaching_content.hpp"
 
 #include <filesystem>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace fs = std::filesystem;
 
@@ -65,4 +65,4 @@ std::string open_requested_lesson(ui::PanelRegistry& registry, ui::AppState& sta
     return panel->open_lesson(state, state.ui.requested_lesson, state.ui.requested_step);
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host

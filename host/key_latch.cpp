@@ -1,11 +1,11 @@
-#include "app/key_latch.hpp"
+#include "host/key_latch.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui_impl_glfw.h>
 
 #include <vector>
 
-namespace shardscope::app {
+namespace shardscope::host {
 
 namespace {
 
@@ -37,4 +37,4 @@ void release_latched_keys(GLFWwindow* window) {
     g_held_releases.clear();
 }
 
-}  // namespace shardscope::app
+}  // namespace shardscope::host
