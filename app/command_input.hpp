@@ -1,8 +1,8 @@
 #pragma once
 // What the printing subcommands (report, plan, export) share: the --format check, the --config scenario
 // and the --model / --seq-len override, with the same messages and exit codes everywhere, the window's
-// included: 2 for a bad argument or an input file that cannot be read or is rejected (README, "Exit
-// codes").
+// included: 2 for a bad argument or an input file that cannot be read or is rejected (docs/cli.md,
+// "Exit codes").
 
 #include "core/scenario/scenario.hpp"
 

@@ -10,7 +10,7 @@
 //
 // Cost model (the alpha-beta model of core/collectives/collectives.hpp, per step): a step lasts as long as
 // its busiest sender or receiver. A rank moving u chunks of b bytes out of (or into) itself over
-// link L in one step takes alpha_L + u*b/B_L, since B is per GPU and per direction (DESIGN.md).
+// link L in one step takes alpha_L + u*b/B_L, since B is per GPU and per direction (docs/design.md).
 // When every rank moves one chunk per step (all ring algorithms, pairwise all-to-all) this is
 // simply "the slowest transfer: alpha + chunk bytes / B"; a tree node feeding two children pays
 // for both.

@@ -1,5 +1,5 @@
 #pragma once
-// Alpha-beta cost of the collectives every strategy pays (DESIGN.md, "The report").
+// Alpha-beta cost of the collectives every strategy pays (docs/design.md, "The report").
 // S is the message size in bytes (the full buffer: for all-gather the gathered result, for
 // reduce-scatter the input), N the ranks in the group, alpha the link latency, B its bandwidth.
 
@@ -28,7 +28,7 @@ struct Link {
     }
 };
 
-// Ring algorithms (DESIGN.md): all-reduce 2(N-1)alpha + 2(N-1)/N S/B; all-gather, reduce-scatter and
+// Ring algorithms (docs/design.md): all-reduce 2(N-1)alpha + 2(N-1)/N S/B; all-gather, reduce-scatter and
 // all-to-all (N-1)alpha + (N-1)/N S/B; broadcast and reduce as a pipelined ring, (N-1)alpha + S/B;
 // point-to-point alpha + S/B. A group of one rank costs nothing.
 [[nodiscard]] double collective_time(Collective c, double bytes, int64_t ranks, const Link& link) noexcept;

@@ -4,7 +4,7 @@
 // build has. The CUDA/NCCL backend lives in its own target (cuda/) and registers itself here at start;
 // a build without CUDA simply has none, and everything below still works on recorded results.
 //
-// Sizes follow nccl-tests so the two tools can be compared line by line: `bytes` is S of DESIGN.md
+// Sizes follow nccl-tests so the two tools can be compared line by line: `bytes` is S of docs/design.md
 // (all-reduce and broadcast: the buffer; all-gather: the gathered result; reduce-scatter: the input;
 // all-to-all: what each rank sends in all), the data type is float (4 bytes), and
 //   algbw = S / time,   busbw = algbw * busbw_factor(op, ranks)   (core/collectives/collectives.hpp).

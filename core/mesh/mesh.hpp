@@ -1,5 +1,5 @@
 #pragma once
-// The device mesh (DESIGN.md, "The scenario" / `order`): which GPU holds which coordinate, which GPUs
+// The device mesh (docs/design.md, "The scenario" / `order`): which GPU holds which coordinate, which GPUs
 // talk in each dim, and whether each group stays inside a node.
 //
 // Nothing here is per rank: a mesh is a handful of sizes and strides, a group's members are computed

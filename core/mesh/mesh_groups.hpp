@@ -40,7 +40,7 @@ namespace shardscope {
 using GroupIds = std::array<int64_t, kAllDims.size()>;
 [[nodiscard]] GroupIds groups_of_rank(const DeviceMesh& mesh, int64_t rank) noexcept;
 
-// Leftover GPUs (DESIGN.md: they become extra dp_replicate) are the ranks whose dp_replicate coordinate
+// Leftover GPUs (docs/design.md: they become extra dp_replicate) are the ranks whose dp_replicate coordinate
 // lies past the requested dp_replicate: with 64 GPUs and tp*dp_shard = 2*4 = 8, dp_replicate grows from
 // 1 to 8 and ranks 8..63 (coordinates 1..7) are the leftover replicas.
 [[nodiscard]] bool is_leftover_replica(const DeviceMesh& mesh, int64_t rank) noexcept;

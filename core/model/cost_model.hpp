@@ -1,6 +1,6 @@
 #pragma once
 // The cost model: FLOPs, compute time, communication per mesh dim, the pipeline bubble and the step
-// time of one scenario, assembled into a Report (DESIGN.md, "The report").
+// time of one scenario, assembled into a Report (docs/design.md, "The report").
 //
 // FLOP accounting (chosen once, here):
 // - model_per_step = 6 * active params * tokens + 12 * layers * hidden * seq * tokens, leaving out the

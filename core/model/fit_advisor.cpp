@@ -223,7 +223,7 @@ FitAdvice advise_fit(const Scenario& s) {
 
     const ParamCounts counts = count_params(s.model);
 
-    // Leftover GPUs are replicas already (DESIGN.md): the fixes may shard or split them like any other.
+    // Leftover GPUs are replicas already (docs/design.md): the fixes may shard or split them like any other.
     const auto levels = candidates_by_knob_count(with_leftover_as_replicas(s));
 
     // The fastest fitting fix wins, however many knobs it turns (a count-only model has no step

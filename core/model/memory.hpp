@@ -1,11 +1,11 @@
 #pragma once
-// Memory per GPU (DESIGN.md, "The report"): model state (weights, gradients, optimizer) under TP, PP,
+// Memory per GPU (docs/design.md, "The report"): model state (weights, gradients, optimizer) under TP, PP,
 // EP and ZeRO 0-3 with the three precisions, activations after Korthikanti et al. 2022 ("Reducing
 // Activation Recomputation in Large Transformer Models", Table 2), and the rest as `other`.
 //
 // Choices made here, once:
 // - ZeRO shards over the dp_shard x cp ranks: CP ranks hold identical weights, so they shard them too
-//   (torchtitan's "dp_shard_cp" mesh). With cp = 1 this is exactly DESIGN.md's dp_shard group.
+//   (torchtitan's "dp_shard_cp" mesh). With cp = 1 this is exactly docs/design.md's dp_shard group.
 // - Routed experts are split over ep and then over tp (expert tensor parallel = tp); each local expert
 //   is ZeRO-sharded again over the remaining dp_shard*cp/ep ranks.
 // - Norm gains and biases are divided by tp with the rest (they are < 0.1% of any preset).
@@ -220,7 +220,7 @@ struct StageShape {
 [[nodiscard]] std::vector<StageMemory> memory_per_stage(const Scenario& s, const ParamCounts& counts,
                                                         const std::vector<double>& inflight_per_stage);
 
-// The stage whose GPUs need the most memory (the most loaded GPU of DESIGN.md's report).
+// The stage whose GPUs need the most memory (the most loaded GPU of docs/design.md's report).
 [[nodiscard]] const StageMemory& most_loaded(const std::vector<StageMemory>& stages);
 
 // The capacity judged against: what the card exposes (nvidia-smi's total, core/model/hardware.hpp),

@@ -1,5 +1,5 @@
 #pragma once
-// Parameter count of a model from its architecture (DESIGN.md, "The scenario": embeddings, attention
+// Parameter count of a model from its architecture (docs/design.md, "The scenario": embeddings, attention
 // with GQA, gelu or swiglu FFN, MoE experts, norms), and how pipeline stages split it.
 //
 // Conventions, chosen once here:

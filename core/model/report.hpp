@@ -1,6 +1,6 @@
 #pragma once
-// The report (DESIGN.md, "The report"): the cost of one scenario as a plain value, its JSON text (the
-// field names of DESIGN.md exactly) and a human-readable text. cost_model.hpp fills it in.
+// The report (docs/design.md, "The report"): the cost of one scenario as a plain value, its JSON text (the
+// field names of docs/design.md exactly) and a human-readable text. cost_model.hpp fills it in.
 //
 // Units: sizes in bytes, times in seconds, per GPU unless the name says otherwise; the GPU reported is
 // the most loaded one. A value that cannot be computed (FLOP-based figures for a model given only as a
@@ -18,7 +18,7 @@
 
 namespace shardscope {
 
-// One kind of collective call a dim makes: what nccl-tests would time to measure it (not in DESIGN.md's
+// One kind of collective call a dim makes: what nccl-tests would time to measure it (not in docs/design.md's
 // JSON). message_bytes is S as nccl-tests counts it (all-gather: the gathered output; reduce-scatter:
 // the full input; p2p: one send).
 struct CollectiveCall {
@@ -27,7 +27,7 @@ struct CollectiveCall {
     double calls_per_step = 0;
 };
 
-// One mesh dim's communication (DESIGN.md `mesh.dims[]`).
+// One mesh dim's communication (docs/design.md `mesh.dims[]`).
 struct DimCost {
     std::string name;            // tp, cp, dp_shard, dp_replicate, pp, ep
     int64_t size = 1;            // ranks per group
@@ -36,12 +36,12 @@ struct DimCost {
     std::string collective;      // e.g. "all-reduce", "reduce-scatter + all-gather"
     double bytes_per_step = 0;   // bytes one GPU sends in this dim per step
     double time_s = 0;           // alpha-beta time of those collectives per step, before any overlap
-    double exposed_s = 0;        // the part left on the critical path (not in DESIGN.md's JSON)
+    double exposed_s = 0;        // the part left on the critical path (not in docs/design.md's JSON)
     double contention_s = 0;     // of exposed_s: compute slowed while these collectives ran beside it
     std::vector<CollectiveCall> calls;  // the calls behind bytes_per_step, per GPU of the busiest stage
 };
 
-// One GPU of a pipeline stage over a step, as the step trace draws it (not in DESIGN.md's JSON). The
+// One GPU of a pipeline stage over a step, as the step trace draws it (not in docs/design.md's JSON). The
 // per-micro-batch figures are the stage's whole share of layers; an interleaved op runs 1/v of them.
 struct StageStepWork {
     struct Stream {
@@ -82,7 +82,7 @@ struct Report {
     int64_t world_size = 0;
     int64_t leftover_dp_replicate = 1;   // the factor leftover GPUs multiply dp_replicate by
     double params_total = 0;
-    double params_active = 0;            // per token (MoE: top_k experts); not in DESIGN.md's JSON
+    double params_active = 0;            // per token (MoE: top_k experts); not in docs/design.md's JSON
     std::vector<DimCost> dims;
     MemoryBreakdown memory;              // the most loaded GPU
     bool fits = false;
@@ -97,7 +97,7 @@ struct Report {
     // ceilings and their sources, bytes per parameter, capacity and reserve): also among the notes.
     std::vector<std::string> conventions;
 
-    // For the Memory panel (not in DESIGN.md's JSON): every stage, and which one is the most loaded.
+    // For the Memory panel (not in docs/design.md's JSON): every stage, and which one is the most loaded.
     std::vector<StageMemory> stages;
     int64_t most_loaded_stage = 0;
     double gpu_memory_bytes = 0;
@@ -109,7 +109,7 @@ struct Report {
     std::vector<StageStepWork> stage_work;
 };
 
-// DESIGN.md's report JSON, two-space indent, trailing newline.
+// docs/design.md's report JSON, two-space indent, trailing newline.
 [[nodiscard]] std::string report_to_json(const Report& r);
 // A plain-text summary for the terminal.
 [[nodiscard]] std::string report_to_text(const Report& r);

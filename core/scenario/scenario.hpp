@@ -1,5 +1,5 @@
 #pragma once
-// The scenario: one complete, shareable setup (DESIGN.md, "The scenario").
+// The scenario: one complete, shareable setup (docs/design.md, "The scenario").
 // Plain value types; JSON text in and out, nothing else.
 
 #include "core/scenario/dim.hpp"
@@ -226,7 +226,7 @@ struct ScenarioLoad {
 [[nodiscard]] ScenarioLoad parse_scenario(std::string_view json_text);
 // Canonical text: fixed key order, two-space indent, trailing newline. save(load(save(s))) == save(s).
 [[nodiscard]] std::string scenario_to_json(const Scenario& s);
-// Limits past which a value is taken for a typo rather than a plan (DESIGN.md: absurd values are
+// Limits past which a value is taken for a typo rather than a plan (docs/design.md: absurd values are
 // rejected). Generous: the largest published runs sit one to three orders of magnitude below them.
 inline constexpr int64_t kMaxGpus = 1'048'576;          // 2^20 GPUs
 inline constexpr int64_t kMaxLayers = 10'000;

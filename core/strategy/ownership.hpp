@@ -25,7 +25,7 @@
 //   rank holds all of them.
 //
 // The explorer's GPUs are the ranks of ONE copy of the layout: tp*cp*pp*dp_shard*dp_replicate as
-// requested. GPUs the cluster has beyond that are extra data-parallel replicas (DESIGN.md), holding
+// requested. GPUs the cluster has beyond that are extra data-parallel replicas (docs/design.md), holding
 // exactly what the first copy holds; `leftover_copies` says how many copies the cluster makes.
 
 #include "core/mesh/mesh.hpp"

@@ -7,7 +7,7 @@
 //   FSDP / ZeRO  -> parallel.dp_shard + zero 1-3   (off: dp_shard 1, zero 0)
 //   TP           -> parallel.tp                    (sequence_parallel is TP's companion switch)
 //   PP           -> parallel.pp
-//   EP           -> parallel.ep                    (borrows from dp_shard*cp, as DESIGN.md says)
+//   EP           -> parallel.ep                    (borrows from dp_shard*cp, as docs/design.md says)
 //   SP / CP      -> parallel.cp
 // Turning a strategy off sets its factor to 1; the GPUs it used become leftover dp_replicate.
 

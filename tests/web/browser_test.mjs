@@ -1,7 +1,7 @@
 // The browser build in Debian's headless Chromium, driven the way a person uses it: open a lesson by
 // its link, click Next with the mouse, look at the page; open a scenario link and read the figures the
 // page shows against `shardscope report` and `shardscope plan` on the same scenario. Prints the
-// size and speed figures the README quotes.
+// size and speed figures docs/user-guide.md quotes ("In the browser").
 //
 //   node tests/web/browser_test.mjs --page build-web --shardscope build/app/shardscope --out DIR
 //

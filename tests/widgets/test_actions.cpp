@@ -1,5 +1,6 @@
-// The declared actions: one parser for every value, and the README's table is the panels' own.
+// The declared actions: one parser for every value, and the table in docs/cli.md is the panels' own.
 #include "widgets/shell/actions.hpp"
+#include "widgets/panel_catalog.hpp"
 #include "widgets/shell/panel.hpp"
 
 #include <doctest/doctest.h>
@@ -99,7 +100,7 @@ TEST_CASE("actions: a table prefixes refusals with PANEL.NAME and runs only vali
           "panel collective has no action \"rank\" (its actions: ranks)");
 }
 
-TEST_CASE("actions: every panel declares its actions, and the README lists exactly them") {
+TEST_CASE("actions: every panel declares its actions, and docs/cli.md lists exactly them") {
     PanelRegistry registry;
     register_default_panels(registry);
     for (const auto& panel : registry.panels()) {
@@ -110,17 +111,18 @@ TEST_CASE("actions: every panel declares its actions, and the README lists exact
             CHECK(static_cast<bool>(s.run));
         }
     }
-    std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/README.md");
+    std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/cli.md");
     REQUIRE(in.good());
     std::stringstream text;
     text << in.rdbuf();
-    const std::string readme = text.str();
+    const std::string guide = text.str();
     const std::string begin = "<!-- actions:begin -->\n", end = "<!-- actions:end -->";
-    const auto from = readme.find(begin), to = readme.find(end);
+    const auto from = guide.find(begin), to = guide.find(end);
     REQUIRE(from != std::string::npos);
     REQUIRE(to != std::string::npos);
-    // When this fails: paste the output of `shardscope --action list` between the two markers.
-    CHECK(readme.substr(from + begin.size(), to - from - begin.size()) == action_reference(registry));
+    // When this fails: paste the output of `shardscope --action list` between the two markers in
+    // docs/cli.md (section "Panel actions").
+    CHECK(guide.substr(from + begin.size(), to - from - begin.size()) == action_reference(registry));
 }
 
 TEST_CASE("the window keeps drawing only while something moves: a playing animation, or slowly a lesson's outline") {
