@@ -2,6 +2,7 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "app/window.hpp"
+#include "widgets/panel_catalog.hpp"
 #include "widgets/shell/panel.hpp"
 
 #include <cerrno>

@@ -1,4 +1,6 @@
 // The one place that knows every panel: View-menu order and the default tiling on first start.
+#include "widgets/panel_catalog.hpp"
+
 #include "widgets/teaching/cheatsheet_panel.hpp"
 #include "widgets/collective/collective_panel.hpp"
 #include "widgets/teaching/glossary_panel.hpp"
@@ -6,7 +8,6 @@
 #include "widgets/measure/measure_panel.hpp"
 #include "widgets/memory/memory_panel.hpp"
 #include "widgets/mesh/mesh_panel.hpp"
-#include "widgets/shell/panel.hpp"
 #include "widgets/pipeline/pipeline_panel.hpp"
 #include "widgets/planner/planner_panel.hpp"
 #include "widgets/scenario/scenario_panel.hpp"

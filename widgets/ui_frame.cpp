@@ -1,5 +1,6 @@
 #include "widgets/ui_frame.hpp"
 
+#include "widgets/panel_catalog.hpp"
 #include "widgets/shell/dialogs.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/shell/main_menu.hpp"

@@ -225,6 +225,8 @@ PlanEntry entry_from(const Scenario& s, const Report& r) {
     e.compute_s = r.time.compute.value_or(0);
     e.exposed_comm_s = r.time.exposed_comm.value_or(0);
     e.bubble_s = r.time.bubble.value_or(0);
+    for (const DimCost& d : r.dims)
+        if (d.name == "tp") e.tp_within_node = d.size <= 1 || d.link == "intra";
     return e;
 }
 
@@ -895,20 +897,49 @@ std::vector<std::size_t> pareto_front(const std::vector<PlanEntry>& entries) {
     return front;
 }
 
+namespace {
+
+// The knobs the planner searches, once: planning_key resets them and same_planner_knobs compares them.
+// The pipeline split's two flags are searched together and handled beside.
+template <class S>
+auto searched_knobs(S& s) {
+    auto& p = s.parallel;
+    auto& t = s.training;
+    return std::tie(p.tp, p.cp, p.pp, p.dp_shard, p.dp_replicate, p.ep, p.zero, p.order, t.micro_batch, t.recompute,
+                    t.schedule, t.virtual_stages);
+}
+
+const Scenario& unsearched_knobs() {
+    static const Scenario reset = [] {
+        Scenario k;
+        k.parallel.tp = k.parallel.cp = k.parallel.pp = k.parallel.dp_shard = k.parallel.ep = 1;
+        k.parallel.dp_replicate = 1;
+        k.parallel.zero = 0;
+        k.parallel.order = ParallelSpec{}.order;
+        k.training.micro_batch = 1;
+        k.training.recompute = Recompute::none;
+        k.training.schedule = Schedule::one_f_one_b;
+        k.training.virtual_stages = 1;
+        return k;
+    }();
+    return reset;
+}
+
+}  // namespace
+
 Scenario planning_key(const Scenario& s) {
     Scenario k = s;
-    k.parallel.tp = k.parallel.cp = k.parallel.pp = k.parallel.dp_shard = k.parallel.ep = 1;
-    k.parallel.dp_replicate = 1;
-    k.parallel.zero = 0;
-    k.parallel.order = ParallelSpec{}.order;
-    k.training.micro_batch = 1;
-    k.training.recompute = Recompute::none;
-    k.training.schedule = Schedule::one_f_one_b;
-    k.training.virtual_stages = 1;
+    searched_knobs(k) = searched_knobs(unsearched_knobs());
     // Both on and both off are searched whatever the scenario says; a mixed choice is its own.
     if (k.parallel.embedding_in_pipeline_split == k.parallel.loss_in_pipeline_split)
         k.parallel.embedding_in_pipeline_split = k.parallel.loss_in_pipeline_split = false;
     return k;
+}
+
+bool same_planner_knobs(const Scenario& a, const Scenario& b) {
+    return searched_knobs(a) == searched_knobs(b) &&
+           a.parallel.embedding_in_pipeline_split == b.parallel.embedding_in_pipeline_split &&
+           a.parallel.loss_in_pipeline_split == b.parallel.loss_in_pipeline_split;
 }
 
 }  // namespace shardscope

@@ -4,7 +4,7 @@
 //
 // What is searched, and what is held fixed (choices made once, here):
 // - tp, cp, pp, dp_shard, dp_replicate whose product is the GPU count. Layouts that leave GPUs over are
-//   not listed separately: the leftover GPUs become dp_replicate (DESIGN.md), which is the same mesh as
+//   not listed separately: the leftover GPUs become dp_replicate (docs/design.md), which is the same mesh as
 //   the layout that names that dp_replicate outright.
 // - ep: every divisor of experts that divides dp_shard*cp (1 for a dense model).
 // - zero 0-3 where it means something: 0 only with dp_shard = 1 (the validation rule), and 1-3 only
@@ -124,6 +124,7 @@ struct PlanEntry {
     double compute_s = 0;
     double exposed_comm_s = 0;
     double bubble_s = 0;
+    bool tp_within_node = true;   // every TP group shares a node (or there is no TP)
     std::vector<PlanVariant> also;  // near-identical layouts folded into this row, best first
 };
 
@@ -214,5 +215,8 @@ private:
 // The knobs the planner searches, reset to fixed values: two scenarios with the same planning key
 // give the same ranking, so applying a row (which changes only those knobs) need not re-plan.
 [[nodiscard]] Scenario planning_key(const Scenario& s);
+// True when the two scenarios agree on every knob the planner searches (the fields planning_key
+// resets): cheaper than comparing whole scenarios, which matters for thousands of costed points.
+[[nodiscard]] bool same_planner_knobs(const Scenario& a, const Scenario& b);
 
 }  // namespace shardscope

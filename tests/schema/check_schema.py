@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs/shardscope.scenario.schema.json is a valid JSON Schema (draft 2020-12) and every scenario file
 shipped in the repository validates against it, with Debian's python3-jsonschema. Which fields the
-schema lists is kept equal to the loader's by tests/core/test_scenario_schema.cpp."""
+schema lists is kept equal to the loader's by tests/core/scenario/test_scenario_schema.cpp."""
 import json
 import pathlib
 import sys

@@ -2,7 +2,7 @@
 // Headless Dear ImGui: a context with a built font atlas and a display size, frames run with
 // NewFrame/Render and no GL at all. Input goes through the 1.86 IO fields (MousePos, MouseDown, KeysDown).
 
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>

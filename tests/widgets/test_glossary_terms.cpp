@@ -2,7 +2,7 @@
 // hovering a control shows its term's definition.
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/ui_frame.hpp"
 
 #include "imgui_fixture.hpp"

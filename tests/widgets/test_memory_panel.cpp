@@ -1,5 +1,5 @@
 #include "imgui_fixture.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/memory/memory_panel.hpp"
 

@@ -2,7 +2,7 @@
 // own integer field turned "1e9" into 19 and "99999999999999999999" into 9223372036854775807.
 #include "imgui_fixture.hpp"
 #include "widgets/kit/number_field.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <doctest/doctest.h>
 

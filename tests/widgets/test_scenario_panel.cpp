@@ -1,7 +1,7 @@
 // The Scenario panel's fields in a wide and a narrow tile.
 #include "panel_harness.hpp"
 #include "widgets/scenario/scenario_panel.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/kit/plot.hpp"
 #include "widgets/kit/wrap.hpp"

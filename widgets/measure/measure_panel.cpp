@@ -8,7 +8,7 @@
 
 #include "core/collectives/collective_figures.hpp"
 #include "core/scenario/units.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/plot.hpp"
 
 #include "widgets/shell/file_browser.hpp"

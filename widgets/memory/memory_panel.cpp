@@ -11,7 +11,7 @@
 #include "widgets/kit/scroll_anchor.hpp"
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>

@@ -12,7 +12,7 @@
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/kit/palette.hpp"
 #include "widgets/shell/copy_out.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>

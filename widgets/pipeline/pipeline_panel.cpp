@@ -8,7 +8,7 @@
 #include "core/scenario/units.hpp"
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>

@@ -1,6 +1,5 @@
 #include "widgets/planner/planner_view.hpp"
 
-#include "core/mesh/mesh.hpp"
 #include "core/scenario/units.hpp"
 #include "widgets/kit/palette.hpp"
 
@@ -46,7 +45,7 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     // The split changes where the layers sit, so the schedule's cell says it.
     if (p.pp > 1 && !pipeline_split_text(p).empty()) r.schedule += ", " + pipeline_split_text(p);
     r.recompute = std::string(to_string(s.training.recompute));
-    r.tp_within_node = p.tp <= 1 || DeviceMesh::build(s.cluster, p).summary(Dim::tp).links == DimLinks::intra;
+    r.tp_within_node = e.tp_within_node;
     r.step_s = e.step_s;
     r.mfu = e.mfu;
     r.memory_bytes = e.memory_bytes;
@@ -58,20 +57,6 @@ PlannerRow row_from(const PlanEntry& e, int rank, const Scenario& s) {
     r.alike = static_cast<int>(e.also.size());
     r.also = describe_variants(e);
     return r;
-}
-
-// The planner varies only these fields, so they tell two of its scenarios apart (cheaper than the
-// JSON comparison of Scenario's operator==, which matters for thousands of points).
-bool same_knobs(const Scenario& a, const Scenario& b) {
-    const ParallelSpec& p = a.parallel;
-    const ParallelSpec& q = b.parallel;
-    const TrainingSpec& t = a.training;
-    const TrainingSpec& u = b.training;
-    return p.tp == q.tp && p.cp == q.cp && p.pp == q.pp && p.dp_shard == q.dp_shard &&
-           p.dp_replicate == q.dp_replicate && p.ep == q.ep && p.zero == q.zero && p.order == q.order &&
-           t.micro_batch == u.micro_batch && t.recompute == u.recompute && t.schedule == u.schedule &&
-           t.virtual_stages == u.virtual_stages && p.embedding_in_pipeline_split == q.embedding_in_pipeline_split &&
-           p.loss_in_pipeline_split == q.loss_in_pipeline_split;
 }
 
 std::string point_label(const PlanEntry& e) {
@@ -103,7 +88,7 @@ PlannerView build_planner_view(const PlanResult& result) {
         p.step_s = costed[i].step_s;
         p.on_front = std::find(front.begin(), front.end(), i) != front.end();
         for (std::size_t k = 0; k < result.ranked.size(); ++k)
-            if (same_knobs(result.ranked[k].scenario, costed[i].scenario)) p.rank = static_cast<int>(k) + 1;
+            if (same_planner_knobs(result.ranked[k].scenario, costed[i].scenario)) p.rank = static_cast<int>(k) + 1;
         // A layout in the table says its rank first: the row to find it by.
         p.label = (p.rank > 0 ? "#" + std::to_string(p.rank) + "  " : std::string()) + point_label(costed[i]);
         v.points.push_back(std::move(p));

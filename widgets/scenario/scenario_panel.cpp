@@ -5,7 +5,7 @@
 #include "core/scenario/units.hpp"
 #include "widgets/kit/tooltip.hpp"
 #include "widgets/shell/copy_out.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/number_field.hpp"
 #include "widgets/kit/wrap.hpp"
 

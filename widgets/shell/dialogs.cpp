@@ -1,6 +1,6 @@
 #include "widgets/shell/dialogs.hpp"
 
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>

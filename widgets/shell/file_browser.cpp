@@ -1,6 +1,6 @@
 #include "widgets/shell/file_browser.hpp"
 
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <imgui.h>
 

@@ -1,7 +1,7 @@
 #include "widgets/shell/main_menu.hpp"
 
 #include "widgets/shell/copy_out.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // ClosePopupsExceptModals

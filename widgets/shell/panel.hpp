@@ -139,11 +139,8 @@ private:
     unsigned last_layout_ = 0;                // the generation last drawn for
 };
 
-// Every panel of the app, in View-menu order, with the default tiling.
-void register_default_panels(PanelRegistry& registry);
-
 // Every panel's actions as a Markdown table (action, value, what it does), in View-menu order: what
-// `--action list` prints and the README's list of actions is.
+// `--action list` prints and docs/cli.md's list of actions is.
 [[nodiscard]] std::string action_reference(const PanelRegistry& registry);
 
 }  // namespace shardscope::ui

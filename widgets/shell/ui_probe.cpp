@@ -1,6 +1,6 @@
 #include "widgets/shell/ui_probe.hpp"
 
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>

@@ -8,7 +8,7 @@
 #include "widgets/kit/palette.hpp"
 #include "widgets/kit/plot.hpp"
 #include "widgets/kit/tooltip.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/kit/wrap.hpp"
 
 #include <imgui.h>

@@ -1,7 +1,7 @@
 #include "widgets/teaching/cheatsheet_panel.hpp"
 
 #include "widgets/kit/glossary_tooltip.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <imgui.h>
 

@@ -2,7 +2,7 @@
 #include "widgets/kit/number_field.hpp"
 
 #include "core/scenario/units.hpp"
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/kit/wrap.hpp"
 

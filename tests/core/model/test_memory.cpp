@@ -41,7 +41,7 @@ TEST_CASE("a 7B model in fp32 with Adam needs 112 GB of model state") {
 }
 
 TEST_CASE("the three precisions") {
-    // mixed-bf16 2 + 2 + 12, megatron-bf16 2 + 4 + 12 (DESIGN.md).
+    // mixed-bf16 2 + 2 + 12, megatron-bf16 2 + 4 + 12 (docs/design.md).
     const auto mixed = state_bytes_per_param(Precision::mixed_bf16);
     CHECK(mixed.weights == 2.0);
     CHECK(mixed.grads == 2.0);

@@ -227,7 +227,7 @@ TEST_CASE("sequence parallelism needs tp to divide each context-parallel rank's 
 }
 
 TEST_CASE("parallel factors against the model") {
-    // DESIGN.md's example: 128 heads (hidden 4096 / 128 = 32), 3 nodes x 8 = 24 GPUs = tp 3 * dp_shard 8.
+    // docs/design.md's example: 128 heads (hidden 4096 / 128 = 32), 3 nodes x 8 = 24 GPUs = tp 3 * dp_shard 8.
     check_rejected({{"model", {{"heads", 128}}},
                     {"cluster", {{"nodes", 3}}},
                     {"parallel", {{"tp", 3}, {"pp", 1}, {"dp_replicate", 1}}},

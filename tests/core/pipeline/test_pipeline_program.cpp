@@ -4,7 +4,7 @@
 #include "core/pipeline/pipeline.hpp"
 #include "core/pipeline/pipeline_program.hpp"
 
-#include "../common/scenarios.hpp"
+#include "tests/common/scenarios.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "widgets/shell/item_rects.hpp"
+#include "widgets/kit/item_rects.hpp"
 
 #include <imgui.h>
 

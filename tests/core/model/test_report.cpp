@@ -11,7 +11,7 @@ using namespace shardscope;
 
 namespace {
 
-// DESIGN.md's example scenario (Llama 3 405B on 2048 nodes of 8 H100s), as the loader reads it.
+// docs/design.md's example scenario (Llama 3 405B on 2048 nodes of 8 H100s), as the loader reads it.
 const char* kDesignExample = R"({
   "schema": "shardscope.scenario/1",
   "model": {
@@ -50,7 +50,7 @@ void require_keys(const nlohmann::json& j, const std::vector<std::string>& keys)
 
 }  // namespace
 
-TEST_CASE("report JSON has every field DESIGN.md names, in its units") {
+TEST_CASE("report JSON has every field docs/design.md names, in its units") {
     const ReportResult result = report_from_json(kDesignExample);
     REQUIRE_MESSAGE(result.ok(), result.error);
     const nlohmann::json j = nlohmann::json::parse(report_to_json(*result.report));

@@ -2,7 +2,7 @@
 // positive and finite and no shorter than the busiest stage's compute, 0 < MFU <= 1, hardware FLOP/s
 // at most the peak, memory parts summing to the total. A property test over random valid scenarios,
 // the cases that used to break them, and the planner ranking only reports that keep them.
-#include "../common/scenarios.hpp"
+#include "tests/common/scenarios.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/model/params.hpp"
 #include "core/planner/planner.hpp"
