@@ -415,6 +415,20 @@ StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const Hardw
 
 namespace {
 
+// HBM bytes the loss moves per logit. Megatron-LM's fused vocab-parallel cross entropy: softmax
+// statistics forward and the gradient backward, two fp32 passes each. PyTorch's
+// F.cross_entropy(pred.float(), labels) (torchtitan's loss): forward, the cast to fp32 (read 2, write
+// 4) and log_softmax (two reading passes, one writing: 12); backward, nll_loss's gradient (write 4),
+// log_softmax's (read 4 + 4, write 4) and the cast back to bf16 (read 4, write 2).
+struct LossBytes {
+    double forward = 0, backward = 0;
+};
+
+LossBytes loss_stream_bytes(const TrainingSpec& t) noexcept {
+    if (t.fused_kernels) return {8.0, 8.0};
+    return {18.0, 22.0};
+}
+
 StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu,
                          const StageBlocks& blocks) {
     StageCompute out;
@@ -448,12 +462,12 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         // output head in BF16 (arXiv:2412.19437, section 3.3.1).
         const Prices head_price{hw, hw.peak_flops, hw.gemm_ceiling, fp8 ? 2.0 : price.elem};
         const std::vector<GemmDims> head = {GemmDims{sh.tokens, V / sh.tp, sh.h}};
-        // The final norm, and the loss over fp32 logits: softmax statistics forward (two passes),
-        // the gradient of the logits backward (two passes), 4 bytes each.
-        const double logits = sh.tokens * V / sh.tp * 4.0;
+        // The final norm, and the loss over the logits at HBM bandwidth (loss_stream_bytes).
+        const LossBytes loss = loss_stream_bytes(s.training);
+        const double logits = sh.tokens * V / sh.tp;
         out.forward_s += head_price.gemms(head) + streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.rep * sh.tokens) +
-                         streaming_seconds(hw, 2.0 * logits);
-        out.backward_s += head_price.gemms(backward_gemms(head)) + streaming_seconds(hw, 2.0 * logits) +
+                         streaming_seconds(hw, loss.forward * logits);
+        out.backward_s += head_price.gemms(backward_gemms(head)) + streaming_seconds(hw, loss.backward * logits) +
                           streaming_seconds(hw, 4.0 * sh.e * sh.h * sh.rep * sh.tokens);
         out.forward_flops += gemm_flops(head);
         out.backward_flops += 2.0 * gemm_flops(head);

@@ -430,6 +430,40 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     return out;
 }
 
+void move_dim_traffic(DimCost& from, DimCost& to);
+
+// Gradients are reduced over every data-parallel rank, CP ranks included: step_end_comm books an
+// unsharded reduction as dp_replicate's and ZeRO's as dp_shard's. Where that dim has one rank the group
+// is another's (dp_shard's or cp's): the traffic is shown on the first of them with more than one
+// rank, never on a dim of one rank.
+void move_reduction_off_single_ranks(std::vector<DimCost>& dims) {
+    const auto named = [&](const char* name) {
+        const auto it = std::find_if(dims.begin(), dims.end(), [&](const DimCost& d) { return d.name == name; });
+        return it == dims.end() ? nullptr : &*it;
+    };
+    for (const char* from_name : {"dp_replicate", "dp_shard"}) {
+        DimCost* from = named(from_name);
+        if (!from || from->size > 1 || from->bytes_per_step <= 0) continue;
+        DimCost* to = nullptr;
+        for (const char* name : {"dp_shard", "cp"})
+            if (DimCost* d = named(name); d && d != from && d->size > 1 && !to) to = d;
+        if (to) move_dim_traffic(*from, *to);
+    }
+}
+
+void move_dim_traffic(DimCost& from, DimCost& to) {
+    const std::string what = from.name == "dp_shard" ? "ZeRO over the cp ranks: " + from.collective : "gradient all-reduce";
+    to.collective = to.bytes_per_step > 0 ? to.collective + " + " + what : what;
+    to.bytes_per_step += from.bytes_per_step;
+    to.time_s += from.time_s;
+    to.exposed_s += from.exposed_s;
+    to.contention_s += from.contention_s;
+    to.calls.insert(to.calls.end(), from.calls.begin(), from.calls.end());
+    from.bytes_per_step = from.time_s = from.exposed_s = from.contention_s = 0;
+    from.calls.clear();
+    from.collective = "none";
+}
+
 Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
@@ -991,6 +1025,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
             case Dim::ep: break;  // not in parallel.order: its entry follows
         }
     }
+    move_reduction_off_single_ranks(r.dims);
     if (p.ep > 1) {
         const OverlapCost c = both(ex.ep_f, ex.ep_b);
         DimCost dc;
@@ -1059,6 +1094,12 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                           "kernels skip and attention dominates this step");
         r.throughput.mfu.reset();
         r.throughput.model_tflops_per_gpu.reset();
+    } else if (*r.throughput.mfu > 0.9) {
+        // A figure this close to the peak is read as a mistake unless it says how it was counted.
+        r.notes.push_back("MFU " + format_fixed(*r.throughput.mfu * 100, 1) + "%: model FLOPs (6 x active params x "
+                          "tokens plus the attention scores in full, not halved for causal masking) over the " +
+                          std::string(s.training.precision == Precision::fp8 ? "FP8" : "dense") + " peak of " +
+                          format_fixed(peak_tflops, 0) + " TFLOP/s; the kernels skip the masked half of the scores");
     }
     return r;
 }

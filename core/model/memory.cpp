@@ -190,6 +190,19 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
     return sh;
 }
 
+double loss_peak_bytes_per_logit(const TrainingSpec& t) noexcept {
+    // Megatron-LM's vocab-parallel cross entropy keeps the fp32 softmax of the logits and turns it
+    // into their gradient in place (Korthikanti et al. 2022: 4sbv/t bytes).
+    if (t.fused_kernels) return 4.0;
+    // PyTorch's F.cross_entropy(pred.float(), labels), as torchtitan calls it
+    // (torchtitan/components/loss.py, cross_entropy_loss, at b5bcd76), is log_softmax then nll_loss:
+    // log_softmax keeps its fp32 output for the backward, and at the start of the backward its
+    // gradient in (from nll_loss) and out (log_softmax_backward) are new fp32 tensors beside it,
+    // 4 + 4 + 4 bytes a logit. (The forward's peak is lower: the bf16 logits, their fp32 copy and the
+    // log-softmax, 2 + 4 + 4; torchtitan's trainer drops the bf16 logits before the backward.)
+    return 12.0;
+}
+
 StageShape stage_shape(const ParamCounts& counts, const ParallelSpec& p, int64_t stage) {
     StageShape out;
     out.params = stage_params(counts, p, stage);
@@ -245,8 +258,7 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     OtherMemory& other = out.other;
     // FSDP gathers one block to run it while prefetching the next: two unsharded blocks at once.
     if (p.zero >= 3 && zero_shard_ranks(p) > 1) other.gathered_blocks = 2.0 * block * per.weights;
-    // The loss needs the fp32 logits of the micro-batch (Korthikanti: 4sbv/t bytes) on the last stage.
-    if (stage == p.pp - 1) other.logits = 4.0 * tokens * static_cast<double>(s.model.vocab) / tp;
+    if (stage == p.pp - 1) other.logits = loss_peak_bytes_per_logit(s.training) * tokens * static_cast<double>(s.model.vocab) / tp;
     // TP gathers the full activation of the micro-batch before its column-parallel matmuls.
     if (p.tp > 1) other.tp_gather = tokens * static_cast<double>(s.model.hidden) * activation_dtype_bytes(prec);
     // The data-parallel reduction works on buckets: Megatron-LM's DDP default is 40M elements
@@ -292,7 +304,7 @@ std::vector<std::string> describe_other_memory(const OtherMemory& o) {
         if (bytes > 0) lines.push_back(std::string(what) + ": " + format_memory(bytes));
     };
     add(o.gathered_blocks, "FSDP: the block running and the next one, gathered");
-    add(o.logits, "fp32 logits of a micro-batch, for the loss");
+    add(o.logits, "the loss's fp32 logits of a micro-batch (and, on the PyTorch stack, their gradients)");
     add(o.tp_gather, "TP: a micro-batch's activation gathered for a matmul");
     add(o.grad_bucket, "the gradient reduction's bucket (40M elements at most)");
     add(o.recompute_working, "the block being recomputed, its activations live again");

@@ -15,7 +15,8 @@
 // - Flash attention (training.attention, the default) never stores the s x s scores, whatever the
 //   recompute: Korthikanti's 5as/h term counts only with eager attention and no recompute.
 // - `other` = FSDP's gathered layer (the current and the prefetched block, unsharded), the logits of
-//   the loss on the last stage (fp32, Korthikanti's 4sbv/t), communication buffers (TP's gathered
+//   the loss on the last stage at their peak (loss_peak_bytes_per_logit: Korthikanti's 4sbv/t on
+//   Megatron-LM's fused loss, 12sbv/t for PyTorch's cross_entropy), communication buffers (TP's gathered
 //   activation and a gradient bucket: Megatron-LM's default of 40M elements, or the stage's
 //   gradients when fewer), and under full recompute the working set of the one block being
 //   recomputed (its activations as if stored).
@@ -179,7 +180,7 @@ struct MemoryBreakdown {
 // What MemoryBreakdown::other holds, bytes each (they sum to it).
 struct OtherMemory {
     double gathered_blocks = 0;   // FSDP: the block running and the next one prefetched, unsharded
-    double logits = 0;            // the last stage: the micro-batch's fp32 logits for the loss
+    double logits = 0;            // the last stage: the loss's fp32 logits of the micro-batch at their peak
     double tp_gather = 0;         // TP: the micro-batch's full activation gathered for a matmul
     double grad_bucket = 0;       // the data-parallel reduction's bucket
     double recompute_working = 0; // the block a recompute is re-running, its activations live again
@@ -187,6 +188,9 @@ struct OtherMemory {
         return gathered_blocks + logits + tp_gather + grad_bucket + recompute_working;
     }
 };
+
+// Bytes a logit costs at the loss's peak (fp32 softmax, and on the PyTorch stack its gradients).
+[[nodiscard]] double loss_peak_bytes_per_logit(const TrainingSpec& t) noexcept;
 
 // The parts of `other` that are not zero, one line each ("fp32 logits for the loss: 2.00 GiB").
 [[nodiscard]] std::vector<std::string> describe_other_memory(const OtherMemory& o);

@@ -1,12 +1,14 @@
 #include "core/model/validation_suite.hpp"
 
 #include "core/model/cost_model.hpp"
+#include "core/model/hardware.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 namespace shardscope {
 namespace {
@@ -392,6 +394,54 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         s.training.recompute = Recompute::full;
         runs.push_back(tokens_row("NeMo AutoModel performance summary (H100, BF16)", "DeepSeek-V3  p4 v8 e64 FSDP64", s, 1002));
     }
+    // Narayanan et al. 2021, Table 2 ("Comparison to ZeRO-3"): GPT 175B and 530B with ZeRO-3 and no
+    // model parallelism, "integrated ... using the DeepSpeed Python library", on the same Selene nodes,
+    // at a fixed global batch: GPUs, global batch, micro-batch, TFLOP/s per GPU (eq. 3). One
+    // micro-batch a step in every row. Priced as they came: ZeRO-3 as the model runs it for every
+    // framework (a unit per block, gathered one ahead), FP16 as 2021's Megatron-LM rows above.
+    for (const auto& [billions, gpus, batch, micro, tflops] :
+         {std::tuple{174.6, 384, 1536, 4, 144.0}, std::tuple{174.6, 768, 1536, 2, 88.0}, std::tuple{174.6, 1536, 1536, 1, 44.0},
+          std::tuple{529.6, 640, 2560, 4, 138.0}, std::tuple{529.6, 1120, 2240, 2, 98.0},
+          std::tuple{529.6, 2240, 2240, 1, 48.0}}) {
+        const bool big = billions > 500;
+        PublishedRun r = megatron_row(a, billions, big ? 128 : 96, big ? 20480 : 12288, big ? 105 : 96, 1, 1, gpus,
+                                      batch, tflops, tflops / 3.12);
+        r.source = "Narayanan et al. 2021, Table 2 (ZeRO-3, DeepSpeed)";
+        r.in_sample = false;
+        char name[96];
+        std::snprintf(name, sizeof name, "GPT %.0fB  ZeRO-3 dp%d b%d", billions, gpus, micro);
+        r.name = name;
+        r.scenario.model.name = name;
+        r.scenario.parallel.dp_replicate = 1;
+        r.scenario.parallel.dp_shard = gpus;
+        r.scenario.parallel.zero = 3;
+        r.scenario.training.micro_batch = micro;
+        runs.push_back(std::move(r));
+    }
+    // torchtitan's H100 benchmark (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md,
+    // Tables 1 and 3): Llama 3.1 8B with FSDP (FSDP2) over 8 and 128 GPUs, local batch 2, selective
+    // (op) activation checkpointing, eager (the rows without torch.compile), bf16, on Meta's H100s of
+    // 96 GB HBM2e at 500 W; peak memory 82.4 and 67.0 GiB. The sequence (8,192) is the 8B config's at
+    // the benchmark's commit. Memory rows only (their throughput is not set beside ours); read while
+    // the loss's memory was counted.
+    for (const auto& [gpus, gib] : {std::pair{8, 82.4}, std::pair{128, 67.0}}) {
+        ClusterSpec c = h;
+        c.gpu.name = "H100 SXM 96GB";
+        c.gpu.memory_gb = 96;
+        Scenario s = on(c, gpus, llama("Llama 3.1 8B", 32, 4096, 14336, 32, 8, 128256, 8192));
+        s.parallel.dp_shard = gpus;
+        s.parallel.zero = 3;
+        s.training.global_batch = 2 * gpus;
+        s.training.micro_batch = 2;
+        s.training.recompute = Recompute::selective;
+        PublishedRun r;
+        r.source = "torchtitan llama3_h100_202412 benchmark (H100 96GB, memory)";
+        r.in_sample = true;
+        r.name = "Llama 3.1 8B  FSDP" + std::to_string(gpus) + " b2 sel. AC";
+        r.scenario = s;
+        r.measured_peak_gib = gib;
+        runs.push_back(std::move(r));
+    }
     return runs;
 }
 
@@ -400,6 +450,8 @@ ValidationRow predict(const PublishedRun& run) {
     row.run = run;
     const Report r = build_report(run.scenario);
     row.fits = r.fits;
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    row.predicted_peak_gib = (r.memory.total() - runtime_reserve_bytes(run.scenario.cluster.gpu, 0.0)) / kGiB;
     row.step_s = r.time.step.value_or(0);
     if (row.step_s <= 0) return row;
     const double world = static_cast<double>(r.world_size);
@@ -416,22 +468,36 @@ std::vector<ValidationRow> run_validation_suite(const ValidationClusters& cluste
     return rows;
 }
 
-std::string validation_table_text(const std::vector<ValidationRow>& rows) {
-    std::ostringstream os;
+bool ValidationRow::throughput_within() const noexcept {
+    return run.has_throughput() && fits && std::fabs(tflops_error()) <= run.tolerance;
+}
+
+bool ValidationRow::memory_within() const noexcept {
+    return run.measured_peak_gib && fits && std::fabs(memory_error()) <= run.memory_tolerance;
+}
+
+namespace {
+
+std::string section_header(const PublishedRun& run, bool memory) {
+    const char* what = memory ? " (the allocator's peak, GiB: the total less the runtime's fixed reserve)"
+                       : run.convention == FlopConvention::megatron_eq3 ? " (TFLOP/s by eq. 3, recompute counted; % of peak)"
+                                                                         : " (model TFLOP/s; BF16 MFU)";
+    return "-- " + run.source + what +
+           (run.in_sample ? " [in-sample: read while choosing the model]" : " [out-of-sample: priced as it came]") + "\n";
+}
+
+void throughput_table(std::ostringstream& os, const std::vector<ValidationRow>& rows) {
     char line[256];
     std::snprintf(line, sizeof line, "%-32s %6s  %9s %9s %7s  %7s %7s %7s  %s\n", "run", "GPUs", "pub TF/s",
                   "pred TF/s", "error", "pub %pk", "pred", "error", "fits");
     os << line;
     std::string source;
     const ValidationRow* worst = nullptr;
+    int counted = 0, within = 0, out = 0, out_within = 0, fitting = 0;
     for (const ValidationRow& r : rows) {
-        if (r.run.source != source) {
-            source = r.run.source;
-            os << "-- " << source
-               << (r.run.convention == FlopConvention::megatron_eq3 ? " (TFLOP/s by eq. 3, recompute counted; % of peak)"
-                                                                     : " (model TFLOP/s; BF16 MFU)")
-               << (r.run.in_sample ? " [in-sample: read while choosing constants]" : " [out-of-sample]") << "\n";
-        }
+        if (!r.run.has_throughput()) continue;
+        if (r.run.source != source) os << section_header(r.run, false);
+        source = r.run.source;
         std::snprintf(line, sizeof line, "%-32s %6lld  %9.1f %9.1f %+6.1f%%  %6.1f%% %6.1f%% %+6.1f%%  %s\n",
                       r.run.name.c_str(), static_cast<long long>(r.run.scenario.cluster.gpu_count()),
                       r.run.published_tflops_per_gpu, r.predicted_tflops_per_gpu, r.tflops_error() * 100.0,
@@ -439,20 +505,53 @@ std::string validation_table_text(const std::vector<ValidationRow>& rows) {
                       r.fraction_error() * 100.0, r.fits ? "yes" : "no");
         os << line;
         if (!worst || std::fabs(r.tflops_error()) > std::fabs(worst->tflops_error())) worst = &r;
+        ++counted;
+        within += r.throughput_within() ? 1 : 0;
+        fitting += r.fits ? 1 : 0;
+        out += r.run.in_sample ? 0 : 1;
+        out_within += (!r.run.in_sample && r.throughput_within()) ? 1 : 0;
     }
-    if (worst) {
-        int within = 0, out = 0, out_within = 0;
-        for (const ValidationRow& r : rows) {
-            const bool ok = std::fabs(r.tflops_error()) <= r.run.tolerance;
-            within += ok ? 1 : 0;
-            out += r.run.in_sample ? 0 : 1;
-            out_within += (!r.run.in_sample && ok) ? 1 : 0;
+    if (!worst) return;
+    std::snprintf(line, sizeof line,
+                  "%d of %d rows within their tolerance and fitting (out-of-sample: %d of %d); %d of %d fit; "
+                  "largest miss: %s, %+.1f%%\n",
+                  within, counted, out_within, out, fitting, counted, worst->run.name.c_str(),
+                  worst->tflops_error() * 100.0);
+    os << line;
+}
+
+void memory_table(std::ostringstream& os, const std::vector<ValidationRow>& rows) {
+    char line[256];
+    std::string source;
+    int counted = 0, within = 0;
+    for (const ValidationRow& r : rows) {
+        if (!r.run.measured_peak_gib) continue;
+        if (counted == 0) {
+            std::snprintf(line, sizeof line, "\n%-32s %6s  %9s %9s %7s  %9s  %s\n", "measured memory", "GPUs",
+                          "pub GiB", "pred GiB", "error", "card GiB", "fits");
+            os << line;
         }
-        std::snprintf(line, sizeof line,
-                      "%d of %zu rows within their tolerance (out-of-sample: %d of %d); largest miss: %s, %+.1f%%\n",
-                      within, rows.size(), out_within, out, worst->run.name.c_str(), worst->tflops_error() * 100.0);
+        if (r.run.source != source) os << section_header(r.run, true);
+        source = r.run.source;
+        std::snprintf(line, sizeof line, "%-32s %6lld  %9.1f %9.1f %+6.1f%%  %9.1f  %s\n", r.run.name.c_str(),
+                      static_cast<long long>(r.run.scenario.cluster.gpu_count()), *r.run.measured_peak_gib,
+                      r.predicted_peak_gib, r.memory_error() * 100.0, r.run.scenario.cluster.gpu.memory_gb,
+                      r.fits ? "yes" : "no");
         os << line;
+        ++counted;
+        within += r.memory_within() ? 1 : 0;
     }
+    if (counted == 0) return;
+    std::snprintf(line, sizeof line, "%d of %d measured peaks within their tolerance and fitting\n", within, counted);
+    os << line;
+}
+
+}  // namespace
+
+std::string validation_table_text(const std::vector<ValidationRow>& rows) {
+    std::ostringstream os;
+    throughput_table(os, rows);
+    memory_table(os, rows);
     return os.str();
 }
 
@@ -473,6 +572,13 @@ std::string validation_table_json(const std::vector<ValidationRow>& rows) {
         j["fraction_error"] = r.fraction_error();
         j["step_s"] = r.step_s;
         j["fits"] = r.fits;
+        j["within_tolerance"] = r.run.has_throughput() ? nlohmann::ordered_json(r.throughput_within()) : nullptr;
+        if (r.run.measured_peak_gib) {
+            j["measured_peak_gib"] = *r.run.measured_peak_gib;
+            j["predicted_peak_gib"] = r.predicted_peak_gib;
+            j["memory_error"] = r.memory_error();
+            j["memory_within_tolerance"] = r.memory_within();
+        }
         out.push_back(std::move(j));
     }
     return out.dump(2) + "\n";

@@ -42,8 +42,13 @@ struct PublishedRun {
     std::string name;            // e.g. "GPT 18.4B, t8 p1, 256 GPUs"
     Scenario scenario;
     double published_tflops_per_gpu = 0;
-    double published_fraction_of_peak = 0;  // Megatron's "% of peak" or Llama's BF16 MFU
+    double published_fraction_of_peak = 0;  // Megatron's "% of peak" or Llama's BF16 MFU (0: a memory-only row)
     FlopConvention convention = FlopConvention::model_flops;
+    // A measured memory peak (GiB): PyTorch's caching allocator's peak reserved bytes, which leave out
+    // the CUDA context and NCCL's own buffers.
+    std::optional<double> measured_peak_gib;
+    double memory_tolerance = 0.10;
+    [[nodiscard]] bool has_throughput() const noexcept { return published_tflops_per_gpu > 0; }
 };
 
 struct ValidationRow {
@@ -52,6 +57,15 @@ struct ValidationRow {
     double predicted_fraction_of_peak = 0;
     double step_s = 0;
     bool fits = false;
+    // What the allocator holds at the peak as the model counts it: the total less the runtime's fixed
+    // reserve (CUDA context, NCCL buffers), GiB.
+    double predicted_peak_gib = 0;
+    [[nodiscard]] double memory_error() const noexcept {
+        return run.measured_peak_gib ? predicted_peak_gib / *run.measured_peak_gib - 1.0 : 0;
+    }
+    // Within its tolerance counts only for a layout that fits: a published run ran.
+    [[nodiscard]] bool throughput_within() const noexcept;
+    [[nodiscard]] bool memory_within() const noexcept;
     [[nodiscard]] double tflops_error() const noexcept {
         return run.published_tflops_per_gpu > 0 ? predicted_tflops_per_gpu / run.published_tflops_per_gpu - 1.0 : 0;
     }

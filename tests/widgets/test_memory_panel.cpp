@@ -329,12 +329,13 @@ TEST_CASE("memory panel: what 'other' holds, part by part, for the table's toolt
     // gathered blocks, 2 x 218,112,000 / t = 2 parameters x 2 B = 436,224,000 B = 0.406 GiB, a
     // micro-batch's activation gathered for TP's matmuls, 8192 x 4096 x 2 B = 64 MiB (0.0625 GiB,
     // shown to three places), and Megatron's 40M-element bf16 gradient bucket, 80 MB (0.0745 GiB);
-    // the last stage also the fp32 logits for the loss, 4 B x 8192 x 128,256 / 2 = 2,101,346,304 B.
+    // the last stage also the loss's logits at their peak on the PyTorch stack (the fp32 log-softmax
+    // and its gradient in and out), 12 B x 8192 x 128,256 / 2 = 6,304,038,912 B = 5.87 GiB.
     PanelHarness h;
     const ui::MemoryView& v = h.panel.view(h.state);
     REQUIRE(v.bars.size() == 2);
     CHECK(v.bars[1].other_detail == "FSDP: the block running and the next one, gathered: 0.406 GiB\n"
-                                    "fp32 logits of a micro-batch, for the loss: 1.96 GiB\n"
+                                    "the loss's fp32 logits of a micro-batch (and, on the PyTorch stack, their gradients): 5.87 GiB\n"
                                     "TP: a micro-batch's activation gathered for a matmul: 0.062 GiB\n"
                                     "the gradient reduction's bucket (40M elements at most): 0.075 GiB");
     CHECK(v.bars[0].other_detail.find("logits") == std::string::npos);  // the first stage has no loss

@@ -49,7 +49,7 @@ TEST_CASE("Megatron-LM eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)") {
 
 TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, later rows out-of-sample") {
     const auto runs = published_runs(shipped_clusters());
-    REQUIRE(runs.size() == 32);
+    REQUIRE(runs.size() == 40);
     int in_sample = 0;
     for (const PublishedRun& r : runs) {
         CAPTURE(r.name);
@@ -57,7 +57,7 @@ TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, la
         in_sample += r.in_sample ? 1 : 0;
         CHECK(r.tolerance == 0.15);
     }
-    CHECK(in_sample == 13);
+    CHECK(in_sample == 15);
     // The rows run on the shipped presets: 24 GB/s per HDR NIC, 48 per NDR NIC, no row constants.
     CHECK(runs[0].scenario.cluster.inter_node.bandwidth_gbps == 24);
     CHECK(runs[10].scenario.cluster.inter_node.bandwidth_gbps == 48);
@@ -72,7 +72,9 @@ TEST_CASE("the suite: Megatron-LM 2021 Table 1 and Llama 3 Table 4 in-sample, la
     // stages x 8, no recompute, 131,072 tokens per sequence, 380 TFLOP/s, 38% MFU.
     // NeMo AutoModel's DeepSeek V3 as its benchmark config runs it: 256 H100s, PP 4 x 8 chunks of
     // 2 layers, EP 64 inside FSDP over 64, parameters kept gathered (ZeRO-2), full checkpointing.
-    const PublishedRun& moe = runs.back();
+    const PublishedRun& moe = *std::find_if(runs.begin(), runs.end(), [](const PublishedRun& r) {
+        return r.name == "DeepSeek-V3  p4 v8 e64 FSDP64";
+    });
     CHECK(moe.scenario.cluster.gpu_count() == 256);
     CHECK(moe.scenario.parallel.ep == 64);
     CHECK(moe.scenario.parallel.zero == 2);
@@ -150,7 +152,7 @@ TEST_CASE("every row is priced: a finite step, a fraction of peak below one, the
     const std::string text = validation_table_text(rows);
     CHECK(text.find("largest miss") != std::string::npos);
     CHECK(text.find("[in-sample") != std::string::npos);
-    CHECK(text.find("[out-of-sample]") != std::string::npos);
+    CHECK(text.find("[out-of-sample: priced as it came]") != std::string::npos);
     const auto j = nlohmann::json::parse(validation_table_json(rows));
     CHECK(j.size() == rows.size());
     CHECK(j[0]["in_sample"] == true);
@@ -216,4 +218,67 @@ TEST_CASE("DeepSeek-V3's published layout fits on H800s with the memory savings 
         CAPTURE(describe_layout(e.scenario));
         CHECK(e.scenario.parallel.ep > 1);
     }
+}
+
+TEST_CASE("a row counts as within its tolerance only when its layout fits: a published run ran") {
+    ValidationRow row;
+    row.run.published_tflops_per_gpu = 100;
+    row.predicted_tflops_per_gpu = 105;  // +5%, inside 15%
+    row.fits = true;
+    CHECK(row.throughput_within());
+    row.fits = false;
+    CHECK_FALSE(row.throughput_within());
+    // A measured peak of 80 GiB against a predicted 73.6 GiB is -8%: inside 10% only if it fits.
+    row.run.measured_peak_gib = 80.0;
+    row.predicted_peak_gib = 73.6;
+    CHECK(row.memory_error() == doctest::Approx(-0.08));
+    CHECK_FALSE(row.memory_within());
+    row.fits = true;
+    CHECK(row.memory_within());
+    row.predicted_peak_gib = 70.0;  // -12.5%
+    CHECK_FALSE(row.memory_within());
+    // The table's summary line says how many fit.
+    ValidationRow other = row;
+    other.run.name = "b";
+    other.fits = false;
+    row.run.name = "a";
+    const std::string text = validation_table_text({row, other});
+    CHECK(text.find("1 of 2 rows within their tolerance and fitting") != std::string::npos);
+    CHECK(text.find("1 of 2 fit;") != std::string::npos);
+    CHECK(text.find("0 of 2 measured peaks within their tolerance and fitting") != std::string::npos);
+}
+
+TEST_CASE("torchtitan's measured H100 peaks for Llama 3.1 8B under FSDP: within 10%, and they fit") {
+    // pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md, Tables 1 and 3: 82.4 GiB on 8
+    // GPUs and 67.0 GiB on 128, local batch 2, selective AC, eager. Most of what separates them from a
+    // count of the weights and activations alone is the loss: 2 x 8192 tokens x 128,256 logits at
+    // 12 B each (PyTorch's cross_entropy on fp32 logits: the log-softmax and its two gradients) is
+    // 23.5 GiB, against Korthikanti's 4 B a logit (7.8 GiB).
+    const auto rows = run_validation_suite(shipped_clusters());
+    int memory_rows = 0;
+    for (const ValidationRow& r : rows) {
+        if (!r.run.measured_peak_gib) continue;
+        CAPTURE(r.run.name);
+        ++memory_rows;
+        CHECK(r.fits);
+        CHECK(std::fabs(r.memory_error()) <= 0.10);
+        const Report rep = build_report(r.run.scenario);
+        CHECK(rep.memory.other >= 12.0 * 2 * 8192 * 128256);
+    }
+    CHECK(memory_rows == 2);
+}
+
+TEST_CASE("docs/cost-model.md's validation table is what `shardscope validate` prints") {
+    std::ifstream in(std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "docs" / "cost-model.md");
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    const std::string begin = "<!-- validate:begin -->\n```\n", end = "```\n<!-- validate:end -->";
+    const auto from = doc.find(begin), to = doc.find(end);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    // When this fails: paste the output of `shardscope validate` between the two markers.
+    CHECK(doc.substr(from + begin.size(), to - from - begin.size()) ==
+          validation_table_text(run_validation_suite(shipped_clusters())));
 }
