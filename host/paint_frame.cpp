@@ -1,6 +1,7 @@
 #include "host/paint_frame.hpp"
 
-#include <glad/gl.h>
+#include "host/gl.hpp"
+
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 

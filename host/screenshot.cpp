@@ -1,8 +1,8 @@
 #include "host/screenshot.hpp"
 
 #include "host/file_io.hpp"
+#include "host/gl.hpp"
 
-#include <glad/gl.h>
 #include <stb/stb_image_write.h>
 
 #include <algorithm>

@@ -50,8 +50,10 @@ struct Writer {
     std::vector<std::string> lines;
     std::vector<std::string> warnings;
 
+    // A comment holds text from a person (a model's or a cluster's name): printable_line keeps it on
+    // its one line, so no name can end the comment and start a line the shell or TOML would run.
     void note(const std::string& text) {
-        if (!comment.empty()) lines.push_back(comment + text);
+        if (!comment.empty()) lines.push_back(comment + printable_line(text));
     }
     void warn(const std::string& text) {
         warnings.push_back(text);
@@ -295,7 +297,24 @@ FrameworkExport megatron(const Scenario& s, const Layout& l) {
 
 // --- TorchTitan ----------------------------------------------------------------------------------
 
-std::string toml_string(std::string_view v) { return "\"" + std::string(v) + "\""; }
+// A TOML basic string: quotes and backslashes escaped, control characters as \uXXXX.
+std::string toml_string(std::string_view v) {
+    std::string out = "\"";
+    char buf[8];
+    for (const char c : v) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20 || u == 0x7F) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", u);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
 
 // PyTorch's names (torch.distributed.pipelining.schedules), or "" when it has none for this layout.
 std::string torch_pipeline_schedule(const TrainingSpec& t) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace shardscope {
 
@@ -104,5 +105,60 @@ std::string count_of(long long n, const std::string& singular, const std::string
 }
 
 std::string format_percent_or_na(double fraction, bool known) { return known ? format_percent(fraction) : "n/a"; }
+
+namespace {
+
+// The code point of the UTF-8 sequence at text[i] and its length; length 0 when the bytes there are
+// not valid UTF-8 (overlong forms, surrogates and code points past U+10FFFF included).
+std::pair<char32_t, std::size_t> utf8_at(std::string_view text, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char b0 = byte(i);
+    if (b0 < 0x80) return {b0, 1};
+    std::size_t len = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC0 ? 2 : 0;
+    if (len == 0 || b0 > 0xF4 || i + len > text.size()) return {0, 0};
+    char32_t cp = b0 & (0x7F >> len);
+    for (std::size_t k = 1; k < len; ++k) {
+        if ((byte(i + k) & 0xC0) != 0x80) return {0, 0};
+        cp = (cp << 6) | (byte(i + k) & 0x3F);
+    }
+    const char32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {0, 0};
+    return {cp, len};
+}
+
+}  // namespace
+
+std::string printable_line(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    char buf[16];
+    for (std::size_t i = 0; i < text.size();) {
+        const auto [cp, len] = utf8_at(text, i);
+        if (len == 0) {
+            out += "\xEF\xBF\xBD";  // U+FFFD for one byte that is not UTF-8
+            ++i;
+            continue;
+        }
+        if (cp == '\\') {
+            out += "\\\\";
+        } else if (cp == '\n') {
+            out += "\\n";
+        } else if (cp == '\r') {
+            out += "\\r";
+        } else if (cp == '\t') {
+            out += "\\t";
+        } else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
+            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+            out += buf;
+        } else if (cp == 0x2028 || cp == 0x2029) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+            out += buf;
+        } else {
+            out.append(text.substr(i, len));
+        }
+        i += len;
+    }
+    return out;
+}
 
 }  // namespace shardscope

@@ -3,6 +3,7 @@
 // Bytes use binary units (GiB) because that is what GPU memory tools print; rates use decimal SI.
 
 #include <string>
+#include <string_view>
 
 namespace shardscope {
 
@@ -19,5 +20,12 @@ namespace shardscope {
 [[nodiscard]] std::string format_percent(double fraction);       // "41.2%"
 // A share that may be unknown: "n/a" then.
 [[nodiscard]] std::string format_percent_or_na(double fraction, bool known);
+
+// Text from a person (a name, a note, a path) made safe to print on one line of any output: bytes that
+// are not UTF-8 become U+FFFD, and every control character and line or paragraph separator (C0, DEL,
+// C1, U+2028, U+2029) becomes a visible escape ("\n", "\x1b", "\u2028"). What comes back can end no
+// line, start none, and send a terminal no command. Backslashes are doubled, so the escapes stay
+// readable as such.
+[[nodiscard]] std::string printable_line(std::string_view text);
 
 }  // namespace shardscope

@@ -1,6 +1,7 @@
 // Export to the frameworks: the flags and keys a layout becomes, checked against the layout by hand,
 // and the layouts a framework cannot run said aloud rather than given a wrong flag.
 #include "core/export/framework_export.hpp"
+#include "core/scenario/units.hpp"
 
 #include "tests/common/scenarios.hpp"
 
@@ -275,4 +276,83 @@ TEST_CASE("Megatron-LM: the attention backend is the kernel that was priced") {
     CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--attention-backend fused"));
     s.training.attention = AttentionKernel::eager;
     CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--attention-backend unfused"));
+}
+
+namespace {
+
+// Names a share link or a Hugging Face folder can bring: line breaks of every kind, shell syntax,
+// quotes, backslashes, a terminal escape and bytes that are not UTF-8.
+const std::vector<std::string>& hostile_names() {
+    static const std::vector<std::string> names = {
+        "evil\ntouch INJECTED",
+        "evil\r\ntouch INJECTED",
+        "evil\rtouch INJECTED",
+        "$(touch INJECTED)",
+        "`touch INJECTED`",
+        "a\"b'c\\\"; touch INJECTED; echo \"",
+        "evil\xe2\x80\xa8touch INJECTED",  // U+2028, a line separator to Python and JavaScript
+        "evil\x1b]0;touch INJECTED\x07",    // a terminal's title escape
+        "evil\xff\xfe\x0btouch INJECTED",   // not UTF-8, then a vertical tab
+        "evil\x0ctouch INJECTED",           // form feed: a line break to Python's tokenizer
+    };
+    return names;
+}
+
+bool valid_utf8_without_controls(const std::string& line) {
+    return printable_line(line) == [&] {
+        // printable_line changes nothing in a line that is UTF-8 and holds no control character but
+        // for its backslashes, which it doubles.
+        std::string doubled;
+        for (char c : line) doubled += c == '\\' ? std::string("\\\\") : std::string(1, c);
+        return doubled;
+    }();
+}
+
+}  // namespace
+
+TEST_CASE("printable_line: every line break, control character and bad byte becomes a visible escape") {
+    CHECK(printable_line("Llama 3 8B") == "Llama 3 8B");
+    CHECK(printable_line("a\nb") == "a\\nb");
+    CHECK(printable_line("a\r\nb") == "a\\r\\nb");
+    CHECK(printable_line("tab\there") == "tab\\there");
+    CHECK(printable_line("esc\x1b[2J") == "esc\\x1b[2J");
+    CHECK(printable_line("del\x7f") == "del\\x7f");
+    CHECK(printable_line("nul" + std::string(1, '\0') + "x") == "nul\\x00x");
+    CHECK(printable_line("back\\slash") == "back\\\\slash");
+    CHECK(printable_line("\xe2\x80\xa8 \xe2\x80\xa9") == "\\u2028 \\u2029");
+    CHECK(printable_line("c1 \xc2\x85") == "c1 \\x85");                     // NEL, U+0085
+    CHECK(printable_line("\xff") == "\xef\xbf\xbd");                        // not UTF-8: U+FFFD
+    CHECK(printable_line("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");        // an overlong '/'
+    CHECK(printable_line("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+    CHECK(printable_line("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80") == "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");
+}
+
+TEST_CASE("a hostile model, cluster or GPU name never leaves a comment line in any export") {
+    for (const std::string& name : hostile_names()) {
+        for (const ExportTarget target : export_targets()) {
+            for (int field = 0; field < 3; ++field) {
+                Scenario s = default_scenario();
+                (field == 0 ? s.model.name : field == 1 ? s.cluster.name : s.cluster.gpu.name) = name;
+                CAPTURE(to_string(target));
+                CAPTURE(field);
+                CAPTURE(printable_line(name));
+                const FrameworkExport e = export_scenario(s, target);
+                std::size_t start = 0;
+                while (start < e.text.size()) {
+                    const std::size_t end = std::min(e.text.find('\n', start), e.text.size());
+                    const std::string line = e.text.substr(start, end - start);
+                    start = end + 1;
+                    // Every line is UTF-8 without a control character (no \r, \v, \f, ESC, U+2028
+                    // that a shell, TOML or Python reader could take as a break or a command).
+                    CHECK(valid_utf8_without_controls(line));
+                    // The name's payload only ever sits inside a comment (JSON has none: it is
+                    // written by a JSON library, as a string, if at all).
+                    if (line.find("INJECTED") != std::string::npos) {
+                        if (target == ExportTarget::deepspeed) CHECK(nlohmann::json::accept(e.text));
+                        else CHECK(line.rfind("# ", 0) == 0);
+                    }
+                }
+            }
+        }
+    }
 }
