@@ -268,7 +268,11 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
         case Precision::fp8:
             f.push_back("--bf16");
             f.push_back("--fp8-format hybrid");
-            if (t.activation_func_fp8_input_store) f.push_back("--activation-func-fp8-input-store");
+            // A TransformerConfig field Megatron-LM keeps off its command line (arguments.py lists it
+            // among the fields it excludes, at NVIDIA/Megatron-LM d98e8a64dd).
+            if (t.activation_func_fp8_input_store)
+                w.warn("activation_func_fp8_input_store: no Megatron-LM flag; set TransformerConfig's "
+                       "activation_func_fp8_input_store = True where the model's config is built");
             break;
         case Precision::fp32: break;
     }
@@ -285,6 +289,11 @@ FrameworkExport megatron(const Scenario& s, const Layout& l) {
     w.note("Launch on " + n(l.world) + " GPUs (" + n(s.cluster.nodes) + " nodes x " + n(s.cluster.gpus_per_node) +
            "); data parallel " + n(l.dp) + " follows from the world size. The vocabulary (" + n(s.model.vocab) +
            ") comes from your tokenizer.");
+    // megatron/training/arguments.py asserts it for tensor or context parallelism on GPUs before
+    // Blackwell (unless an FSDP or MoE overlap asks otherwise, which this export never sets).
+    if (s.parallel.tp > 1 || s.parallel.cp > 1)
+        w.note("Environment: export CUDA_DEVICE_MAX_CONNECTIONS=1 (Megatron-LM asserts it with tp > 1 or cp > 1 on GPUs "
+               "before Blackwell)");
     std::vector<std::string> flags;
     megatron_model_flags(s.model, flags);
     megatron_parallel_flags(s, l, w, flags);
@@ -393,7 +402,10 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
             body.push_back("pipeline_parallel_schedule = " + toml_string(schedule));
         body.push_back("pipeline_parallel_microbatch_size = " + n(t.micro_batch));
         if (t.virtual_stages > 1)
-            body.push_back("pipeline_parallel_layers_per_stage = " + n(s.model.layers / (p.pp * t.virtual_stages)));
+            // TorchTitan counts the embedding and the output as a layer each where they take one off
+            // an end stage, as Megatron-LM's split does: 126 layers + 2 on 16 x 8 chunks is 1 a chunk.
+            body.push_back("pipeline_parallel_layers_per_stage = " +
+                           n(std::max<int64_t>(1, split_units(s) / (p.pp * t.virtual_stages))));
         // TorchTitan's defaults take one layer off each end stage; say what this layout does.
         body.push_back("pipeline_parallel_first_stage_less_layers = " + n(p.embedding_in_pipeline_split ? 1 : 0));
         body.push_back("pipeline_parallel_last_stage_less_layers = " + n(p.loss_in_pipeline_split ? 1 : 0));

@@ -8,6 +8,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
 using namespace shardscope;
@@ -209,7 +212,7 @@ TEST_CASE("Megatron-LM: sequence parallelism is a flag only with tensor parallel
     CHECK_FALSE(has_line(export_scenario(s, ExportTarget::megatron).text, "--sequence-parallel"));
 }
 
-TEST_CASE("Megatron-LM: recompute modules, FP8 activation inputs and bf16 moments as its flags") {
+TEST_CASE("Megatron-LM: recompute modules and bf16 moments as its flags; FP8 activation inputs as the config field it keeps off its command line") {
     Scenario s = interleaved_moe();
     s.training.recompute = Recompute::selective;
     s.training.fused_kernels = true;
@@ -225,7 +228,10 @@ TEST_CASE("Megatron-LM: recompute modules, FP8 activation inputs and bf16 moment
     s.training.bf16_adam_moments = true;
     text = export_scenario(s, ExportTarget::megatron).text;
     CHECK(has_line(text, "--recompute-modules layernorm moe_act"));
-    CHECK(has_line(text, "--activation-func-fp8-input-store"));
+    // arguments.py excludes TransformerConfig's activation_func_fp8_input_store from its flags.
+    CHECK(text.find("--activation-func-fp8-input-store") == std::string::npos);
+    CHECK(mentions(export_scenario(s, ExportTarget::megatron).warnings,
+                   "set TransformerConfig's activation_func_fp8_input_store = True"));
     CHECK(has_line(text, "--use-precision-aware-optimizer"));
     CHECK(has_line(text, "--exp-avg-dtype bf16"));
     CHECK(has_line(text, "--exp-avg-sq-dtype bf16"));
@@ -355,4 +361,81 @@ TEST_CASE("a hostile model, cluster or GPU name never leaves a comment line in a
             }
         }
     }
+}
+
+TEST_CASE("Megatron-LM: tensor or context parallelism says CUDA_DEVICE_MAX_CONNECTIONS=1, which it asserts") {
+    Scenario s = default_scenario();  // tp 2
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") !=
+          std::string::npos);
+    s.parallel.tp = 1;
+    s.parallel.dp_shard = 16;
+    s.model.name = "dense";
+    REQUIRE(validate_scenario(s).empty());
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("CUDA_DEVICE_MAX_CONNECTIONS") == std::string::npos);
+    s.parallel.cp = 2;
+    s.parallel.dp_shard = 8;
+    REQUIRE(validate_scenario(s).empty());
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") !=
+          std::string::npos);
+}
+
+TEST_CASE("TorchTitan: layers per interleaved stage count the embedding and the loss, never 0") {
+    // Llama 3 405B as Meta split it: 126 layers + embedding + loss = 128 units on 16 stages x 8 chunks:
+    // 1 a chunk (126 / 128 in whole layers would be 0, which TorchTitan divides by).
+    Scenario s = default_scenario();
+    s.model.layers = 126;
+    s.cluster.nodes = 32;
+    s.parallel.tp = 2;
+    s.parallel.pp = 16;
+    s.parallel.dp_shard = 8;
+    s.parallel.dp_replicate = 1;
+    s.parallel.embedding_in_pipeline_split = true;
+    s.parallel.loss_in_pipeline_split = true;
+    s.training.global_batch = 128;
+    s.training.schedule = Schedule::interleaved_1f1b;
+    s.training.virtual_stages = 8;
+    REQUIRE(validate_scenario(s).empty());
+    const std::string text = export_scenario(s, ExportTarget::torchtitan).text;
+    CHECK(has_line(text, "pipeline_parallel_layers_per_stage = 1"));
+}
+
+TEST_CASE("every Megatron-LM flag the export writes is one Megatron-LM has (tests/frameworks/megatron-lm-flags.txt)") {
+    // The list: Megatron-LM's flags at a pinned commit that the export may write, each checked in its
+    // source (the file's header says how).
+    std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/frameworks/megatron-lm-flags.txt");
+    REQUIRE(in.good());
+    std::set<std::string> known;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '#') known.insert(line);
+    REQUIRE(known.size() > 50);
+    // Dense, long-context (CP), FP8 with recompute modules, MoE with interleaving, and MLA with a
+    // layout string (DeepSeek-V3's shape on 16 stages).
+    std::vector<Scenario> scenarios{default_scenario(), interleaved_moe()};
+    Scenario cp = default_scenario();
+    cp.model.seq_len = 131072;
+    cp.parallel.cp = 4;
+    cp.parallel.dp_shard = 2;
+    scenarios.push_back(cp);
+    Scenario fp8 = interleaved_moe();
+    fp8.training.precision = Precision::fp8;
+    fp8.training.fused_kernels = true;
+    fp8.training.recompute = Recompute::selective;
+    fp8.training.recompute_modules = RecomputeModules{false, true, false, true};
+    fp8.training.activation_func_fp8_input_store = true;
+    fp8.training.bf16_adam_moments = true;
+    scenarios.push_back(fp8);
+    int flags = 0;
+    for (const Scenario& s : scenarios) {
+        REQUIRE(validate_scenario(s).empty());
+        const std::string text = export_scenario(s, ExportTarget::megatron).text;
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("#", 0) == 0 || line.rfind("--", 0) != 0) continue;
+            const std::string flag = line.substr(0, line.find(' '));
+            CAPTURE(flag);
+            CHECK(known.count(flag) == 1);
+            ++flags;
+        }
+    }
+    CHECK(flags > 80);
 }
