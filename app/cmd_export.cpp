@@ -54,6 +54,10 @@ int run_export(const std::vector<std::string>& args) {
     const auto scenario = app::scenario_argument("export", config, "text", kUsage, exit_code, *model);
     if (!scenario) return exit_code;
     const FrameworkExport e = export_scenario(*scenario, *target);
+    if (!e.refused.empty()) {
+        std::cerr << "export: " << e.refused << "\n";
+        return 2;
+    }
     for (const std::string& w : e.warnings) std::cerr << "export: " << w << "\n";
     if (std::string error = host::write_output(out_path.empty() ? "-" : out_path, e.text); !error.empty()) {
         std::cerr << "export: " << error << "\n";

@@ -1,7 +1,7 @@
 // `shardscope report --config FILE [--model FILE [--seq-len N]] [--format json|text] [--trace OUT.json]`:
 // the cost of one scenario (docs/design.md, "The report"); --model replaces its model with a preset or a
 // Hugging Face config.json (without --config, in the default scenario); --trace also writes the simulated
-// step as a Chrome trace (core/export/step_trace.hpp). Exit 0 with the report on stdout; 2 with the reason
+// step as a Chrome trace (core/export/step_trace.hpp); --trace - puts the trace alone on stdout. Exit 0 with the report on stdout; 2 with the reason
 // on stderr for bad arguments, a scenario or model file that cannot be read or is rejected, or a step
 // with no times to trace; 1 when the trace cannot be written.
 
@@ -25,8 +25,8 @@ constexpr const char* kUsage = "usage: shardscope report --config FILE [--model 
     "  --config FILE: the scenario (- reads standard input), --model FILE: a model preset or Hugging Face\n"
     "  config.json in place of the scenario's model, --seq-len N: its sequence length, --format: json\n"
     "  (the default, shardscope.report/1: bytes and seconds) or text (GiB and readable times), --trace\n"
-    "  OUT.json: also write the simulated step as a Chrome trace (chrome://tracing or Perfetto; - for\n"
-    "  standard output)";
+    "  OUT.json: also write the simulated step as a Chrome trace (chrome://tracing or Perfetto; - writes\n"
+    "  the trace alone to standard output, in place of the report)";
 
 int run_report(const std::vector<std::string>& args) {
     std::string config, trace_path;
@@ -59,6 +59,9 @@ int run_report(const std::vector<std::string>& args) {
             std::cerr << "report: --trace: " << error << "\n";
             return 1;
         }
+        // Standard output holds one document: with --trace - it is the trace, and the report is not
+        // printed after it (a reader of the trace would take two documents as one broken one).
+        if (trace_path == shardscope::host::kStandardStream) return 0;
     }
     std::cout << (format == "json" ? shardscope::report_to_json(report) : shardscope::report_to_text(report));
     return 0;

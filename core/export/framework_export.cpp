@@ -556,6 +556,15 @@ std::optional<ExportTarget> export_target_from_string(std::string_view s) noexce
 const std::vector<ExportTarget>& export_targets() { return kTargets; }
 
 FrameworkExport export_scenario(const Scenario& s, ExportTarget target) {
+    // Megatron-LM's flags and TorchTitan's job describe the model's shape; a bare parameter count has
+    // none to give (it would be written as --num-layers 0).
+    if (!s.model.has_architecture() && (target == ExportTarget::megatron || target == ExportTarget::torchtitan)) {
+        FrameworkExport refused;
+        refused.refused = "model: given only as a parameter count (model.params); " +
+                          std::string(target == ExportTarget::megatron ? "Megatron-LM's flags" : "TorchTitan's job") +
+                          " need its shape (layers, hidden, ffn_hidden, heads, kv_heads, vocab)";
+        return refused;
+    }
     const Layout l = layout_of(s);
     switch (target) {
         case ExportTarget::megatron: return megatron(s, l);

@@ -25,6 +25,7 @@ enum class ExportTarget { megatron, torchtitan, deepspeed, nccl_tests };
 struct FrameworkExport {
     std::string text;                   // ready to paste or save, ending in a newline
     std::vector<std::string> warnings;  // what has no equivalent there, one line each
+    std::string refused;                // why nothing could be written for this target ("" when text is)
 };
 
 // The scenario must be valid (validate_scenario).

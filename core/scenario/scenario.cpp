@@ -414,6 +414,8 @@ std::string positive_number(const std::string& path, double v, double max) {
 
 std::string validate_count_only_model(const ModelSpec& m) {
     if (auto e = positive_number("model.params", *m.params, kMaxParams); !e.empty()) return e;
+    // A count of parameters is a count: below one there is no model to train.
+    if (*m.params < 1) return "model.params: " + num(*m.params) + " is less than one parameter";
     // A bare count stands in for the architecture; both at once would leave it unclear which to use.
     if (m.layers != 0 || m.hidden != 0)
         return "model.params: a bare parameter count replaces the architecture; set layers and hidden to 0 "

@@ -248,3 +248,19 @@ TEST_CASE("`validate --scenario NAME` prints the row's scenario, which `report` 
     CHECK(unknown.exit_code == 2);
     CHECK(unknown.err.rfind("validate: --scenario: no row is named 'GPT 2B'; the rows are:\n  GPT 1.7B t1 p1\n", 0) == 0);
 }
+
+TEST_CASE("report --trace - puts one document on standard output: the trace, and no report after it") {
+    const auto dir = scratch_dir("cli-trace-stdout");
+    const RunResult r = run_shardscope("report --config " + kScenario + " --trace -", dir);
+    REQUIRE(r.exit_code == 0);
+    // One JSON document, a Chrome trace (its events), not a trace followed by a report.
+    REQUIRE(nlohmann::json::accept(r.out));
+    const auto trace = nlohmann::json::parse(r.out);
+    CHECK(trace.contains("traceEvents"));
+    CHECK_FALSE(trace.contains("schema"));
+    // To a file, the report still follows on standard output.
+    const RunResult to_file = run_shardscope("report --config " + kScenario + " --trace '" + (dir / "t.json").string() + "'", dir);
+    REQUIRE(to_file.exit_code == 0);
+    CHECK(nlohmann::json::parse(to_file.out)["schema"] == "shardscope.report/1");
+    CHECK(nlohmann::json::accept(slurp(dir / "t.json")));
+}

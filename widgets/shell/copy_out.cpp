@@ -26,6 +26,10 @@ void copy_text(AppState& state, std::string text) {
 
 void copy_scenario_as(AppState& state, const Scenario& s, ExportTarget target, const std::string& whose) {
     const FrameworkExport e = export_scenario(s, target);
+    if (!e.refused.empty()) {
+        state.ui.status = "Not copied as " + framework_label(target) + ": " + e.refused;
+        return;
+    }
     copy_text(state, e.text);
     const char* what = target == ExportTarget::deepspeed   ? "ds_config.json"
                        : target == ExportTarget::torchtitan ? "job TOML"

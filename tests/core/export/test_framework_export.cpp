@@ -439,3 +439,21 @@ TEST_CASE("every Megatron-LM flag the export writes is one Megatron-LM has (test
     }
     CHECK(flags > 80);
 }
+
+TEST_CASE("a model given only as a parameter count is refused by the exports that need its shape") {
+    Scenario s = default_scenario();
+    s.model = ModelSpec{};
+    s.model.name = "count";
+    s.model.params = 70e9;
+    s.model.seq_len = 8192;
+    REQUIRE(validate_scenario(s).empty());
+    for (const ExportTarget t : {ExportTarget::megatron, ExportTarget::torchtitan}) {
+        CAPTURE(to_string(t));
+        const FrameworkExport e = export_scenario(s, t);
+        CHECK(e.text.empty());
+        CHECK(e.refused.find("model: given only as a parameter count") == 0);
+    }
+    // DeepSpeed's config and nccl-tests' commands need no shape: the parameters alone set them.
+    CHECK(export_scenario(s, ExportTarget::deepspeed).refused.empty());
+    CHECK(export_scenario(s, ExportTarget::nccl_tests).refused.empty());
+}

@@ -155,6 +155,7 @@ TEST_CASE("a bare parameter count") {
     check_rejected({{"model", {{"params", 1e16}, {"layers", 0}, {"hidden", 0}}}},
                    "model.params: 1e+16 exceeds the limit of 1e+15");
     check_rejected({{"model", {{"params", "70B"}, {"layers", 0}, {"hidden", 0}}}}, "model.params: must be a number");
+    check_rejected({{"model", {{"params", 1e-300}, {"layers", 0}, {"hidden", 0}}}}, "model.params: 1e-300 is less than one parameter");
     check_rejected({{"model", {{"params", 70e9}, {"layers", 0}, {"hidden", 0}, {"experts", 8}, {"top_k", 2}}}},
                    "model.experts: a model given only as params has no experts; set it to 0");
     // The architecture fields may be left out entirely when params stands in for them.
