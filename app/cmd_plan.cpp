@@ -71,7 +71,9 @@ nlohmann::json entry_json(const PlanEntry& e, int rank) {
             {"layout", describe_layout(e.scenario)},
             {"parallel",
              {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp_shard", p.dp_shard}, {"dp_replicate", p.dp_replicate},
-              {"ep", p.ep}, {"zero", p.zero}, {"order", order}}},
+              {"ep", p.ep}, {"zero", p.zero}, {"order", order},
+              {"embedding_in_pipeline_split", p.embedding_in_pipeline_split},
+              {"loss_in_pipeline_split", p.loss_in_pipeline_split}}},
             {"training",
              {{"micro_batch", t.micro_batch}, {"schedule", std::string(to_string(t.schedule))},
               {"virtual_stages", t.virtual_stages}, {"recompute", std::string(to_string(t.recompute))}}},
@@ -79,7 +81,9 @@ nlohmann::json entry_json(const PlanEntry& e, int rank) {
             {"headroom_bytes", e.headroom_bytes},
             {"time_s", {{"step", e.step_s}, {"compute", e.compute_s}, {"exposed_comm", e.exposed_comm_s}, {"bubble", e.bubble_s}}},
             {"mfu", e.mfu_known ? nlohmann::json(e.mfu) : nlohmann::json(nullptr)},
-            {"tokens_per_s", e.tokens_per_s}};
+            {"tokens_per_s", e.tokens_per_s},
+            // Everything the row priced, ready for `shardscope report --config`.
+            {"scenario", nlohmann::json::parse(scenario_to_json(e.scenario))}};
 }
 
 std::string plan_json(const PlanResult& r) {

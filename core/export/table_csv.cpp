@@ -60,7 +60,7 @@ std::string csv_field(std::string_view text) {
 std::string plan_csv(const std::vector<PlanEntry>& ranked) {
     CsvWriter csv;
     csv.row({"rank", "layout", "tp", "cp", "pp", "dp_shard", "dp_replicate", "ep", "zero", "order", "micro_batch",
-             "schedule", "virtual_stages", "recompute", "step_s", "compute_s", "exposed_comm_s", "bubble_s", "mfu",
+             "schedule", "virtual_stages", "recompute", "embedding_in_pipeline_split", "loss_in_pipeline_split", "step_s", "compute_s", "exposed_comm_s", "bubble_s", "mfu",
              "tokens_per_s", "memory_gib", "headroom_gib"});
     int rank = 0;
     for (const PlanEntry& e : ranked) {
@@ -69,7 +69,9 @@ std::string plan_csv(const std::vector<PlanEntry>& ranked) {
         csv.row({std::to_string(++rank), describe_layout(e.scenario), std::to_string(p.tp), std::to_string(p.cp),
                  std::to_string(p.pp), std::to_string(p.dp_shard), std::to_string(p.dp_replicate), std::to_string(p.ep),
                  std::to_string(p.zero), order_text(p), std::to_string(t.micro_batch), std::string(to_string(t.schedule)),
-                 std::to_string(t.virtual_stages), std::string(to_string(t.recompute)), number(e.step_s),
+                 std::to_string(t.virtual_stages), std::string(to_string(t.recompute)),
+                 p.embedding_in_pipeline_split ? "true" : "false", p.loss_in_pipeline_split ? "true" : "false",
+                 number(e.step_s),
                  number(e.compute_s), number(e.exposed_comm_s), number(e.bubble_s), e.mfu_known ? number(e.mfu) : "",
                  number(e.tokens_per_s), gib(e.memory_bytes), gib(e.headroom_bytes)});
     }

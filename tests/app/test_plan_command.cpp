@@ -133,3 +133,42 @@ TEST_CASE("bench prints every speed figure as a table with units, cold start inc
     CHECK(bad.exit_code == 2);
     CHECK(bad.err == "bench: --frames must be a whole number from 1 to 100000, got '0'\n");
 }
+
+TEST_CASE("every plan row applied as documented gives its own figures back through report, exactly") {
+    // Two ways a row is applied: its whole scenario (`scenario`) as a file, and its parallel and
+    // training fields over the planned scenario. Both must price as the row says: the same step,
+    // memory and MFU, to the last bit JSON carries. Llama 3 405B's layout plans pipelines whose split
+    // counts the embedding and the loss (a field the row once left out).
+    const auto dir = scratch_dir("plan-rows-apply");
+    const std::vector<std::string> configs = {small_scenario_file(dir).string(),
+                                              SHARDSCOPE_SOURCE_DIR "/examples/llama3-405b-16k-h100.json"};
+    int rows = 0;
+    for (const std::string& config : configs) {
+        CAPTURE(config);
+        const auto plan = run_shardscope("plan --config '" + config + "' --format json --top 8 --threads 1", dir);
+        REQUIRE(plan.exit_code == 0);
+        const auto ranking = nlohmann::json::parse(plan.out)["ranking"];
+        std::ifstream in(config);
+        const nlohmann::json base = nlohmann::json::parse(in);
+        for (const auto& row : ranking) {
+            CAPTURE(row["layout"]);
+            const auto whole = dir / "row.json";
+            std::ofstream(whole) << row["scenario"].dump(2);
+            nlohmann::json merged = base;
+            for (const char* part : {"parallel", "training"})
+                for (const auto& [key, value] : row[part].items()) merged[part][key] = value;
+            const auto fields = dir / "merged.json";
+            std::ofstream(fields) << merged.dump(2);
+            for (const auto& file : {whole, fields}) {
+                const auto r = run_shardscope("report --config '" + file.string() + "'", dir);
+                REQUIRE(r.exit_code == 0);
+                const auto report = nlohmann::json::parse(r.out);
+                CHECK(report["time_s"]["step"].get<double>() == row["time_s"]["step"].get<double>());
+                CHECK(report["memory_bytes"]["total"].get<double>() == row["memory_bytes"].get<double>());
+                CHECK(report["throughput"]["mfu"] == row["mfu"]);
+            }
+            ++rows;
+        }
+    }
+    CHECK(rows == 16);
+}

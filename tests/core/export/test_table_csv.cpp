@@ -118,10 +118,11 @@ TEST_CASE("the planner's ranking: a row per layout with its knobs and figures, M
     b.mfu_known = false;
     b.scenario.training.schedule = Schedule::interleaved_1f1b;
     b.scenario.training.virtual_stages = 2;
+    b.scenario.parallel.embedding_in_pipeline_split = true;
     const auto rows = parse_csv(plan_csv({a, b}));
     REQUIRE(rows.size() == 3);
     const auto& h = rows[0];
-    CHECK(h.size() == 22);
+    CHECK(h.size() == 24);
     CHECK(rows[1][column(h, "rank")] == "1");
     CHECK(rows[1][column(h, "layout")] == describe_layout(a.scenario));
     CHECK(rows[1][column(h, "tp")] == "2");
@@ -133,4 +134,8 @@ TEST_CASE("the planner's ranking: a row per layout with its knobs and figures, M
     CHECK(rows[2][column(h, "mfu")].empty());
     CHECK(rows[2][column(h, "schedule")] == "interleaved-1f1b");
     CHECK(rows[2][column(h, "virtual_stages")] == "2");
+    // Every knob the search sets, the pipeline split's two flags too.
+    CHECK(rows[1][column(h, "embedding_in_pipeline_split")] == "false");
+    CHECK(rows[2][column(h, "embedding_in_pipeline_split")] == "true");
+    CHECK(rows[2][column(h, "loss_in_pipeline_split")] == "false");
 }
