@@ -223,7 +223,15 @@ double expected_largest_normal(int64_t n) noexcept {
 
 double slowest_gpu_pace(double spread, int64_t gpus) noexcept {
     if (!(spread > 0)) return 1.0;
-    return std::max(0.0, 1.0 - spread * expected_largest_normal(gpus));
+    // A search costs every layout on one world size: the bisection inside expected_largest_normal
+    // runs once for it, not once a layout (it was a third of a 16k-GPU search).
+    thread_local int64_t last_gpus = -1;
+    thread_local double last_largest = 0;
+    if (gpus != last_gpus) {
+        last_largest = expected_largest_normal(gpus);
+        last_gpus = gpus;
+    }
+    return std::max(0.0, 1.0 - spread * last_largest);
 }
 
 HardwareFigures paced_hardware_figures(const GpuSpec& gpu, int64_t world) {

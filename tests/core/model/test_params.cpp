@@ -144,6 +144,54 @@ TEST_CASE("a stage's first layer is the sum of the layers on the stages before i
     CHECK(mismatches == 0);
 }
 
+namespace {
+
+// The layers a custom split puts on one stage, written plainly: the reference the closed form of
+// stage_layers' `first` is checked against (the end stages' own counts, or the embedding and the loss
+// taking a layer's place).
+int64_t plain_custom_count(int64_t layers, const ParallelSpec& p, int64_t stage) {
+    const int64_t last = p.pp - 1;
+    if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+        if (stage == 0 && p.first_stage_layers > 0) return p.first_stage_layers;
+        if (stage == last && p.last_stage_layers > 0) return p.last_stage_layers;
+        const int64_t lo = p.first_stage_layers > 0 ? 1 : 0;
+        const int64_t rest_stages = p.pp - lo - (p.last_stage_layers > 0 ? 1 : 0);
+        return stage_layers(layers - p.first_stage_layers - p.last_stage_layers, rest_stages, stage - lo).count;
+    }
+    const int64_t ef = p.embedding_in_pipeline_split ? 1 : 0, el = p.loss_in_pipeline_split ? 1 : 0;
+    int64_t count = stage_layers(layers + ef + el, p.pp, stage).count;
+    if (stage == 0) count -= ef;
+    if (stage == last) count -= el;
+    return std::max<int64_t>(0, count);
+}
+
+}  // namespace
+
+TEST_CASE("a custom split's stage starts after the layers of every stage before it (closed form vs plain sum)") {
+    int64_t checked = 0, mismatches = 0;
+    for (int64_t layers = 1; layers <= 130; layers += 3)
+        for (int64_t pp = 2; pp <= 40; ++pp)
+            for (int variant = 0; variant < 6; ++variant) {
+                ParallelSpec p;
+                p.pp = pp;
+                p.embedding_in_pipeline_split = variant == 0 || variant == 2;
+                p.loss_in_pipeline_split = variant == 1 || variant == 2;
+                if (variant >= 3) {
+                    p.first_stage_layers = variant != 4 ? 1 + layers / (2 * pp) : 0;
+                    p.last_stage_layers = variant != 3 ? 1 + layers / (3 * pp) : 0;
+                    if (p.first_stage_layers + p.last_stage_layers >= layers) continue;
+                }
+                int64_t first = 0;
+                for (int64_t s = 0; s < pp; ++s) {
+                    if (stage_layers(layers, p, s).first != first) ++mismatches;
+                    first += plain_custom_count(layers, p, s);
+                    ++checked;
+                }
+            }
+    CHECK(checked > 10000);
+    CHECK(mismatches == 0);
+}
+
 TEST_CASE("published totals of the dense presets within 2%") {
     // GPT-3 175B (Brown et al. 2020, table 2.1): 96 layers, d_model 12288, 96 heads, ffn 4*d, vocab 50257.
     const ParamCounts gpt3 = count_params(arch(96, 12288, 49152, 96, 96, 50257, Ffn::gelu));
