@@ -464,6 +464,18 @@ void move_dim_traffic(DimCost& from, DimCost& to) {
     from.collective = "none";
 }
 
+// The scenario's run block, priced at the step's rate: absent without a block, null-with-a-note
+// without a rate (a model given only as a parameter count has no step time).
+void add_run_figures(const Scenario& s, Report& r) {
+    if (!s.run) return;
+    if (!r.throughput.tokens_per_s || !(*r.throughput.tokens_per_s > 0)) {
+        r.notes.push_back("run: no days, cost or goodput: the step has no time to price the tokens at");
+        return;
+    }
+    r.run = run_figures(s, *s.run, *r.throughput.tokens_per_s, r.params_total, r.world_size);
+    r.notes.insert(r.notes.end(), r.run->notes.begin(), r.run->notes.end());
+}
+
 Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh) {
     const ParallelSpec& p = mesh.effective();
     const GpuSpec& gpu = s.cluster.gpu;
@@ -1045,6 +1057,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     if (!arch) {
         r.notes.push_back("model given as a parameter count only: activations, FLOPs and times need the "
                           "architecture and are null");
+        add_run_figures(s, r);
         return r;
     }
 
@@ -1101,6 +1114,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                           std::string(s.training.precision == Precision::fp8 ? "FP8" : "dense") + " peak of " +
                           format_fixed(peak_tflops, 0) + " TFLOP/s; the kernels skip the masked half of the scores");
     }
+    add_run_figures(s, r);
     return r;
 }
 

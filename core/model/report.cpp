@@ -72,6 +72,19 @@ std::string report_to_json(const Report& r) {
                            {"model_tflops_per_gpu", optional_number(r.throughput.model_tflops_per_gpu)},
                            {"hardware_tflops_per_gpu", optional_number(r.throughput.hardware_tflops_per_gpu)},
                            {"mfu", optional_number(r.throughput.mfu)}};
+    if (r.run) {
+        const RunFigures& f = *r.run;
+        j["run"] = Json{{"ideal_days", f.ideal_days},
+                        {"job_mtbf_hours", f.job_mtbf_hours},
+                        {"checkpoint_bytes", f.checkpoint_bytes},
+                        {"checkpoint_s", f.checkpoint_s},
+                        {"checkpoint_interval_s", f.checkpoint_interval_s},
+                        {"goodput", f.goodput},
+                        {"days", f.goodput > 0 ? Json(f.days) : Json(nullptr)},
+                        {"gpu_hours", f.goodput > 0 ? Json(f.gpu_hours) : Json(nullptr)},
+                        {"usd", optional_number(f.usd)},
+                        {"energy_mwh", optional_number(f.energy_mwh)}};
+    }
     j["notes"] = r.notes;
     return j.dump(2) + "\n";
 }
@@ -134,6 +147,20 @@ std::string report_to_text(const Report& r) {
     os << "  model TFLOP/s    " << or_na(r.throughput.model_tflops_per_gpu, format_tflops) << " per GPU\n";
     os << "  hardware TFLOP/s " << or_na(r.throughput.hardware_tflops_per_gpu, format_tflops) << " per GPU\n";
     os << "  MFU              " << or_na(r.throughput.mfu, format_percent) << "\n";
+    if (r.run) {
+        const RunFigures& f = *r.run;
+        os << "\nRun (the whole token budget, interruptions and checkpoints included)\n";
+        os << "  ideal         " << printf_string("%.1f%s", f.ideal_days, " days") << " at this step's rate\n";
+        os << "  goodput       " << format_percent(f.goodput) << " of wall time trains (interruptions every "
+           << printf_string("%.2f%s", f.job_mtbf_hours, " h") << ", a checkpoint of " << format_memory(f.checkpoint_bytes)
+           << " every " << format_seconds(f.checkpoint_interval_s) << ")\n";
+        if (f.goodput > 0) {
+            os << "  wall time     " << printf_string("%.1f%s", f.days, " days") << "\n";
+            os << "  GPU-hours     " << format_count(f.gpu_hours) << "\n";
+            if (f.usd) os << "  cost          $" << format_count(*f.usd) << "\n";
+            if (f.energy_mwh) os << "  energy        " << printf_string("%.0f%s", *f.energy_mwh, " MWh") << "\n";
+        }
+    }
     if (!r.notes.empty()) {
         os << "\nNotes\n";
         for (const std::string& n : r.notes) os << "  - " << n << "\n";

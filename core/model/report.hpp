@@ -9,6 +9,7 @@
 #include "core/collectives/collectives.hpp"
 #include "core/scenario/units.hpp"
 #include "core/model/memory.hpp"
+#include "core/model/run_cost.hpp"
 #include "core/pipeline/pipeline.hpp"
 
 #include <cstdint>
@@ -92,6 +93,8 @@ struct Report {
     int64_t microbatches = 0;
     std::optional<double> bubble_fraction;
     ReportThroughput throughput;
+    // The whole run (with the scenario's `run` block and a step that has a rate): days, cost, goodput.
+    std::optional<RunFigures> run;
     std::vector<std::string> notes;
     // The conventions the figures follow, one line each (FLOP numerator, attention kernel, compute
     // ceilings and their sources, bytes per parameter, capacity and reserve): also among the notes.

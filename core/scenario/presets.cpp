@@ -43,10 +43,12 @@ bool same_shape(const ModelSpec& a, const ModelSpec& b) {
 
 namespace {
 
-// Everything but the name and the node count is alike: one kind of node.
+// Everything but the name, the node count and the board power (which prices energy, not a step) is
+// alike: one kind of node.
 bool same_node(ClusterSpec a, const ClusterSpec& b) {
     a.name = b.name;
     a.nodes = b.nodes;
+    a.gpu.board_power_w = b.gpu.board_power_w;
     Scenario x, y;  // compared as a scenario file writes them: every field, none forgotten
     x.cluster = a;
     y.cluster = b;

@@ -76,6 +76,7 @@ static GpuSpec read_gpu(const Json& j) {
     g.memory_mib = r.optional_number("memory_mib");
     g.reserve_gib = r.optional_number("reserve_gib");
     g.speed_spread = r.optional_number("speed_spread");
+    g.board_power_w = r.optional_number("board_power_w");
     r.reject_unknown();
     return g;
 }
@@ -194,6 +195,19 @@ TrainingSpec read_training(const Json& j) {
     return t;
 }
 
+RunSpec read_run(const Json& j) {
+    ObjectReader r(j, "run");
+    RunSpec run;
+    run.tokens = r.number_field("tokens");
+    run.checkpoint_write_gbps = r.number_field("checkpoint_write_gbps");
+    run.gpu_mtbf_hours = r.optional_number("gpu_mtbf_hours");
+    run.restart_minutes = r.optional_number("restart_minutes");
+    run.usd_per_gpu_hour = r.optional_number("usd_per_gpu_hour");
+    run.pue = r.optional_number("pue");
+    r.reject_unknown();
+    return run;
+}
+
 Scenario read_scenario(const Json& doc) {
     ObjectReader r(doc, "");
     r.expect_schema(kSchema);
@@ -202,8 +216,20 @@ Scenario read_scenario(const Json& doc) {
     s.cluster = read_cluster(r.required("cluster"));
     s.parallel = read_parallel(r.required("parallel"));
     s.training = read_training(r.required("training"));
+    if (r.has("run")) s.run = read_run(r.required("run"));
     r.reject_unknown();
     return s;
+}
+
+Json run_to_json(const RunSpec& run) {
+    Json j;
+    j["tokens"] = run.tokens;
+    j["checkpoint_write_gbps"] = run.checkpoint_write_gbps;
+    if (run.gpu_mtbf_hours) j["gpu_mtbf_hours"] = *run.gpu_mtbf_hours;
+    if (run.restart_minutes) j["restart_minutes"] = *run.restart_minutes;
+    if (run.usd_per_gpu_hour) j["usd_per_gpu_hour"] = *run.usd_per_gpu_hour;
+    if (run.pue) j["pue"] = *run.pue;
+    return j;
 }
 
 Json model_to_json(const ModelSpec& m) {
@@ -268,6 +294,7 @@ Json cluster_to_json(const ClusterSpec& c) {
     if (c.gpu.memory_mib) g["memory_mib"] = *c.gpu.memory_mib;
     if (c.gpu.reserve_gib) g["reserve_gib"] = *c.gpu.reserve_gib;
     if (c.gpu.speed_spread) g["speed_spread"] = *c.gpu.speed_spread;
+    if (c.gpu.board_power_w) g["board_power_w"] = *c.gpu.board_power_w;
     j["gpu"] = g;
     j["intra_node"] = link_to_json(c.intra_node);
     j["inter_node"] = link_to_json(c.inter_node);
@@ -385,6 +412,7 @@ std::string scenario_to_json(const Scenario& s) {
     j["cluster"] = cluster_to_json(s.cluster);
     j["parallel"] = parallel_to_json(s.parallel);
     j["training"] = training_to_json(s.training);
+    if (s.run) j["run"] = run_to_json(*s.run);
     return j.dump(2) + "\n";
 }
 
@@ -547,6 +575,8 @@ std::string validate_cluster(const ClusterSpec& c) {
     if (g.reserve_gib && (!std::isfinite(*g.reserve_gib) || *g.reserve_gib < 0 || *g.reserve_gib > kMaxMemoryGb))
         return "cluster.gpu.reserve_gib: " + num(*g.reserve_gib) + " must be zero or positive, at most " +
                num(kMaxMemoryGb);
+    if (g.board_power_w)
+        if (auto e = positive_number("cluster.gpu.board_power_w", *g.board_power_w, 1e5); !e.empty()) return e;
     if (g.speed_spread && !(*g.speed_spread >= 0 && *g.speed_spread <= kMaxSpeedSpread))
         return "cluster.gpu.speed_spread: " + num(*g.speed_spread) + " must be between 0 and " + num(kMaxSpeedSpread) +
                " (a standard deviation over the median card's speed)";
@@ -741,12 +771,29 @@ std::string validate_training(const Scenario& s) {
 
 }  // namespace
 
+// A run's figures divide by each of these: every one given must be positive (and a PUE at least 1).
+std::string validate_run(const RunSpec& run) {
+    if (auto e = positive_number("run.tokens", run.tokens, 1e18); !e.empty()) return e;
+    if (auto e = positive_number("run.checkpoint_write_gbps", run.checkpoint_write_gbps, 1e9); !e.empty()) return e;
+    if (run.gpu_mtbf_hours)
+        if (auto e = positive_number("run.gpu_mtbf_hours", *run.gpu_mtbf_hours, 1e12); !e.empty()) return e;
+    if (run.restart_minutes && !(std::isfinite(*run.restart_minutes) && *run.restart_minutes >= 0 &&
+                                 *run.restart_minutes <= 1e6))
+        return "run.restart_minutes: " + num(*run.restart_minutes) + " must be zero or positive, at most 1e+06";
+    if (run.usd_per_gpu_hour)
+        if (auto e = positive_number("run.usd_per_gpu_hour", *run.usd_per_gpu_hour, 1e6); !e.empty()) return e;
+    if (run.pue && !(std::isfinite(*run.pue) && *run.pue >= 1 && *run.pue <= 10))
+        return "run.pue: " + num(*run.pue) + " must be between 1 and 10 (a data centre's total power over its IT power)";
+    return {};
+}
+
 std::string validate_scenario(const Scenario& s) {
     // Order matters: later rules divide by factors that earlier rules proved positive.
     if (auto e = validate_model(s.model); !e.empty()) return e;
     if (auto e = validate_cluster(s.cluster); !e.empty()) return e;
     if (auto e = validate_parallel(s); !e.empty()) return e;
-    return validate_training(s);
+    if (auto e = validate_training(s); !e.empty()) return e;
+    return s.run ? validate_run(*s.run) : std::string();
 }
 
 Scenario default_scenario() {

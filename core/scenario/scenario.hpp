@@ -111,6 +111,8 @@ struct GpuSpec {
     // standard deviation over the median card's speed (0: every card alike). A synchronous step
     // waits for the slowest of its GPUs.
     std::optional<double> speed_spread{};
+    // The board's maximum power (the datasheet's TDP), W: what the run's energy is counted at.
+    std::optional<double> board_power_w{};
 
     [[nodiscard]] double hbm_bytes_per_s() const noexcept { return hbm_gbps * 1e9; }  // datasheet, SI GB/s
 };
@@ -204,11 +206,23 @@ struct TrainingSpec {
 [[nodiscard]] bool fp8_activation_input_applies(const TrainingSpec& t) noexcept;
 [[nodiscard]] std::string fp8_activation_input_error(const TrainingSpec& t);
 
+// The whole training run, not one step (optional): its days, cost and energy, failures and
+// checkpoints included (core/model/run_cost.hpp).
+struct RunSpec {
+    double tokens = 0;                           // the training budget
+    double checkpoint_write_gbps = 0;            // aggregate storage write bandwidth, GB/s
+    std::optional<double> gpu_mtbf_hours{};      // GPU-hours between interruptions (default: Llama 3's rate)
+    std::optional<double> restart_minutes{};     // from an interruption to training again
+    std::optional<double> usd_per_gpu_hour{};
+    std::optional<double> pue{};                 // the data centre's power usage effectiveness (default 1)
+};
+
 struct Scenario {
     ModelSpec model;
     ClusterSpec cluster;
     ParallelSpec parallel;
     TrainingSpec training;
+    std::optional<RunSpec> run;
 };
 
 // C++17 has no defaulted comparisons: two scenarios are equal when their canonical JSON is.

@@ -4,6 +4,7 @@
 #include "widgets/memory/memory_panel.hpp"
 
 #include "core/model/cost_model.hpp"
+#include "core/scenario/units.hpp"
 
 #include "tests/common/scenarios.hpp"
 
@@ -501,4 +502,36 @@ TEST_CASE("memory panel: the status line says when an edit turns the verdict, an
     // A refused edit replaces the line: it no longer reads as the last change.
     REQUIRE_FALSE(h.panel.act(h.state, "micro_batch", "3").empty());
     CHECK(h.state.ui.status.rfind("Not applied: training.global_batch", 0) == 0);
+}
+
+TEST_CASE("memory panel: a scenario's run block shows its days, goodput, cost and energy as core prices them") {
+    Scenario s = default_scenario();
+    RunSpec run;
+    run.tokens = 1e12;
+    run.checkpoint_write_gbps = 100;
+    run.usd_per_gpu_hour = 2.5;
+    s.run = run;
+    s.cluster.gpu.board_power_w = 700;
+    PanelHarness h(s);
+    const ui::MemoryView& v = h.panel.view(h.state);
+    const Report r = build_report(s);
+    REQUIRE(r.run.has_value());
+    const auto value = [&](const std::string& label) {
+        for (const ui::FigureRecord& f : v.run)
+            if (f.label == label) return f.value;
+        FAIL("no run figure " << label);
+        return std::string();
+    };
+    CHECK(value("Goodput") == format_percent(r.run->goodput));
+    CHECK(value("GPU-hours") == format_count(r.run->gpu_hours));
+    CHECK(value("Cost") == "$" + format_count(*r.run->usd));
+    // 64 GPUs: the curve runs from a quarter (16) to four times (256) the job.
+    CHECK(value("Goodput as the job grows").rfind("16 GPUs ", 0) == 0);
+    CHECK(value("Goodput as the job grows").find("256 GPUs ") != std::string::npos);
+    h.fixture.frame(h.draw());
+}
+
+TEST_CASE("memory panel: without a run block there are no Run rows at all") {
+    PanelHarness h;
+    CHECK(h.panel.view(h.state).run.empty());
 }

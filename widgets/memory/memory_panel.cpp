@@ -690,9 +690,16 @@ std::string MemoryPanel::probe_state() const {
 
 void MemoryPanel::draw_figures() {
     section_title("Throughput");
+    draw_figure_table("##figures", view_.figures);
+    if (view_.run.empty()) return;
+    section_title("Run (the whole token budget)");
+    draw_figure_table("##run", view_.run);
+}
+
+void MemoryPanel::draw_figure_table(const char* id, const std::vector<FigureRecord>& figures) {
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable("##figures", 2, flags)) return;
-    for (const FigureRecord& f : view_.figures) {
+    if (!ImGui::BeginTable(id, 2, flags)) return;
+    for (const FigureRecord& f : figures) {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
         ImGui::TextDisabled("%s%s", f.label.c_str(), f.meaning.empty() ? "" : " (?)");

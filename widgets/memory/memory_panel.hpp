@@ -39,6 +39,7 @@ private:
     void draw_step_section();
     void draw_step_bar();
     void draw_figures();
+    void draw_figure_table(const char* id, const std::vector<FigureRecord>& figures);
     void draw_notes();
     // Core's fix made the scenario, and the status line says what it changed.
     void apply_fix(AppState& state, const FitAdvice& advice);

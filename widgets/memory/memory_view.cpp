@@ -4,6 +4,7 @@
 #include "core/scenario/units.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 namespace shardscope::ui {
@@ -111,6 +112,57 @@ std::vector<FigureRecord> figures(const Report& r) {
     return out;
 }
 
+// 16384 as "16,384".
+std::string grouped_digits(int64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+// The run block's figures, and how its goodput falls as the job grows (a quarter, half, twice and four
+// times this job's GPUs).
+std::vector<FigureRecord> run_records(const Scenario& s, const Report& r) {
+    std::vector<FigureRecord> out;
+    if (!s.run || !r.run) return out;
+    const RunFigures& f = *r.run;
+    const auto days = [](double d) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f days", d);
+        return std::string(buf);
+    };
+    out.push_back({"Ideal time", days(f.ideal_days), "The token budget at this step's rate, with no interruption."});
+    out.push_back({"Goodput", format_percent(f.goodput),
+                   "The share of wall time that trains: less the checkpoint writes, the work redone after each "
+                   "interruption (half an interval on average) and the restarts (first order, Young's interval)."});
+    out.push_back({"Interruptions", "every " + format_seconds(f.job_mtbf_hours * 3600.0) + " of the job",
+                   "The GPUs' mean time between interruptions over this job's GPUs."});
+    out.push_back({"Checkpoint", format_memory(f.checkpoint_bytes) + " in " + format_seconds(f.checkpoint_s) +
+                                     ", every " + format_seconds(f.checkpoint_interval_s),
+                   "Weights and optimizer state as the precision keeps them, at the storage's bandwidth; the "
+                   "interval is Young's optimum, sqrt(2 x write x MTBF)."});
+    if (f.goodput <= 0) return out;
+    out.push_back({"Wall time", days(f.days), ""});
+    out.push_back({"GPU-hours", format_count(f.gpu_hours), ""});
+    if (f.usd) out.push_back({"Cost", "$" + format_count(*f.usd), "GPU-hours x the run's price per GPU-hour."});
+    if (f.energy_mwh) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f MWh", *f.energy_mwh);
+        out.push_back({"Energy", buf, "GPU-hours x each GPU's board power (its TDP, an upper bound) x the PUE."});
+    }
+    const int64_t n = r.world_size;
+    std::string curve;
+    for (const GoodputAtSize& g : goodput_by_job_size(s, *s.run, r.params_total, {n / 4, n / 2, n, 2 * n, 4 * n})) {
+        if (g.gpus < 1) continue;
+        curve += (curve.empty() ? "" : ", ") + grouped_digits(g.gpus) + " GPUs " + format_percent(g.goodput);
+    }
+    out.push_back({"Goodput as the job grows", curve, "The same run on a quarter of the GPUs up to four times them: "
+                                                      "the job's MTBF shrinks with its size, the checkpoint does not."});
+    return out;
+}
+
 }  // namespace
 
 ImU32 step_part_colour(const StepPart& part) {
@@ -147,6 +199,7 @@ MemoryView build_memory_view(const AppState& state) {
             p.contention_s > 0 ? "of it, " + format_seconds(p.contention_s) + " is compute slowed beside it" : ""});
     v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
     v.figures = figures(r);
+    v.run = run_records(s, r);
     v.conventions = r.conventions;
     for (const std::string& n : r.notes)
         if (std::find(r.conventions.begin(), r.conventions.end(), n) == r.conventions.end()) v.notes.push_back(n);

@@ -66,6 +66,7 @@ struct MemoryView {
     std::vector<StepSegmentRecord> step;
     std::string step_title;              // "Where a 4.46 s step goes"
     std::vector<FigureRecord> figures;   // step time, tokens/s, TFLOP/s, MFU...
+    std::vector<FigureRecord> run;       // the scenario's run block: days, goodput, GPU-hours, cost, energy
     std::vector<std::string> notes;
     std::vector<std::string> conventions;  // core's one line each: FLOP numerator, attention kernel, reserve
 };

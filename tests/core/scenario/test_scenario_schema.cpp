@@ -31,7 +31,7 @@ Json read_schema() {
 // The object path the loader reports for each of the schema's definitions.
 const std::map<std::string, std::string> kDefinitionPaths = {
     {"model", "model"},       {"cluster", "cluster"},       {"gpu", "cluster.gpu"},  {"intra_node", "cluster.intra_node"},
-    {"inter_node", "cluster.inter_node"}, {"parallel", "parallel"}, {"training", "training"}};
+    {"inter_node", "cluster.inter_node"}, {"parallel", "parallel"}, {"training", "training"}, {"run", "run"}};
 
 const Json& definition(const Json& schema, const Json& property) {
     const std::string ref = property.at("$ref").get<std::string>();  // "#/$defs/NAME"
@@ -108,6 +108,8 @@ TEST_CASE("what the saver writes is in the schema: the default scenario and one 
     full.cluster.gpu.sm_count = 132;
     full.cluster.gpu.memory_mib = 81559;
     full.cluster.gpu.reserve_gib = 1.5;
+    full.cluster.gpu.board_power_w = 700;
+    full.run = RunSpec{15.6e12, 2000, 50677.0, 10.0, 2.0, 1.1};
     full.cluster.inter_node.nics_per_node = 8;
     full.parallel.first_stage_layers = 15;
     full.parallel.last_stage_layers = 15;
