@@ -84,6 +84,7 @@ struct Shape {
     double tp = 1;
     double rep = 1;      // 1/tp with sequence parallelism: norms and residuals split over TP ranks
     double e = 2;        // activation element bytes
+    double ep = 1;
 };
 
 Shape shape_of(const Scenario& s, const ParallelSpec& p) {
@@ -103,6 +104,7 @@ Shape shape_of(const Scenario& s, const ParallelSpec& p) {
     sh.tp = as_double(p.tp);
     sh.rep = p.sequence_parallel ? 1.0 / sh.tp : 1.0;
     sh.e = activation_dtype_bytes(s.training.precision);
+    sh.ep = as_double(p.ep);
     return sh;
 }
 
@@ -150,6 +152,26 @@ ExpertBatch expert_batch(const ModelSpec& m, const ParallelSpec& p, const Shape&
     return {sh.tokens * routed_copies(m) * as_double(p.ep) / E, as_double(m.experts) / as_double(p.ep)};
 }
 
+// How the local experts' GEMMs run, as batches that share the SMs: on PyTorch's stack one grouped
+// kernel for all of them (torch._grouped_mm, as torchtitan runs its experts); on the fused stack
+// Transformer Engine's GroupedLinear (Megatron-Core's --moe-grouped-gemm), which by default launches a
+// cuBLASLt GEMM per expert, round-robin over 4 streams (TransformerEngine at d0067d0d:
+// common/gemm/cublaslt_gemm.cu, general_grouped_gemm; common/util/multi_stream.cpp,
+// num_compute_streams = 4): 4 experts' tiles at a time fill the SMs, each round pays its own launch.
+// Its benchmark in TransformerEngine PR #2045 (H100, BF16): 16 experts of 2048 x 768 x 2048 at 554
+// TFLOP/s, 8 of 4096 x 768 x 2048 at 628 TFLOP/s; priced so, 525 and 680.
+constexpr int64_t kTeExpertStreams = 4;
+
+std::vector<double> expert_gemm_launches(const Scenario& s, double local_experts) {
+    if (!s.training.fused_kernels || local_experts <= static_cast<double>(kTeExpertStreams)) return {local_experts};
+    std::vector<double> rounds;
+    const double streams = static_cast<double>(kTeExpertStreams);
+    double left = local_experts;
+    for (; left > streams; left -= streams) rounds.push_back(streams);
+    rounds.push_back(left);
+    return rounds;
+}
+
 // The GEMMs of one block's forward (attention projections and the FFN or the experts).
 std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
@@ -186,8 +208,10 @@ std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, cons
         g.push_back(GemmDims{T, h, width / tp});
     }
     const ExpertBatch experts = expert_batch(m, p, sh);
-    g.push_back(GemmDims{experts.tokens_per_expert, ffn_in * ef / tp, h, experts.local_experts});
-    g.push_back(GemmDims{experts.tokens_per_expert, h, ef / tp, experts.local_experts});
+    for (const double batch : expert_gemm_launches(s, experts.local_experts)) {
+        g.push_back(GemmDims{experts.tokens_per_expert, ffn_in * ef / tp, h, batch});
+        g.push_back(GemmDims{experts.tokens_per_expert, h, ef / tp, batch});
+    }
     return g;
 }
 
@@ -230,6 +254,13 @@ std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) 
             k.push_back(activation_stream_bytes(s, sh, as_double(m.shared_experts * m.expert_ffn_hidden), T));
         k.push_back(2.0 * e * h * slots);  // permute the tokens to their experts
         k.push_back(2.0 * e * h * slots);  // and back, weighted by the router
+        // Megatron-Core's all-to-all dispatcher sorts what it received by local expert once more
+        // (sort_chunks_by_idxs after the dispatch, and back before the combine) whenever an EP rank
+        // holds more than one expert (megatron/core/transformer/moe/token_dispatcher.py at d98e8a64dd).
+        if (fused && sh.ep > 1 && as_double(m.experts) / sh.ep > 1) {
+            k.push_back(2.0 * e * h * slots);
+            k.push_back(2.0 * e * h * slots);
+        }
     }
     k.push_back(residual);
     return k;
@@ -303,8 +334,13 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
     std::vector<double> streams_back;
     for (double x : streams) streams_back.push_back(2.0 * x);
     if (s.training.precision == Precision::fp8) {
-        streams.push_back(fp8_cast_bytes(fwd, false));
-        streams_back.push_back(fp8_cast_bytes(fwd, true));
+        // Each GEMM quantizes its own input, a kernel each (for the experts, one a launch of
+        // expert_gemm_launches: Transformer Engine's split_quantize runs one per expert on the same
+        // streams as their GEMMs).
+        for (const GemmDims& g : fwd) {
+            streams.push_back(fp8_cast_bytes({g}, false));
+            streams_back.push_back(fp8_cast_bytes({g}, true));
+        }
     }
     const AttentionCore core = attention_core(s, sh, hw);
     BlockPrice b;
