@@ -27,9 +27,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 #include <thread>
 
 #include <fcntl.h>
@@ -124,6 +127,69 @@ void bench_cold_start() {
         "process start to exit: window, fonts, first frame, 1280x800 PNG written");
 }
 
+// CPU seconds (user + system) a process has used so far, from /proc/PID/stat; negative when unreadable.
+double process_cpu_seconds(pid_t pid) {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(static_cast<long>(pid)) + "/stat").c_str(), "r");
+    if (!f) return -1;
+    char buf[2048];
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    // Fields after the command name, which ends with the last ')': state is field 3, utime 14, stime 15.
+    const char* p = std::strrchr(buf, ')');
+    if (!p) return -1;
+    unsigned long utime = 0, stime = 0;
+    if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
+    return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The real window left alone: what it costs a core once it has settled (no input, nothing moving).
+void bench_idle_window(const std::string& what, const std::vector<std::string>& extra) {
+    const std::string label = "idle window, " + what;
+    if (std::getenv("DISPLAY") == nullptr && std::getenv("WAYLAND_DISPLAY") == nullptr) {
+        row(label, "skipped", "no display: run `xvfb-run -a shardscope bench`");
+        return;
+    }
+    const std::string self = shardscope::host::executable_path();
+    const std::string config = "/tmp/shardscope-idle-" + std::to_string(getpid());
+    std::vector<std::string> args = {self, "--size", "1600x1000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // Its own config folder: no welcome answered before, no saved layout, nothing of the user's.
+    std::vector<std::string> env_text = {"XDG_CONFIG_HOME=" + config};
+    for (char** e = environ; *e; ++e)
+        if (std::strncmp(*e, "XDG_CONFIG_HOME=", 16) != 0) env_text.emplace_back(*e);
+    std::vector<char*> env;
+    for (std::string& e : env_text) env.push_back(e.data());
+    env.push_back(nullptr);
+    pid_t child = 0;
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&quiet, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    const bool started = posix_spawn(&child, self.c_str(), &quiet, nullptr, argv.data(), env.data()) == 0;
+    posix_spawn_file_actions_destroy(&quiet);
+    if (!started) {
+        row(label, "failed", "could not start " + self);
+        return;
+    }
+    // Past the start and a lesson outline's three pulses (4.7 s), then 10 s left alone.
+    std::this_thread::sleep_for(std::chrono::seconds(6));
+    const double before = process_cpu_seconds(child);
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    const double after = process_cpu_seconds(child);
+    kill(child, SIGTERM);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (before < 0 || after < 0) {
+        row(label, "failed", "could not read the window's CPU time (/proc)");
+        return;
+    }
+    row(label, format_seconds(after - before) + " CPU / 10 s", "user + system time of the window process, after a 6 s settle");
+}
+
 // Headless frames of the whole UI: a context with a built font atlas and no renderer.
 void bench_frames(int frames) {
     ImGui::CreateContext();
@@ -183,6 +249,8 @@ int run_bench(const std::vector<std::string>& args) {
     bench_panels(frames);
     bench_frames(frames);
     bench_cold_start();
+    bench_idle_window("default view", {});
+    bench_idle_window("a lesson step", {"--lesson", "pipeline-parallel", "--step", "3"});
     return 0;
 }
 

@@ -28,7 +28,8 @@ void AppUi::handle_shortcuts(AppState& state) {
 
 double AppUi::frame_wait_seconds() const {
     if (registry_.animating() || ImGui::GetIO().WantTextInput) return 0.0;
-    return registry_.pulsing() ? 1.0 / 15.0 : 0.5;
+    // Nothing moves: the window draws again on input (or a posted event), not on a timer.
+    return registry_.pulsing() ? 1.0 / 15.0 : kIdleWaitSeconds;
 }
 
 void AppUi::draw_frame(AppState& state, float seconds_since_start) {

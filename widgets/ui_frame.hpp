@@ -15,7 +15,11 @@ public:
     // How long the window may wait for input before it draws the next frame anyway: 0 while something
     // animates or a text field has the keyboard (its cursor blinks), a fifteenth of a second while a
     // lesson's outline pulses, half a second otherwise (a time-based change it would miss).
+    // How long the window may wait for input before its next frame: 0 while something moves (a
+    // playing animation, a running job, a text field's caret), a fifteenth of a second while a lesson's
+    // outline pulses or a CPU job polls, else kIdleWaitSeconds.
     [[nodiscard]] double frame_wait_seconds() const;
+    static constexpr double kIdleWaitSeconds = 3600.0;
 
 private:
     void handle_shortcuts(AppState& state);

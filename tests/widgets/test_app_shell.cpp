@@ -375,3 +375,25 @@ TEST_CASE("a status message of several lines is drawn in front of every panel, e
     CHECK(status_at > panel_at);
     CHECK(status->DrawList->VtxBuffer.Size > 0);
 }
+
+TEST_CASE("an idle window waits for input: a lesson's outline pulses three times, then the window sleeps") {
+    ImGuiFixture fixture;
+    ui::AppState state;
+    ui::AppUi app;
+    // The default view, nothing moving: no frame until input (or a posted event).
+    fixture.frame([&] { app.draw_frame(state, 0.0f); });
+    CHECK(app.frame_wait_seconds() == ui::AppUi::kIdleWaitSeconds);
+    // A lesson step outlines a panel: slow frames while it pulses (3 pulses of sin(4t), 4.71 s)...
+    ui::Panel* memory = app.registry().find("memory");
+    REQUIRE(memory);
+    memory->open = true;
+    app.registry().set_highlight("memory");
+    fixture.frame([&] { app.draw_frame(state, 10.0f); });
+    CHECK(app.frame_wait_seconds() == doctest::Approx(1.0 / 15.0));
+    fixture.frame([&] { app.draw_frame(state, 14.0f); });
+    CHECK(app.frame_wait_seconds() == doctest::Approx(1.0 / 15.0));
+    // ... then it stays still, outlined, and the window sleeps again.
+    fixture.frame([&] { app.draw_frame(state, 14.8f); });
+    CHECK(app.frame_wait_seconds() == ui::AppUi::kIdleWaitSeconds);
+    CHECK(app.registry().highlighted() == "memory");
+}

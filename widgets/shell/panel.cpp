@@ -35,9 +35,13 @@ void place_window(const Placement& p, bool force) {
     ImGui::SetNextWindowSize(ImVec2(p.w * size.x, p.h * size.y), cond);
 }
 
-void outline_current_window(float seconds) {
-    // A slow pulse draws the eye without flashing.
-    const float pulse = 0.5f + 0.5f * std::sin(seconds * 4.0f);
+// A slow pulse draws the eye without flashing: three of them (sin(4t): 1.57 s each), then still at
+// full strength.
+constexpr float kPulseRate = 4.0f;
+constexpr float kPulsingSeconds = 3.0f * 2.0f * 3.14159265f / kPulseRate;
+
+void outline_current_window(float seconds_shown) {
+    const float pulse = seconds_shown < kPulsingSeconds ? 0.5f + 0.5f * std::sin(seconds_shown * kPulseRate) : 1.0f;
     const ImVec2 min = ImGui::GetWindowPos();
     const ImVec2 max(min.x + ImGui::GetWindowWidth(), min.y + ImGui::GetWindowHeight());
     const ImU32 colour = ImGui::GetColorU32(ImVec4(1.0f, 0.75f, 0.1f, 0.45f + 0.55f * pulse));
@@ -154,6 +158,7 @@ std::string PanelRegistry::run_action(AppState& state, const std::string& spec) 
 }
 
 void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
+    last_drawn_s_ = seconds_since_start;
     // A new window size tiles the panels over it again (the tiles are fractions of the work area).
     const ImVec2 size = ImGui::GetMainViewport()->Size;
     if (last_width_ > 0 && (size.x != last_width_ || size.y != last_height_)) reset_layout();
@@ -183,7 +188,10 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         panel->scroll_to_top_ = false;
         const bool visible = ImGui::Begin(panel->window_name().c_str(), &panel->open);
         if (visible) panel->draw(state);
-        if (panel->id() == highlighted_) outline_current_window(seconds_since_start);
+        if (panel->id() == highlighted_) {
+            if (highlight_since_s_ < 0) highlight_since_s_ = seconds_since_start;
+            outline_current_window(seconds_since_start - highlight_since_s_);
+        }
         ImGui::End();
     }
     // A layout asked for while drawing (a lesson step) placed the panels it left open: what it closed
@@ -240,7 +248,8 @@ bool PanelRegistry::open_windows_overlap() const {
 }
 
 bool PanelRegistry::pulsing() const {
-    if (!highlighted_.empty()) return true;
+    if (!highlighted_.empty() && (highlight_since_s_ < 0 || last_drawn_s_ - highlight_since_s_ < kPulsingSeconds))
+        return true;
     for (const auto& p : panels_)
         if (p->open && p->polling()) return true;
     return false;

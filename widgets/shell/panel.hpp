@@ -93,7 +93,12 @@ public:
     // Draws every open panel in its own window; a highlighted one gets a pulsing outline.
     void draw_all(AppState& state, float seconds_since_start);
     // Lessons point at a panel by id ("" for none).
-    void set_highlight(std::string id) { highlighted_ = std::move(id); }
+    // The outline pulses a few times from the moment it is set, then stays still (a window left on a
+    // lesson step draws nothing until something moves).
+    void set_highlight(std::string id) {
+        if (id != highlighted_) highlight_since_s_ = -1.0f;
+        highlighted_ = std::move(id);
+    }
     [[nodiscard]] const std::string& highlighted() const noexcept { return highlighted_; }
     // Whether an open panel moves without input (an animation, a background job's progress).
     [[nodiscard]] bool animating() const;
@@ -133,6 +138,8 @@ private:
 
     std::vector<std::unique_ptr<Panel>> panels_;
     std::string highlighted_;
+    float highlight_since_s_ = -1.0f;  // when the outline was first drawn; -1 before
+    float last_drawn_s_ = 0.0f;        // the time draw_all was last given
     unsigned layout_ = 1;  // generation: panels placed for an older one are placed again
     float last_width_ = 0, last_height_ = 0;  // the window's size when last drawn: a resize re-tiles
     std::vector<std::string> last_open_;      // the panels open when last drawn: a closed one re-tiles
