@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <iostream>
 #include <string_view>
 #include <system_error>
+#include <thread>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -91,8 +93,31 @@ std::string write_and_sync(int fd, const std::string& bytes) {
 // A device, pipe or socket named as the output (/dev/null, a FIFO, /dev/fd/N from a shell's >(...))
 // is written into as it is: renaming a file over it would replace the device or leave the pipe's
 // reader waiting forever.
+// A pipe's writer waits for a reader; one that never comes is an error after kPipeReaderWait, not a
+// save that hangs forever.
+constexpr auto kPipeReaderWait = std::chrono::seconds(5);
+
+// Opens a FIFO for writing once a reader has it open, or -1 with errno ENXIO when none came in time.
+int open_pipe_when_read(const std::string& path) {
+    const auto give_up = std::chrono::steady_clock::now() + kPipeReaderWait;
+    for (;;) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            // Read at the other end: from here writes wait for the reader as a pipe's writes do.
+            (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+            return fd;
+        }
+        if (errno != ENXIO || std::chrono::steady_clock::now() >= give_up) return -1;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
 std::string write_into_special_file(const std::string& path, const std::string& bytes) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    struct stat st {};
+    const bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+    const int fd = fifo ? open_pipe_when_read(path) : ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 && fifo && errno == ENXIO)
+        return path + ": a pipe no program reads (none opened it within 5 s); nothing was written";
     if (fd < 0) return path + ": cannot open for writing (" + errno_text() + ")";
     std::string error = write_all(fd, bytes);
     if (::close(fd) != 0 && error.empty()) error = "write failed (" + errno_text() + ")";

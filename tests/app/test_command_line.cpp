@@ -21,7 +21,7 @@ const std::string kScenario = "'" SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64x
 
 TEST_CASE("every command answers --help, -h and `help CMD` alike, with its usage and exit 0") {
     const auto dir = scratch_dir("cli-help");
-    for (const std::string command : {"report", "plan", "validate", "measure", "bench", "export"}) {
+    for (const std::string command : {"report", "plan", "validate", "measure", "bench", "export", "convert"}) {
         CAPTURE(command);
         const RunResult long_form = run_shardscope(command + " --help", dir);
         CHECK(long_form.exit_code == 0);
@@ -132,7 +132,7 @@ TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open
     // A bare word that is no file was meant as a command: said so, and no window tried.
     const RunResult typo = run_shardscope("repot --config " + kScenario, dir);
     CHECK(typo.exit_code == 2);
-    CHECK(typo.err.rfind("shardscope: \"repot\" is neither a command nor a file (commands: bench, export, link, ", 0) == 0);
+    CHECK(typo.err.rfind("shardscope: \"repot\" is neither a command nor a file (commands: bench, convert, export, link, ", 0) == 0);
 }
 
 TEST_CASE("arguments a command does not take are named in the order typed, and a bare scenario file gets its flag") {
@@ -263,4 +263,25 @@ TEST_CASE("report --trace - puts one document on standard output: the trace, and
     REQUIRE(to_file.exit_code == 0);
     CHECK(nlohmann::json::parse(to_file.out)["schema"] == "shardscope.report/1");
     CHECK(nlohmann::json::accept(slurp(dir / "t.json")));
+}
+
+TEST_CASE("convert turns a Hugging Face config into a scenario file with no display at all") {
+    const auto dir = scratch_dir("cli-convert");
+    const auto out = dir / "qwen3.json";
+    // No DISPLAY: the window's --model ... --save-as would need one; convert does not.
+    const RunResult r = run_shardscope("convert --model '" SHARDSCOPE_SOURCE_DIR "/examples/hf/Qwen3-8B/config.json' "
+                                       "--seq-len 4096 -o '" + out.string() + "'",
+                                       dir, "DISPLAY= WAYLAND_DISPLAY=");
+    REQUIRE(r.exit_code == 0);
+    const auto s = nlohmann::json::parse(slurp(out));
+    CHECK(s["schema"] == "shardscope.scenario/1");
+    CHECK(s["model"]["name"] == "Qwen3-8B");
+    CHECK(s["model"]["layers"] == 36);
+    CHECK(s["model"]["seq_len"] == 4096);
+    // The file it wrote is one report takes.
+    CHECK(run_shardscope("report --config '" + out.string() + "'", dir).exit_code == 0);
+    // Without a model there is nothing to convert: exit 2 and why.
+    const RunResult bare = run_shardscope("convert", dir);
+    CHECK(bare.exit_code == 2);
+    CHECK(bare.err.rfind("convert: --model is required", 0) == 0);
 }

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <chrono>
 #include <thread>
 
 #include <sys/stat.h>
@@ -211,4 +212,23 @@ TEST_CASE("a binary rebuilt while it runs is named by its path, not the kernel's
     CHECK(host::path_without_deleted_mark(" (deleted)") == " (deleted)");  // nothing before the mark: left alone
     CHECK(host::executable_path().find(" (deleted)") == std::string::npos);
     CHECK(std::filesystem::exists(host::executable_path()));
+}
+
+TEST_CASE("saving into a pipe no program reads is refused with the reason, not a save that waits forever") {
+    const auto dir = scratch_dir("file-io-fifo-no-reader");
+    const auto fifo = dir / "nobody";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // The writer gives a reader 5 s to open the pipe, then says why nothing was written.
+    const std::string error = host::write_file_atomically(fifo.string(), "nobody reads this");
+    CHECK(error == fifo.string() + ": a pipe no program reads (none opened it within 5 s); nothing was written");
+    // A reader that comes a moment late still gets everything.
+    std::string got;
+    std::thread late([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        std::ifstream in(fifo, std::ios::binary);
+        got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    });
+    CHECK(host::write_file_atomically(fifo.string(), "read late") == "");
+    late.join();
+    CHECK(got == "read late");
 }
