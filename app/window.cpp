@@ -296,6 +296,15 @@ void take_requested_screenshot(ui::AppState& state, GLFWwindow* window, int& in_
     glfwPostEmptyEvent();  // the next frame comes now, not at the next input
 }
 
+// Idle, the window waits for input. Tests that drive it by xdotool read it frame by frame through
+// --ui-probe and wait for frames to pass: for them it keeps drawing twice a second while idle.
+constexpr double kProbedIdleWaitSeconds = 0.5;
+
+double frame_wait(const ui::AppUi& ui, const Options& options) {
+    const double wait = ui.frame_wait_seconds();
+    return options.ui_probe.empty() ? wait : std::min(wait, kProbedIdleWaitSeconds);
+}
+
 // --screenshot: the frame as a PNG, and the exit code.
 int save_capture(const std::string& path, int fb_w, int fb_h) {
     const std::string error = host::save_framebuffer_png(path, fb_w, fb_h);
@@ -328,7 +337,7 @@ int run_window(const Options& options) {
     int settle_frames = kSettleFrames;
     int screenshot_in_frames = -1;
     for (int frame = 0; !glfwWindowShouldClose(window.handle); ++frame) {
-        wait_or_poll(capture ? 0.0 : session.ui.frame_wait_seconds(), settle_frames);
+        wait_or_poll(capture ? 0.0 : frame_wait(session.ui, options), settle_frames);
         if (g_new_content_scale > 0 && g_new_content_scale != scale) rescale_fonts_and_style(scale = g_new_content_scale);
         g_new_content_scale = 0;
         open_dropped_files(state);
