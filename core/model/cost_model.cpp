@@ -657,14 +657,6 @@ std::vector<StageStepWork> stage_step_work(const Context& cx, const PlannedPipel
     return out;
 }
 
-std::string format_fixed(double v, int digits) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(digits);
-    os << v;
-    return os.str();
-}
-
 // What Megatron-LM's --recompute-modules re-run, and what that leaves out of the kept tensors.
 std::string megatron_selective_note(const RecomputeModules& mods, const ModelSpec& m) {
     std::vector<std::string> parts;

@@ -9,16 +9,6 @@
 
 namespace shardscope {
 
-namespace {
-
-std::string format_fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-}  // namespace
-
 double first_order_goodput(double mtbf_s, double checkpoint_s, double interval_s, double restart_s) noexcept {
     const double period = interval_s + checkpoint_s;
     if (!(period > 0) || !(mtbf_s > 0)) return 0.0;
@@ -26,15 +16,32 @@ double first_order_goodput(double mtbf_s, double checkpoint_s, double interval_s
     return std::max(0.0, interval_s / period * (1.0 - lost_per_interruption / mtbf_s));
 }
 
+namespace {
+
+// What a checkpoint holds: the weights and the optimizer state as the precision keeps them.
+double checkpoint_bytes(const Scenario& s, double params) {
+    const StateBytesPerParam per = state_bytes_per_param(s.training);
+    return params * (per.weights + per.optimizer);
+}
+
+// The job's mean time between interruptions, hours: the GPUs' over their count.
+double job_mtbf_hours(const RunSpec& run, int64_t gpus) {
+    return run.gpu_mtbf_hours.value_or(kLlama3GpuMtbfHours) / static_cast<double>(std::max<int64_t>(1, gpus));
+}
+
+// Young's optimum interval between checkpoints.
+double young_interval_s(double checkpoint_s, double mtbf_s) { return std::sqrt(2.0 * checkpoint_s * mtbf_s); }
+
+}  // namespace
+
 std::vector<GoodputAtSize> goodput_by_job_size(const Scenario& s, const RunSpec& run, double params,
                                                const std::vector<int64_t>& gpus) {
-    const StateBytesPerParam per = state_bytes_per_param(s.training);
-    const double checkpoint_s = params * (per.weights + per.optimizer) / (run.checkpoint_write_gbps * 1e9);
+    const double checkpoint_s = checkpoint_bytes(s, params) / (run.checkpoint_write_gbps * 1e9);
     const double restart_s = run.restart_minutes.value_or(0.0) * 60.0;
     std::vector<GoodputAtSize> out;
     for (const int64_t n : gpus) {
-        const double mtbf_s = run.gpu_mtbf_hours.value_or(kLlama3GpuMtbfHours) / static_cast<double>(std::max<int64_t>(1, n)) * 3600.0;
-        out.push_back({n, first_order_goodput(mtbf_s, checkpoint_s, std::sqrt(2.0 * checkpoint_s * mtbf_s), restart_s)});
+        const double mtbf_s = job_mtbf_hours(run, n) * 3600.0;
+        out.push_back({n, first_order_goodput(mtbf_s, checkpoint_s, young_interval_s(checkpoint_s, mtbf_s), restart_s)});
     }
     return out;
 }
@@ -45,12 +52,11 @@ RunFigures run_figures(const Scenario& s, const RunSpec& run, double tokens_per_
     const double ideal_s = run.tokens / tokens_per_s;
     f.ideal_days = ideal_s / 86400.0;
     const double gpu_mtbf = run.gpu_mtbf_hours.value_or(kLlama3GpuMtbfHours);
-    f.job_mtbf_hours = gpu_mtbf / n;
-    const StateBytesPerParam per = state_bytes_per_param(s.training);
-    f.checkpoint_bytes = params * (per.weights + per.optimizer);
+    f.job_mtbf_hours = job_mtbf_hours(run, gpus);
+    f.checkpoint_bytes = checkpoint_bytes(s, params);
     f.checkpoint_s = f.checkpoint_bytes / (run.checkpoint_write_gbps * 1e9);
     const double mtbf_s = f.job_mtbf_hours * 3600.0;
-    f.checkpoint_interval_s = std::sqrt(2.0 * f.checkpoint_s * mtbf_s);
+    f.checkpoint_interval_s = young_interval_s(f.checkpoint_s, mtbf_s);
     const double restart_s = run.restart_minutes.value_or(0.0) * 60.0;
     f.goodput = first_order_goodput(mtbf_s, f.checkpoint_s, f.checkpoint_interval_s, restart_s);
     if (f.goodput > 0) {

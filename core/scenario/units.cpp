@@ -38,6 +38,18 @@ std::string format_bytes(double bytes) {
     return scaled(bytes, steps);
 }
 
+std::string format_fixed(double v, int digits) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", digits, v);
+    return text;
+}
+
+std::string format_grouped(long long n) {
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+    return (n < 0 ? "-" : "") + digits;
+}
+
 std::string format_memory(double bytes) {
     const double gib = bytes / (1024.0 * 1024 * 1024);
     const double size = std::fabs(gib);
@@ -46,9 +58,7 @@ std::string format_memory(double bytes) {
     char text[48];
     if (size >= 1000) {
         // Whole GiB with thousands separators: "1,230 GiB".
-        std::string digits = std::to_string(static_cast<long long>(std::llround(size)));
-        for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-        return std::string(gib < 0 ? "-" : "") + digits + " GiB";
+        return std::string(gib < 0 ? "-" : "") + format_grouped(std::llround(size)) + " GiB";
     }
     // Three significant figures, never an exponent.
     const int decimals = size >= 100 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3;

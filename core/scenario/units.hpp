@@ -21,6 +21,11 @@ namespace shardscope {
 // A share that may be unknown: "n/a" then.
 [[nodiscard]] std::string format_percent_or_na(double fraction, bool known);
 
+// A number with exactly `digits` decimals, never an exponent: format_fixed(3.14159, 2) is "3.14".
+[[nodiscard]] std::string format_fixed(double v, int digits);
+// A whole number with thousands separators: 16384 is "16,384".
+[[nodiscard]] std::string format_grouped(long long n);
+
 // Text from a person (a name, a note, a path) made safe to print on one line of any output: bytes that
 // are not UTF-8 become U+FFFD, and every control character and line or paragraph separator (C0, DEL,
 // C1, U+2028, U+2029) becomes a visible escape ("\n", "\x1b", "\u2028"). What comes back can end no

@@ -112,16 +112,6 @@ std::vector<FigureRecord> figures(const Report& r) {
     return out;
 }
 
-// 16384 as "16,384".
-std::string grouped_digits(int64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 // The run block's figures, and how its goodput falls as the job grows (a quarter, half, twice and four
 // times this job's GPUs).
 std::vector<FigureRecord> run_records(const Scenario& s, const Report& r) {
@@ -156,7 +146,7 @@ std::vector<FigureRecord> run_records(const Scenario& s, const Report& r) {
     std::string curve;
     for (const GoodputAtSize& g : goodput_by_job_size(s, *s.run, r.params_total, {n / 4, n / 2, n, 2 * n, 4 * n})) {
         if (g.gpus < 1) continue;
-        curve += (curve.empty() ? "" : ", ") + grouped_digits(g.gpus) + " GPUs " + format_percent(g.goodput);
+        curve += (curve.empty() ? "" : ", ") + format_grouped(g.gpus) + " GPUs " + format_percent(g.goodput);
     }
     out.push_back({"Goodput as the job grows", curve, "The same run on a quarter of the GPUs up to four times them: "
                                                       "the job's MTBF shrinks with its size, the checkpoint does not."});

@@ -3,6 +3,7 @@
 // names in their palette colour and exact counts.
 
 #include "core/scenario/dim.hpp"
+#include "core/scenario/units.hpp"
 #include "widgets/kit/palette.hpp"
 
 #include <imgui.h>
@@ -17,11 +18,7 @@ inline const ImVec4 kMutedColour{0.62f, 0.65f, 0.72f, 1.0f};
 inline std::string name_of(Dim d) { return std::string(to_string(d)); }
 
 // Exact counts with thousands separators: "16,384" (sizes and strides must not round to "16.4k").
-inline std::string number(int64_t v) {
-    std::string digits = std::to_string(v < 0 ? -v : v);
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-    return v < 0 ? "-" + digits : digits;
-}
+inline std::string number(int64_t v) { return format_grouped(v); }
 
 inline ImVec4 colour_of(Dim d) { return ImGui::ColorConvertU32ToFloat4(palette::dim_colour(d)); }
 
