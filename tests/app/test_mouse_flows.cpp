@@ -1484,3 +1484,22 @@ TEST_CASE("Memory and cost by mouse: fused kernels, Megatron-LM's recompute modu
     CHECK(probe["scenario"]["training"]["bf16_adam_moments"] == true);
     CHECK(probe["status"].get<std::string>().find("Adam moments fp32 -> bf16") != std::string::npos);
 }
+
+TEST_CASE("a scenario's run: Memory and cost shows its Run section, and hovering Goodput explains it") {
+    LiveApp app("mouse-run-goodput", "--show memory --config '" SHARDSCOPE_SOURCE_DIR "/docs/run-405b.json'");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/figure/Goodput"));
+    const Json start = app.probe();
+    app.move_to(static_cast<int>(start["viewport"][0].get<double>()) - 4,
+                static_cast<int>(start["viewport"][1].get<double>()) - 4);
+    CHECK_FALSE(app.wait_frames(4)["items"].contains("tooltip"));
+    REQUIRE(app.hover("memory/figure/Goodput"));
+    const Json shown = app.wait_frames(20);
+    REQUIRE(shown["items"].contains("tooltip"));
+    const auto& label = shown["items"]["memory/figure/Goodput"];
+    const auto& tip = shown["items"]["tooltip"];
+    CHECK(std::abs(tip[1].get<double>() - label[3].get<double>()) < 200);
+    // The run's other figures are drawn beside it.
+    CHECK(shown["items"].contains("memory/figure/Checkpoint"));
+    CHECK(shown["items"].contains("memory/figure/Goodput as the job grows"));
+}
