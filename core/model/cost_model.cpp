@@ -5,6 +5,7 @@
 #include "core/model/hardware.hpp"
 #include "core/model/memory.hpp"
 #include "core/model/op_recompute.hpp"
+#include "core/model/zero3.hpp"
 #include "core/mesh/mesh.hpp"
 #include "core/scenario/units.hpp"
 
@@ -53,6 +54,11 @@ Link link_for(const ClusterSpec& c, Placement at) noexcept {
     const double rails_bandwidth = std::max(link.bandwidth_bytes_per_s,
                                             static_cast<double>(at.per_node) * nic_share_per_gpu(c));
     link.bandwidth_bytes_per_s = std::min(c.intra_node.bytes_per_s(), rails_bandwidth);
+    // A ring through k members a node crosses the network on one step in k; the other steps are
+    // NVLink hops, at the node's own step latency (NCCL's tuning model, src/graph/tuning.cc, prices a
+    // ring's intra-node and inter-node steps apart the same way).
+    const double k = static_cast<double>(std::max<int64_t>(1, at.per_node));
+    link.latency_s = ((k - 1.0) * c.intra_node.latency_us + c.inter_node.latency_us) * 1e-6 / k;
     return link;
 }
 
@@ -282,6 +288,29 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     return out;
 }
 
+// The report's line on how the scenario's ZeRO-3 implementation issues its collectives.
+std::string zero3_note(ZeroImpl impl) {
+    const std::string name = "ZeRO-3 as " + std::string(to_string(impl)) + " runs it (parallel.zero_impl): ";
+    switch (impl) {
+        case ZeroImpl::fsdp2:
+        case ZeroImpl::fsdp1:
+        case ZeroImpl::megatron_fsdp:
+            return name + "every block all-gathered before its forward and again before its backward, gradients "
+                          "reduce-scattered after it, every micro-batch, one collective per block, the next block "
+                          "prefetched under the compute";
+        case ZeroImpl::deepspeed:
+            return name + "each submodule's weights in one coalesced all-gather before it runs, the next prefetched "
+                          "under the compute, vectors under 1e5 elements kept whole; after a recomputed forward a "
+                          "weight whose next use is 1e9 elements away is gathered again; gradients reduce-scattered "
+                          "in buckets of 5e8 elements";
+        case ZeroImpl::deepspeed_0_3:
+            return name + "one all-gather per weight, each behind a device-wide synchronize (exposed whole), through "
+                          "PyTorch's list API (a copy kernel per rank per call, and a zero fill); one reduce-scatter "
+                          "per parameter, likewise copied, on its own stream beside the backward";
+    }
+    return name;
+}
+
 // FSDP / ZeRO-3 as PyTorch FSDP and DeepSpeed run it: each block's weights are all-gathered before
 // its forward and again before its backward (reshard after forward), and its gradients
 // reduce-scattered after its backward, every micro-batch: 3x the parameter bytes, in one collective
@@ -297,44 +326,63 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     StageWork& w = out.work;
     if (p.zero < 2 || cx.shard_ranks <= 1) return;
     const bool gathers = p.zero >= 3;
+    const bool fused = cx.s.training.fused_kernels;
+    // zero_impl is read only with ZeRO-3; ZeRO-2 reduces as FSDP does.
+    const ZeroImpl impl = gathers ? effective_zero_impl(p, fused) : effective_zero_impl(ParallelSpec{}, fused);
+    const Zero3Calls calls = zero3_calls(impl, cx.s.model, cx.counts, sp,
+                                         cx.s.training.recompute == Recompute::full);
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training);
     const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
     const Link link = link_for(c, cx.shard);
     const Link expert_link = link_for(c, cx.expert_shard);
-    const double units = std::max(1.0, as_double(sp.layers.count) + (sp.embedding > 0 ? 1.0 : 0.0) +
-                                           (sp.output > 0 ? 1.0 : 0.0));
-    const double expert_units = std::max(1.0, as_double(block_kinds(cx.counts, sp.layers).moe));
     // A part with no parameters (the experts of a dense model) sends nothing and pays no latency.
-    const auto per_unit = [](Collective op, double params, double bytes_per, int64_t ranks, double n, const Link& l) {
-        if (params <= 0) return 0.0;
-        return n * collective_time(op, params * bytes_per / n, ranks, l);
+    const auto per_call = [&](Collective op, double params, double bytes_per, int64_t ranks, double n, const Link& l) {
+        if (params <= 0 || n <= 0) return 0.0;
+        double t = n * collective_time(op, params * bytes_per / n, ranks, l);
+        if (calls.per_rank_copies)
+            t += list_api_copies_s(n, params * bytes_per, ranks, cx.hw.hbm_bytes_per_s, cx.hw.kernel_floor_s,
+                                   op == Collective::all_gather);
+        return t;
     };
-    const double ag = !gathers ? 0.0
-                               : per_unit(Collective::all_gather, dense, gathered, cx.shard_ranks, units, link) +
-                                     per_unit(Collective::all_gather, expert, gathered, cx.expert_shard_ranks,
-                                              expert_units, expert_link);
-    const double rs = per_unit(Collective::reduce_scatter, dense, per.grads, cx.shard_ranks, units, link) +
-                      per_unit(Collective::reduce_scatter, expert, per.grads, cx.expert_shard_ranks, expert_units,
-                               expert_link);
+    // One forward's worth of all-gathers, scaled by share of calls and of bytes.
+    const auto gather_pass = [&](double call_share, double byte_share) {
+        if (!gathers || call_share <= 0) return 0.0;
+        return per_call(Collective::all_gather, dense * byte_share, gathered, cx.shard_ranks,
+                        calls.gathers_per_pass * call_share, link) +
+               per_call(Collective::all_gather, expert * byte_share, gathered, cx.expert_shard_ranks,
+                        calls.expert_gathers_per_pass * call_share, expert_link);
+    };
+    const double ag = gather_pass(1.0, 1.0);
+    const double ag_backward =
+        ag * (1.0 + calls.recompute_passes) + gather_pass(calls.regather_calls, calls.regather_bytes);
+    const double rs = per_call(Collective::reduce_scatter, dense, per.grads, cx.shard_ranks, calls.reductions, link) +
+                      per_call(Collective::reduce_scatter, expert, per.grads, cx.expert_shard_ranks,
+                               calls.expert_reductions, expert_link);
     w.fsdp_forward_s = ag;
-    w.fsdp_backward_s = ag + rs;
-    if (cx.s.model.has_architecture() && !cx.s.training.fused_kernels) {
+    w.fsdp_backward_s = ag_backward + rs;
+    if (calls.gathers_wait) {
+        w.fsdp_forward_waits_s = ag;
+        w.fsdp_backward_waits_s = ag_backward;
+    }
+    if (impl == ZeroImpl::fsdp2 && cx.s.model.has_architecture()) {
+        const double units = calls.gathers_per_pass;
         const Fsdp2Copies copies = fsdp2_copies(cx.hw, dense + expert, units, gathers, gathered, per.grads);
         w.forward_s += copies.copy_out_s;
         w.backward_s += copies.copy_out_s;
         w.fsdp_backward_s += copies.copy_in_s;
     }
-    const double gathered_twice = gathers ? 2.0 * gathered : 0.0;
     // nccl-tests times one group size at a time: the dense blocks' calls (the experts' sharding group
     // differs and is left to the dense figure).
     if (dense > 0) {
-        if (gathers) out.fsdp_calls.push_back({Collective::all_gather, dense * gathered / units, 2.0 * units});
-        out.fsdp_calls.push_back({Collective::reduce_scatter, dense * per.grads / units, units});
+        const double gather_calls = calls.gathers_per_pass * (2.0 + calls.recompute_passes + calls.regather_calls);
+        if (gathers) out.fsdp_calls.push_back({Collective::all_gather, dense * gathered / calls.gathers_per_pass, gather_calls});
+        out.fsdp_calls.push_back({Collective::reduce_scatter, dense * per.grads / calls.reductions, calls.reductions});
     }
-    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (gathered_twice + per.grads), cx.shard_ranks) +
-                     bytes_sent_per_rank(Collective::all_gather, expert * (gathered_twice + per.grads),
+    const double gathered_passes = gathers ? (2.0 + calls.recompute_passes + calls.regather_bytes) * gathered : 0.0;
+    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (gathered_passes + per.grads), cx.shard_ranks) +
+                     bytes_sent_per_rank(Collective::all_gather, expert * (gathered_passes + per.grads),
                                          cx.expert_shard_ranks);
 }
 
@@ -360,8 +408,14 @@ Exposed apply_overlap_rules(const StageWork& w, const ParallelSpec& p, bool ep_o
     // DualPipe (or parallel.ep_comm_overlap) runs one micro-batch's all-to-all beside another's compute.
     e.ep_f = ep_overlap ? beside(w.ep_forward_s, w.forward_s) : serial(w.ep_forward_s);
     e.ep_b = ep_overlap ? beside(w.ep_backward_s, w.backward_s) : serial(w.ep_backward_s);
-    e.fsdp_f = beside(w.fsdp_forward_s, w.forward_s);
-    e.fsdp_b = beside(w.fsdp_backward_s, w.backward_s);
+    // What waits behind a device synchronize is exposed whole; the rest runs beside the compute.
+    const auto waits_then_beside = [&](double comm, double waits, double compute) {
+        OverlapCost o = beside(comm - waits, compute);
+        o.past += waits;
+        return o;
+    };
+    e.fsdp_f = waits_then_beside(w.fsdp_forward_s, w.fsdp_forward_waits_s, w.forward_s);
+    e.fsdp_b = waits_then_beside(w.fsdp_backward_s, w.fsdp_backward_waits_s, w.backward_s);
     return e;
 }
 
@@ -757,9 +811,7 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
     notes.push_back("memory: judged against " + format_memory(hw.capacity_bytes) +
                     " (what the card exposes); reserved = " + format_fixed(hw.reserve_bytes / (1024.0 * 1024 * 1024), 1) +
                     " GiB runtime (CUDA context, NCCL buffers) + 5% allocator slack");
-    if (s.parallel.zero == 3)
-        notes.push_back("ZeRO-3 as PyTorch FSDP and DeepSpeed run it: every block all-gathered before its forward and "
-                        "again before its backward, gradients reduce-scattered after it, every micro-batch");
+    if (s.parallel.zero == 3) notes.push_back(zero3_note(effective_zero_impl(s.parallel, s.training.fused_kernels)));
     else if (s.parallel.zero == 2)
         notes.push_back("ZeRO-2 as DeepSpeed and FSDP's SHARD_GRAD_OP run it: each GPU keeps only its gradient slice, "
                         "so gradients are reduce-scattered after every micro-batch's backward, block by block; the "
@@ -768,13 +820,15 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
         notes.push_back("ZeRO-1: full gradients accumulate over the micro-batches and are reduce-scattered once per "
                         "step, after the last backward, and the updated weights all-gathered (Megatron-LM's "
                         "distributed optimizer)");
-    if (s.parallel.zero >= 2 && s.parallel.dp_shard * s.parallel.cp > 1 && !s.training.fused_kernels)
+    if (s.parallel.zero >= 2 && s.parallel.dp_shard * s.parallel.cp > 1 &&
+        effective_zero_impl(s.parallel.zero >= 3 ? s.parallel : ParallelSpec{}, s.training.fused_kernels) ==
+            ZeroImpl::fsdp2)
         notes.push_back(std::string("PyTorch's FSDP (FSDP2) on flat buffers it copies through: ") +
                         (s.parallel.zero == 3 ? "each gathered block's weights copied out into their own tensors, "
                                                 "forward and backward, at 650 GB/s (compute time), and " : "") +
                         "each block's gradients copied into the reduce-scatter's input at 250 GB/s (with the "
-                        "reduce-scatter), as the PyTorch developers measured them; fused_kernels (Megatron-LM, "
-                        "DeepSpeed) copies nothing");
+                        "reduce-scatter), as the PyTorch developers measured them; FSDP1, Megatron-FSDP and "
+                        "DeepSpeed copy nothing");
     if (flash && s.training.recompute == Recompute::selective && !op_level_selective(s.training) &&
         s.training.recompute_modules.core_attn)
         notes.push_back("recompute selective with flash attention re-runs the attention core but saves no memory: "

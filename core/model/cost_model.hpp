@@ -74,6 +74,9 @@ struct StageWork {
     double ep_backward_s = 0;
     double fsdp_forward_s = 0;   // ZeRO-3 all-gather
     double fsdp_backward_s = 0;  // ZeRO-3 all-gather + reduce-scatter; ZeRO-2 reduce-scatter
+    // Of those, the all-gathers that wait behind a device synchronize (DeepSpeed 0.3): never hidden.
+    double fsdp_forward_waits_s = 0;
+    double fsdp_backward_waits_s = 0;
 };
 
 // The pipeline build_report simulates: per-stage F / B (/ W) costs with the exposed per-micro-batch

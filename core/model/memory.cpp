@@ -1,4 +1,5 @@
 #include "core/model/memory.hpp"
+#include "core/model/zero3.hpp"
 
 #include "core/model/hardware.hpp"
 #include "core/model/op_recompute.hpp"
@@ -257,7 +258,19 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
                           static_cast<double>(p.cp);
     OtherMemory& other = out.other;
     // FSDP gathers one block to run it while prefetching the next: two unsharded blocks at once.
-    if (p.zero >= 3 && zero_shard_ranks(p) > 1) other.gathered_blocks = 2.0 * block * per.weights;
+    // DeepSpeed gathers a submodule at a time and prefetches up to stage3_prefetch_bucket_size (5e7
+    // elements, runtime/zero/constants.py): the largest weight matrix and that bucket.
+    if (p.zero >= 3 && zero_shard_ranks(p) > 1) {
+        const ZeroImpl impl = effective_zero_impl(p, s.training.fused_kernels);
+        if (impl == ZeroImpl::deepspeed || impl == ZeroImpl::deepspeed_0_3) {
+            constexpr double kPrefetchBucket = 5e7;
+            const BlockTensors t = block_tensors(s.model, blocks.moe > 0);
+            const double largest = t.matrices.empty() ? 0.0 : *std::max_element(t.matrices.begin(), t.matrices.end());
+            other.gathered_blocks = std::min(block, largest / static_cast<double>(p.tp) + kPrefetchBucket) * per.weights;
+        } else {
+            other.gathered_blocks = 2.0 * block * per.weights;
+        }
+    }
     if (stage == p.pp - 1) other.logits = loss_peak_bytes_per_logit(s.training) * tokens * static_cast<double>(s.model.vocab) / tp;
     // TP gathers the full activation of the micro-batch before its column-parallel matmuls.
     if (p.tp > 1) other.tp_gather = tokens * static_cast<double>(s.model.hidden) * activation_dtype_bytes(prec);
@@ -303,7 +316,8 @@ std::vector<std::string> describe_other_memory(const OtherMemory& o) {
     const auto add = [&](double bytes, const char* what) {
         if (bytes > 0) lines.push_back(std::string(what) + ": " + format_memory(bytes));
     };
-    add(o.gathered_blocks, "FSDP: the block running and the next one, gathered");
+    add(o.gathered_blocks, "ZeRO-3: the weights gathered at once (FSDP: the block running and the next; DeepSpeed: "
+                           "the submodule running and its prefetch bucket)");
     add(o.logits, "the loss's fp32 logits of a micro-batch (and, on the PyTorch stack, their gradients)");
     add(o.tp_gather, "TP: a micro-batch's activation gathered for a matmul");
     add(o.grad_bucket, "the gradient reduction's bucket (40M elements at most)");

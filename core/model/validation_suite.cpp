@@ -277,11 +277,13 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         // IBM's fms-fsdp (foundation-model-stack/fms-fsdp README; PyTorch blog "Maximizing training
         // throughput using PyTorch FSDP", 2024): Llama 2 7B on 128 A100, HSDP (shards in a node,
         // replicas across), batch 2 per GPU, seq 4096, no activation checkpointing, SDPA flash:
-        // 3,760 tokens/s/GPU.
+        // 3,760 tokens/s/GPU. Its trainer wraps the model in FSDP1 (torch.distributed.fsdp's
+        // FullyShardedDataParallel with HYBRID_SHARD).
         Scenario s = on(a, 128, llama("Llama 2 7B", 32, 4096, 11008, 32, 32, 32000, 4096));
         s.parallel.dp_shard = 8;
         s.parallel.dp_replicate = 16;
         s.parallel.zero = 3;
+        s.parallel.zero_impl = ZeroImpl::fsdp1;
         s.training.global_batch = 256;
         s.training.micro_batch = 2;
         runs.push_back(tokens_row("fms-fsdp README (A100)", "Llama 2 7B  HSDP 8x16", s, 3760));
@@ -397,8 +399,8 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
     // Narayanan et al. 2021, Table 2 ("Comparison to ZeRO-3"): GPT 175B and 530B with ZeRO-3 and no
     // model parallelism, "integrated ... using the DeepSpeed Python library", on the same Selene nodes,
     // at a fixed global batch: GPUs, global batch, micro-batch, TFLOP/s per GPU (eq. 3). One
-    // micro-batch a step in every row. Priced as they came: ZeRO-3 as the model runs it for every
-    // framework (a unit per block, gathered one ahead), FP16 as 2021's Megatron-LM rows above.
+    // micro-batch a step in every row. Priced as they came: ZeRO-3 as DeepSpeed's release of the time
+    // (0.3, April 2021) issued it (core/model/zero3.hpp), FP16 as 2021's Megatron-LM rows above.
     for (const auto& [billions, gpus, batch, micro, tflops] :
          {std::tuple{174.6, 384, 1536, 4, 144.0}, std::tuple{174.6, 768, 1536, 2, 88.0}, std::tuple{174.6, 1536, 1536, 1, 44.0},
           std::tuple{529.6, 640, 2560, 4, 138.0}, std::tuple{529.6, 1120, 2240, 2, 98.0},
@@ -415,6 +417,7 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         r.scenario.parallel.dp_replicate = 1;
         r.scenario.parallel.dp_shard = gpus;
         r.scenario.parallel.zero = 3;
+        r.scenario.parallel.zero_impl = ZeroImpl::deepspeed_0_3;
         r.scenario.training.micro_batch = micro;
         runs.push_back(std::move(r));
     }

@@ -137,6 +137,9 @@ ParallelSpec read_parallel(const Json& j) {
     p.tp_comm_overlap = r.bool_field("tp_comm_overlap", false);
     p.ep_comm_overlap = r.bool_field("ep_comm_overlap", false);
     p.cp_comm = r.enum_field<CpComm>("cp_comm", &cp_comm_from_string, "ring, all-gather", CpComm::ring);
+    if (r.has("zero_impl"))
+        p.zero_impl = r.enum_field<ZeroImpl>("zero_impl", &zero_impl_from_string,
+                                             "fsdp2, fsdp1, megatron-fsdp, deepspeed, deepspeed-0.3");
     p.embedding_in_pipeline_split = r.bool_field("embedding_in_pipeline_split", false);
     p.loss_in_pipeline_split = r.bool_field("loss_in_pipeline_split", false);
     p.first_stage_layers = r.int_field("first_stage_layers", 0);
@@ -314,6 +317,7 @@ Json parallel_to_json(const ParallelSpec& p) {
     j["tp_comm_overlap"] = p.tp_comm_overlap;
     if (p.ep_comm_overlap) j["ep_comm_overlap"] = true;
     if (p.cp_comm != CpComm::ring) j["cp_comm"] = to_string(p.cp_comm);
+    if (p.zero_impl) j["zero_impl"] = to_string(*p.zero_impl);
     if (p.embedding_in_pipeline_split) j["embedding_in_pipeline_split"] = true;
     if (p.loss_in_pipeline_split) j["loss_in_pipeline_split"] = true;
     if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
@@ -911,6 +915,26 @@ std::string_view to_string(CpComm v) noexcept { return v == CpComm::all_gather ?
 
 std::optional<CpComm> cp_comm_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{CpComm::ring, CpComm::all_gather});
+}
+
+std::string_view to_string(ZeroImpl v) noexcept {
+    switch (v) {
+        case ZeroImpl::fsdp2: return "fsdp2";
+        case ZeroImpl::fsdp1: return "fsdp1";
+        case ZeroImpl::megatron_fsdp: return "megatron-fsdp";
+        case ZeroImpl::deepspeed: return "deepspeed";
+        case ZeroImpl::deepspeed_0_3: return "deepspeed-0.3";
+    }
+    return "fsdp2";
+}
+
+std::optional<ZeroImpl> zero_impl_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{ZeroImpl::fsdp2, ZeroImpl::fsdp1, ZeroImpl::megatron_fsdp, ZeroImpl::deepspeed,
+                                ZeroImpl::deepspeed_0_3});
+}
+
+ZeroImpl effective_zero_impl(const ParallelSpec& p, bool fused_kernels) noexcept {
+    return p.zero_impl.value_or(fused_kernels ? ZeroImpl::megatron_fsdp : ZeroImpl::fsdp2);
 }
 
 }  // namespace shardscope

@@ -28,6 +28,13 @@ enum class AttentionKernel { flash, eager };
 // runs on the block in hand (Megatron-LM / Transformer Engine), or one all-gather of every rank's K
 // and V before attention runs (Llama 3), whose time is exposed.
 enum class CpComm { ring, all_gather };
+// Which implementation runs ZeRO-3 (parallel.zero 3), as each issues its collectives: PyTorch FSDP2
+// (a unit per block, copied in and out of flat buffers), FSDP1 (flat parameters, no copies),
+// Megatron-FSDP (flat buffers per block), DeepSpeed as it runs today (one coalesced all-gather per
+// submodule's weights, gradients reduced in 5e8-element buckets) and DeepSpeed 0.3 (April 2021, the
+// release Narayanan et al. ran: one collective per parameter through PyTorch's list API, every
+// all-gather behind a device-wide synchronize).
+enum class ZeroImpl { fsdp2, fsdp1, megatron_fsdp, deepspeed, deepspeed_0_3 };
 // How attention projects: grouped-query (q, k, v, o) or DeepSeek's multi-head latent attention (MLA:
 // queries and keys/values through low-rank latents, plus a shared rotary key).
 enum class AttentionType { gqa, mla };
@@ -145,6 +152,9 @@ struct ParallelSpec {
     bool tp_comm_overlap = false;   // hide TP collectives under compute (off: TP is exposed)
     bool ep_comm_overlap = false;   // hide the EP all-to-all under another micro-batch's compute
     CpComm cp_comm = CpComm::ring;
+    // Unset: FSDP2 on the PyTorch stack, Megatron-FSDP on the fused one (training.fused_kernels).
+    // Read only with zero 3.
+    std::optional<ZeroImpl> zero_impl;
     // Megatron-LM's --account-for-embedding/loss-in-pipeline-split: the embedding (the output layer
     // and loss) count as one layer when layers are split over stages.
     bool embedding_in_pipeline_split = false;
@@ -285,6 +295,10 @@ inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 [[nodiscard]] std::optional<AttentionKernel> attention_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::string_view to_string(CpComm v) noexcept;
 [[nodiscard]] std::optional<CpComm> cp_comm_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::string_view to_string(ZeroImpl v) noexcept;
+[[nodiscard]] std::optional<ZeroImpl> zero_impl_from_string(std::string_view s) noexcept;
+// The implementation a scenario's ZeRO-3 runs on: zero_impl, or the stack's own when unset.
+[[nodiscard]] ZeroImpl effective_zero_impl(const ParallelSpec& p, bool fused_kernels) noexcept;
 [[nodiscard]] std::string_view to_string(AttentionType v) noexcept;
 [[nodiscard]] std::optional<AttentionType> attention_type_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Ffn> ffn_from_string(std::string_view s) noexcept;

@@ -63,12 +63,14 @@ TEST_CASE("rails: a group with k members per node crosses nodes over k NICs") {
     Scenario s = billion_on_two_nodes();
     // 16 ranks, 8 on each node: NCCL's rings leave each node over its 8 NICs at once: 8 x 48 = 384
     // GB/s, more than the 370 GB/s NVLink feeding them, so NVLink bounds it. Ring all-reduce of
-    // 2e9 B of bf16 gradients: 2(N-1) alpha + 2(N-1)/N S/B = 30 x 5 us + 1.875 x 2e9 / 370e9.
-    const double all_nics = 30 * 5e-6 + 1.875 * 2e9 / 370e9;
+    // 2e9 B of bf16 gradients: 2(N-1) alpha + 2(N-1)/N S/B, where a step is an NVLink hop (2 us)
+    // 7 times in 8 and a network hop (5 us) once: alpha = (7 x 2 + 5) / 8 us.
+    const double alpha = (7 * 2e-6 + 5e-6) / 8;
+    const double all_nics = 30 * alpha + 1.875 * 2e9 / 370e9;
     CHECK(dim(build_report(s), "dp_replicate").time_s == doctest::Approx(all_nics));
     // One NIC per node instead: the 8 members share it, 8 x (1 NIC / 8 GPUs) = 1 rail at 48 GB/s.
     s.cluster.inter_node.nics_per_node = 1;
-    const double one_nic = 30 * 5e-6 + 1.875 * 2e9 / 48e9;
+    const double one_nic = 30 * alpha + 1.875 * 2e9 / 48e9;
     CHECK(dim(build_report(s), "dp_replicate").time_s == doctest::Approx(one_nic));
     // A group with one member per node (tp 8 inside, dp across) uses its own GPU's rail: 48 GB/s
     // with the default one NIC per GPU. 2 ranks: 2 x 5 us + 1 x S/B, S = 2e9 / 8 (tp splits it).
