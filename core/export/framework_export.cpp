@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 #include <cstdio>
 
@@ -60,6 +61,18 @@ struct Writer {
         note("NOTE: " + text);
     }
 };
+
+// A scenario that names a ZeRO-3 implementation the target does not run was priced as that one:
+// the export says so, and what the target runs instead.
+void warn_other_zero_impl(const Scenario& s, Writer& w, std::initializer_list<ZeroImpl> runs, const char* target,
+                          const char* runs_as) {
+    const ParallelSpec& p = s.parallel;
+    if (p.zero < 3 || !p.zero_impl) return;
+    for (ZeroImpl r : runs)
+        if (*p.zero_impl == r) return;
+    w.warn("zero_impl " + std::string(to_string(*p.zero_impl)) + ": " + target + " runs ZeRO-3 as " + runs_as +
+           "; the step was priced as " + std::string(to_string(*p.zero_impl)) + " issues its collectives");
+}
 
 std::string header(const Scenario& s, const Layout& l) {
     return s.model.name + " on " + n(l.world) + " GPUs (" + s.cluster.name + "): " + describe_layout(s) +
@@ -219,6 +232,7 @@ void megatron_parallel_flags(const Scenario& s, const Layout& l, Writer& w, std:
                    "parallelism or over replicas; none emitted");
         else
             f.push_back("--use-torch-fsdp2");
+        warn_other_zero_impl(s, w, {ZeroImpl::fsdp2}, "Megatron-LM with --use-torch-fsdp2", "PyTorch FSDP2");
     }
     if (p.zero >= 1) {
         f.push_back("--overlap-grad-reduce");
@@ -380,6 +394,7 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     body.push_back("data_parallel_replicate_degree = " + n(l.dp_replicate));
     body.push_back("data_parallel_shard_degree = " + n(p.dp_shard));
     if (p.dp_shard > 1 && p.zero == 2) body.push_back("fsdp_reshard_after_forward = \"never\"");
+    warn_other_zero_impl(s, w, {ZeroImpl::fsdp2}, "TorchTitan", "PyTorch FSDP2");
     if (p.dp_shard > 1 && p.zero == 1)
         w.warn("zero 1: FSDP2 always shards parameters and gradients too; fsdp_reshard_after_forward = \"never\" (ZeRO-2-like) is the nearest");
     body.push_back("tensor_parallel_degree = " + n(p.tp));
@@ -453,6 +468,7 @@ FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
     }
     if (p.zero == 3 && l.dp_replicate > 1) zero["mics_shard_size"] = p.dp_shard;  // shard in a group, replicate across
     j["zero_optimization"] = zero;
+    warn_other_zero_impl(s, w, {ZeroImpl::deepspeed, ZeroImpl::deepspeed_0_3}, "DeepSpeed", "DeepSpeed's own ZeRO-3");
     switch (t.precision) {
         case Precision::mixed_bf16: j["bf16"] = {{"enabled", true}}; break;
         case Precision::megatron_bf16:

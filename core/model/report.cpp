@@ -1,5 +1,6 @@
 #include "core/model/report.hpp"
 
+#include "core/collectives/collectives.hpp"
 #include "core/scenario/units.hpp"
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,17 @@ std::string or_na(const std::optional<double>& v, std::string (*format)(double))
 }
 
 std::string format_tflops(double v) { return printf_string("%.1f%s", v, " TFLOP/s"); }
+
+// "98 all-gathers of 1.00 GiB, 98 reduce-scatters of 2.00 GiB": each call's message as NCCL sees it.
+std::string describe_calls(const std::vector<CollectiveCall>& calls) {
+    std::string out;
+    for (const CollectiveCall& c : calls) {
+        if (!out.empty()) out += ", ";
+        out += format_grouped(std::llround(c.calls_per_step)) + " x " + std::string(to_string(c.op)) + " of " +
+               format_bytes(c.message_bytes);
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -133,6 +145,7 @@ std::string report_to_text(const Report& r) {
            << " (exposed " << format_seconds(d.exposed_s);
         if (d.contention_s > 0) os << ", of which " << format_seconds(d.contention_s) << " compute slowed beside it";
         os << ")\n";
+        if (!d.calls.empty()) os << "    calls per step (mean message): " << describe_calls(d.calls) << "\n";
     }
     os << "\nStep\n";
     os << "  compute       " << or_na(r.time.compute, format_seconds) << "\n";

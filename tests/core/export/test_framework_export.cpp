@@ -457,3 +457,22 @@ TEST_CASE("a model given only as a parameter count is refused by the exports tha
     CHECK(export_scenario(s, ExportTarget::deepspeed).refused.empty());
     CHECK(export_scenario(s, ExportTarget::nccl_tests).refused.empty());
 }
+
+TEST_CASE("an export says when the target runs ZeRO-3 as another implementation than the one priced") {
+    Scenario s = default_scenario();  // zero 3
+    s.parallel.pp = 1;
+    s.parallel.dp_replicate = 1;
+    s.parallel.dp_shard = 32;
+    REQUIRE(validate_scenario(s) == "");
+    for (ExportTarget t : {ExportTarget::megatron, ExportTarget::torchtitan, ExportTarget::deepspeed})
+        CHECK_FALSE(mentions(export_scenario(s, t).warnings, "zero_impl"));
+    s.parallel.zero_impl = ZeroImpl::deepspeed_0_3;
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings,
+                   "zero_impl deepspeed-0.3: TorchTitan runs ZeRO-3 as PyTorch FSDP2"));
+    CHECK(mentions(export_scenario(s, ExportTarget::megatron).warnings, "zero_impl deepspeed-0.3: Megatron-LM"));
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "zero_impl"));
+    s.parallel.zero_impl = ZeroImpl::fsdp2;
+    CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings,
+                   "zero_impl fsdp2: DeepSpeed runs ZeRO-3 as DeepSpeed's own ZeRO-3"));
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "zero_impl"));
+}
