@@ -335,7 +335,8 @@ TEST_CASE("memory panel: what 'other' holds, part by part, for the table's toolt
     PanelHarness h;
     const ui::MemoryView& v = h.panel.view(h.state);
     REQUIRE(v.bars.size() == 2);
-    CHECK(v.bars[1].other_detail == "FSDP: the block running and the next one, gathered: 0.406 GiB\n"
+    CHECK(v.bars[1].other_detail == "ZeRO-3: the weights gathered at once (FSDP: the block running and the next; DeepSpeed: the "
+                                        "submodule running and its prefetch bucket): 0.406 GiB\n"
                                     "the loss's fp32 logits of a micro-batch (and, on the PyTorch stack, their gradients): 5.87 GiB\n"
                                     "TP: a micro-batch's activation gathered for a matmul: 0.062 GiB\n"
                                     "the gradient reduction's bucket (40M elements at most): 0.075 GiB");
