@@ -1,5 +1,7 @@
 #include "core/model/cost_breakdown.hpp"
 
+#include "core/scenario/units.hpp"
+
 #include <algorithm>
 
 namespace shardscope {
@@ -84,6 +86,9 @@ std::vector<StepPart> step_parts(const Report& r) {
     for (const DimCost& d : r.dims) {
         if (d.exposed_s <= 0) continue;
         add(d.name + " comm", d.name, StepPartKind::communication, d.exposed_s, d.contention_s);
+        if (!d.calls.empty())
+            parts.back().calls = d.link + " link; per step " + describe_calls(d.calls) + " (mean message); " +
+                                 format_seconds(d.time_s) + " before overlap";
         dims_exposed += d.exposed_s;
     }
     // Rounding aside, the dims account for all exposed communication; list a real remainder.

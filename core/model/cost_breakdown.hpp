@@ -41,6 +41,9 @@ struct StepPart {
     double seconds = 0;
     double fraction = 0;   // of the step
     double contention_s = 0;  // of `seconds`: compute slowed while the dim's collectives ran beside it
+    // A communication part's collectives: "inter link; per step 1,448 x all-gather of 866 MiB, ..."
+    // (the dim's calls and their mean message, as the report lists them); "" otherwise.
+    std::string calls;
 };
 
 // compute, then each dim's exposed communication (dims that expose none are left out), then the

@@ -28,7 +28,8 @@ std::string or_na(const std::optional<double>& v, std::string (*format)(double))
 
 std::string format_tflops(double v) { return printf_string("%.1f%s", v, " TFLOP/s"); }
 
-// "98 all-gathers of 1.00 GiB, 98 reduce-scatters of 2.00 GiB": each call's message as NCCL sees it.
+}  // namespace
+
 std::string describe_calls(const std::vector<CollectiveCall>& calls) {
     std::string out;
     for (const CollectiveCall& c : calls) {
@@ -38,8 +39,6 @@ std::string describe_calls(const std::vector<CollectiveCall>& calls) {
     }
     return out;
 }
-
-}  // namespace
 
 std::string report_to_json(const Report& r) {
     Json j;

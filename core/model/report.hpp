@@ -29,6 +29,9 @@ struct CollectiveCall {
 };
 
 // One mesh dim's communication (docs/design.md `mesh.dims[]`).
+// "98 x all-gather of 1.00 GiB, 98 x reduce-scatter of 2.00 GiB": each call's message as NCCL sees it.
+[[nodiscard]] std::string describe_calls(const std::vector<CollectiveCall>& calls);
+
 struct DimCost {
     std::string name;            // tp, cp, dp_shard, dp_replicate, pp, ep
     int64_t size = 1;            // ranks per group

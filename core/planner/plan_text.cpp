@@ -146,6 +146,10 @@ std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t m
     text("FP8 activation input", on_off(a.training.activation_func_fp8_input_store),
          on_off(b.training.activation_func_fp8_input_store));
     text("Adam moments", a.training.bf16_adam_moments ? "bf16" : "fp32", b.training.bf16_adam_moments ? "bf16" : "fp32");
+    const auto impl = [](const ParallelSpec& p) {
+        return p.zero_impl ? std::string(to_string(*p.zero_impl)) : std::string("the stack's own");
+    };
+    text("ZeRO-3 by", impl(a.parallel), impl(b.parallel));
     num("GPUs", a.cluster.gpu_count(), b.cluster.gpu_count());
     text("GPU", a.cluster.gpu.name, b.cluster.gpu.name);
     for (std::string& part : layout_change_parts(a, b)) parts.push_back(std::move(part));

@@ -929,8 +929,7 @@ std::string_view to_string(ZeroImpl v) noexcept {
 }
 
 std::optional<ZeroImpl> zero_impl_from_string(std::string_view s) noexcept {
-    return lookup(s, std::array{ZeroImpl::fsdp2, ZeroImpl::fsdp1, ZeroImpl::megatron_fsdp, ZeroImpl::deepspeed,
-                                ZeroImpl::deepspeed_0_3});
+    return lookup(s, kAllZeroImpls);
 }
 
 ZeroImpl effective_zero_impl(const ParallelSpec& p, bool fused_kernels) noexcept {

@@ -35,6 +35,8 @@ enum class CpComm { ring, all_gather };
 // release Narayanan et al. ran: one collective per parameter through PyTorch's list API, every
 // all-gather behind a device-wide synchronize).
 enum class ZeroImpl { fsdp2, fsdp1, megatron_fsdp, deepspeed, deepspeed_0_3 };
+inline constexpr std::array<ZeroImpl, 5> kAllZeroImpls = {ZeroImpl::fsdp2, ZeroImpl::fsdp1, ZeroImpl::megatron_fsdp,
+                                                          ZeroImpl::deepspeed, ZeroImpl::deepspeed_0_3};
 // How attention projects: grouped-query (q, k, v, o) or DeepSeek's multi-head latent attention (MLA:
 // queries and keys/values through low-rank latents, plus a shared rotary key).
 enum class AttentionType { gqa, mla };

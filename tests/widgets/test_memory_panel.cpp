@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -535,4 +536,53 @@ TEST_CASE("memory panel: a scenario's run block shows its days, goodput, cost an
 TEST_CASE("memory panel: without a run block there are no Run rows at all") {
     PanelHarness h;
     CHECK(h.panel.view(h.state).run.empty());
+}
+
+TEST_CASE("memory panel: a communication part names its link and its calls per step, as core lists them") {
+    PanelHarness h;  // the default: tp 2 with SP inside a node, exposed
+    h.fixture.frames(2, h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    const Report& r = h.state.report();
+    const auto tp_dim = std::find_if(r.dims.begin(), r.dims.end(), [](const DimCost& d) { return d.name == "tp"; });
+    REQUIRE(tp_dim != r.dims.end());
+    REQUIRE_FALSE(tp_dim->calls.empty());
+    const auto tp = std::find_if(v.step.begin(), v.step.end(), [](const ui::StepSegmentRecord& s) { return s.dim == "tp"; });
+    REQUIRE(tp != v.step.end());
+    // Two calls a block (all-gather and reduce-scatter of one micro-batch's activation, SP) on the
+    // intra-node link.
+    CHECK(tp->detail.find("intra link; per step " + describe_calls(tp_dim->calls) + " (mean message); " +
+                          format_seconds(tp_dim->time_s) + " before overlap") != std::string::npos);
+    CHECK(tp->detail.find("all-gather of") != std::string::npos);
+    CHECK(tp->detail.find("reduce-scatter of") != std::string::npos);
+}
+
+TEST_CASE("memory panel: who runs ZeRO-3, by click, shown only at ZeRO stage 3") {
+    PanelHarness h;  // the default: zero 3 on the PyTorch stack
+    const auto draw = h.draw();
+    h.fixture.frames(2, draw);
+    const auto drawn_now = [](const std::string& key) {
+        for (const auto& [name, rect] : ui::current_item_rects())
+            if (name == key) return true;
+        return false;
+    };
+    REQUIRE(drawn_now("memory/zero_impl"));
+    const double fsdp2_step = h.state.report().time.step.value();
+    REQUIRE(h.fixture.click_item("memory/zero_impl", draw));
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item("memory/zero_impl/deepspeed-0.3", draw));
+    CHECK(h.state.scenario().parallel.zero_impl == ZeroImpl::deepspeed_0_3);
+    CHECK(h.state.ui.status.find("ZeRO-3 by the stack's own -> deepspeed-0.3") != std::string::npos);
+    // Its all-gathers wait behind a synchronize: the step can only grow.
+    CHECK(h.state.report().time.step.value() > fsdp2_step);
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item("memory/zero_impl", draw));
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item("memory/zero_impl/auto", draw));
+    CHECK_FALSE(h.state.scenario().parallel.zero_impl.has_value());
+    // Below stage 3 the implementation does not matter and the combo is gone.
+    Scenario s = h.state.scenario();
+    s.parallel.zero = 1;
+    REQUIRE(h.state.try_apply(s).empty());
+    h.fixture.frames(2, draw);
+    CHECK_FALSE(drawn_now("memory/zero_impl"));
 }

@@ -194,6 +194,14 @@ void MemoryPanel::declare_actions() {
                     [edit](AppState& state, const ActionValue& v) {
                         return edit(state, [&](Scenario& c) { c.training.precision = *precision_from_string(v.text); });
                     });
+    {
+        std::vector<std::string> impls{"auto"};
+        for (ZeroImpl z : kAllZeroImpls) impls.emplace_back(to_string(z));
+        actions_.choice("zero_impl", "who runs ZeRO-3 (auto: the stack's own)", impls,
+                        [edit](AppState& state, const ActionValue& v) {
+                            return edit(state, [&](Scenario& c) { c.parallel.zero_impl = zero_impl_from_string(v.text); });
+                        });
+    }
     actions_.choice("kernels", "how the element-wise work runs: eager (PyTorch op by op) or fused (Megatron-LM, Transformer Engine)",
                     {"eager", "fused"}, [edit](AppState& state, const ActionValue& v) {
                         return edit(state, [&](Scenario& c) { c.training.fused_kernels = v.text == "fused"; });
@@ -475,6 +483,31 @@ void MemoryPanel::draw_micro_batch_control(AppState& state, float field) {
     ImGui::TextUnformatted("Micro-batch (sequences)");
 }
 
+// Who runs ZeRO-3: the implementations issue their collectives differently (core/model/zero3.hpp).
+void MemoryPanel::draw_zero_impl_control(AppState& state, float field) {
+    const Scenario& s = state.scenario();
+    const int current = s.parallel.zero_impl ? 1 + static_cast<int>(*s.parallel.zero_impl) : 0;
+    std::vector<std::string> labels{"the stack's own (" +
+                                    std::string(to_string(effective_zero_impl(ParallelSpec{}, s.training.fused_kernels))) +
+                                    ")"};
+    std::vector<std::string> keys{"auto"};
+    for (ZeroImpl z : kAllZeroImpls) {
+        labels.emplace_back(to_string(z));
+        keys.emplace_back(to_string(z));
+    }
+    if (const std::optional<int> picked = keyed_combo("ZeRO-3 by", field, current, labels, "memory/zero_impl", keys)) {
+        Scenario c = s;
+        c.parallel.zero_impl = *picked == 0 ? std::nullopt : std::optional<ZeroImpl>(kAllZeroImpls[static_cast<std::size_t>(*picked - 1)]);
+        apply(state, c);
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", "Which implementation runs ZeRO-3. FSDP1, FSDP2 and Megatron-FSDP gather a block at a time, "
+                                "the next one prefetched under the compute (FSDP2 also copies in and out of flat buffers). "
+                                "DeepSpeed gathers each weight matrix on its own call; DeepSpeed 0.3 (2021) put every "
+                                "gather behind a device synchronize and copied once per rank. The step bar's tooltip "
+                                "and the dp_shard row below list the calls.");
+}
+
 // Which stack runs the element-wise work: it decides what selective recompute means and how the
 // norms, rotary and activations stream.
 void MemoryPanel::draw_kernels_control(AppState& state, float field) {
@@ -596,6 +629,7 @@ void MemoryPanel::draw_controls(AppState& state) {
     if (picked) apply_zero(state, *picked);
     glossary_tooltip_for_last_item(zero_stage_term(s.parallel.zero));
 
+    if (s.parallel.zero == 3) draw_zero_impl_control(state, field);
     draw_kernels_control(state, field);
 
     std::vector<std::string> recompute_labels, recompute_names;

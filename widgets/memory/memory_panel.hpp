@@ -45,6 +45,7 @@ private:
     void apply_fix(AppState& state, const FitAdvice& advice);
     void apply(AppState& state, const Scenario& candidate);
     void apply_zero(AppState& state, int zero);
+    void draw_zero_impl_control(AppState& state, float field);
     void draw_kernels_control(AppState& state, float field);
     void draw_recompute_modules(AppState& state);
     void draw_precision_controls(AppState& state, float field);

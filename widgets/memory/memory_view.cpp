@@ -182,11 +182,12 @@ MemoryView build_memory_view(const AppState& state) {
         v.fix_preview->stack.label = "after fix";
     }
     v.advice_line = advice_line(v.advice);
-    for (const StepPart& p : step_parts(r))
-        v.step.push_back(StepSegmentRecord{
-            p.name, p.dim, p.seconds, p.fraction, step_part_colour(p), format_seconds(p.seconds),
-            format_percent(p.fraction),
-            p.contention_s > 0 ? "of it, " + format_seconds(p.contention_s) + " is compute slowed beside it" : ""});
+    for (const StepPart& p : step_parts(r)) {
+        std::string detail = p.contention_s > 0 ? "of it, " + format_seconds(p.contention_s) + " is compute slowed beside it" : "";
+        if (!p.calls.empty()) detail += (detail.empty() ? "" : "\n") + p.calls;
+        v.step.push_back(StepSegmentRecord{p.name, p.dim, p.seconds, p.fraction, step_part_colour(p),
+                                           format_seconds(p.seconds), format_percent(p.fraction), std::move(detail)});
+    }
     v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
     v.figures = figures(r);
     v.run = run_records(s, r);

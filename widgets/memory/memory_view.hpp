@@ -43,7 +43,9 @@ struct StepSegmentRecord {
     ImU32 colour = 0;
     std::string time_text;   // "4.06 s"
     std::string share_text;  // "91.0%"
-    std::string detail;      // "of it, 25.0 ms is compute slowed beside it", or ""
+    // "of it, 25.0 ms is compute slowed beside it" and, for a dim's communication, its link and calls
+    // per step (core's StepPart::calls), a line each; "" when neither applies.
+    std::string detail;
 };
 
 struct FigureRecord {
