@@ -21,7 +21,7 @@ struct Options {
     int frames = 6;               // frames rendered before --screenshot captures: lets the layout settle
     int width = 0, height = 0;    // window size; 0 = from the monitor
     std::string screenshot;       // render, write this PNG, exit
-    std::string save_as;          // write the (loaded) scenario here, then go on
+    std::string save_as;          // write the (loaded) scenario here; alone (no --screenshot), then exit, no window
     std::vector<std::string> show;     // --show ID[,ID]: open only these panels, side by side
     std::vector<std::string> actions;  // --action ID.NAME=VALUE, in order (repeatable)
     std::optional<Scenario> link_scenario;  // the scenario a --link URL carries

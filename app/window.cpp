@@ -315,7 +315,36 @@ int save_capture(const std::string& path, int fb_w, int fb_h) {
 
 }  // namespace
 
+// A run that only saves (--save-as, no --screenshot or --ui-probe) needs no window and no display:
+// the session starts as the window's would (scenario, model, lesson step, actions), writes the file
+// and ends. Like a screenshot run it leaves the user's recent files and lesson progress alone.
+class SaveOnlyPlatform final : public host::Platform {
+public:
+    void warn(const std::string& message) override { std::fprintf(stderr, "shardscope: %s\n", message.c_str()); }
+    bool refuse_start(const std::string& message) override {
+        warn(message);
+        return true;
+    }
+    bool welcome_answered_before() override { return true; }
+    void remember_welcome_answered() override {}
+    std::map<std::string, int> load_lesson_progress() override { return {}; }
+    void save_lesson_progress(const std::map<std::string, int>&) override {}
+    void show_title(const std::string&) override {}
+    void quit() override {}
+};
+
+int run_save_only(const Options& options) {
+    SaveOnlyPlatform platform;
+    host::Session session(platform);
+    host::StartOptions start = start_options(options);
+    start.capture = true;
+    if (const auto refused = session.start(start)) return *refused;
+    std::printf("saved %s\n", options.save_as.c_str());
+    return 0;
+}
+
 int run_window(const Options& options) {
+    if (!options.save_as.empty() && options.screenshot.empty() && options.ui_probe.empty()) return run_save_only(options);
     if (!start_glfw()) return 1;
     Window window;
     const bool capture = !options.screenshot.empty();

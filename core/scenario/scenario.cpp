@@ -936,4 +936,14 @@ ZeroImpl effective_zero_impl(const ParallelSpec& p, bool fused_kernels) noexcept
     return p.zero_impl.value_or(fused_kernels ? ZeroImpl::megatron_fsdp : ZeroImpl::fsdp2);
 }
 
+std::string zero_text(const ParallelSpec& p, bool fused_kernels) {
+    const std::string stage = "ZeRO " + std::to_string(p.zero);
+    if (p.zero == 0) return stage;
+    const int64_t ranks = p.dp_shard * p.cp;
+    if (ranks <= 1) return stage + " (shards nothing: dp_shard x cp is 1)";
+    std::string out = stage + " over " + std::to_string(ranks) + " ranks";
+    if (p.zero == 3) out += " (" + std::string(to_string(effective_zero_impl(p, fused_kernels))) + ")";
+    return out;
+}
+
 }  // namespace shardscope

@@ -301,6 +301,8 @@ inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 [[nodiscard]] std::optional<ZeroImpl> zero_impl_from_string(std::string_view s) noexcept;
 // The implementation a scenario's ZeRO-3 runs on: zero_impl, or the stack's own when unset.
 [[nodiscard]] ZeroImpl effective_zero_impl(const ParallelSpec& p, bool fused_kernels) noexcept;
+// "ZeRO 3 over 16 ranks (fsdp2)", or, where dp_shard x cp is 1, that the stage shards nothing.
+[[nodiscard]] std::string zero_text(const ParallelSpec& p, bool fused_kernels);
 [[nodiscard]] std::string_view to_string(AttentionType v) noexcept;
 [[nodiscard]] std::optional<AttentionType> attention_type_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::optional<Ffn> ffn_from_string(std::string_view s) noexcept;

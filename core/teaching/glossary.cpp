@@ -88,6 +88,13 @@ std::vector<size_t> Glossary::search(std::string_view query) const {
 
 namespace {
 
+// The term first, then its aliases.
+std::vector<std::string> names_of(const GlossaryEntry& e) {
+    std::vector<std::string> names = e.aliases;
+    names.insert(names.begin(), e.term);
+    return names;
+}
+
 GlossaryEntry read_entry(const Json& j, const std::string& path) {
     ObjectReader r(j, path);
     GlossaryEntry e;
@@ -100,30 +107,44 @@ GlossaryEntry read_entry(const Json& j, const std::string& path) {
     return e;
 }
 
-Glossary read_glossary(const Json& doc) {
+Glossary read_glossary(const Json& doc, std::vector<std::string>& skipped) {
     ObjectReader r(doc, "");
     r.expect_schema(kGlossarySchema);
     const Json& terms = r.array_field("terms");
     r.reject_unknown();
     std::vector<GlossaryEntry> entries;
+    std::vector<std::string> paths;       // each kept entry's place in the file
     std::map<std::string, size_t> owner;  // normalised name -> entry index
     for (size_t i = 0; i < terms.size(); ++i) {
         const std::string path = index_path("terms", i);
-        GlossaryEntry e = read_entry(terms[i], path);
-        std::vector<std::string> names = e.aliases;
-        names.insert(names.begin(), e.term);
-        for (const std::string& name : names) {
-            const auto [it, fresh] = owner.emplace(normalise_term(name), i);
-            if (!fresh && it->second != i)
-                fail(path, "\"" + name + "\" is already the term or an alias of \"" + entries[it->second].term + "\"");
+        GlossaryEntry e;
+        const std::string error = json_read::first_error([&] {
+            e = read_entry(terms[i], path);
+            for (const std::string& name : names_of(e)) {
+                const auto it = owner.find(normalise_term(name));
+                if (it != owner.end())
+                    fail(path, "\"" + name + "\" is already the term or an alias of \"" + entries[it->second].term + "\"");
+            }
+        });
+        if (!error.empty()) {
+            skipped.push_back(error + "; the entry is left out");
+            continue;
         }
+        for (const std::string& name : names_of(e)) owner.emplace(normalise_term(name), entries.size());
         entries.push_back(std::move(e));
+        paths.push_back(path);
     }
-    for (size_t i = 0; i < entries.size(); ++i)
-        for (size_t k = 0; k < entries[i].see_also.size(); ++k)
-            if (!owner.count(normalise_term(entries[i].see_also[k])))
-                fail(index_path(index_path("terms", i) + ".see_also", k),
-                     "\"" + entries[i].see_also[k] + "\" is not a term of the glossary");
+    for (size_t i = 0; i < entries.size(); ++i) {
+        GlossaryEntry& e = entries[i];
+        std::vector<std::string> kept;
+        for (size_t k = 0; k < e.see_also.size(); ++k) {
+            if (owner.count(normalise_term(e.see_also[k]))) kept.push_back(e.see_also[k]);
+            else
+                skipped.push_back(index_path(paths[i] + ".see_also", k) + ": \"" + e.see_also[k] +
+                                  "\" is not a term of the glossary; the link is left out");
+        }
+        e.see_also = std::move(kept);
+    }
     return Glossary(std::move(entries));
 }
 
@@ -131,9 +152,11 @@ Glossary read_glossary(const Json& doc) {
 
 GlossaryLoad parse_glossary(std::string_view json_text, const std::string& file) {
     GlossaryLoad out;
+    std::vector<std::string> skipped;
     const std::string error =
-        json_read::first_error([&] { out.glossary = read_glossary(json_read::parse_document(json_text)); });
+        json_read::first_error([&] { out.glossary = read_glossary(json_read::parse_document(json_text), skipped); });
     if (!error.empty()) out.error = file + ": " + error;
+    for (const std::string& why : skipped) out.skipped.push_back(file + ": " + why);
     return out;
 }
 

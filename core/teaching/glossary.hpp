@@ -51,12 +51,16 @@ private:
 
 struct GlossaryLoad {
     std::optional<Glossary> glossary;
-    std::string error;  // "FILE: terms[K].FIELD: RULE"
+    std::string error;  // "FILE: FIELD: RULE" when the document itself is unreadable
+    // The entries left out (and see-also links dropped), each "FILE: terms[K].FIELD: RULE": one bad
+    // entry costs only itself.
+    std::vector<std::string> skipped;
     [[nodiscard]] bool ok() const noexcept { return glossary.has_value(); }
 };
 
-// Strict: unknown fields, empty definitions, a term or alias used twice and see-also links that do
-// not resolve are all errors.
+// Strict, entry by entry: an entry with an unknown field or an empty definition, or whose term or
+// alias another entry already names, is left out and named in `skipped`; a see-also link that does
+// not resolve is dropped and named. A document that is not a glossary is an error.
 [[nodiscard]] GlossaryLoad parse_glossary(std::string_view json_text, const std::string& file);
 
 }  // namespace shardscope

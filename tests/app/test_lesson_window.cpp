@@ -46,6 +46,24 @@ TEST_CASE("an unknown lesson or step exits 2 and says what exists") {
     CHECK(r.err == "shardscope: --lesson: lesson \"why-split\" has steps 1 to 9, not 99\n");
 }
 
+TEST_CASE("--save-as alone saves and exits: no window, no display, the user's progress untouched") {
+    const auto dir = scratch_dir("lesson-save-only");
+    const auto saved = dir / "step.json";
+    const RunResult r = run_shardscope("--lesson why-split --step 1 --action memory.zero=3 --save-as '" + saved.string() + "'",
+                                       dir, "DISPLAY= WAYLAND_DISPLAY=");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.out.find("saved " + saved.string()) != std::string::npos);
+    const std::string text = slurp(saved);
+    CHECK(text.find("\"Llama 3 70B\"") != std::string::npos);  // the step's scenario
+    CHECK(text.find("\"zero\": 3") != std::string::npos);        // and the action after it
+    CHECK_FALSE(std::filesystem::exists(dir / "config" / "shardscope" / "lesson-progress.json"));
+    // A refused start still refuses, naming what was wrong.
+    const RunResult bad = run_shardscope("--lesson no-such-lesson --save-as '" + saved.string() + "'", dir,
+                                         "DISPLAY= WAYLAND_DISPLAY=");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("no-such-lesson") != std::string::npos);
+}
+
 TEST_CASE("--save-as with --lesson saves the step's scenario, not the default one") {
     const auto dir = scratch_dir("lesson-save");
     const auto saved = dir / "step.json";

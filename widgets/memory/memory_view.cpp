@@ -24,7 +24,7 @@ std::string setup_line(const Scenario& s, const Report& r) {
     else
         os << p.dp_replicate;
     if (p.ep > 1) os << ", ep " << p.ep;
-    os << "  |  ZeRO " << p.zero << ", recompute " << recompute_text(s.training) << ", "
+    os << "  |  " << zero_text(p, s.training.fused_kernels) << ", recompute " << recompute_text(s.training) << ", "
        << to_string(s.training.precision) << ", micro-batch " << s.training.micro_batch;
     return os.str();
 }

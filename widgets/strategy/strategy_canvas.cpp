@@ -368,7 +368,8 @@ private:
                 break;
             case PieceKind::experts:
                 name = fit({"Routed experts", "Experts", "MoE"}, w);
-                detail = with_commas(s_.model.experts) + " experts, top-" + std::to_string(s_.model.top_k);
+                detail = with_commas(s_.model.experts) + (s_.model.experts == 1 ? " expert, top-" : " experts, top-") +
+                         std::to_string(s_.model.top_k);
                 break;
             default: break;
         }

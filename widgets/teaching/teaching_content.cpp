@@ -38,6 +38,7 @@ std::vector<std::string> install_teaching_content(PanelRegistry& registry, const
         GlossaryLoad glossary = parse_glossary(texts.glossary_text, texts.glossary_file);
         if (glossary.ok()) set_shared_glossary(std::make_shared<const Glossary>(std::move(*glossary.glossary)));
         else errors.push_back(glossary.error);
+        errors.insert(errors.end(), glossary.skipped.begin(), glossary.skipped.end());
     }
 
     LessonSet lessons = load_lessons(texts.lesson_files);

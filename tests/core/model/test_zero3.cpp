@@ -172,3 +172,16 @@ TEST_CASE("a DeepSpeed GPU holds one gathered submodule and its prefetch bucket,
     const StageMemory fsdp = stage_memory(s, c, 0, 1);
     CHECK(fsdp.other.gathered_blocks == doctest::Approx(2 * 12 * h2 * 2).epsilon(0.001));
 }
+
+TEST_CASE("the ZeRO line says over how many ranks it shards, by whom, or that it shards nothing") {
+    ParallelSpec p;
+    CHECK(zero_text(p, false) == "ZeRO 0");
+    p.zero = 3;
+    CHECK(zero_text(p, false) == "ZeRO 3 (shards nothing: dp_shard x cp is 1)");
+    p.dp_shard = 8;
+    p.cp = 2;
+    CHECK(zero_text(p, false) == "ZeRO 3 over 16 ranks (fsdp2)");
+    CHECK(zero_text(p, true) == "ZeRO 3 over 16 ranks (megatron-fsdp)");
+    p.zero = 1;
+    CHECK(zero_text(p, true) == "ZeRO 1 over 16 ranks");
+}
