@@ -261,8 +261,8 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
     }
     if (t.recompute == Recompute::full) {
         f.push_back("--recompute-granularity full");
-        f.push_back("--recompute-method uniform");
-        f.push_back("--recompute-num-layers 1");
+        f.push_back("--recompute-method " + std::string(to_string(t.recompute_method)));
+        f.push_back("--recompute-num-layers " + n(t.recompute_num_layers));
     }
     // The grouped experts weigh their tokens in the activation, which is how the fused stack is priced
     // (and what moe_act's recompute needs).
@@ -442,6 +442,10 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     }
     if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t))
         w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
+    if (t.recompute == Recompute::full && (t.recompute_method != RecomputeMethod::uniform || t.recompute_num_layers != 1))
+        w.warn("recompute_method " + std::string(to_string(t.recompute_method)) + ", recompute_num_layers " +
+               n(t.recompute_num_layers) + ": TorchTitan's full checkpointing wraps every block on its own; "
+               "mode \"full\" is the nearest (priced here as the scenario says)");
     if (t.bf16_adam_moments)
         w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
     std::string text;

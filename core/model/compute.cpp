@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -390,7 +391,7 @@ double attention_core_forward_flops(const Scenario& s, double tokens, double tp)
 namespace {
 
 // Everything stage_compute reads, as numbers: two calls with equal keys price identically.
-using ComputeKey = std::array<double, 42>;
+using ComputeKey = std::array<double, 44>;
 
 struct ComputeKeyHash {
     std::size_t operator()(const ComputeKey& k) const noexcept {
@@ -427,13 +428,26 @@ ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareF
             hw.gemm_ceiling, hw.fp8_gemm_ceiling, flash_kernel(hw, t.fused_kernels).forward,
             flash_kernel(hw, t.fused_kernels).backward, hw.hbm_bytes_per_s,
             hw.kernel_floor_s, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
-            blocks.output ? 1.0 : 0.0, recompute_modules_key(t.recompute_modules)};
+            blocks.output ? 1.0 : 0.0, recompute_modules_key(t.recompute_modules), as_double(blocks.rerun_dense),
+            as_double(blocks.rerun_moe)};
 }
 
 StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                          const StageBlocks& blocks);
 
 }  // namespace
+
+StageBlocks stage_blocks(const TrainingSpec& t, int64_t dense, int64_t moe, bool embedding, bool output) {
+    StageBlocks b{dense, moe, embedding, output};
+    const int64_t layers = dense + moe;
+    if (t.recompute != Recompute::full || layers <= 0) return b;
+    const int64_t chunks = t.schedule == Schedule::interleaved_1f1b ? t.virtual_stages : 1;
+    const int64_t rerun = recomputed_blocks(t, layers, chunks).rerun;
+    if (rerun >= layers) return b;
+    b.rerun_dense = std::llround(static_cast<double>(rerun) * static_cast<double>(dense) / static_cast<double>(layers));
+    b.rerun_moe = rerun - b.rerun_dense;
+    return b;
+}
 
 StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                            const StageBlocks& blocks) {
@@ -483,8 +497,23 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         out.forward_flops += n * b.forward_flops;
         out.backward_flops += n * b.backward_flops;
     };
-    if (blocks.dense > 0) add(price_block(s, p, sh, hw, price, false), blocks.dense);
-    if (blocks.moe > 0) add(price_block(s, p, sh, hw, price, true), blocks.moe);
+    // A full recompute adds each block's forward to its backward; under the block method only the
+    // blocks it re-runs pay it.
+    const bool full = s.training.recompute == Recompute::full;
+    const auto add_kind = [&](bool moe, int64_t count, int64_t rerun) {
+        if (count <= 0) return;
+        const BlockPrice b = price_block(s, p, sh, hw, price, moe);
+        const int64_t again = full && rerun >= 0 ? std::min(rerun, count) : count;
+        add(b, again);
+        if (again < count) {
+            BlockPrice kept = b;
+            kept.backward_s -= b.forward_s;
+            kept.backward_flops -= b.forward_flops;
+            add(kept, count - again);
+        }
+    };
+    add_kind(false, blocks.dense, blocks.rerun_dense);
+    add_kind(true, blocks.moe, blocks.rerun_moe);
 
     const double V = static_cast<double>(s.model.vocab);
     if (blocks.embedding) {

@@ -30,7 +30,14 @@ struct StageBlocks {
     int64_t moe = 0;        // MoE blocks on the stage
     bool embedding = false; // the first stage: token embedding
     bool output = false;    // the last stage: LM head and loss
+    // Under recompute full, how many of them re-run their forward (training.recompute_method block
+    // re-runs only some); -1: all of them.
+    int64_t rerun_dense = -1;
+    int64_t rerun_moe = -1;
 };
+// The blocks of a stage, with those a full recompute re-runs split between dense and MoE blocks in
+// proportion (training.recompute_method, recomputed_blocks in core/scenario/scenario.hpp).
+[[nodiscard]] StageBlocks stage_blocks(const TrainingSpec& t, int64_t dense, int64_t moe, bool embedding, bool output);
 
 struct StageCompute {
     double forward_s = 0;

@@ -20,6 +20,11 @@ namespace {
 
 double as_double(int64_t v) noexcept { return static_cast<double>(v); }
 
+// Model chunks a stage holds: its virtual stages under interleaved 1F1B, else one.
+int64_t chunks_per_stage(const TrainingSpec& t) noexcept {
+    return t.schedule == Schedule::interleaved_1f1b ? t.virtual_stages : 1;
+}
+
 // Where a dim's groups sit: inside nodes or across them, and how many members each has per node.
 struct Placement {
     DimLinks links = DimLinks::none;
@@ -221,7 +226,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
 
     // Compute from the hardware up, kernel by kernel (core/model/compute.hpp).
     const StageCompute sc = stage_compute(
-        s, p, cx.hw, StageBlocks{load.layers - load.moe_layers, load.moe_layers, load.embedding, load.output});
+        s, p, cx.hw, stage_blocks(s.training, load.layers - load.moe_layers, load.moe_layers, load.embedding, load.output));
     w.forward_flops = sc.forward_flops;
     w.backward_flops = sc.backward_flops;
     w.forward_s = sc.forward_s;
@@ -242,7 +247,11 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
                               : collective_time(Collective::all_reduce, msg, p.tp, link);
         const double one_bytes = sp ? 2.0 * bytes_sent_per_rank(Collective::all_gather, msg, p.tp)
                                     : bytes_sent_per_rank(Collective::all_reduce, msg, p.tp);
-        const double bwd_count = full ? 4.0 : 2.0;
+        // A block whose forward re-runs repeats its two: all of them under recompute full, the blocks
+        // the block method names under it.
+        const double rerun_share =
+            full && L > 0 ? as_double(recomputed_blocks(s.training, load.layers, chunks_per_stage(s.training)).rerun) / L : 0.0;
+        const double bwd_count = 2.0 + 2.0 * rerun_share;
         w.tp_forward_s = 2.0 * L * one;
         w.tp_backward_s = bwd_count * L * one;
         out.tp_bytes = (2.0 + bwd_count) * L * one_bytes;
@@ -894,7 +903,14 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
     if (s.training.recompute == Recompute::full) {
         double blocks = 0;
         for (int64_t i = 0; i < m.layers; ++i) blocks += active_block_params(counts, m, i);
-        f.hardware += 2.0 * blocks * tokens + executed_forward;
+        // The block method re-runs only some blocks of each stage: their share of the forward.
+        double rerun = 0;
+        for (int64_t stage = 0; stage < s.parallel.pp; ++stage) {
+            const int64_t on_stage = stage_params(counts, s.parallel, stage).layers.count;
+            rerun += static_cast<double>(recomputed_blocks(s.training, on_stage, chunks_per_stage(s.training)).rerun);
+        }
+        const double share = m.layers > 0 ? rerun / static_cast<double>(m.layers) : 1.0;
+        f.hardware += share * (2.0 * blocks * tokens + executed_forward);
     } else if (op_level_selective(s.training)) {
         const int64_t moe_layers = m.is_moe() ? std::max<int64_t>(0, m.layers - m.dense_layers) : 0;
         f.hardware += tokens * (static_cast<double>(m.layers - moe_layers) * op_policy_recomputed_flops_per_token(m, false) +

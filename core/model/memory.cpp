@@ -251,6 +251,26 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     out.bytes.activations = (dense_block * static_cast<double>(blocks.dense) +
                              moe_block * static_cast<double>(blocks.moe)) *
                             activation_scale(prec) * inflight;
+    // Megatron-LM's --recompute-method / --recompute-num-layers: a group's input or a re-run block's
+    // input is kept, and the blocks the block method leaves alone keep all they store.
+    const int64_t chunks = s.training.schedule == Schedule::interleaved_1f1b ? s.training.virtual_stages : 1;
+    const RecomputedBlocks rerun = recomputed_blocks(s.training, sp.layers.count, chunks);
+    const bool partial = s.training.recompute == Recompute::full &&
+                         (s.training.recompute_method != RecomputeMethod::uniform || s.training.recompute_num_layers != 1);
+    const auto kept_whole = [&](bool moe) {
+        ActivationShape shape = activation_shape(s, moe);
+        shape.recompute = Recompute::none;
+        shape.op_policy_elements = 0;
+        return activation_bytes_per_layer(shape);
+    };
+    if (partial && sp.layers.count > 0) {
+        const double layers = static_cast<double>(sp.layers.count);
+        const double kept = layers - static_cast<double>(rerun.rerun);
+        const double moe_share = static_cast<double>(blocks.moe) / layers;
+        out.bytes.activations = (static_cast<double>(rerun.checkpoints) * dense_block +
+                                 kept * ((1.0 - moe_share) * kept_whole(false) + moe_share * kept_whole(true))) *
+                                activation_scale(prec) * inflight;
+    }
 
     const StateBytesPerParam per = state_bytes_per_param(s.training);
     const double block = shape.largest_block;
@@ -283,10 +303,9 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     // does the op-level selective recompute of the PyTorch stack.
     const bool reruns_block = s.training.recompute == Recompute::full || op_level_selective(s.training);
     if (reruns_block && sp.layers.count > 0) {
-        ActivationShape working = activation_shape(s, blocks.moe > 0);
-        working.recompute = Recompute::none;
-        working.op_policy_elements = 0;
-        other.recompute_working = activation_bytes_per_layer(working) * activation_scale(prec);
+        // A uniform group of n blocks re-runs together: all n live again at once.
+        const double working = partial ? static_cast<double>(rerun.working) : 1.0;
+        other.recompute_working = working * kept_whole(blocks.moe > 0) * activation_scale(prec);
     }
     out.bytes.other = other.total();
     out.bytes.reserved = runtime_reserve_bytes(s.cluster.gpu, out.bytes.tensors());

@@ -191,6 +191,17 @@ TrainingSpec read_training(const Json& j) {
                  "without fused kernels selective is torchtitan's op-level policy");
         t.recompute_modules = read_recompute_modules(r.string_list("recompute_modules"), r.path("recompute_modules"));
     }
+    t.recompute_method = r.enum_field<RecomputeMethod>("recompute_method", &recompute_method_from_string,
+                                                       "uniform, block", RecomputeMethod::uniform);
+    t.recompute_num_layers = r.int_field("recompute_num_layers", 1);
+    // Megatron-LM asserts the same: a method other than every block on its own needs full granularity.
+    const auto needs_full = [&](const char* key) {
+        fail(r.path(key), std::string("applies to recompute full (Megatron-LM's --recompute-method and "
+                                      "--recompute-num-layers); recompute is ") +
+                              std::string(to_string(t.recompute)));
+    };
+    if (t.recompute != Recompute::full && t.recompute_method != RecomputeMethod::uniform) needs_full("recompute_method");
+    if (t.recompute != Recompute::full && t.recompute_num_layers != 1) needs_full("recompute_num_layers");
     t.activation_func_fp8_input_store = r.bool_field("activation_func_fp8_input_store", false);
     if (std::string e = fp8_activation_input_error(t); !e.empty()) throw FieldError{std::move(e)};
     t.bf16_adam_moments = r.bool_field("bf16_adam_moments", false);
@@ -340,6 +351,9 @@ Json training_to_json(const TrainingSpec& t) {
     if (t.fused_kernels) j["fused_kernels"] = true;
     if (t.recompute == Recompute::selective && t.fused_kernels && !t.recompute_modules.is_default())
         j["recompute_modules"] = recompute_module_names(t.recompute_modules);
+    if (t.recompute == Recompute::full && t.recompute_method != RecomputeMethod::uniform)
+        j["recompute_method"] = to_string(t.recompute_method);
+    if (t.recompute == Recompute::full && t.recompute_num_layers != 1) j["recompute_num_layers"] = t.recompute_num_layers;
     if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t)) j["activation_func_fp8_input_store"] = true;
     if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
     return j;
@@ -728,6 +742,8 @@ std::string validate_training(const Scenario& s) {
     if (auto e = count_in_range("training.global_batch", t.global_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
     if (auto e = count_in_range("training.micro_batch", t.micro_batch, 1, kMaxGlobalBatch); !e.empty()) return e;
     if (auto e = count_in_range("training.virtual_stages", t.virtual_stages, 1, kMaxLayers); !e.empty()) return e;
+    if (auto e = count_in_range("training.recompute_num_layers", t.recompute_num_layers, 1, kMaxLayers); !e.empty())
+        return e;
 
     const int64_t dp_replicate = replicas_with_leftovers(s);
     const int64_t per_microbatch_step = t.micro_batch * p.dp_shard * dp_replicate;
@@ -926,6 +942,35 @@ std::string_view to_string(ZeroImpl v) noexcept {
         case ZeroImpl::deepspeed_0_3: return "deepspeed-0.3";
     }
     return "fsdp2";
+}
+
+std::string_view to_string(RecomputeMethod v) noexcept { return v == RecomputeMethod::block ? "block" : "uniform"; }
+
+std::optional<RecomputeMethod> recompute_method_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{RecomputeMethod::uniform, RecomputeMethod::block});
+}
+
+RecomputedBlocks recomputed_blocks(const TrainingSpec& t, int64_t layers, int64_t chunks) noexcept {
+    RecomputedBlocks r;
+    if (t.recompute != Recompute::full || layers <= 0) return r;
+    const int64_t n = std::max<int64_t>(1, t.recompute_num_layers);
+    const int64_t c = std::max<int64_t>(1, std::min(chunks, layers));
+    const int64_t per_chunk = layers / c, longer = layers % c;  // chunks of per_chunk or per_chunk + 1
+    if (t.recompute_method == RecomputeMethod::block) {
+        // The first n blocks of every chunk re-run, each from its own input.
+        for (int64_t i = 0; i < c; ++i) r.rerun += std::min(n, per_chunk + (i < longer ? 1 : 0));
+        r.checkpoints = r.rerun;
+        r.working = r.rerun > 0 ? 1 : 0;
+        return r;
+    }
+    // Groups of n blocks in every chunk, each keeping its first block's input.
+    for (int64_t i = 0; i < c; ++i) {
+        const int64_t in_chunk = per_chunk + (i < longer ? 1 : 0);
+        r.checkpoints += (in_chunk + n - 1) / n;
+    }
+    r.rerun = layers;
+    r.working = std::min(n, per_chunk + (longer > 0 ? 1 : 0));
+    return r;
 }
 
 std::optional<ZeroImpl> zero_impl_from_string(std::string_view s) noexcept {

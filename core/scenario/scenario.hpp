@@ -191,6 +191,12 @@ inline constexpr std::array<bool RecomputeModules::*, 4> kRecomputeModuleFields 
 // "layernorm+moe_act" (or "none") as modules; nullopt for a name that is none of them.
 [[nodiscard]] std::optional<RecomputeModules> recompute_modules_from_text(std::string_view text);
 
+// How a full recompute picks its blocks (Megatron-LM's --recompute-method): uniform checkpoints the
+// input of every group of recompute_num_layers blocks and re-runs the whole group in the backward;
+// block re-runs the first recompute_num_layers blocks of each pipeline stage (of each virtual chunk)
+// and keeps every activation of the rest.
+enum class RecomputeMethod { uniform, block };
+
 struct TrainingSpec {
     int64_t global_batch = 1024;    // sequences per step
     int64_t micro_batch = 1;        // sequences per micro-batch
@@ -205,6 +211,10 @@ struct TrainingSpec {
     bool fused_kernels = false;
     // What selective recompute re-runs on the fused stack (Megatron-LM's --recompute-modules).
     RecomputeModules recompute_modules;
+    // Read only with recompute full (Megatron-LM's --recompute-method, --recompute-num-layers); uniform
+    // and 1 is every block on its own, what recompute full means without them.
+    RecomputeMethod recompute_method = RecomputeMethod::uniform;
+    int64_t recompute_num_layers = 1;
     // The activation function's input (GeLU's, SwiGLU's gate and up) kept in FP8 for the backward
     // (Megatron-LM's --activation-func-fp8-input-store); only with precision fp8.
     bool activation_func_fp8_input_store = false;
@@ -298,6 +308,16 @@ inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 [[nodiscard]] std::string_view to_string(CpComm v) noexcept;
 [[nodiscard]] std::optional<CpComm> cp_comm_from_string(std::string_view s) noexcept;
 [[nodiscard]] std::string_view to_string(ZeroImpl v) noexcept;
+[[nodiscard]] std::string_view to_string(RecomputeMethod v) noexcept;
+[[nodiscard]] std::optional<RecomputeMethod> recompute_method_from_string(std::string_view s) noexcept;
+// Blocks of a stage (holding `layers` blocks in `chunks` virtual chunks) whose forward a full
+// recompute re-runs, and how many block inputs it keeps for the backward.
+struct RecomputedBlocks {
+    int64_t rerun = 0;        // blocks re-run in the backward
+    int64_t checkpoints = 0;  // block (or group) inputs kept; the other non-rerun blocks keep everything
+    int64_t working = 0;      // blocks whose activations live again at once while one group re-runs
+};
+[[nodiscard]] RecomputedBlocks recomputed_blocks(const TrainingSpec& t, int64_t layers, int64_t chunks) noexcept;
 [[nodiscard]] std::optional<ZeroImpl> zero_impl_from_string(std::string_view s) noexcept;
 // The implementation a scenario's ZeRO-3 runs on: zero_impl, or the stack's own when unset.
 [[nodiscard]] ZeroImpl effective_zero_impl(const ParallelSpec& p, bool fused_kernels) noexcept;
