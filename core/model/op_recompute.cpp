@@ -89,6 +89,8 @@ double megatron_module_recomputed_flops_per_token(const ModelSpec& m, const Reco
 
 std::string recompute_text(const TrainingSpec& t) {
     std::string text(to_string(t.recompute));
+    if (t.recompute == Recompute::full && (t.recompute_method != RecomputeMethod::uniform || t.recompute_num_layers != 1))
+        return text + " (" + std::string(to_string(t.recompute_method)) + " " + std::to_string(t.recompute_num_layers) + ")";
     if (t.recompute != Recompute::selective || !t.fused_kernels || t.recompute_modules.is_default()) return text;
     const std::vector<std::string> names = recompute_module_names(t.recompute_modules);
     text += " (";

@@ -60,7 +60,8 @@ struct BlockMatmul {
 [[nodiscard]] double megatron_module_recomputed_flops_per_token(const ModelSpec& m, const RecomputeModules& mods);
 
 // A scenario's recompute as the planner and status lines name it: "selective (layernorm, moe_act)"
-// where Megatron-LM's modules are other than the attention core alone, else the plain name.
+// where Megatron-LM's modules are other than the attention core alone, "full (block 4)" for a partial
+// full recompute, else the plain name.
 [[nodiscard]] std::string recompute_text(const TrainingSpec& t);
 
 // What a recompute choice re-runs on this stack, for a control's label: "none", with fused kernels

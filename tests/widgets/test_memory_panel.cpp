@@ -586,3 +586,29 @@ TEST_CASE("memory panel: who runs ZeRO-3, by click, shown only at ZeRO stage 3")
     h.fixture.frames(2, draw);
     CHECK_FALSE(drawn_now("memory/zero_impl"));
 }
+
+TEST_CASE("memory panel: Megatron-LM's recompute method and n, under full recompute only") {
+    PanelHarness h;  // selective recompute
+    const auto draw = h.draw();
+    h.fixture.frames(2, draw);
+    const auto drawn_now = [](const std::string& key) {
+        for (const auto& [name, rect] : ui::current_item_rects())
+            if (name == key) return true;
+        return false;
+    };
+    CHECK_FALSE(drawn_now("memory/recompute_method"));
+    REQUIRE(h.panel.act(h.state, "recompute", "full").empty());
+    h.fixture.frames(2, draw);
+    REQUIRE(drawn_now("memory/recompute_method"));
+    REQUIRE(drawn_now("memory/recompute_num_layers"));
+    const double every_block = h.state.report().time.step.value();
+    REQUIRE(h.fixture.click_item("memory/recompute_method", draw));
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item("memory/recompute_method/block", draw));
+    CHECK(h.state.scenario().training.recompute_method == RecomputeMethod::block);
+    REQUIRE(h.panel.act(h.state, "recompute_num_layers", "4").empty());
+    CHECK(h.state.scenario().training.recompute_num_layers == 4);
+    CHECK(h.state.ui.status.find("recompute full (block 1) -> full (block 4)") != std::string::npos);
+    // Four of a stage's sixteen blocks re-run instead of all of them: a shorter step.
+    CHECK(h.state.report().time.step.value() < every_block);
+}

@@ -225,6 +225,14 @@ void MemoryPanel::declare_actions() {
                     [edit](AppState& state, const ActionValue& v) {
                         return edit(state, [&](Scenario& c) { c.training.bf16_adam_moments = v.text == "bf16"; });
                     });
+    actions_.choice("recompute_method", "under recompute full: uniform groups of n blocks, or the first n blocks a stage",
+                    {"uniform", "block"}, [edit](AppState& state, const ActionValue& v) {
+                        return edit(state, [&](Scenario& c) { c.training.recompute_method = *recompute_method_from_string(v.text); });
+                    });
+    actions_.integer("recompute_num_layers", "under recompute full: n, the group size or the blocks re-run a stage", 1,
+                     std::numeric_limits<int32_t>::max(), [edit](AppState& state, const ActionValue& v) {
+                         return edit(state, [&](Scenario& c) { c.training.recompute_num_layers = v.integer; });
+                     });
     actions_.integer("micro_batch", "sequences per micro-batch", 1, std::numeric_limits<int32_t>::max(),
                      [edit](AppState& state, const ActionValue& v) {
                          return edit(state, [&](Scenario& c) { c.training.micro_batch = v.integer; });
@@ -508,6 +516,36 @@ void MemoryPanel::draw_zero_impl_control(AppState& state, float field) {
                                 "and the dp_shard row below list the calls.");
 }
 
+// Megatron-LM's --recompute-method and --recompute-num-layers, under a full recompute.
+void MemoryPanel::draw_recompute_method(AppState& state, float field) {
+    const Scenario& s = state.scenario();
+    const int now = s.training.recompute_method == RecomputeMethod::block ? 1 : 0;
+    if (const std::optional<int> picked =
+            keyed_combo("Recompute method", field, now, {"uniform (groups of n blocks)", "block (first n blocks a stage)"},
+                        "memory/recompute_method", {"uniform", "block"})) {
+        Scenario c = s;
+        c.training.recompute_method = *picked == 1 ? RecomputeMethod::block : RecomputeMethod::uniform;
+        apply(state, c);
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", "Uniform keeps one input per group of n blocks and re-runs the whole group in the backward "
+                                "(n = 1: every block on its own). Block re-runs only the first n blocks of each stage and "
+                                "keeps every activation of the rest: less compute, more memory.");
+    ImGui::SetNextItemWidth(field);
+    const std::optional<WholeNumberRead> typed =
+        whole_number_field("##recompute_num_layers", recompute_layers_text_, s.training.recompute_num_layers);
+    note_last_item("memory/recompute_num_layers");
+    if (typed && typed->value) {
+        Scenario c = s;
+        c.training.recompute_num_layers = *typed->value;
+        apply(state, c);
+    } else if (typed) {
+        refuse_typed(state, "recompute_num_layers: " + typed->error);
+    }
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted("n (recompute_num_layers)");
+}
+
 // Which stack runs the element-wise work: it decides what selective recompute means and how the
 // norms, rotary and activations stream.
 void MemoryPanel::draw_kernels_control(AppState& state, float field) {
@@ -645,6 +683,7 @@ void MemoryPanel::draw_controls(AppState& state) {
     }
     glossary_tooltip_for_last_item(terms::kRecompute);
     if (s.training.recompute == Recompute::selective && s.training.fused_kernels) draw_recompute_modules(state);
+    if (s.training.recompute == Recompute::full) draw_recompute_method(state, field);
 
     draw_precision_controls(state, field);
     draw_micro_batch_control(state, field);

@@ -46,6 +46,7 @@ private:
     void apply(AppState& state, const Scenario& candidate);
     void apply_zero(AppState& state, int zero);
     void draw_zero_impl_control(AppState& state, float field);
+    void draw_recompute_method(AppState& state, float field);
     void draw_kernels_control(AppState& state, float field);
     void draw_recompute_modules(AppState& state);
     void draw_precision_controls(AppState& state, float field);
@@ -59,6 +60,7 @@ private:
     unsigned long refused_at_version_ = 0;  // the scenario's version when control_error_ was set
     ScrollAnchor controls_anchor_;          // keeps "What moves memory" under the mouse after an edit
     WholeNumberText micro_batch_text_{};  // the micro-batch as typed
+    WholeNumberText recompute_layers_text_{};  // recompute_num_layers as typed
 };
 
 }  // namespace shardscope::ui
