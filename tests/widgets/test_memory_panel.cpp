@@ -47,6 +47,13 @@ double segment(const ui::MemoryBarRecord& bar, const char* name) {
     return 0;
 }
 
+// Whether the widget named `key` was drawn in the last frame.
+bool drawn_now(const std::string& key) {
+    for (const auto& [name, rect] : ui::current_item_rects())
+        if (name == key) return true;
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("memory panel: the default scenario's bars carry core's numbers, stage by stage") {
@@ -560,11 +567,6 @@ TEST_CASE("memory panel: who runs ZeRO-3, by click, shown only at ZeRO stage 3")
     PanelHarness h;  // the default: zero 3 on the PyTorch stack
     const auto draw = h.draw();
     h.fixture.frames(2, draw);
-    const auto drawn_now = [](const std::string& key) {
-        for (const auto& [name, rect] : ui::current_item_rects())
-            if (name == key) return true;
-        return false;
-    };
     REQUIRE(drawn_now("memory/zero_impl"));
     const double fsdp2_step = h.state.report().time.step.value();
     REQUIRE(h.fixture.click_item("memory/zero_impl", draw));
@@ -591,11 +593,6 @@ TEST_CASE("memory panel: Megatron-LM's recompute method and n, under full recomp
     PanelHarness h;  // selective recompute
     const auto draw = h.draw();
     h.fixture.frames(2, draw);
-    const auto drawn_now = [](const std::string& key) {
-        for (const auto& [name, rect] : ui::current_item_rects())
-            if (name == key) return true;
-        return false;
-    };
     CHECK_FALSE(drawn_now("memory/recompute_method"));
     REQUIRE(h.panel.act(h.state, "recompute", "full").empty());
     h.fixture.frames(2, draw);
