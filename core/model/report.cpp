@@ -58,6 +58,11 @@ std::string report_to_json(const Report& r) {
         dj["time_s"] = d.time_s;
         dj["exposed_s"] = d.exposed_s;
         dj["contention_s"] = d.contention_s;
+        Json calls = Json::array();
+        for (const CollectiveCall& c : d.calls)
+            calls.push_back(Json{{"op", std::string(to_string(c.op))}, {"message_bytes", c.message_bytes},
+                                 {"calls_per_step", c.calls_per_step}});
+        dj["calls"] = std::move(calls);
         dims.push_back(std::move(dj));
     }
     j["mesh"] = Json{{"dims", std::move(dims)}};

@@ -77,6 +77,21 @@ TEST_CASE("report JSON has every field docs/design.md names, in its units") {
     CHECK(tp["link"] == "intra");
     // dp_shard strides 8 ranks: a group of 128 spans 128 nodes.
     CHECK(j["mesh"]["dims"][2]["link"] == "inter");
+    // Each dim lists its calls as the report holds them: op, one call's message, calls a step.
+    const Report& rep = *result.report;
+    for (size_t i = 0; i < rep.dims.size(); ++i) {
+        const auto& calls = j["mesh"]["dims"][i]["calls"];
+        REQUIRE(calls.size() == rep.dims[i].calls.size());
+        for (size_t k = 0; k < calls.size(); ++k) {
+            CHECK(calls[k]["op"] == std::string(to_string(rep.dims[i].calls[k].op)));
+            CHECK(calls[k]["message_bytes"].get<double>() == rep.dims[i].calls[k].message_bytes);
+            CHECK(calls[k]["calls_per_step"].get<double>() == rep.dims[i].calls[k].calls_per_step);
+        }
+    }
+    // TP with SP: an all-gather and a reduce-scatter of one micro-batch's activation.
+    REQUIRE(tp["calls"].size() == 2);
+    CHECK(tp["calls"][0]["op"] == "all-gather");
+    CHECK(tp["calls"][1]["op"] == "reduce-scatter");
     // m = 2048 / (1 * 128 * 1) = 16.
     CHECK(j["pipeline"]["microbatches"] == 16);
     // The total is the sum of its parts.
