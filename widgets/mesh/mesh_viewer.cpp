@@ -388,7 +388,19 @@ void MeshPanel::draw_data_table(const AppState& state) {
         };
         cell(number(s.groups));
         cell(links_text(s));
-        cell(cost ? cost->collective : "-");
+        // The collective's name wraps in its cell rather than being cut ("... + reduce-scatter per
+        // micro-batch"); hovered, it shows the calls behind it, as the report lists them.
+        ImGui::TableNextColumn();
+        if (active && cost) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextUnformatted(cost->collective.c_str());
+            ImGui::PopTextWrapPos();
+            note_last_item("mesh/data/comm/" + name_of(d));
+            if (ImGui::IsItemHovered() && !cost->calls.empty())
+                ImGui::SetTooltip("Per step (mean message): %s", describe_calls(cost->calls).c_str());
+        } else {
+            ImGui::TextColored(kMutedColour, "-");
+        }
         cell(cost ? format_bytes(cost->bytes_per_step) : "-");
         cell(cost ? format_seconds(cost->time_s) : "-");
     }
