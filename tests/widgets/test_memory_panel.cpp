@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -45,6 +46,14 @@ double segment(const ui::MemoryBarRecord& bar, const char* name) {
         if (s.name == name) return s.value;
     FAIL("no segment " << name);
     return 0;
+}
+
+// Opens a combo by click and clicks one of its items: the list shows a frame after the click that
+// opens it.
+void pick(PanelHarness& h, const std::function<void()>& draw, const char* combo, const char* item) {
+    REQUIRE(h.fixture.click_item(combo, draw));
+    h.fixture.frames(2, draw);
+    REQUIRE(h.fixture.click_item(item, draw));
 }
 
 // Whether the widget named `key` was drawn in the last frame.
@@ -456,16 +465,10 @@ TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precisi
         return false;
     };
     CHECK_FALSE(drawn_now("memory/recompute_module/layernorm"));
-    // A combo's list shows a frame after the click that opens it.
-    const auto pick = [&](const char* combo, const char* item) {
-        REQUIRE(h.fixture.click_item(combo, draw));
-        h.fixture.frames(2, draw);
-        REQUIRE(h.fixture.click_item(item, draw));
-    };
-    pick("memory/kernels", "memory/kernels/fused");
+    pick(h, draw, "memory/kernels", "memory/kernels/fused");
     CHECK(h.state.scenario().training.fused_kernels);
     CHECK(h.state.ui.status.find("kernels eager -> fused") != std::string::npos);
-    pick("memory/recompute", "memory/recompute/selective");
+    pick(h, draw, "memory/recompute", "memory/recompute/selective");
     REQUIRE(h.state.scenario().training.recompute == Recompute::selective);
     h.fixture.frames(2, draw);
     REQUIRE(h.fixture.click_item("memory/recompute_module/layernorm", draw));
@@ -479,7 +482,7 @@ TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precisi
     // FP8 activation input waits for FP8; then every precision is a choice, fp8 among them.
     REQUIRE(h.fixture.click_item("memory/fp8_activation_input", draw));
     CHECK_FALSE(h.state.scenario().training.activation_func_fp8_input_store);
-    pick("memory/precision", "memory/precision/fp8");
+    pick(h, draw, "memory/precision", "memory/precision/fp8");
     CHECK(h.state.scenario().training.precision == Precision::fp8);
     h.fixture.frames(2, draw);
     REQUIRE(h.fixture.click_item("memory/fp8_activation_input", draw));
@@ -569,17 +572,13 @@ TEST_CASE("memory panel: who runs ZeRO-3, by click, shown only at ZeRO stage 3")
     h.fixture.frames(2, draw);
     REQUIRE(drawn_now("memory/zero_impl"));
     const double fsdp2_step = h.state.report().time.step.value();
-    REQUIRE(h.fixture.click_item("memory/zero_impl", draw));
-    h.fixture.frames(2, draw);
-    REQUIRE(h.fixture.click_item("memory/zero_impl/deepspeed-0.3", draw));
+    pick(h, draw, "memory/zero_impl", "memory/zero_impl/deepspeed-0.3");
     CHECK(h.state.scenario().parallel.zero_impl == ZeroImpl::deepspeed_0_3);
     CHECK(h.state.ui.status.find("ZeRO-3 by the stack's own -> deepspeed-0.3") != std::string::npos);
     // Its all-gathers wait behind a synchronize: the step can only grow.
     CHECK(h.state.report().time.step.value() > fsdp2_step);
     h.fixture.frames(2, draw);
-    REQUIRE(h.fixture.click_item("memory/zero_impl", draw));
-    h.fixture.frames(2, draw);
-    REQUIRE(h.fixture.click_item("memory/zero_impl/auto", draw));
+    pick(h, draw, "memory/zero_impl", "memory/zero_impl/auto");
     CHECK_FALSE(h.state.scenario().parallel.zero_impl.has_value());
     // Below stage 3 the implementation does not matter and the combo is gone.
     Scenario s = h.state.scenario();
@@ -599,9 +598,7 @@ TEST_CASE("memory panel: Megatron-LM's recompute method and n, under full recomp
     REQUIRE(drawn_now("memory/recompute_method"));
     REQUIRE(drawn_now("memory/recompute_num_layers"));
     const double every_block = h.state.report().time.step.value();
-    REQUIRE(h.fixture.click_item("memory/recompute_method", draw));
-    h.fixture.frames(2, draw);
-    REQUIRE(h.fixture.click_item("memory/recompute_method/block", draw));
+    pick(h, draw, "memory/recompute_method", "memory/recompute_method/block");
     CHECK(h.state.scenario().training.recompute_method == RecomputeMethod::block);
     REQUIRE(h.panel.act(h.state, "recompute_num_layers", "4").empty());
     CHECK(h.state.scenario().training.recompute_num_layers == 4);
