@@ -1503,3 +1503,32 @@ TEST_CASE("a scenario's run: Memory and cost shows its Run section, and hovering
     CHECK(shown["items"].contains("memory/figure/Checkpoint"));
     CHECK(shown["items"].contains("memory/figure/Goodput as the job grows"));
 }
+
+TEST_CASE("who runs ZeRO-3 and the recompute method, chosen by mouse in Memory and cost") {
+    LiveApp app("mouse-zero-impl", "--show memory");  // the default: ZeRO 3, selective recompute
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/zero_impl"));
+    REQUIRE(app.click("memory/zero_impl"));
+    REQUIRE(app.wait_for_item("memory/zero_impl/deepspeed-0.3"));
+    REQUIRE(app.click("memory/zero_impl/deepspeed-0.3"));
+    const Json ds = app.wait_frames(4);
+    CHECK(ds["scenario"]["parallel"]["zero_impl"] == "deepspeed-0.3");
+    CHECK(ds["status"].get<std::string>().rfind("Changed: ZeRO-3 by the stack's own -> deepspeed-0.3", 0) == 0);
+    // The method shows only under a full recompute.
+    CHECK_FALSE(ds["items"].contains("memory/recompute_method"));
+    REQUIRE(app.click("memory/recompute"));
+    REQUIRE(app.wait_for_item("memory/recompute/full"));
+    REQUIRE(app.click("memory/recompute/full"));
+    REQUIRE(app.wait_for_item("memory/recompute_method"));
+    REQUIRE(app.click("memory/recompute_method"));
+    REQUIRE(app.wait_for_item("memory/recompute_method/block"));
+    REQUIRE(app.click("memory/recompute_method/block"));
+    const Json block = app.wait_frames(4);
+    CHECK(block["scenario"]["training"]["recompute"] == "full");
+    CHECK(block["scenario"]["training"]["recompute_method"] == "block");
+    CHECK(block["status"].get<std::string>().rfind("Changed: recompute full -> full (block 1)", 0) == 0);
+    // F12: the window as it stands, kept in the test's folder to be looked at.
+    app.key("F12");
+    app.wait_frames(4);
+    MESSAGE("screenshot in " << app.dir().string());
+}
