@@ -42,21 +42,89 @@ struct Pass {
     std::vector<double> streamed;  // bytes of each memory-bound kernel
 };
 
+// Kernels of one pass, each with the operation it belongs to (step_ops.hpp).
+struct TaggedGemms {
+    std::vector<GemmDims> dims;
+    std::vector<StepOp> ops;
+    void add(StepOp op, const GemmDims& g) {
+        dims.push_back(g);
+        ops.push_back(op);
+    }
+};
+struct TaggedStreams {
+    std::vector<double> bytes;
+    std::vector<StepOp> ops;
+    void add(StepOp op, double b) {
+        bytes.push_back(b);
+        ops.push_back(op);
+    }
+};
+
+enum class Phase : std::uint8_t { forward, backward, rerun };
+
+// Books one kernel's time (and FLOPs) under its operation, when a ledger is kept.
+void book(OpTimes* ledger, Phase phase, StepOp op, const KernelTime& kt, double flops) {
+    if (ledger == nullptr) return;
+    OpFigures& f = (*ledger)[static_cast<std::size_t>(op)];
+    const double t = kt.seconds();
+    if (phase == Phase::rerun) {
+        f.rerun_s += t;
+        f.rerun_flops += flops;
+        return;
+    }
+    (phase == Phase::forward ? f.forward_s : f.backward_s) += t;
+    f.flops += flops;
+    f.flops_bound_s += kt.flops_s;
+    f.hbm_bound_s += kt.hbm_s;
+    f.launch_s += kt.launch_s;
+}
+
 struct Prices {
     const HardwareFigures& hw;
     double peak = 0, ceiling = 0, elem = 2;
 
-    [[nodiscard]] double gemms(const std::vector<GemmDims>& gs) const {
+    // `op_of(i)`: the operation of the i-th GEMM. Sums in order, so a ledger changes no total.
+    template <typename OpOf>
+    double gemms(const std::vector<GemmDims>& gs, OpOf op_of, OpTimes* ledger, Phase phase) const {
         double t = 0;
-        for (const GemmDims& g : gs) t += gemm_seconds(hw, g, peak, ceiling, elem);
+        for (std::size_t i = 0; i < gs.size(); ++i) {
+            const KernelTime kt = gemm_time(hw, gs[i], peak, ceiling, elem);
+            t += kt.seconds();
+            book(ledger, phase, op_of(i), kt, gs[i].flops());
+        }
         return t;
     }
-    [[nodiscard]] double streams(const std::vector<double>& bytes) const {
+    [[nodiscard]] double gemms(const TaggedGemms& gs, OpTimes* ledger, Phase phase) const {
+        return gemms(gs.dims, [&](std::size_t i) { return gs.ops[i]; }, ledger, phase);
+    }
+    double streams(const std::vector<double>& bytes, StepOp op, OpTimes* ledger, Phase phase) const {
         double t = 0;
-        for (double b : bytes) t += streaming_seconds(hw, b);
+        for (double b : bytes) {
+            const KernelTime kt = streaming_time(hw, b);
+            t += kt.seconds();
+            book(ledger, phase, op, kt, 0.0);
+        }
         return t;
     }
-    [[nodiscard]] double pass(const Pass& p) const { return gemms(p.gemms) + p.attention_s + streams(p.streamed); }
+    double streams(const TaggedStreams& st, OpTimes* ledger, Phase phase) const {
+        double t = 0;
+        for (std::size_t i = 0; i < st.bytes.size(); ++i) {
+            const KernelTime kt = streaming_time(hw, st.bytes[i]);
+            t += kt.seconds();
+            book(ledger, phase, st.ops[i], kt, 0.0);
+        }
+        return t;
+    }
+    // The attention core's pass: the flash kernel is bound by its FLOP rate (its floor is a bound
+    // only for tiny sequences, where it is still one kernel's launch).
+    double attention(const Pass& p, OpTimes* ledger, Phase phase) const {
+        const StepOp op = StepOp::attention_core;
+        KernelTime flash;
+        flash.flops_s = p.attention_s;
+        book(ledger, phase, op, flash, p.attention_flops);
+        return gemms(p.gemms, [op](std::size_t) { return op; }, ledger, phase) + p.attention_s +
+               streams(p.streamed, op, ledger, phase);
+    }
 };
 
 double gemm_flops(const std::vector<GemmDims>& gs) {
@@ -174,44 +242,45 @@ std::vector<double> expert_gemm_launches(const Scenario& s, double local_experts
 }
 
 // The GEMMs of one block's forward (attention projections and the FFN or the experts).
-std::vector<GemmDims> block_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
+TaggedGemms block_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const double T = sh.tokens, h = sh.h, tp = sh.tp;
     const double ffn_in = m.ffn == Ffn::swiglu ? 2.0 : 1.0;  // gate and up run as one GEMM
-    std::vector<GemmDims> g;
+    TaggedGemms g;
+    const StepOp attn = StepOp::attention_projections;
     if (m.is_mla()) {
         // The down-projections to the latents are small and every TP rank runs them whole.
         const double heads = sh.heads, q_rank = as_double(m.q_lora_rank), kv_rank = as_double(m.kv_lora_rank);
         if (q_rank > 0) {
-            g.push_back(GemmDims{T, q_rank, h});
-            g.push_back(GemmDims{T, heads * sh.qk_dim / tp, q_rank});
+            g.add(attn, GemmDims{T, q_rank, h});
+            g.add(attn, GemmDims{T, heads * sh.qk_dim / tp, q_rank});
         } else {
-            g.push_back(GemmDims{T, heads * sh.qk_dim / tp, h});
+            g.add(attn, GemmDims{T, heads * sh.qk_dim / tp, h});
         }
-        g.push_back(GemmDims{T, kv_rank + as_double(m.qk_rope_head_dim), h});
-        g.push_back(GemmDims{T, heads * (as_double(m.qk_nope_head_dim) + sh.v_dim) / tp, kv_rank});
-        g.push_back(GemmDims{T, h, heads * sh.v_dim / tp});
+        g.add(attn, GemmDims{T, kv_rank + as_double(m.qk_rope_head_dim), h});
+        g.add(attn, GemmDims{T, heads * (as_double(m.qk_nope_head_dim) + sh.v_dim) / tp, kv_rank});
+        g.add(attn, GemmDims{T, h, heads * sh.v_dim / tp});
     } else {
-        g.push_back(GemmDims{T, (sh.q_width + 2.0 * sh.kv_width) / tp, h});
-        g.push_back(GemmDims{T, h, sh.q_width / tp});
+        g.add(attn, GemmDims{T, (sh.q_width + 2.0 * sh.kv_width) / tp, h});
+        g.add(attn, GemmDims{T, h, sh.q_width / tp});
     }
     if (!moe) {
         const double f = as_double(m.ffn_hidden);
-        g.push_back(GemmDims{T, ffn_in * f / tp, h});
-        g.push_back(GemmDims{T, h, f / tp});
+        g.add(StepOp::mlp, GemmDims{T, ffn_in * f / tp, h});
+        g.add(StepOp::mlp, GemmDims{T, h, f / tp});
         return g;
     }
     const double E = as_double(m.experts), ef = as_double(m.expert_ffn_hidden);
-    g.push_back(GemmDims{T, E, h});  // the router
+    g.add(StepOp::router, GemmDims{T, E, h});
     if (m.shared_experts > 0) {
         const double width = as_double(m.shared_experts) * ef;
-        g.push_back(GemmDims{T, ffn_in * width / tp, h});
-        g.push_back(GemmDims{T, h, width / tp});
+        g.add(StepOp::shared_experts, GemmDims{T, ffn_in * width / tp, h});
+        g.add(StepOp::shared_experts, GemmDims{T, h, width / tp});
     }
     const ExpertBatch experts = expert_batch(m, p, sh);
     for (const double batch : expert_gemm_launches(s, experts.local_experts)) {
-        g.push_back(GemmDims{experts.tokens_per_expert, ffn_in * ef / tp, h, batch});
-        g.push_back(GemmDims{experts.tokens_per_expert, h, ef / tp, batch});
+        g.add(StepOp::routed_experts, GemmDims{experts.tokens_per_expert, ffn_in * ef / tp, h, batch});
+        g.add(StepOp::routed_experts, GemmDims{experts.tokens_per_expert, h, ef / tp, batch});
     }
     return g;
 }
@@ -238,81 +307,91 @@ double activation_stream_bytes(const Scenario& s, const Shape& sh, double width,
     return act_io * sh.e * width / sh.tp * tokens;
 }
 
-std::vector<double> block_streams(const Scenario& s, const Shape& sh, bool moe) {
+TaggedStreams block_streams(const Scenario& s, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const bool fused = s.training.fused_kernels;
     const double T = sh.tokens, e = sh.e, h = sh.h;
     const double norm = norm_stream_bytes(s, sh);
     const double residual = 3.0 * e * h * sh.rep * T;   // read both inputs, write the sum
-    std::vector<double> k = {norm, rotary_stream_bytes(s, sh), residual, norm};
-    if (!fused) k.push_back(2.0 * e * sh.q_width / sh.tp * T);  // the attention output made contiguous
+    TaggedStreams k;
+    k.add(StepOp::norms, norm);
+    k.add(StepOp::rotary, rotary_stream_bytes(s, sh));
+    k.add(StepOp::residual_adds, residual);
+    k.add(StepOp::norms, norm);
+    if (!fused) k.add(StepOp::layout_copies, 2.0 * e * sh.q_width / sh.tp * T);  // the attention output made contiguous
     if (!moe) {
-        k.push_back(activation_stream_bytes(s, sh, as_double(m.ffn_hidden), T));
+        k.add(StepOp::mlp_activation, activation_stream_bytes(s, sh, as_double(m.ffn_hidden), T));
     } else {
         const double slots = T * routed_copies(m);
-        k.push_back(activation_stream_bytes(s, sh, as_double(m.expert_ffn_hidden), slots));
+        k.add(StepOp::expert_activation, activation_stream_bytes(s, sh, as_double(m.expert_ffn_hidden), slots));
         if (m.shared_experts > 0)
-            k.push_back(activation_stream_bytes(s, sh, as_double(m.shared_experts * m.expert_ffn_hidden), T));
-        k.push_back(2.0 * e * h * slots);  // permute the tokens to their experts
-        k.push_back(2.0 * e * h * slots);  // and back, weighted by the router
+            k.add(StepOp::shared_activation,
+                  activation_stream_bytes(s, sh, as_double(m.shared_experts * m.expert_ffn_hidden), T));
+        k.add(StepOp::token_permutation, 2.0 * e * h * slots);  // permute the tokens to their experts
+        k.add(StepOp::token_permutation, 2.0 * e * h * slots);  // and back, weighted by the router
         // Megatron-Core's all-to-all dispatcher sorts what it received by local expert once more
         // (sort_chunks_by_idxs after the dispatch, and back before the combine) whenever an EP rank
         // holds more than one expert (megatron/core/transformer/moe/token_dispatcher.py at d98e8a64dd).
         if (fused && sh.ep > 1 && as_double(m.experts) / sh.ep > 1) {
-            k.push_back(2.0 * e * h * slots);
-            k.push_back(2.0 * e * h * slots);
+            k.add(StepOp::token_permutation, 2.0 * e * h * slots);
+            k.add(StepOp::token_permutation, 2.0 * e * h * slots);
         }
     }
-    k.push_back(residual);
+    k.add(StepOp::residual_adds, residual);
     return k;
 }
 
 // What Megatron-LM's --recompute-modules re-run in one block's backward, beyond the attention core:
 // the two norms, MLA's up-projections and rotary, the routed experts' activation.
 struct ModuleRecompute {
-    std::vector<GemmDims> gemms;
-    std::vector<double> streamed;
+    TaggedGemms gemms;
+    TaggedStreams streamed;
 };
 
 ModuleRecompute megatron_module_recompute(const Scenario& s, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const RecomputeModules& mods = s.training.recompute_modules;
     ModuleRecompute out;
-    if (mods.layernorm) out.streamed.insert(out.streamed.end(), 2, norm_stream_bytes(s, sh));
+    if (mods.layernorm) {
+        out.streamed.add(StepOp::norms, norm_stream_bytes(s, sh));
+        out.streamed.add(StepOp::norms, norm_stream_bytes(s, sh));
+    }
     if (mods.mla_up_proj && m.is_mla()) {
         const double q_rank = as_double(m.q_lora_rank), kv_rank = as_double(m.kv_lora_rank);
-        if (q_rank > 0) out.gemms.push_back(GemmDims{sh.tokens, sh.heads * sh.qk_dim / sh.tp, q_rank});
-        out.gemms.push_back(GemmDims{sh.tokens, sh.heads * (as_double(m.qk_nope_head_dim) + sh.v_dim) / sh.tp, kv_rank});
-        out.streamed.push_back(rotary_stream_bytes(s, sh));
+        const StepOp attn = StepOp::attention_projections;
+        if (q_rank > 0) out.gemms.add(attn, GemmDims{sh.tokens, sh.heads * sh.qk_dim / sh.tp, q_rank});
+        out.gemms.add(attn, GemmDims{sh.tokens, sh.heads * (as_double(m.qk_nope_head_dim) + sh.v_dim) / sh.tp, kv_rank});
+        out.streamed.add(StepOp::rotary, rotary_stream_bytes(s, sh));
     }
     if (mods.moe_act && moe && m.is_moe())
-        out.streamed.push_back(
-            activation_stream_bytes(s, sh, as_double(m.expert_ffn_hidden), sh.tokens * routed_copies(m)));
+        out.streamed.add(StepOp::expert_activation,
+                         activation_stream_bytes(s, sh, as_double(m.expert_ffn_hidden), sh.tokens * routed_copies(m)));
     return out;
 }
 
 // The matmuls torchtitan's op-level selective recompute re-runs in one block's backward, shaped as
 // block_gemms shapes them on this GPU (op_recompute.hpp says which).
-std::vector<GemmDims> op_policy_recomputed_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
+TaggedGemms op_policy_recomputed_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const std::vector<BlockMatmul> order = block_matmuls_in_order(m, moe);
     const ExpertBatch experts = expert_batch(m, p, sh);
-    std::vector<GemmDims> out;
+    TaggedGemms out;
     for (std::size_t i = 0; i < order.size(); ++i) {
         if (!op_policy_recomputes(i)) continue;
         const BlockMatmul& mm = order[i];
         const double n = mm.split == MatmulSplit::column ? mm.out_width / sh.tp : mm.out_width;
         const double k = mm.split == MatmulSplit::row ? mm.in_width / sh.tp : mm.in_width;
-        out.push_back(mm.routed ? GemmDims{experts.tokens_per_expert, n, k, experts.local_experts}
-                                : GemmDims{sh.tokens, n, k});
+        out.add(mm.op, mm.routed ? GemmDims{experts.tokens_per_expert, n, k, experts.local_experts}
+                                 : GemmDims{sh.tokens, n, k});
     }
     return out;
 }
 
-// One block's forward and backward and what a recompute re-runs.
+// One block's forward and backward and what a recompute re-runs, in all and by operation.
 struct BlockPrice {
     double forward_s = 0, backward_s = 0, attention_forward_s = 0;
     double forward_flops = 0, backward_flops = 0;
+    OpTimes ops{};
 };
 
 // FP8 GEMMs read FP8 operands that someone wrote: Transformer Engine casts each GEMM's input (the
@@ -328,49 +407,67 @@ double fp8_cast_bytes(const std::vector<GemmDims>& gemms, bool backward) {
     return kFp8CastBytes * elements;
 }
 
+// `forward`'s kernels re-run inside the backward, booked into `into` as recomputation.
+void add_rerun(OpTimes& into, const OpTimes& forward) noexcept {
+    for (std::size_t i = 0; i < kStepOpCount; ++i) {
+        into[i].rerun_s += forward[i].forward_s;
+        into[i].rerun_flops += forward[i].flops;
+    }
+}
+
 BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh, const HardwareFigures& hw,
                        const Prices& price, bool moe) {
-    const std::vector<GemmDims> fwd = block_gemms(s, p, sh, moe);
-    std::vector<double> streams = block_streams(s, sh, moe);
-    std::vector<double> streams_back;
-    for (double x : streams) streams_back.push_back(2.0 * x);
+    const TaggedGemms fwd = block_gemms(s, p, sh, moe);
+    TaggedStreams streams = block_streams(s, sh, moe);
+    TaggedStreams streams_back;
+    for (std::size_t i = 0; i < streams.bytes.size(); ++i) streams_back.add(streams.ops[i], 2.0 * streams.bytes[i]);
     if (s.training.precision == Precision::fp8) {
         // Each GEMM quantizes its own input, a kernel each (for the experts, one a launch of
         // expert_gemm_launches: Transformer Engine's split_quantize runs one per expert on the same
         // streams as their GEMMs).
-        for (const GemmDims& g : fwd) {
-            streams.push_back(fp8_cast_bytes({g}, false));
-            streams_back.push_back(fp8_cast_bytes({g}, true));
+        for (const GemmDims& g : fwd.dims) {
+            streams.add(StepOp::fp8_casts, fp8_cast_bytes({g}, false));
+            streams_back.add(StepOp::fp8_casts, fp8_cast_bytes({g}, true));
         }
     }
     const AttentionCore core = attention_core(s, sh, hw);
     BlockPrice b;
-    b.attention_forward_s = price.pass(core.forward);
-    const double gemm_fwd_s = price.gemms(fwd);
-    const double stream_fwd_s = price.streams(streams);
+    // The forward's kernels booked apart by part, for what a recompute re-runs of each.
+    OpTimes fwd_gemm_ops{}, fwd_stream_ops{}, attention_ops{};
+    b.attention_forward_s = price.attention(core.forward, &attention_ops, Phase::forward);
+    const double gemm_fwd_s = price.gemms(fwd, &fwd_gemm_ops, Phase::forward);
+    const double stream_fwd_s = price.streams(streams, &fwd_stream_ops, Phase::forward);
     b.forward_s = gemm_fwd_s + b.attention_forward_s + stream_fwd_s;
-    b.backward_s = price.gemms(backward_gemms(fwd)) + price.pass(core.backward) + price.streams(streams_back);
+    const std::vector<GemmDims> bwd = backward_gemms(fwd.dims);
+    b.backward_s = price.gemms(bwd, [&](std::size_t i) { return fwd.ops[i / 2]; }, &b.ops, Phase::backward) +
+                   price.attention(core.backward, &b.ops, Phase::backward) +
+                   price.streams(streams_back, &b.ops, Phase::backward);
+    for (const OpTimes* part : {&fwd_gemm_ops, &attention_ops, &fwd_stream_ops}) add_ops(b.ops, *part, 1.0);
     const double core_fwd_flops = core.forward.attention_flops + gemm_flops(core.forward.gemms);
-    b.forward_flops = gemm_flops(fwd) + core_fwd_flops;
-    b.backward_flops = 2.0 * gemm_flops(fwd) + core.backward.attention_flops + gemm_flops(core.backward.gemms);
+    b.forward_flops = gemm_flops(fwd.dims) + core_fwd_flops;
+    b.backward_flops = 2.0 * gemm_flops(fwd.dims) + core.backward.attention_flops + gemm_flops(core.backward.gemms);
     switch (s.training.recompute) {
         case Recompute::full:
             b.backward_s += b.forward_s;
             b.backward_flops += b.forward_flops;
+            for (const OpTimes* part : {&fwd_gemm_ops, &attention_ops, &fwd_stream_ops}) add_rerun(b.ops, *part);
             break;
         case Recompute::selective:
             if (op_level_selective(s.training)) {  // every second matmul and every memory-bound kernel
-                const std::vector<GemmDims> again = op_policy_recomputed_gemms(s, p, sh, moe);
-                b.backward_s += price.gemms(again) + stream_fwd_s;
-                b.backward_flops += gemm_flops(again);
+                const TaggedGemms again = op_policy_recomputed_gemms(s, p, sh, moe);
+                b.backward_s += price.gemms(again, &b.ops, Phase::rerun) + stream_fwd_s;
+                b.backward_flops += gemm_flops(again.dims);
+                add_rerun(b.ops, fwd_stream_ops);
             } else {  // Megatron-LM: the modules --recompute-modules names
                 if (s.training.recompute_modules.core_attn) {
                     b.backward_s += b.attention_forward_s;
                     b.backward_flops += core_fwd_flops;
+                    add_rerun(b.ops, attention_ops);
                 }
                 const ModuleRecompute again = megatron_module_recompute(s, sh, moe);
-                b.backward_s += price.gemms(again.gemms) + price.streams(again.streamed);
-                b.backward_flops += gemm_flops(again.gemms);
+                b.backward_s += price.gemms(again.gemms, &b.ops, Phase::rerun) +
+                                price.streams(again.streamed, &b.ops, Phase::rerun);
+                b.backward_flops += gemm_flops(again.gemms.dims);
             }
             break;
         case Recompute::none: break;
@@ -379,6 +476,11 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
 }
 
 }  // namespace
+
+ExpertLoad expert_load(const Scenario& s, const ParallelSpec& p) {
+    const ExpertBatch b = expert_batch(s.model, p, shape_of(s, p));
+    return {b.tokens_per_expert, b.local_experts};
+}
 
 double attention_core_forward_flops(const Scenario& s, double tokens, double tp) {
     const ModelSpec& m = s.model;
@@ -449,18 +551,17 @@ StageBlocks stage_blocks(const TrainingSpec& t, int64_t dense, int64_t moe, bool
     return b;
 }
 
-StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
-                           const StageBlocks& blocks) {
-    if (!s.model.has_architecture()) return {};
+const StageCompute& stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                                  const StageBlocks& blocks) {
+    static const StageCompute kNothing{};
+    if (!s.model.has_architecture()) return kNothing;
     // The planner prices thousands of layouts whose stages share a shape: each shape is priced once
     // per thread (kernel by kernel is the slow part of costing a layout).
     thread_local std::unordered_map<ComputeKey, StageCompute, ComputeKeyHash> priced;
     const ComputeKey key = compute_key(s, p, hw, blocks);
     if (const auto it = priced.find(key); it != priced.end()) return it->second;
     if (priced.size() >= 4096) priced.clear();  // bound the memory, keep it simple
-    const StageCompute out = price_stage(s, p, hw, blocks);
-    priced.emplace(key, out);
-    return out;
+    return priced.emplace(key, price_stage(s, p, hw, blocks)).first->second;
 }
 
 namespace {
@@ -496,6 +597,7 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         out.attention_forward_s += n * b.attention_forward_s;
         out.forward_flops += n * b.forward_flops;
         out.backward_flops += n * b.backward_flops;
+        add_ops(out.ops, b.ops, n);
     };
     // A full recompute adds each block's forward to its backward; under the block method only the
     // blocks it re-runs pay it.
@@ -509,6 +611,7 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
             BlockPrice kept = b;
             kept.backward_s -= b.forward_s;
             kept.backward_flops -= b.forward_flops;
+            for (OpFigures& f : kept.ops) f.rerun_s = f.rerun_flops = 0;
             add(kept, count - again);
         }
     };
@@ -518,8 +621,8 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
     const double V = static_cast<double>(s.model.vocab);
     if (blocks.embedding) {
         // Gather the rows forward; the backward accumulates their fp32 gradient (read + write).
-        out.forward_s += streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.tokens);
-        out.backward_s += streaming_seconds(hw, 3.0 * 4.0 * sh.h * sh.tokens);
+        out.forward_s += price.streams({2.0 * sh.e * sh.h * sh.tokens}, StepOp::embedding, &out.ops, Phase::forward);
+        out.backward_s += price.streams({3.0 * 4.0 * sh.h * sh.tokens}, StepOp::embedding, &out.ops, Phase::backward);
     }
     if (blocks.output) {
         // The output layer stays in BF16 under FP8 training: Megatron-Core's output layer is a plain
@@ -527,13 +630,17 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         // output head in BF16 (arXiv:2412.19437, section 3.3.1).
         const Prices head_price{hw, hw.peak_flops, hw.gemm_ceiling, fp8 ? 2.0 : price.elem};
         const std::vector<GemmDims> head = {GemmDims{sh.tokens, V / sh.tp, sh.h}};
+        const auto head_op = [](std::size_t) { return StepOp::output_layer; };
         // The final norm, and the loss over the logits at HBM bandwidth (loss_stream_bytes).
         const LossBytes loss = loss_stream_bytes(s.training);
         const double logits = sh.tokens * V / sh.tp;
-        out.forward_s += head_price.gemms(head) + streaming_seconds(hw, 2.0 * sh.e * sh.h * sh.rep * sh.tokens) +
-                         streaming_seconds(hw, loss.forward * logits);
-        out.backward_s += head_price.gemms(backward_gemms(head)) + streaming_seconds(hw, loss.backward * logits) +
-                          streaming_seconds(hw, 4.0 * sh.e * sh.h * sh.rep * sh.tokens);
+        const double norm_bytes = 2.0 * sh.e * sh.h * sh.rep * sh.tokens;
+        out.forward_s += head_price.gemms(head, head_op, &out.ops, Phase::forward) +
+                         price.streams({norm_bytes}, StepOp::norms, &out.ops, Phase::forward) +
+                         price.streams({loss.forward * logits}, StepOp::loss, &out.ops, Phase::forward);
+        out.backward_s += head_price.gemms(backward_gemms(head), head_op, &out.ops, Phase::backward) +
+                          price.streams({loss.backward * logits}, StepOp::loss, &out.ops, Phase::backward) +
+                          price.streams({2.0 * norm_bytes}, StepOp::norms, &out.ops, Phase::backward);
         out.forward_flops += gemm_flops(head);
         out.backward_flops += 2.0 * gemm_flops(head);
     }

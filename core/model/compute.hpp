@@ -19,6 +19,7 @@
 // tokens pass every TP rank), sequence parallelism splits the norm and residual work by tp too.
 
 #include "core/model/hardware.hpp"
+#include "core/model/step_ops.hpp"
 #include "core/scenario/scenario.hpp"
 
 #include <cstdint>
@@ -45,10 +46,21 @@ struct StageCompute {
     double attention_forward_s = 0;    // the attention core's forward (CP's exchange hides under it)
     double forward_flops = 0;          // executed: causal flash counts the half it runs
     double backward_flops = 0;         // executed, recomputation included
+    OpTimes ops{};                     // forward_s + backward_s by operation (step_ops.hpp)
 };
 
-// `p` is the effective parallel spec (leftover replicas folded in).
-[[nodiscard]] StageCompute stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+// Balanced routing: per micro-batch, the routed token slots one local expert receives (the ep ranks'
+// tokens x top_k spread over the experts, padded to capacity_factor when set), and experts per rank.
+struct ExpertLoad {
+    double tokens_per_expert = 0;
+    double local_experts = 0;
+};
+[[nodiscard]] ExpertLoad expert_load(const Scenario& s, const ParallelSpec& p);
+
+// `p` is the effective parallel spec (leftover replicas folded in). The planner prices thousands of
+// layouts whose stages share a shape, so each shape is priced once per thread and kept: the reference
+// stays valid until this thread's next call.
+[[nodiscard]] const StageCompute& stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                                          const StageBlocks& blocks);
 
 // The optimizer step of `params` parameters held by one GPU's optimizer (after ZeRO): Adam reads the

@@ -99,4 +99,45 @@ std::vector<StepPart> step_parts(const Report& r) {
     return parts;
 }
 
+std::vector<ComputeOp> compute_ops(const Report& r) {
+    std::vector<ComputeOp> out;
+    if (!r.breakdown) return out;
+    const double compute = r.time.compute.value_or(0);
+    for (const OpEntry& e : longest_first(*r.breakdown)) {
+        ComputeOp op;
+        op.name = std::string(to_string(e.op));
+        op.kind = std::string(to_string(kind_of(e.op)));
+        op.bound = std::string(to_string(e.figures.bound()));
+        op.seconds = e.figures.time_s();
+        op.recompute_s = e.figures.rerun_s;
+        op.fraction = compute > 0 ? op.seconds / compute : 0.0;
+        op.moe_part = is_moe_part(e.op);
+        out.push_back(std::move(op));
+    }
+    return out;
+}
+
+std::string bound_meaning(std::string_view bound) {
+    if (bound == "flops") return "bound by FLOPs: the tensor cores' rate for its shape";
+    if (bound == "hbm") return "bound by HBM bandwidth: it moves more bytes than it computes";
+    if (bound == "launch") return "bound by kernel launches: each kernel is shorter than the per-kernel floor";
+    return std::string(bound);
+}
+
+std::string moe_summary(const Report& r) {
+    if (!r.moe || !r.breakdown) return {};
+    const MoeFigures& f = *r.moe;
+    double mixture = 0;
+    for (std::size_t i = 0; i < kStepOpCount; ++i)
+        if (is_moe_part(static_cast<StepOp>(i))) mixture += (*r.breakdown)[i].time_s();
+    const double compute = r.time.compute.value_or(0);
+    return count_of(f.blocks, "MoE block") + " on this GPU: " + format_count(f.tokens_per_expert) +
+           " routed tokens per expert a micro-batch, " + format_count(f.local_experts) +
+           (f.local_experts == 1 ? " expert" : " experts") + " per GPU; their GEMMs reach " +
+           format_flops_rate(f.expert_gemm_flops_per_s) + " (" + format_percent(f.expert_gemm_share_of_peak) +
+           " of peak). The mixture's compute takes " + format_seconds(mixture) + " (" +
+           format_percent(compute > 0 ? mixture / compute : 0) + " of compute); its all-to-all " +
+           format_seconds(f.all_to_all_s) + " before overlap, " + format_seconds(f.all_to_all_exposed_s) + " exposed.";
+}
+
 }  // namespace shardscope

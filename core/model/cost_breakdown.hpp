@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardscope {
@@ -50,5 +51,24 @@ struct StepPart {
 // bubble (when there is one); they add up to the step. Empty when the report has no times (count-only
 // model). Exposed communication the dims do not account for is listed as "other comm".
 [[nodiscard]] std::vector<StepPart> step_parts(const Report& r);
+
+// One operation of the busiest GPU's compute over the step (the report's breakdown), longest first.
+struct ComputeOp {
+    std::string name;        // "routed experts"
+    std::string kind;        // gemm, attention, element-wise, optimizer
+    std::string bound;       // flops, hbm, launch
+    double seconds = 0;      // per step, recomputation included
+    double recompute_s = 0;
+    double fraction = 0;     // of the step's compute
+    bool moe_part = false;   // one of an MoE block's parts (is_moe_part)
+};
+[[nodiscard]] std::vector<ComputeOp> compute_ops(const Report& r);
+
+// What bounds an operation, in words: "FLOPs (the tensor cores)", "HBM bandwidth", "kernel launches".
+[[nodiscard]] std::string bound_meaning(std::string_view bound);
+
+// An MoE block as the busiest GPU runs it, in one sentence: tokens per expert, the experts' GEMM rate,
+// the mixture's share of compute, the all-to-all. "" without MoE blocks.
+[[nodiscard]] std::string moe_summary(const Report& r);
 
 }  // namespace shardscope

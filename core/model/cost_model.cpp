@@ -151,6 +151,7 @@ struct Context {
 
 struct StageComm {
     StageWork work;
+    double fsdp_copy_out_s = 0;  // of work.forward_s and of work.backward_s: FSDP2's copy-out
     int64_t layers = 0;
     int64_t moe_layers = 0;
     // Bytes one GPU sends per micro-batch, per dim, and the calls that send them.
@@ -225,7 +226,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     const bool full = s.training.recompute == Recompute::full;
 
     // Compute from the hardware up, kernel by kernel (core/model/compute.hpp).
-    const StageCompute sc = stage_compute(
+    const StageCompute& sc = stage_compute(
         s, p, cx.hw, stage_blocks(s.training, load.layers - load.moe_layers, load.moe_layers, load.embedding, load.output));
     w.forward_flops = sc.forward_flops;
     w.backward_flops = sc.backward_flops;
@@ -380,6 +381,7 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         const Fsdp2Copies copies = fsdp2_copies(cx.hw, dense + expert, units, gathers, gathered, per.grads);
         w.forward_s += copies.copy_out_s;
         w.backward_s += copies.copy_out_s;
+        out.fsdp_copy_out_s = copies.copy_out_s;
         w.fsdp_backward_s += copies.copy_in_s;
     }
     // nccl-tests times one group size at a time: the dense blocks' calls (the experts' sharding group
@@ -948,6 +950,55 @@ StepEndTimes step_end_times(const Scenario& s, const ParamCounts& counts, const 
     return StepEndTimes{end.reduce_s, end.gather_s, cx.hw.overlap_compute_loss};
 }
 
+namespace {
+
+// One micro-batch's compute on stage `stage` by operation: its kernels (stage_compute, priced when the
+// stage was) and FSDP2's copy-out on the compute stream.
+OpTimes stage_ops(const Context& cx, const StageComm& sc, std::size_t stage) {
+    const auto index = static_cast<int64_t>(stage);
+    OpTimes ops = stage_compute(cx.s, cx.par, cx.hw,
+                                stage_blocks(cx.s.training, sc.layers - sc.moe_layers, sc.moe_layers, index == 0,
+                                             index == cx.par.pp - 1))
+                      .ops;
+    OpFigures& copies = ops[static_cast<std::size_t>(StepOp::fsdp_copies)];
+    copies.forward_s = copies.backward_s = sc.fsdp_copy_out_s;
+    copies.hbm_bound_s = 2.0 * sc.fsdp_copy_out_s;  // a copy streams through memory
+    return ops;
+}
+
+// The busiest GPU's compute over a step by operation: `mb` micro-batches, half of them its mirror
+// stage's under DualPipe (the mirror is the stage itself otherwise), and the optimizer step.
+OpTimes step_breakdown(const OpTimes& stage, const OpTimes& mirror, double mb, double optimizer_s) {
+    OpTimes out{};
+    add_ops(out, stage, mb / 2);
+    add_ops(out, mirror, mb / 2);
+    OpFigures& opt = out[static_cast<std::size_t>(StepOp::optimizer)];
+    opt.forward_s = optimizer_s;
+    opt.hbm_bound_s = optimizer_s;  // Adam streams its state through HBM (optimizer_step_seconds)
+    return out;
+}
+
+MoeFigures moe_figures(const Context& cx, const OpTimes& step, int64_t moe_blocks, const std::vector<DimCost>& dims) {
+    MoeFigures f;
+    f.blocks = moe_blocks;
+    const ExpertLoad load = expert_load(cx.s, cx.par);
+    f.tokens_per_expert = load.tokens_per_expert;
+    f.local_experts = load.local_experts;
+    const OpFigures& experts = step[static_cast<std::size_t>(StepOp::routed_experts)];
+    if (experts.time_s() > 0) {
+        f.expert_gemm_flops_per_s = (experts.flops + experts.rerun_flops) / experts.time_s();
+        f.expert_gemm_share_of_peak = f.expert_gemm_flops_per_s / (training_peak_tflops(cx.s) * 1e12);
+    }
+    for (const DimCost& d : dims)
+        if (d.name == "ep") {
+            f.all_to_all_s = d.time_s;
+            f.all_to_all_exposed_s = d.exposed_s;
+        }
+    return f;
+}
+
+}  // namespace
+
 Report build_report(const Scenario& s) {
     return build_report(s, count_params(s.model), DeviceMesh::build(s.cluster, s.parallel));
 }
@@ -956,7 +1007,8 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     return build_report(s, counts, mesh, nullptr);
 }
 
-Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, PipelineMemo* shared) {
+Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh, PipelineMemo* shared,
+                    ReportDetail detail) {
     // Without a caller's memo, one of its own: the two simulations below (with and without p2p time)
     // share one compiled schedule.
     PipelineMemo own;
@@ -1148,6 +1200,10 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const double step = timeline.makespan + longest_end;
     const double exposed_comm = per_mb_exposed + pp_exposed + step_end_exposed;
     r.time.compute = compute;
+    if (detail == ReportDetail::full) {
+        r.breakdown = step_breakdown(stage_ops(cx, sc, busiest), stage_ops(cx, msc, mirror), mb, optimizer_s);
+        if (sc.moe_layers > 0 || msc.moe_layers > 0) r.moe = moe_figures(cx, *r.breakdown, sc.moe_layers, r.dims);
+    }
     r.time.exposed_comm = exposed_comm;
     r.time.bubble = std::max(0.0, step - compute - exposed_comm);
     r.time.step = step;
@@ -1213,6 +1269,10 @@ std::string report_invariant_violation(const Scenario& s, const Report& r) {
     // Rounding of sums taken in another order: a relative hair.
     if (compute > step * (1 + 1e-9))
         return "time.step: " + format_fixed(step, 6) + " s is shorter than the busiest stage's compute (" +
+               format_fixed(compute, 6) + " s)";
+    const double by_op = r.breakdown ? total_time_s(*r.breakdown) : compute;
+    if (std::fabs(by_op - compute) > 1e-9 * compute)
+        return "breakdown: its operations sum to " + format_fixed(by_op, 6) + " s, not time.compute (" +
                format_fixed(compute, 6) + " s)";
     // MFU may be left out, with a note saying why (build_report), but never shown above 100%.
     if (r.throughput.mfu && !(*r.throughput.mfu > 0 && *r.throughput.mfu <= 1))

@@ -177,18 +177,21 @@ private:
     std::size_t program_ops_ = 0;
     long long hits_ = 0;
 };
+// What a report carries: everything, or what ranking a layout needs (the planner's candidates: no
+// breakdown by operation and no MoE figures, which a row re-reports when asked).
+enum class ReportDetail { full, ranking };
 [[nodiscard]] Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh,
-                                  PipelineMemo* memo);
+                                  PipelineMemo* memo, ReportDetail detail = ReportDetail::full);
 
 // The dense peak of the dtype the GEMMs run in: peak_fp8_tflops under fp8 precision, the FP32 CUDA-core
 // peak under fp32 (hardware.hpp), else peak_tflops. MFU's denominator.
 [[nodiscard]] double training_peak_tflops(const Scenario& s) noexcept;
 
 // What every report of a scenario that passed validate_scenario must satisfy: the step positive and
-// finite and no shorter than the busiest stage's compute, 0 < MFU <= 1 (or no MFU, with a note saying
-// why), hardware FLOP/s per GPU at
-// most the peak of the training dtype, the memory parts summing to the total, and the reported GPU
-// the most loaded. "" when they hold, else the first broken one in words. The planner ranks only
+// finite and no shorter than the busiest stage's compute, the compute's operations (breakdown, in
+// a full report) summing to it, 0 < MFU <= 1 (or no MFU, with a note saying why), hardware FLOP/s per GPU at most
+// the peak of the training dtype, the memory parts summing to the total, and the reported GPU the
+// most loaded. "" when they hold, else the first broken one in words. The planner ranks only
 // candidates that pass; a core property test checks them over random scenarios.
 [[nodiscard]] std::string report_invariant_violation(const Scenario& s, const Report& r);
 

@@ -189,16 +189,24 @@ double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexce
     return best;
 }
 
-double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
-                    double elem_bytes) noexcept {
-    if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return 0.0;
+KernelTime gemm_time(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
+                     double elem_bytes) noexcept {
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return {};
     const double efficiency = gemm_tile_efficiency(hw, g);
     const double compute = g.flops() / (peak * ceiling * efficiency);
     const double bytes = elem_bytes * (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch;
     const double memory = bytes / hw.hbm_bytes_per_s;
     // A GEMM also pays its launch and its first tiles' prologue before any wave runs: the floor,
     // added (a 1024^3 BF16 GEMM takes about 12 us on an H100 where its FLOPs need 4 [SWEEP]).
-    return std::max(compute, memory) + hw.kernel_floor_s;
+    KernelTime t;
+    (compute >= memory ? t.flops_s : t.hbm_s) = std::max(compute, memory);
+    t.launch_s = hw.kernel_floor_s;
+    return t;
+}
+
+double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
+                    double elem_bytes) noexcept {
+    return gemm_time(hw, g, peak, ceiling, elem_bytes).seconds();
 }
 
 namespace {
@@ -243,9 +251,16 @@ HardwareFigures paced_hardware_figures(const GpuSpec& gpu, int64_t world) {
     return hw;
 }
 
+KernelTime streaming_time(const HardwareFigures& hw, double bytes) noexcept {
+    if (bytes <= 0) return {};
+    const double through_hbm = bytes / hw.hbm_bytes_per_s;
+    KernelTime t;
+    (through_hbm >= hw.kernel_floor_s ? t.hbm_s : t.launch_s) = std::max(through_hbm, hw.kernel_floor_s);
+    return t;
+}
+
 double streaming_seconds(const HardwareFigures& hw, double bytes) noexcept {
-    if (bytes <= 0) return 0.0;
-    return std::max(bytes / hw.hbm_bytes_per_s, hw.kernel_floor_s);
+    return streaming_time(hw, bytes).seconds();
 }
 
 }  // namespace shardscope

@@ -135,6 +135,14 @@ struct GemmDims {
 };
 [[nodiscard]] double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
                                   double elem_bytes) noexcept;
+// A kernel's time split by what sets it: the longer of its FLOPs and its HBM bytes (the other is 0),
+// and the floor it pays on top (a GEMM) or instead (a memory-bound kernel shorter than the floor).
+struct KernelTime {
+    double flops_s = 0, hbm_s = 0, launch_s = 0;
+    [[nodiscard]] double seconds() const noexcept { return flops_s + hbm_s + launch_s; }
+};
+[[nodiscard]] KernelTime gemm_time(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
+                                   double elem_bytes) noexcept;
 // The fraction of the SMs' tile throughput a GEMM of this shape keeps (wave and tile quantisation).
 [[nodiscard]] double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexcept;
 
@@ -152,5 +160,6 @@ struct GemmDims {
 
 // A memory-bound kernel moving `bytes` through HBM (at least the kernel floor).
 [[nodiscard]] double streaming_seconds(const HardwareFigures& hw, double bytes) noexcept;
+[[nodiscard]] KernelTime streaming_time(const HardwareFigures& hw, double bytes) noexcept;
 
 }  // namespace shardscope

@@ -29,11 +29,11 @@ void add_attention(std::vector<BlockMatmul>& out, const ModelSpec& m) {
     out.push_back({h, o, MatmulSplit::row, false});
 }
 
-void add_mlp(std::vector<BlockMatmul>& out, const ModelSpec& m, double width, bool routed) {
+void add_mlp(std::vector<BlockMatmul>& out, const ModelSpec& m, double width, bool routed, StepOp op) {
     const double h = as_double(m.hidden);
-    out.push_back({width, h, MatmulSplit::column, routed});
-    if (m.ffn == Ffn::swiglu) out.push_back({width, h, MatmulSplit::column, routed});
-    out.push_back({h, width, MatmulSplit::row, routed});
+    out.push_back({width, h, MatmulSplit::column, routed, op});
+    if (m.ffn == Ffn::swiglu) out.push_back({width, h, MatmulSplit::column, routed, op});
+    out.push_back({h, width, MatmulSplit::row, routed, op});
 }
 
 }  // namespace
@@ -42,12 +42,13 @@ std::vector<BlockMatmul> block_matmuls_in_order(const ModelSpec& m, bool moe_blo
     std::vector<BlockMatmul> out;
     add_attention(out, m);
     if (!(moe_block && m.is_moe())) {
-        add_mlp(out, m, as_double(m.ffn_hidden), false);
+        add_mlp(out, m, as_double(m.ffn_hidden), false, StepOp::mlp);
         return out;
     }
-    out.push_back({as_double(m.experts), as_double(m.hidden), MatmulSplit::whole, false});  // the router
-    add_mlp(out, m, as_double(m.expert_ffn_hidden), true);
-    if (m.shared_experts > 0) add_mlp(out, m, as_double(m.shared_experts * m.expert_ffn_hidden), false);
+    out.push_back({as_double(m.experts), as_double(m.hidden), MatmulSplit::whole, false, StepOp::router});
+    add_mlp(out, m, as_double(m.expert_ffn_hidden), true, StepOp::routed_experts);
+    if (m.shared_experts > 0)
+        add_mlp(out, m, as_double(m.shared_experts * m.expert_ffn_hidden), false, StepOp::shared_experts);
     return out;
 }
 

@@ -7,6 +7,7 @@
 // function, the residual adds) runs again in the backward. On the fused stack (Megatron-LM,
 // Transformer Engine) selective recompute re-runs the attention core instead (compute.hpp).
 
+#include "core/model/step_ops.hpp"
 #include "core/scenario/scenario.hpp"
 
 #include <string>
@@ -25,6 +26,7 @@ struct BlockMatmul {
     double in_width = 0;
     MatmulSplit split = MatmulSplit::column;
     bool routed = false;
+    StepOp op = StepOp::attention_projections;  // the operation it belongs to
 };
 
 // A block's matmuls in the order its forward runs them, as torchtitan's model code calls them: wq,

@@ -88,6 +88,32 @@ std::string report_to_json(const Report& r) {
                            {"model_tflops_per_gpu", optional_number(r.throughput.model_tflops_per_gpu)},
                            {"hardware_tflops_per_gpu", optional_number(r.throughput.hardware_tflops_per_gpu)},
                            {"mfu", optional_number(r.throughput.mfu)}};
+    if (r.breakdown) {
+        Json ops = Json::array();
+        for (const OpEntry& e : longest_first(*r.breakdown))
+            ops.push_back(Json{{"name", std::string(to_string(e.op))},
+                               {"kind", std::string(to_string(kind_of(e.op)))},
+                               {"time_s", e.figures.time_s()},
+                               {"recompute_s", e.figures.rerun_s},
+                               {"bound", std::string(to_string(e.figures.bound()))},
+                               {"flops", e.figures.flops + e.figures.rerun_flops}});
+        j["breakdown"] = std::move(ops);
+    }
+    if (r.moe) {
+        const MoeFigures& f = *r.moe;
+        Json parts = Json::object();
+        for (std::size_t i = 0; i < kStepOpCount; ++i)
+            if (is_moe_part(static_cast<StepOp>(i)) && r.breakdown)
+                parts[std::string(to_string(static_cast<StepOp>(i)))] = (*r.breakdown)[i].time_s();
+        j["moe"] = Json{{"blocks", f.blocks},
+                        {"tokens_per_expert", f.tokens_per_expert},
+                        {"local_experts", f.local_experts},
+                        {"expert_gemm_tflops", f.expert_gemm_flops_per_s / 1e12},
+                        {"expert_gemm_share_of_peak", f.expert_gemm_share_of_peak},
+                        {"parts_s", std::move(parts)},
+                        {"all_to_all_s", f.all_to_all_s},
+                        {"all_to_all_exposed_s", f.all_to_all_exposed_s}};
+    }
     if (r.run) {
         const RunFigures& f = *r.run;
         j["run"] = Json{{"ideal_days", f.ideal_days},
@@ -104,6 +130,54 @@ std::string report_to_json(const Report& r) {
     j["notes"] = r.notes;
     return j.dump(2) + "\n";
 }
+
+namespace {
+
+std::string pad_left(std::string s, std::size_t width) {
+    if (s.size() < width) s.insert(0, width - s.size(), ' ');
+    return s;
+}
+std::string pad_right(std::string s, std::size_t width) {
+    if (s.size() < width) s.append(width - s.size(), ' ');
+    return s;
+}
+
+// "  routed experts              3.12 s   25.8%  flops-bound (of which 1.02 s recompute)"
+void write_op_line(std::ostringstream& os, std::string_view name, const OpFigures& f, double compute) {
+    os << "  " << pad_right(std::string(name), 24) << pad_left(format_seconds(f.time_s()), 10)
+       << "  " << pad_left(format_percent(compute > 0 ? f.time_s() / compute : 0), 6) << "  "
+       << to_string(f.bound()) << "-bound";
+    if (f.rerun_s > 0) os << " (of which " << format_seconds(f.rerun_s) << " recompute)";
+    os << "\n";
+}
+
+void write_breakdown(std::ostringstream& os, const Report& r) {
+    const double compute = r.time.compute.value_or(0);
+    os << "\nCompute by operation (the busiest GPU, per step; sums to compute)\n";
+    for (const OpEntry& e : longest_first(*r.breakdown)) write_op_line(os, to_string(e.op), e.figures, compute);
+}
+
+void write_moe(std::ostringstream& os, const Report& r) {
+    const MoeFigures& f = *r.moe;
+    const OpTimes& ops = *r.breakdown;
+    os << "\nMoE blocks (" << f.blocks << " on the busiest GPU, per step)\n";
+    os << "  " << format_count(f.tokens_per_expert) << " routed tokens per expert a micro-batch, "
+       << format_count(f.local_experts) << (f.local_experts == 1 ? " expert" : " experts") << " per GPU; their GEMMs reach "
+       << format_flops_rate(f.expert_gemm_flops_per_s) << " (" << format_percent(f.expert_gemm_share_of_peak)
+       << " of peak)\n";
+    double mixture = 0;
+    for (const OpEntry& e : longest_first(ops))
+        if (is_moe_part(e.op)) {
+            write_op_line(os, to_string(e.op), e.figures, r.time.compute.value_or(0));
+            mixture += e.figures.time_s();
+        }
+    os << "  " << pad_right("all-to-all (ep)", 24) << pad_left(format_seconds(f.all_to_all_s), 10) << "  before overlap, "
+       << format_seconds(f.all_to_all_exposed_s) << " exposed\n";
+    os << "  " << pad_right("the mixture's compute", 24) << pad_left(format_seconds(mixture), 10) << "  "
+       << format_percent(r.time.compute.value_or(0) > 0 ? mixture / *r.time.compute : 0) << " of compute\n";
+}
+
+}  // namespace
 
 std::string report_to_text(const Report& r) {
     std::ostringstream os;
@@ -159,6 +233,8 @@ std::string report_to_text(const Report& r) {
     os << "  micro-batches " << r.microbatches << ", bubble fraction " << or_na(r.bubble_fraction, format_percent)
        << " (idle share of all stages, simulated schedule)"
        << "\n";
+    if (r.breakdown) write_breakdown(os, r);
+    if (r.moe && r.breakdown) write_moe(os, r);
     os << "\nThroughput\n";
     os << "  tokens/s         " << or_na(r.throughput.tokens_per_s, format_count) << "\n";
     os << "  model TFLOP/s    " << or_na(r.throughput.model_tflops_per_gpu, format_tflops) << " per GPU\n";

@@ -10,6 +10,7 @@
 #include "core/scenario/units.hpp"
 #include "core/model/memory.hpp"
 #include "core/model/run_cost.hpp"
+#include "core/model/step_ops.hpp"
 #include "core/pipeline/pipeline.hpp"
 
 #include <cstdint>
@@ -82,6 +83,18 @@ struct ReportThroughput {
     std::optional<double> mfu;
 };
 
+// An MoE block as the busiest GPU runs it (not in docs/design.md's JSON: the report's `moe`). Its parts'
+// times are the breakdown's MoE operations (is_moe_part); the all-to-all is the ep dim's.
+struct MoeFigures {
+    int64_t blocks = 0;                  // MoE blocks on the busiest GPU's stage
+    double tokens_per_expert = 0;        // per micro-batch, routed tokens a local expert receives
+    double local_experts = 0;            // experts per EP rank
+    double expert_gemm_flops_per_s = 0;  // the routed experts' GEMMs, achieved (recomputation included)
+    double expert_gemm_share_of_peak = 0;  // of the training dtype's peak (MFU's denominator)
+    double all_to_all_s = 0;             // the ep dim's dispatch and combine per step, before overlap
+    double all_to_all_exposed_s = 0;
+};
+
 struct Report {
     int64_t world_size = 0;
     int64_t leftover_dp_replicate = 1;   // the factor leftover GPUs multiply dp_replicate by
@@ -93,6 +106,10 @@ struct Report {
     std::optional<double> model_flops_per_step;
     std::optional<double> hardware_flops_per_step;
     ReportTimes time;
+    // The busiest GPU's compute over the step by operation (sums to time.compute); empty for a model
+    // given as a parameter count.
+    std::optional<OpTimes> breakdown;
+    std::optional<MoeFigures> moe;       // with MoE blocks on the busiest GPU
     int64_t microbatches = 0;
     std::optional<double> bubble_fraction;
     ReportThroughput throughput;

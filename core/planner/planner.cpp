@@ -812,7 +812,7 @@ void PlanSearch::State::cost_next() {
         std::push_heap(heap.begin(), heap.end(), by_floor_desc);
     }
     const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
-    const Report r = build_report(s, counts, mesh_of(g.layout), &memo);
+    const Report r = build_report(s, counts, mesh_of(g.layout), &memo, ReportDetail::ranking);
     ++result.stats.costed;
     if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
     // Never rank an impossible figure; the core property test keeps this from happening at all.

@@ -606,3 +606,53 @@ TEST_CASE("memory panel: Megatron-LM's recompute method and n, under full recomp
     // Four of a stage's sixteen blocks re-run instead of all of them: a shorter step.
     CHECK(h.state.report().time.step.value() < every_block);
 }
+
+TEST_CASE("memory panel: where the compute goes, operation by operation as core's breakdown lists them") {
+    PanelHarness h;
+    h.size = ImVec2(1600, 2400);  // tall enough that the section's rows are on screen
+    h.fixture.frames(2, h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    const std::vector<ComputeOp> ops = compute_ops(h.state.report());
+    REQUIRE_FALSE(ops.empty());
+    REQUIRE(v.compute_ops.size() == ops.size());
+    double shares = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        CHECK(v.compute_ops[i].name == ops[i].name);
+        CHECK(v.compute_ops[i].time_text == format_seconds(ops[i].seconds));
+        CHECK(v.compute_ops[i].colour == ui::compute_op_colour(ops[i].kind));
+        if (i > 0) CHECK(ops[i].seconds <= ops[i - 1].seconds);
+        shares += ops[i].fraction;
+    }
+    CHECK(shares == doctest::Approx(1.0));
+    CHECK(v.compute_title == "Where the " + format_seconds(*h.state.report().time.compute) + " of compute goes");
+    CHECK(v.moe_line.empty());  // the default model is dense
+    // Collapsed until opened: one click on its header shows the table.
+    CHECK_FALSE(drawn_now("memory/moe_line"));
+    REQUIRE(h.fixture.click_item("memory/compute_ops", h.draw()));
+    h.fixture.frames(2, h.draw());
+    REQUIRE(h.panel.view(h.state).compute_ops.front().detail.find("bound by") != std::string::npos);
+}
+
+TEST_CASE("memory panel: an MoE model's line names tokens per expert and the mixture's share, as core says it") {
+    Scenario s = default_scenario();
+    s.model.experts = 8;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 2048;
+    s.parallel.ep = 2;
+    REQUIRE(validate_scenario(s).empty());
+    PanelHarness h(s);
+    h.size = ImVec2(1600, 2400);
+    h.fixture.frames(2, h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    REQUIRE(h.state.report().moe.has_value());
+    CHECK(v.moe_line == moe_summary(h.state.report()));
+    CHECK(v.moe_line.find("routed tokens per expert a micro-batch") != std::string::npos);
+    const auto experts = std::find_if(v.compute_ops.begin(), v.compute_ops.end(),
+                                      [](const ui::ComputeOpRecord& r) { return r.name == "routed experts"; });
+    REQUIRE(experts != v.compute_ops.end());
+    CHECK(experts->moe_part);
+    CHECK(experts->detail.find("part of the MoE blocks") != std::string::npos);
+    REQUIRE(h.fixture.click_item("memory/compute_ops", h.draw()));
+    h.fixture.frames(2, h.draw());
+    CHECK(drawn_now("memory/moe_line"));
+}

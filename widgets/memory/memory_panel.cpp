@@ -256,6 +256,7 @@ void MemoryPanel::draw(AppState& state) {
         draw_memory_section(state, 260.0f);
         draw_controls(state);
         draw_step_section();
+        draw_compute_section();
         draw_figures();
         draw_notes();
         return;
@@ -273,6 +274,7 @@ void MemoryPanel::draw(AppState& state) {
     ImGui::TableSetColumnIndex(1);
     draw_controls(state);
     draw_step_section();
+    draw_compute_section();
     draw_figures();
     draw_notes();
     ImGui::EndTable();
@@ -752,6 +754,52 @@ void MemoryPanel::draw_step_bar() {
         x += w;
     }
     draw->AddRect(origin, ImVec2(origin.x + width, origin.y + height), ImGui::GetColorU32(ImGuiCol_Border));
+}
+
+// A sorted bar list: each operation's bar as long as its share of the compute, its time and share
+// beside it, what bounds it on hover. Collapsed by default: the step table above says the total.
+void MemoryPanel::draw_compute_section() {
+    if (view_.compute_ops.empty()) return;
+    const bool open = ImGui::CollapsingHeader(view_.compute_title.c_str());
+    note_last_item("memory/compute_ops");
+    if (!open) return;
+    if (!view_.moe_line.empty()) {
+        text_wrapped(view_.moe_line);
+        note_last_item("memory/moe_line");
+    }
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("##compute_ops", 4, flags)) return;
+    ImGui::TableSetupColumn("operation", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("time per step", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("bound by", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+    ImGui::TableHeadersRow();
+    const float longest = static_cast<float>(view_.compute_ops.front().fraction);
+    for (const ComputeOpRecord& op : view_.compute_ops) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted(op.name.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", op.detail.c_str());
+        ImGui::TableSetColumnIndex(1);
+        // Scaled to the longest so the short ones stay visible; the share is printed in the bar.
+        const float full = ImGui::GetContentRegionAvail().x;
+        const float w = longest > 0 ? std::max(2.0f, full * static_cast<float>(op.fraction) / longest) : 0.0f;
+        const ImVec2 a = ImGui::GetCursorScreenPos();
+        const float h = ImGui::GetTextLineHeight();
+        ImGui::GetWindowDrawList()->AddRectFilled(a, ImVec2(a.x + w, a.y + h), op.colour);
+        ImGui::Dummy(ImVec2(full, h));
+        const ImVec2 text_size = ImGui::CalcTextSize(op.share_text.c_str());
+        const bool inside = text_size.x + 6.0f < w;
+        ImGui::GetWindowDrawList()->AddText(ImVec2(inside ? a.x + 3.0f : a.x + w + 3.0f, a.y),
+                                            inside ? IM_COL32(20, 20, 24, 255) : ImGui::GetColorU32(ImGuiCol_Text),
+                                            op.share_text.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", op.detail.c_str());
+        ImGui::TableSetColumnIndex(2);
+        ImGui::TextUnformatted(op.time_text.c_str());
+        ImGui::TableSetColumnIndex(3);
+        ImGui::TextUnformatted(op.bound.c_str());
+    }
+    ImGui::EndTable();
 }
 
 std::string MemoryPanel::probe_state() const {

@@ -155,6 +155,32 @@ std::vector<FigureRecord> run_records(const Scenario& s, const Report& r) {
 
 }  // namespace
 
+ImU32 compute_op_colour(const std::string& kind) {
+    if (kind == "gemm") return palette::compute_colour();
+    if (kind == "attention") return IM_COL32(120, 170, 235, 255);
+    if (kind == "optimizer") return IM_COL32(200, 160, 230, 255);
+    return IM_COL32(235, 190, 110, 255);  // element-wise: bound by HBM, a warm colour apart from the GEMMs
+}
+
+namespace {
+
+ComputeOpRecord compute_op_record(const ComputeOp& op) {
+    ComputeOpRecord rec;
+    rec.name = op.name;
+    rec.fraction = op.fraction;
+    rec.colour = compute_op_colour(op.kind);
+    rec.time_text = format_seconds(op.seconds);
+    rec.share_text = format_percent(op.fraction);
+    rec.bound = op.bound;
+    rec.moe_part = op.moe_part;
+    rec.detail = op.kind + ", " + bound_meaning(op.bound);
+    if (op.recompute_s > 0) rec.detail += "\nof it, " + format_seconds(op.recompute_s) + " re-runs the forward (recompute)";
+    if (op.moe_part) rec.detail += "\npart of the MoE blocks";
+    return rec;
+}
+
+}  // namespace
+
 ImU32 step_part_colour(const StepPart& part) {
     switch (part.kind) {
         case StepPartKind::compute: return palette::compute_colour();
@@ -189,6 +215,9 @@ MemoryView build_memory_view(const AppState& state) {
                                            format_seconds(p.seconds), format_percent(p.fraction), std::move(detail)});
     }
     v.step_title = r.time.step ? "Where a " + format_seconds(*r.time.step) + " step goes" : "Where a step goes";
+    for (const ComputeOp& op : compute_ops(r)) v.compute_ops.push_back(compute_op_record(op));
+    if (r.time.compute) v.compute_title = "Where the " + format_seconds(*r.time.compute) + " of compute goes";
+    v.moe_line = moe_summary(r);
     v.figures = figures(r);
     v.run = run_records(s, r);
     v.conventions = r.conventions;

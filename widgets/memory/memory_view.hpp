@@ -48,6 +48,18 @@ struct StepSegmentRecord {
     std::string detail;
 };
 
+// One operation of the busiest GPU's compute (core's ComputeOp), as its row of the bar list.
+struct ComputeOpRecord {
+    std::string name;        // "routed experts"
+    double fraction = 0;     // of the step's compute: the bar's length
+    ImU32 colour = 0;        // by kind: GEMMs, attention, element-wise, optimizer
+    std::string time_text;   // "3.54 s"
+    std::string share_text;  // "29.3%"
+    std::string bound;       // "flops", "hbm", "launch"
+    std::string detail;      // kind, what bounds it, and the recomputation in it (the tooltip)
+    bool moe_part = false;
+};
+
 struct FigureRecord {
     std::string label;
     std::string value;
@@ -67,6 +79,9 @@ struct MemoryView {
     std::string advice_line;             // what the fix does, or why there is none
     std::vector<StepSegmentRecord> step;
     std::string step_title;              // "Where a 4.46 s step goes"
+    std::vector<ComputeOpRecord> compute_ops;  // longest first; empty for a count-only model
+    std::string compute_title;           // "Where the 4.06 s of compute goes"
+    std::string moe_line;                // core's moe_summary; "" without MoE blocks
     std::vector<FigureRecord> figures;   // step time, tokens/s, TFLOP/s, MFU...
     std::vector<FigureRecord> run;       // the scenario's run block: days, goodput, GPU-hours, cost, energy
     std::vector<std::string> notes;
@@ -75,6 +90,9 @@ struct MemoryView {
 
 // Records for the current scenario; runs core's fit advice when the scenario does not fit.
 [[nodiscard]] MemoryView build_memory_view(const AppState& state);
+
+// An operation's colour by its kind (core's StepOpKind names: gemm, attention, element-wise, optimizer).
+[[nodiscard]] ImU32 compute_op_colour(const std::string& kind);
 
 // A step part's colour: its dim's for communication, else the palette's compute or bubble colour.
 [[nodiscard]] ImU32 step_part_colour(const StepPart& part);

@@ -14,36 +14,13 @@
 #include <cmath>
 
 using namespace shardscope;
+using shardscope::test::round_model;
 
 namespace {
 
 GpuSpec h100() { return GpuSpec{"H100 SXM", 80, 989, 3350, std::nullopt, 1979}; }
 GpuSpec a100() { return GpuSpec{"A100 SXM 80GB", 80, 312, 2039}; }
 
-// A round model on a one-SM GPU: every GEMM fills 256 x 128 tiles exactly, so each runs at
-// peak x ceiling and pays the 3 us floor once. Hidden 256 in 2 heads of 128, gelu FFN of 1024,
-// vocab 256, one sequence of 256 tokens, 2 blocks; 1 TFLOP/s at a 0.5 ceiling, 10 GB/s of HBM (the
-// GEMMs stay compute-bound: QKV moves 917,504 B, 0.10 ms, against 0.20 ms of FLOPs).
-Scenario round_model() {
-    Scenario s;
-    s.model.name = "round";
-    s.model.layers = 2;
-    s.model.hidden = 256;
-    s.model.ffn_hidden = 1024;
-    s.model.heads = 2;
-    s.model.kv_heads = 2;
-    s.model.vocab = 256;
-    s.model.seq_len = 256;
-    s.model.ffn = Ffn::gelu;
-    s.cluster.nodes = 1;
-    s.cluster.gpus_per_node = 1;
-    s.cluster.gpu = GpuSpec{"A100 test", 80, 1, 10, 0.5};
-    s.cluster.gpu.sm_count = 1;
-    s.parallel = ParallelSpec{};
-    s.training.global_batch = 1;
-    s.training.micro_batch = 1;
-    return s;
-}
 
 }  // namespace
 

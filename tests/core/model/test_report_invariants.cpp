@@ -170,6 +170,10 @@ TEST_CASE("report_invariant_violation names the figure that breaks") {
     const Report good = build_report(s);
     REQUIRE(report_invariant_violation(s, good) == "");
     Report r = good;
+    REQUIRE(r.breakdown.has_value());
+    (*r.breakdown)[static_cast<std::size_t>(StepOp::mlp)].forward_s += 1.0;
+    CHECK(report_invariant_violation(s, r).rfind("breakdown: its operations sum to ", 0) == 0);
+    r = good;
     r.time.step = 0.0;
     CHECK(report_invariant_violation(s, r) == "time.step: 0.000000 s is not positive and finite");
     r = good;
@@ -204,6 +208,9 @@ TEST_CASE("property: every report of a random valid scenario keeps the invariant
             CAPTURE(scenario_to_json(s));
             FAIL_CHECK(broken);
         }
+        // A full report breaks its compute down by operation (the invariant then checks the sum).
+        if (s.model.has_architecture() && !r.breakdown) FAIL_CHECK("no breakdown: " << scenario_to_json(s));
+        if (r.moe && !s.model.is_moe()) FAIL_CHECK("MoE figures for a dense model: " << scenario_to_json(s));
     }
     // The generator must reach enough valid scenarios for the check to mean something.
     CHECK(checked >= 2000);
