@@ -62,10 +62,9 @@ struct TaggedStreams {
 
 enum class Phase : std::uint8_t { forward, backward, rerun };
 
-// Books one kernel's time (and FLOPs) under its operation, when a ledger is kept.
-void book(OpTimes* ledger, Phase phase, StepOp op, const KernelTime& kt, double flops) {
-    if (ledger == nullptr) return;
-    OpFigures& f = (*ledger)[static_cast<std::size_t>(op)];
+// Books one kernel's time (and FLOPs) under its operation.
+void book(OpTimes& ledger, Phase phase, StepOp op, const KernelTime& kt, double flops) {
+    OpFigures& f = ledger[static_cast<std::size_t>(op)];
     const double t = kt.seconds();
     if (phase == Phase::rerun) {
         f.rerun_s += t;
@@ -85,7 +84,7 @@ struct Prices {
 
     // `op_of(i)`: the operation of the i-th GEMM. Sums in order, so a ledger changes no total.
     template <typename OpOf>
-    double gemms(const std::vector<GemmDims>& gs, OpOf op_of, OpTimes* ledger, Phase phase) const {
+    double gemms(const std::vector<GemmDims>& gs, OpOf op_of, OpTimes& ledger, Phase phase) const {
         double t = 0;
         for (std::size_t i = 0; i < gs.size(); ++i) {
             const KernelTime kt = gemm_time(hw, gs[i], peak, ceiling, elem);
@@ -94,30 +93,28 @@ struct Prices {
         }
         return t;
     }
-    [[nodiscard]] double gemms(const TaggedGemms& gs, OpTimes* ledger, Phase phase) const {
+    [[nodiscard]] double gemms(const TaggedGemms& gs, OpTimes& ledger, Phase phase) const {
         return gemms(gs.dims, [&](std::size_t i) { return gs.ops[i]; }, ledger, phase);
     }
-    double streams(const std::vector<double>& bytes, StepOp op, OpTimes* ledger, Phase phase) const {
+    template <typename OpOf>
+    double streams(const std::vector<double>& bytes, OpOf op_of, OpTimes& ledger, Phase phase) const {
         double t = 0;
-        for (double b : bytes) {
-            const KernelTime kt = streaming_time(hw, b);
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+            const KernelTime kt = streaming_time(hw, bytes[i]);
             t += kt.seconds();
-            book(ledger, phase, op, kt, 0.0);
+            book(ledger, phase, op_of(i), kt, 0.0);
         }
         return t;
     }
-    double streams(const TaggedStreams& st, OpTimes* ledger, Phase phase) const {
-        double t = 0;
-        for (std::size_t i = 0; i < st.bytes.size(); ++i) {
-            const KernelTime kt = streaming_time(hw, st.bytes[i]);
-            t += kt.seconds();
-            book(ledger, phase, st.ops[i], kt, 0.0);
-        }
-        return t;
+    double streams(const std::vector<double>& bytes, StepOp op, OpTimes& ledger, Phase phase) const {
+        return streams(bytes, [op](std::size_t) { return op; }, ledger, phase);
+    }
+    double streams(const TaggedStreams& st, OpTimes& ledger, Phase phase) const {
+        return streams(st.bytes, [&](std::size_t i) { return st.ops[i]; }, ledger, phase);
     }
     // The attention core's pass: the flash kernel is bound by its FLOP rate (its floor is a bound
     // only for tiny sequences, where it is still one kernel's launch).
-    double attention(const Pass& p, OpTimes* ledger, Phase phase) const {
+    double attention(const Pass& p, OpTimes& ledger, Phase phase) const {
         const StepOp op = StepOp::attention_core;
         KernelTime flash;
         flash.flops_s = p.attention_s;
@@ -212,11 +209,7 @@ AttentionCore attention_core(const Scenario& s, const Shape& sh, const HardwareF
 
 // Balanced routing: the ep ranks' T x top_k token slots spread over E experts; this GPU holds E/ep of
 // them. A capacity factor pads each expert's batch to its capacity.
-struct ExpertBatch {
-    double tokens_per_expert = 0;
-    double local_experts = 0;
-};
-ExpertBatch expert_batch(const ModelSpec& m, const ParallelSpec& p, const Shape& sh) {
+ExpertLoad expert_batch(const ModelSpec& m, const ParallelSpec& p, const Shape& sh) {
     const double E = as_double(std::max<int64_t>(1, m.experts));
     return {sh.tokens * routed_copies(m) * as_double(p.ep) / E, as_double(m.experts) / as_double(p.ep)};
 }
@@ -277,7 +270,7 @@ TaggedGemms block_gemms(const Scenario& s, const ParallelSpec& p, const Shape& s
         g.add(StepOp::shared_experts, GemmDims{T, ffn_in * width / tp, h});
         g.add(StepOp::shared_experts, GemmDims{T, h, width / tp});
     }
-    const ExpertBatch experts = expert_batch(m, p, sh);
+    const ExpertLoad experts = expert_batch(m, p, sh);
     for (const double batch : expert_gemm_launches(s, experts.local_experts)) {
         g.add(StepOp::routed_experts, GemmDims{experts.tokens_per_expert, ffn_in * ef / tp, h, batch});
         g.add(StepOp::routed_experts, GemmDims{experts.tokens_per_expert, h, ef / tp, batch});
@@ -374,7 +367,7 @@ ModuleRecompute megatron_module_recompute(const Scenario& s, const Shape& sh, bo
 TaggedGemms op_policy_recomputed_gemms(const Scenario& s, const ParallelSpec& p, const Shape& sh, bool moe) {
     const ModelSpec& m = s.model;
     const std::vector<BlockMatmul> order = block_matmuls_in_order(m, moe);
-    const ExpertBatch experts = expert_batch(m, p, sh);
+    const ExpertLoad experts = expert_batch(m, p, sh);
     TaggedGemms out;
     for (std::size_t i = 0; i < order.size(); ++i) {
         if (!op_policy_recomputes(i)) continue;
@@ -434,14 +427,14 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
     BlockPrice b;
     // The forward's kernels booked apart by part, for what a recompute re-runs of each.
     OpTimes fwd_gemm_ops{}, fwd_stream_ops{}, attention_ops{};
-    b.attention_forward_s = price.attention(core.forward, &attention_ops, Phase::forward);
-    const double gemm_fwd_s = price.gemms(fwd, &fwd_gemm_ops, Phase::forward);
-    const double stream_fwd_s = price.streams(streams, &fwd_stream_ops, Phase::forward);
+    b.attention_forward_s = price.attention(core.forward, attention_ops, Phase::forward);
+    const double gemm_fwd_s = price.gemms(fwd, fwd_gemm_ops, Phase::forward);
+    const double stream_fwd_s = price.streams(streams, fwd_stream_ops, Phase::forward);
     b.forward_s = gemm_fwd_s + b.attention_forward_s + stream_fwd_s;
     const std::vector<GemmDims> bwd = backward_gemms(fwd.dims);
-    b.backward_s = price.gemms(bwd, [&](std::size_t i) { return fwd.ops[i / 2]; }, &b.ops, Phase::backward) +
-                   price.attention(core.backward, &b.ops, Phase::backward) +
-                   price.streams(streams_back, &b.ops, Phase::backward);
+    b.backward_s = price.gemms(bwd, [&](std::size_t i) { return fwd.ops[i / 2]; }, b.ops, Phase::backward) +
+                   price.attention(core.backward, b.ops, Phase::backward) +
+                   price.streams(streams_back, b.ops, Phase::backward);
     for (const OpTimes* part : {&fwd_gemm_ops, &attention_ops, &fwd_stream_ops}) add_ops(b.ops, *part, 1.0);
     const double core_fwd_flops = core.forward.attention_flops + gemm_flops(core.forward.gemms);
     b.forward_flops = gemm_flops(fwd.dims) + core_fwd_flops;
@@ -455,7 +448,7 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
         case Recompute::selective:
             if (op_level_selective(s.training)) {  // every second matmul and every memory-bound kernel
                 const TaggedGemms again = op_policy_recomputed_gemms(s, p, sh, moe);
-                b.backward_s += price.gemms(again, &b.ops, Phase::rerun) + stream_fwd_s;
+                b.backward_s += price.gemms(again, b.ops, Phase::rerun) + stream_fwd_s;
                 b.backward_flops += gemm_flops(again.dims);
                 add_rerun(b.ops, fwd_stream_ops);
             } else {  // Megatron-LM: the modules --recompute-modules names
@@ -465,8 +458,8 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
                     add_rerun(b.ops, attention_ops);
                 }
                 const ModuleRecompute again = megatron_module_recompute(s, sh, moe);
-                b.backward_s += price.gemms(again.gemms, &b.ops, Phase::rerun) +
-                                price.streams(again.streamed, &b.ops, Phase::rerun);
+                b.backward_s += price.gemms(again.gemms, b.ops, Phase::rerun) +
+                                price.streams(again.streamed, b.ops, Phase::rerun);
                 b.backward_flops += gemm_flops(again.gemms.dims);
             }
             break;
@@ -477,10 +470,7 @@ BlockPrice price_block(const Scenario& s, const ParallelSpec& p, const Shape& sh
 
 }  // namespace
 
-ExpertLoad expert_load(const Scenario& s, const ParallelSpec& p) {
-    const ExpertBatch b = expert_batch(s.model, p, shape_of(s, p));
-    return {b.tokens_per_expert, b.local_experts};
-}
+ExpertLoad expert_load(const Scenario& s, const ParallelSpec& p) { return expert_batch(s.model, p, shape_of(s, p)); }
 
 double attention_core_forward_flops(const Scenario& s, double tokens, double tp) {
     const ModelSpec& m = s.model;
@@ -621,8 +611,8 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
     const double V = static_cast<double>(s.model.vocab);
     if (blocks.embedding) {
         // Gather the rows forward; the backward accumulates their fp32 gradient (read + write).
-        out.forward_s += price.streams({2.0 * sh.e * sh.h * sh.tokens}, StepOp::embedding, &out.ops, Phase::forward);
-        out.backward_s += price.streams({3.0 * 4.0 * sh.h * sh.tokens}, StepOp::embedding, &out.ops, Phase::backward);
+        out.forward_s += price.streams({2.0 * sh.e * sh.h * sh.tokens}, StepOp::embedding, out.ops, Phase::forward);
+        out.backward_s += price.streams({3.0 * 4.0 * sh.h * sh.tokens}, StepOp::embedding, out.ops, Phase::backward);
     }
     if (blocks.output) {
         // The output layer stays in BF16 under FP8 training: Megatron-Core's output layer is a plain
@@ -635,12 +625,12 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         const LossBytes loss = loss_stream_bytes(s.training);
         const double logits = sh.tokens * V / sh.tp;
         const double norm_bytes = 2.0 * sh.e * sh.h * sh.rep * sh.tokens;
-        out.forward_s += head_price.gemms(head, head_op, &out.ops, Phase::forward) +
-                         price.streams({norm_bytes}, StepOp::norms, &out.ops, Phase::forward) +
-                         price.streams({loss.forward * logits}, StepOp::loss, &out.ops, Phase::forward);
-        out.backward_s += head_price.gemms(backward_gemms(head), head_op, &out.ops, Phase::backward) +
-                          price.streams({loss.backward * logits}, StepOp::loss, &out.ops, Phase::backward) +
-                          price.streams({2.0 * norm_bytes}, StepOp::norms, &out.ops, Phase::backward);
+        out.forward_s += head_price.gemms(head, head_op, out.ops, Phase::forward) +
+                         price.streams({norm_bytes}, StepOp::norms, out.ops, Phase::forward) +
+                         price.streams({loss.forward * logits}, StepOp::loss, out.ops, Phase::forward);
+        out.backward_s += head_price.gemms(backward_gemms(head), head_op, out.ops, Phase::backward) +
+                          price.streams({loss.backward * logits}, StepOp::loss, out.ops, Phase::backward) +
+                          price.streams({2.0 * norm_bytes}, StepOp::norms, out.ops, Phase::backward);
         out.forward_flops += gemm_flops(head);
         out.backward_flops += 2.0 * gemm_flops(head);
     }

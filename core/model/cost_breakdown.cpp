@@ -127,16 +127,12 @@ std::string bound_meaning(std::string_view bound) {
 std::string moe_summary(const Report& r) {
     if (!r.moe || !r.breakdown) return {};
     const MoeFigures& f = *r.moe;
-    double mixture = 0;
-    for (std::size_t i = 0; i < kStepOpCount; ++i)
-        if (is_moe_part(static_cast<StepOp>(i))) mixture += (*r.breakdown)[i].time_s();
-    const double compute = r.time.compute.value_or(0);
     return count_of(f.blocks, "MoE block") + " on this GPU: " + format_count(f.tokens_per_expert) +
            " routed tokens per expert a micro-batch, " + format_count(f.local_experts) +
            (f.local_experts == 1 ? " expert" : " experts") + " per GPU; their GEMMs reach " +
            format_flops_rate(f.expert_gemm_flops_per_s) + " (" + format_percent(f.expert_gemm_share_of_peak) +
-           " of peak). The mixture's compute takes " + format_seconds(mixture) + " (" +
-           format_percent(compute > 0 ? mixture / compute : 0) + " of compute); its all-to-all " +
+           " of peak). The mixture's compute takes " + format_seconds(f.mixture_s) + " (" +
+           format_percent(f.mixture_share_of_compute) + " of compute); its all-to-all " +
            format_seconds(f.all_to_all_s) + " before overlap, " + format_seconds(f.all_to_all_exposed_s) + " exposed.";
 }
 

@@ -978,7 +978,8 @@ OpTimes step_breakdown(const OpTimes& stage, const OpTimes& mirror, double mb, d
     return out;
 }
 
-MoeFigures moe_figures(const Context& cx, const OpTimes& step, int64_t moe_blocks, const std::vector<DimCost>& dims) {
+MoeFigures moe_figures(const Context& cx, const OpTimes& step, double compute, int64_t moe_blocks,
+                       const std::vector<DimCost>& dims) {
     MoeFigures f;
     f.blocks = moe_blocks;
     const ExpertLoad load = expert_load(cx.s, cx.par);
@@ -994,6 +995,9 @@ MoeFigures moe_figures(const Context& cx, const OpTimes& step, int64_t moe_block
             f.all_to_all_s = d.time_s;
             f.all_to_all_exposed_s = d.exposed_s;
         }
+    for (std::size_t i = 0; i < kStepOpCount; ++i)
+        if (is_moe_part(static_cast<StepOp>(i))) f.mixture_s += step[i].time_s();
+    f.mixture_share_of_compute = compute > 0 ? f.mixture_s / compute : 0.0;
     return f;
 }
 
@@ -1202,7 +1206,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     r.time.compute = compute;
     if (detail == ReportDetail::full) {
         r.breakdown = step_breakdown(stage_ops(cx, sc, busiest), stage_ops(cx, msc, mirror), mb, optimizer_s);
-        if (sc.moe_layers > 0 || msc.moe_layers > 0) r.moe = moe_figures(cx, *r.breakdown, sc.moe_layers, r.dims);
+        if (sc.moe_layers > 0 || msc.moe_layers > 0) r.moe = moe_figures(cx, *r.breakdown, compute, sc.moe_layers, r.dims);
     }
     r.time.exposed_comm = exposed_comm;
     r.time.bubble = std::max(0.0, step - compute - exposed_comm);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <sstream>
 
 namespace shardscope {
@@ -133,19 +134,10 @@ std::string report_to_json(const Report& r) {
 
 namespace {
 
-std::string pad_left(std::string s, std::size_t width) {
-    if (s.size() < width) s.insert(0, width - s.size(), ' ');
-    return s;
-}
-std::string pad_right(std::string s, std::size_t width) {
-    if (s.size() < width) s.append(width - s.size(), ' ');
-    return s;
-}
-
 // "  routed experts              3.12 s   25.8%  flops-bound (of which 1.02 s recompute)"
 void write_op_line(std::ostringstream& os, std::string_view name, const OpFigures& f, double compute) {
-    os << "  " << pad_right(std::string(name), 24) << pad_left(format_seconds(f.time_s()), 10)
-       << "  " << pad_left(format_percent(compute > 0 ? f.time_s() / compute : 0), 6) << "  "
+    os << "  " << std::left << std::setw(24) << name << std::right << std::setw(10) << format_seconds(f.time_s())
+       << "  " << std::setw(6) << format_percent(compute > 0 ? f.time_s() / compute : 0) << "  "
        << to_string(f.bound()) << "-bound";
     if (f.rerun_s > 0) os << " (of which " << format_seconds(f.rerun_s) << " recompute)";
     os << "\n";
@@ -165,16 +157,12 @@ void write_moe(std::ostringstream& os, const Report& r) {
        << format_count(f.local_experts) << (f.local_experts == 1 ? " expert" : " experts") << " per GPU; their GEMMs reach "
        << format_flops_rate(f.expert_gemm_flops_per_s) << " (" << format_percent(f.expert_gemm_share_of_peak)
        << " of peak)\n";
-    double mixture = 0;
     for (const OpEntry& e : longest_first(ops))
-        if (is_moe_part(e.op)) {
-            write_op_line(os, to_string(e.op), e.figures, r.time.compute.value_or(0));
-            mixture += e.figures.time_s();
-        }
-    os << "  " << pad_right("all-to-all (ep)", 24) << pad_left(format_seconds(f.all_to_all_s), 10) << "  before overlap, "
-       << format_seconds(f.all_to_all_exposed_s) << " exposed\n";
-    os << "  " << pad_right("the mixture's compute", 24) << pad_left(format_seconds(mixture), 10) << "  "
-       << format_percent(r.time.compute.value_or(0) > 0 ? mixture / *r.time.compute : 0) << " of compute\n";
+        if (is_moe_part(e.op)) write_op_line(os, to_string(e.op), e.figures, r.time.compute.value_or(0));
+    os << "  " << std::left << std::setw(24) << "all-to-all (ep)" << std::right << std::setw(10)
+       << format_seconds(f.all_to_all_s) << "  before overlap, " << format_seconds(f.all_to_all_exposed_s) << " exposed\n";
+    os << "  " << std::left << std::setw(24) << "the mixture's compute" << std::right << std::setw(10)
+       << format_seconds(f.mixture_s) << "  " << format_percent(f.mixture_share_of_compute) << " of compute\n";
 }
 
 }  // namespace

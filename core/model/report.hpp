@@ -93,6 +93,8 @@ struct MoeFigures {
     double expert_gemm_share_of_peak = 0;  // of the training dtype's peak (MFU's denominator)
     double all_to_all_s = 0;             // the ep dim's dispatch and combine per step, before overlap
     double all_to_all_exposed_s = 0;
+    double mixture_s = 0;                // the MoE parts' compute per step (is_moe_part)
+    double mixture_share_of_compute = 0;
 };
 
 struct Report {
