@@ -1532,3 +1532,22 @@ TEST_CASE("who runs ZeRO-3 and the recompute method, chosen by mouse in Memory a
     app.wait_frames(4);
     MESSAGE("screenshot in " << app.dir().string());
 }
+
+TEST_CASE("where the compute goes, opened by mouse in Memory and cost") {
+    LiveApp app("mouse-compute-ops",
+                "--config '" SHARDSCOPE_SOURCE_DIR "/examples/llama3-8b-64xh100.json' --show memory");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/compute_ops"));
+    const Json closed = app.wait_frames(2);
+    CHECK_FALSE(closed["items"].contains("memory/compute_ops/shown"));  // collapsed until asked
+    REQUIRE(app.click("memory/compute_ops"));
+    REQUIRE(app.wait_for_item("memory/compute_ops/shown"));
+    const Json open = app.wait_frames(4);
+    // The header opens the table: the scenario is untouched, and the dense model has no MoE line.
+    CHECK(open["items"].contains("memory/compute_ops/shown"));
+    CHECK_FALSE(open["items"].contains("memory/moe_line"));
+    CHECK(open["scenario"]["parallel"]["tp"] == 2);
+    app.key("F12");
+    app.wait_frames(4);
+    MESSAGE("screenshot in " << app.dir().string());
+}

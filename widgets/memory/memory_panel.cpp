@@ -800,6 +800,7 @@ void MemoryPanel::draw_compute_section() {
         ImGui::TextUnformatted(op.bound.c_str());
     }
     ImGui::EndTable();
+    note_last_item("memory/compute_ops/shown");
 }
 
 std::string MemoryPanel::probe_state() const {
