@@ -26,18 +26,22 @@ DimLinks classify(int64_t size, int64_t intra, int64_t inter) noexcept {
 
 }  // namespace
 
+int64_t DeviceMesh::leftover_factor(const ClusterSpec& cluster, const ParallelSpec& parallel) noexcept {
+    // A scenario that passed validation has product | gpu_count; the guard keeps an unvalidated one
+    // from dividing by zero (it then gets no leftover replicas).
+    const int64_t product = std::max<int64_t>(1, parallel.product());
+    const int64_t gpus = cluster.gpu_count();
+    return (gpus >= product && gpus % product == 0) ? gpus / product : 1;
+}
+
 DeviceMesh DeviceMesh::build(const ClusterSpec& cluster, const ParallelSpec& parallel) {
     DeviceMesh m;
     m.gpus_per_node_ = std::max<int64_t>(1, cluster.gpus_per_node);
     m.effective_ = parallel;
     m.requested_dp_replicate_ = parallel.dp_replicate;
-    // A scenario that passed validation has product | gpu_count; the guard keeps an unvalidated one
-    // from dividing by zero (it then gets no leftover replicas).
-    const int64_t product = std::max<int64_t>(1, parallel.product());
-    const int64_t gpus = cluster.gpu_count();
-    m.leftover_factor_ = (gpus >= product && gpus % product == 0) ? gpus / product : 1;
+    m.leftover_factor_ = leftover_factor(cluster, parallel);
     m.effective_.dp_replicate *= m.leftover_factor_;
-    m.world_ = product * m.leftover_factor_;
+    m.world_ = std::max<int64_t>(1, parallel.product()) * m.leftover_factor_;
 
     int64_t stride = 1;
     for (Dim d : m.effective_.order) {

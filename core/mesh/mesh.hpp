@@ -59,6 +59,9 @@ public:
     // Expects a scenario that passed validate_scenario (factors divide the GPU count, ep divides
     // dp_shard*cp). The leftover GPUs (gpu_count / product) multiply dp_replicate.
     [[nodiscard]] static DeviceMesh build(const ClusterSpec& cluster, const ParallelSpec& parallel);
+    // build's leftover factor, without building: what multiplies dp_replicate (1 when the factors'
+    // product does not divide the GPU count).
+    [[nodiscard]] static int64_t leftover_factor(const ClusterSpec& cluster, const ParallelSpec& parallel) noexcept;
 
     [[nodiscard]] int64_t world_size() const noexcept { return world_; }
     [[nodiscard]] int64_t gpus_per_node() const noexcept { return gpus_per_node_; }

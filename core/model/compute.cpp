@@ -527,6 +527,18 @@ ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareF
 StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                          const StageBlocks& blocks);
 
+// A block's price reads everything stage_compute's key holds but the stage's block counts: stages that
+// differ only in how many blocks they hold (every pipeline depth the planner tries) share it.
+template <typename Price>
+const BlockPrice& block_price(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, bool moe,
+                              Price&& price) {
+    thread_local std::unordered_map<ComputeKey, BlockPrice, ComputeKeyHash> priced;
+    const ComputeKey key = compute_key(s, p, gpu, StageBlocks{moe ? 0 : 1, moe ? 1 : 0, false, false});
+    if (const auto it = priced.find(key); it != priced.end()) return it->second;
+    if (priced.size() >= 4096) priced.clear();  // bound the memory, keep it simple
+    return priced.emplace(key, price()).first->second;
+}
+
 }  // namespace
 
 StageBlocks stage_blocks(const TrainingSpec& t, int64_t dense, int64_t moe, bool embedding, bool output) {
@@ -594,7 +606,7 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
     const bool full = s.training.recompute == Recompute::full;
     const auto add_kind = [&](bool moe, int64_t count, int64_t rerun) {
         if (count <= 0) return;
-        const BlockPrice b = price_block(s, p, sh, hw, price, moe);
+        const BlockPrice& b = block_price(s, p, gpu, moe, [&] { return price_block(s, p, sh, hw, price, moe); });
         const int64_t again = full && rerun >= 0 ? std::min(rerun, count) : count;
         add(b, again);
         if (again < count) {

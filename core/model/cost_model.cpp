@@ -939,6 +939,45 @@ PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts
     return plan_pipeline(make_context(s, counts, mesh), std::max<int64_t>(1, m)).spec;
 }
 
+namespace {
+
+bool same_blocks(const StageBlocks& a, const StageBlocks& b) noexcept {
+    return a.dense == b.dense && a.moe == b.moe && a.embedding == b.embedding && a.output == b.output &&
+           a.rerun_dense == b.rerun_dense && a.rerun_moe == b.rerun_moe;
+}
+
+}  // namespace
+
+PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts) {
+    const ParallelSpec& p = s.parallel;
+    const int64_t leftover = DeviceMesh::leftover_factor(s.cluster, p);
+    // The same figures make_context takes: the world a mesh of this layout would have.
+    const HardwareFigures hw = paced_hardware_figures(s.cluster.gpu, std::max<int64_t>(1, p.product()) * leftover);
+    PipelineSpec spec;
+    spec.schedule = s.training.schedule;
+    spec.stages = static_cast<int>(p.pp);
+    const int64_t m = std::max<int64_t>(1, microbatches_per_step(s, p.dp_replicate * leftover));
+    spec.microbatches = static_cast<int>(std::min<int64_t>(m, std::numeric_limits<int>::max()));
+    spec.virtual_stages = static_cast<int>(s.training.virtual_stages);
+    spec.costs.reserve(static_cast<std::size_t>(p.pp));
+    StageBlocks previous{-1, -1, false, false};
+    for (int64_t st = 0; st < p.pp; ++st) {
+        const StageLayers layers = stage_layers(counts.layers, p, st);
+        const int64_t moe = block_kinds(counts, layers).moe;
+        const StageBlocks blocks = stage_blocks(s.training, layers.count - moe, moe, st == 0, st == p.pp - 1);
+        if (st > 0 && same_blocks(blocks, previous)) {
+            spec.costs.push_back(spec.costs.back());
+            continue;
+        }
+        previous = blocks;
+        const StageCompute& sc = stage_compute(s, p, hw, blocks);
+        const double b = sc.backward_s;
+        spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{sc.forward_s, b / 2, b / 2}
+                                                            : StageCost{sc.forward_s, b, 0});
+    }
+    return spec;
+}
+
 OverlapCost overlap_cost(double comm_s, double compute_s, double loss) noexcept {
     const double past = std::max(0.0, comm_s - compute_s);
     return OverlapCost{past, std::max(past, loss * comm_s) - past};

@@ -88,6 +88,12 @@ struct StageWork {
 // shares them. The numbers are identical to the one-argument forms, which call these.
 [[nodiscard]] PipelineSpec scenario_pipeline_spec(const Scenario& s, const ParamCounts& counts, const DeviceMesh& mesh);
 
+// A floor under scenario_pipeline_spec(s, counts, mesh) for every mesh order and ZeRO stage of the
+// layout: each stage's F and B is its compute alone (the full spec adds the communication it exposes
+// and FSDP2's copies to the same compute), and p2p_time is 0. It reads no link, so it needs no mesh:
+// the planner floors a layout's groups on it before building any.
+[[nodiscard]] PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts);
+
 // The spec build_report simulates for `spec`: the spec itself, or, when the simulator refuses its schedule
 // for this layout, the same costs as 1F1B (the report's notes say so).
 [[nodiscard]] PipelineSpec simulated_pipeline_spec(PipelineSpec spec);

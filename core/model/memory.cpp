@@ -215,7 +215,32 @@ StageMemory stage_memory(const Scenario& s, const ParamCounts& counts, int64_t s
     return stage_memory(s, stage_shape(counts, s.parallel, stage), stage, inflight);
 }
 
+BlockActivations block_activations(const Scenario& s) noexcept {
+    BlockActivations out;
+    if (!s.model.has_architecture()) return out;
+    out.dense = activation_bytes_per_layer(activation_shape(s, false));
+    out.moe = activation_bytes_per_layer(activation_shape(s, true));
+    const auto kept_whole = [&](bool moe) {
+        ActivationShape shape = activation_shape(s, moe);
+        shape.recompute = Recompute::none;
+        shape.op_policy_elements = 0;
+        return activation_bytes_per_layer(shape);
+    };
+    // Read only where a block re-runs its forward (stage_memory's recompute working set and a partial
+    // full recompute).
+    if (s.training.recompute == Recompute::full || op_level_selective(s.training)) {
+        out.dense_whole = kept_whole(false);
+        out.moe_whole = kept_whole(true);
+    }
+    return out;
+}
+
 StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage, double inflight) {
+    return stage_memory(s, shape, stage, inflight, block_activations(s));
+}
+
+StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage, double inflight,
+                         const BlockActivations& per_block) {
     const ParallelSpec& p = s.parallel;
     const StageParams& sp = shape.params;
     const double tp = static_cast<double>(p.tp);
@@ -246,8 +271,8 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
 
     const Precision prec = s.training.precision;
     const BlockCounts blocks = block_counts(s.model, sp.layers);
-    const double dense_block = activation_bytes_per_layer(activation_shape(s, false));
-    const double moe_block = activation_bytes_per_layer(activation_shape(s, true));
+    const double dense_block = per_block.dense;
+    const double moe_block = per_block.moe;
     out.bytes.activations = (dense_block * static_cast<double>(blocks.dense) +
                              moe_block * static_cast<double>(blocks.moe)) *
                             activation_scale(prec) * inflight;
@@ -257,12 +282,7 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     const RecomputedBlocks rerun = recomputed_blocks(s.training, sp.layers.count, chunks);
     const bool partial = s.training.recompute == Recompute::full &&
                          (s.training.recompute_method != RecomputeMethod::uniform || s.training.recompute_num_layers != 1);
-    const auto kept_whole = [&](bool moe) {
-        ActivationShape shape = activation_shape(s, moe);
-        shape.recompute = Recompute::none;
-        shape.op_policy_elements = 0;
-        return activation_bytes_per_layer(shape);
-    };
+    const auto kept_whole = [&](bool moe) { return moe ? per_block.moe_whole : per_block.dense_whole; };
     if (partial && sp.layers.count > 0) {
         const double layers = static_cast<double>(sp.layers.count);
         const double kept = layers - static_cast<double>(rerun.rerun);

@@ -220,6 +220,18 @@ struct StageShape {
 [[nodiscard]] StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage,
                                        double inflight_microbatches);
 
+// One block's activation bytes per micro-batch under the scenario's recompute, dense and MoE, and as
+// they are with nothing recomputed (what recompute_method block keeps of the blocks it leaves alone).
+// The same on every stage: a caller that prices many stages of one scenario takes it once.
+struct BlockActivations {
+    double dense = 0, moe = 0;
+    double dense_whole = 0, moe_whole = 0;
+};
+[[nodiscard]] BlockActivations block_activations(const Scenario& s) noexcept;
+// stage_memory with the block activations already computed (block_activations(s)): the same numbers.
+[[nodiscard]] StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t stage,
+                                       double inflight_microbatches, const BlockActivations& blocks);
+
 // Every stage, with the in-flight counts of the schedule (one entry per stage).
 [[nodiscard]] std::vector<StageMemory> memory_per_stage(const Scenario& s, const ParamCounts& counts,
                                                         const std::vector<double>& inflight_per_stage);

@@ -50,10 +50,15 @@ std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
 
 void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
                  std::vector<MemoryRun>& out) {
+    memory_runs(s, shapes, starts, block_activations(s), out);
+}
+
+void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
+                 const BlockActivations& blocks, std::vector<MemoryRun>& out) {
     out.clear();
     for (const int64_t st : starts) {
         // Activations are the only part that scales with the micro-batches in flight.
-        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0).bytes;
+        const MemoryBreakdown one = stage_memory(s, shapes[static_cast<std::size_t>(st)], st, 1.0, blocks).bytes;
         MemoryRun run;
         run.first_stage = st;
         run.parts.one_inflight = one.activations.value_or(0);

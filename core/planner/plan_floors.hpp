@@ -56,6 +56,9 @@ struct RunEnd {
 // once per layout), `starts` their run_starts.
 void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
                  std::vector<MemoryRun>& out);
+// The same with block_activations(s) already taken (they read no ZeRO stage or data-parallel factor).
+void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
+                 const BlockActivations& blocks, std::vector<MemoryRun>& out);
 
 // A floor on build_report's memory: each stage holds its schedule's peak of activations. No schedule's
 // peak grows with the stage index (the same core test checks it), so a run's first stage is its

@@ -373,7 +373,11 @@ class Floors {
 public:
     Floors(const Scenario& base, const ParamCounts& counts, const PlanOptions& options, bool by_memory)
         : base_(base), counts_(counts), options_(options), by_memory_(by_memory),
-          arch_(base.model.has_architecture()), gpu_bytes_(gpu_memory_bytes(base.cluster)), work_(base) {}
+          arch_(base.model.has_architecture()), gpu_bytes_(gpu_memory_bytes(base.cluster)), work_(base) {
+        // Floors read the layout at 1F1B, one parameter copy, whatever the base runs: memory_floor
+        // adds DualPipe's second copy for the schedules that hold one.
+        work_.training.schedule = Schedule::one_f_one_b;
+    }
 
     [[nodiscard]] double gpu_bytes() const noexcept { return gpu_bytes_; }
     [[nodiscard]] const Scenario& base() const noexcept { return base_; }
@@ -393,7 +397,7 @@ public:
     [[nodiscard]] bool state_overflows(const ParallelSpec& p, int64_t micro_batch, const LayoutShape& shape) {
         if (!options_.prune) return false;
         set_knobs(p, micro_batch, Recompute::none);
-        memory_runs(work_, shape.shapes, shape.starts, memory_);
+        memory_runs(work_, shape.shapes, shape.starts, activations(p, micro_batch, Recompute::none), memory_);
         return least_memory(memory_, true) > gpu_bytes_;
     }
 
@@ -429,7 +433,7 @@ public:
             for (const ScheduleChoice sc : schedules_) out.push_back({0.0, sc});
             return 0;
         }
-        memory_runs(work_, shape.shapes, shape.starts, memory_);
+        memory_runs(work_, shape.shapes, shape.starts, activations(p, micro_batch, rc), memory_);
         if (least_memory(memory_, false) > gpu_bytes_) return count;
         for (const ScheduleChoice sc : schedules_) {
             const double mem = memory_floor(memory_, p.pp, sc, microbatches);
@@ -442,6 +446,27 @@ public:
     // a count-only model, not when pruning is off or nothing may fit).
     [[nodiscard]] bool needs_time_floors(const std::vector<Candidate>& found) const noexcept {
         return options_.prune && !found.empty() && !by_memory_ && arch_;
+    }
+
+    // The first time floor, for pass 1: the pipeline of layout `p` with each stage's compute alone
+    // (compute_pipeline_spec). It reads no links, so one serves every mesh order and ZeRO stage, and
+    // its stage costs read no data-parallel factor, so layouts that differ only in those share them.
+    [[nodiscard]] FlooredSpec compute_spec(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
+        set_knobs(p, micro_batch, rc);
+        const ComputeKey key{p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0, p.pp, p.first_stage_layers,
+                             p.last_stage_layers, p.embedding_in_pipeline_split ? 1 : 0,
+                             p.loss_in_pipeline_split ? 1 : 0, micro_batch, static_cast<int64_t>(rc),
+                             p.product() * DeviceMesh::leftover_factor(base_.cluster, p)};
+        auto it = compute_specs_.find(key);
+        if (it == compute_specs_.end()) {
+            if (compute_specs_.size() >= 4096) compute_specs_.clear();  // bound the memory
+            it = compute_specs_.emplace(key, compute_pipeline_spec(work_, counts_)).first;
+        }
+        PipelineSpec spec = it->second;
+        const int64_t leftover = DeviceMesh::leftover_factor(base_.cluster, p);
+        spec.microbatches = static_cast<int>(std::min<int64_t>(
+            std::max<int64_t>(1, microbatches_per_step(work_, p.dp_replicate * leftover)), std::numeric_limits<int>::max()));
+        return FlooredSpec(std::move(spec));
     }
 
     // The time half: replaces each candidate's memory floor with its step-time floor on mesh `m`, the
@@ -481,12 +506,27 @@ private:
         work_.training.recompute = rc;
     }
 
+    // block_activations of the knobs set (set_knobs first): they read tp, cp, sequence parallelism,
+    // the micro-batch and recompute of a layout, so every ZeRO stage and data-parallel split shares them.
+    const BlockActivations& activations(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
+        const ActivationKey key{p.tp, p.cp, p.sequence_parallel ? 1 : 0, micro_batch, static_cast<int64_t>(rc)};
+        auto it = activations_.find(key);
+        if (it == activations_.end()) it = activations_.emplace(key, block_activations(work_)).first;
+        return it->second;
+    }
+
     const Scenario& base_;
     const ParamCounts& counts_;
     const PlanOptions& options_;
     bool by_memory_, arch_;
     double gpu_bytes_;
     Scenario work_;  // the knobs being floored: one scenario rewritten in place, never copied
+    // compute_pipeline_spec by what its stage costs read: tp, cp, ep, sp, pp and the split, micro-batch,
+    // recompute and world size.
+    using ComputeKey = std::array<int64_t, 12>;
+    std::map<ComputeKey, PipelineSpec> compute_specs_;
+    using ActivationKey = std::array<int64_t, 5>;
+    std::map<ActivationKey, BlockActivations> activations_;
     std::vector<MemoryRun> memory_;
     std::vector<ScheduleChoice> schedules_;  // schedules_for(pp, m) of the last group floored
     int64_t schedules_pp_ = 0, schedules_m_ = 0, schedules_units_ = 0;
@@ -510,39 +550,29 @@ struct Pass1 {
     std::vector<Candidate> scratch;
 };
 
-// Floors every group of one set of factors, in each of its mesh orders, into `out`. The memory floors
-// do not depend on the order, so they are taken once for all of them.
+// Floors every group of one set of factors, in each of its mesh orders, into `out`. Pass 1's floors
+// read no links: the memory floor and the compute-alone makespan are the same in every mesh order and
+// (the latter) under every ZeRO stage, so they are taken once for all of them and no mesh is built. A
+// group is floored on its mesh, with its communication, only when pass 2 reaches it.
 void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
     const Scenario& base = floors.base();
     const PlanOptions& options = floors.options();
-    // Each order with its mesh (zero places no ranks: one mesh serves every stage), built on first use:
-    // a layout whose every candidate fails the memory floor (most of them, for a large model) never
-    // pays for counting its groups' links. Pass 2 builds it again for the few groups it expands.
     struct Order {
         ParallelSpec parallel;
-        std::optional<DeviceMesh> mesh;
-        OrderCache* cache = nullptr;          // shared by the orders whose dims get the same links
-        std::optional<DeviceMesh> zero_mesh;  // `mesh` with the ZeRO stage being floored
-        std::optional<uint32_t> layout;       // its index in out.layouts for that ZeRO stage
+        std::optional<uint32_t> layout;  // its index in out.layouts for the ZeRO stage being floored
     };
-    // Specs and step-end collectives read the mesh only through each dim's links: orders that give
-    // every dim the same links share them.
-    std::map<std::array<DimLinks, 6>, OrderCache> caches;
-    const auto cache_of = [&](const DeviceMesh& m) -> OrderCache& {
-        std::array<DimLinks, 6> links{};
-        for (std::size_t i = 0; i < kMeshDims.size(); ++i) links[i] = m.summary(kMeshDims[i]).links;
-        links[5] = m.ep_summary().links;
-        return caches[links];
+    std::map<std::pair<int64_t, Recompute>, FlooredSpec> compute_specs;  // by micro-batch and recompute
+    const auto compute_spec = [&](int64_t mb, Recompute rc) -> const FlooredSpec& {
+        auto it = compute_specs.find({mb, rc});
+        if (it == compute_specs.end()) it = compute_specs.emplace(std::pair{mb, rc}, floors.compute_spec(job.parallel, mb, rc)).first;
+        return it->second;
     };
     std::vector<Order> orders;
     for (const std::vector<Dim>& order : job.orders) {
         Order o;
         o.parallel = job.parallel;
         o.parallel.order = order;
-        if (options.filters.tp_within_node) {
-            o.mesh = DeviceMesh::build(base.cluster, o.parallel);
-            if (!tp_within_node(*o.mesh)) continue;
-        }
+        if (options.filters.tp_within_node && !tp_within_node(DeviceMesh::build(base.cluster, o.parallel))) continue;
         orders.push_back(std::move(o));
     }
     if (orders.empty()) return;
@@ -565,7 +595,6 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
         }
         for (Order& o : orders) {
             o.parallel.zero = z;
-            o.zero_mesh.reset();
             o.layout.reset();
         }
         for (int64_t mb : micro_batches)
@@ -574,21 +603,17 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
                 out.candidates += (pruned + static_cast<int64_t>(found_memory.size())) * n_orders;
                 out.pruned_memory += pruned * n_orders;
                 if (found_memory.empty()) continue;
+                if (floors.needs_time_floors(found_memory)) {
+                    const FlooredSpec& spec = compute_spec(mb, rc);
+                    for (Candidate& c : found_memory) c.floor = makespan_floor(spec.spec, spec.run_ends, c.schedule);
+                }
+                const double lowest = std::min_element(found_memory.begin(), found_memory.end(), lower_floor)->floor;
                 for (Order& o : orders) {
-                    std::vector<Candidate>& found = out.scratch;
-                    found = found_memory;
-                    if (floors.needs_time_floors(found)) {
-                        if (!o.mesh) o.mesh = DeviceMesh::build(base.cluster, o.parallel);
-                        if (!o.cache) o.cache = &cache_of(*o.mesh);
-                        if (!o.zero_mesh) o.zero_mesh = o.mesh->with_zero(z);
-                        floors.floor_time(o.parallel, mb, rc, shape, *o.cache, *o.zero_mesh, found);
-                    }
                     if (!o.layout) {
                         out.layouts.push_back(o.parallel);
                         o.layout = static_cast<uint32_t>(out.layouts.size() - 1);
                     }
-                    out.to_cost += static_cast<int64_t>(found.size());
-                    const double lowest = std::min_element(found.begin(), found.end(), lower_floor)->floor;
+                    out.to_cost += static_cast<int64_t>(found_memory.size());
                     out.groups.push_back(Group{*o.layout, mb, rc, lowest});
                 }
             }

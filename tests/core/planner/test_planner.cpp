@@ -189,6 +189,28 @@ TEST_CASE("planner: pruning keeps brute force's top 10 (dense, MoE, every object
         o.all_orders = true;
         check_same_ranking(run(small_moe(), o, true), run(small_moe(), o, false));
     }
+    SUBCASE("MoE, the base scenario on DualPipe, GPUs the memory floor decides on") {
+        // The floors price every schedule from one parameter copy and add DualPipe's second where a
+        // candidate holds one; the base's own schedule must not double every layout's weights.
+        Scenario s = small_moe();
+        s.parallel.dp_replicate = 4;
+        s.parallel.pp = 2;
+        s.training.global_batch = 16;  // four micro-batches a pipeline: DualPipe's least on two stages
+        s.training.schedule = Schedule::dualpipe;
+        REQUIRE(validate_scenario(s).empty());
+        for (double gb : {4.0, 6.0}) {
+            s.cluster.gpu.memory_gb = gb;
+            for (PlanObjective objective : {PlanObjective::step, PlanObjective::memory}) {
+                CAPTURE(gb);
+                CAPTURE(to_string(objective));
+                o.objective = objective;
+                const PlanResult pruned = run(s, o, true);
+                CHECK(pruned.stats.pruned_memory > 0);
+                CHECK(pruned.ranked.size() == 10);
+                check_same_ranking(pruned, run(s, o, false));
+            }
+        }
+    }
     SUBCASE("dense, filters") {
         o.filters.tp_within_node = true;
         o.filters.zero_at_most_1 = true;
@@ -503,4 +525,51 @@ TEST_CASE("scenario_changes: what an undo took back, short") {
     d.cluster.inter_node.bandwidth_gbps = 25;
     CHECK(scenario_changes(a, d) == "other settings");
     CHECK(scenario_changes(a, a).empty());
+}
+
+TEST_CASE("compute_pipeline_spec: every stage's compute alone, under the full spec's costs") {
+    // The planner's first floor reads this spec for every mesh order and ZeRO stage of a layout, so
+    // each of its costs must be at most the full spec's, and equal where a micro-batch sends nothing.
+    const auto check_under = [](const Scenario& s, bool equal) {
+        CAPTURE(describe_layout(s));
+        REQUIRE(validate_scenario(s).empty());
+        const ParamCounts counts = count_params(s.model);
+        const PipelineSpec full = scenario_pipeline_spec(s, counts, DeviceMesh::build(s.cluster, s.parallel));
+        const PipelineSpec alone = compute_pipeline_spec(s, counts);
+        REQUIRE(alone.costs.size() == full.costs.size());
+        CHECK(alone.microbatches == full.microbatches);
+        CHECK(alone.schedule == full.schedule);
+        CHECK(alone.p2p_time == 0.0);
+        bool below = false;
+        for (std::size_t st = 0; st < full.costs.size(); ++st) {
+            CAPTURE(st);
+            const StageCost& a = alone.costs[st];
+            const StageCost& f = full.costs[st];
+            CHECK(a.f > 0);
+            CHECK(a.f <= f.f);
+            CHECK(a.b + a.w <= f.b + f.w);
+            below = below || a.f < f.f || a.b + a.w < f.b + f.w;
+        }
+        CHECK(below == !equal);
+    };
+    Scenario s = small_dense();
+    s.parallel.dp_replicate = 4;
+    s.parallel.pp = 4;
+    check_under(s, true);  // data parallel reduces at the step's end: nothing per micro-batch
+    s.parallel.dp_replicate = 2;
+    s.parallel.tp = 2;
+    check_under(s, false);  // TP's exposed all-gathers and reduce-scatters
+    s.parallel.tp = 1;
+    s.parallel.dp_replicate = 1;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 3;
+    check_under(s, false);  // FSDP2's gathers, reductions and copies
+    s.training.schedule = Schedule::zb_h1;
+    check_under(s, false);  // a split backward: B and W halves
+    Scenario moe = small_moe();
+    moe.parallel.dp_replicate = 1;
+    moe.parallel.dp_shard = 8;
+    moe.parallel.ep = 4;
+    moe.parallel.zero = 1;
+    check_under(moe, false);  // the expert all-to-all
 }
