@@ -1,5 +1,6 @@
 #include "core/model/compute.hpp"
 
+#include "core/model/bounded_cache.hpp"
 #include "core/model/memory.hpp"
 #include "core/model/op_recompute.hpp"
 
@@ -485,18 +486,6 @@ namespace {
 // Everything stage_compute reads, as numbers: two calls with equal keys price identically.
 using ComputeKey = std::array<double, 44>;
 
-struct ComputeKeyHash {
-    std::size_t operator()(const ComputeKey& k) const noexcept {
-        std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the values' bits, a word at a time
-        for (double v : k) {
-            std::uint64_t bits = 0;
-            std::memcpy(&bits, &v, sizeof bits);
-            h = (h ^ bits) * 1099511628211ull;
-        }
-        return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-};
-
 // The modules as bits, one a module.
 double recompute_modules_key(const RecomputeModules& m) noexcept {
     double key = 0;
@@ -528,15 +517,15 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
                          const StageBlocks& blocks);
 
 // A block's price reads everything stage_compute's key holds but the stage's block counts: stages that
-// differ only in how many blocks they hold (every pipeline depth the planner tries) share it.
+// differ only in how many blocks they hold (every pipeline depth the planner tries) share it. A dense
+// block has no experts to spread, so every ep shares its price too.
 template <typename Price>
 const BlockPrice& block_price(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, bool moe,
                               Price&& price) {
-    thread_local std::unordered_map<ComputeKey, BlockPrice, ComputeKeyHash> priced;
-    const ComputeKey key = compute_key(s, p, gpu, StageBlocks{moe ? 0 : 1, moe ? 1 : 0, false, false});
-    if (const auto it = priced.find(key); it != priced.end()) return it->second;
-    if (priced.size() >= 4096) priced.clear();  // bound the memory, keep it simple
-    return priced.emplace(key, price()).first->second;
+    thread_local BoundedCache<ComputeKey, BlockPrice> priced(4096);
+    ParallelSpec keyed = p;
+    if (!moe) keyed.ep = 1;
+    return priced.get(compute_key(s, keyed, gpu, StageBlocks{moe ? 0 : 1, moe ? 1 : 0, false, false}), price);
 }
 
 }  // namespace
@@ -559,11 +548,8 @@ const StageCompute& stage_compute(const Scenario& s, const ParallelSpec& p, cons
     if (!s.model.has_architecture()) return kNothing;
     // The planner prices thousands of layouts whose stages share a shape: each shape is priced once
     // per thread (kernel by kernel is the slow part of costing a layout).
-    thread_local std::unordered_map<ComputeKey, StageCompute, ComputeKeyHash> priced;
-    const ComputeKey key = compute_key(s, p, hw, blocks);
-    if (const auto it = priced.find(key); it != priced.end()) return it->second;
-    if (priced.size() >= 4096) priced.clear();  // bound the memory, keep it simple
-    return priced.emplace(key, price_stage(s, p, hw, blocks)).first->second;
+    thread_local BoundedCache<ComputeKey, StageCompute> priced(4096);
+    return priced.get(compute_key(s, p, hw, blocks), [&] { return price_stage(s, p, hw, blocks); });
 }
 
 namespace {
@@ -582,15 +568,49 @@ LossBytes loss_stream_bytes(const TrainingSpec& t) noexcept {
     return {18.0, 22.0};
 }
 
+// The blocks of a stage, by kind and by whether they re-run their forward: add(price, count, rerun).
+// A full recompute adds each block's forward to its backward; under the block method only the blocks
+// it re-runs pay it, and the rest are added with rerun false. price_stage and stage_seconds both
+// sum through here, in this order, so their seconds agree to the last bit.
+template <typename PriceBlock, typename Add>
+void each_block_share(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, const StageBlocks& blocks,
+                      PriceBlock&& price_block_of, Add&& add) {
+    const bool full = s.training.recompute == Recompute::full;
+    const auto add_kind = [&](bool moe, int64_t count, int64_t rerun) {
+        if (count <= 0) return;
+        const BlockPrice& b = block_price(s, p, gpu, moe, [&] { return price_block_of(moe); });
+        const int64_t again = full && rerun >= 0 ? std::min(rerun, count) : count;
+        add(b, again, true);
+        if (again < count) add(b, count - again, false);
+    };
+    add_kind(false, blocks.dense, blocks.rerun_dense);
+    add_kind(true, blocks.moe, blocks.rerun_moe);
+}
+
+// fp32 runs every kernel (GEMMs and attention alike) at the CUDA cores' FP32 rate.
+HardwareFigures precision_figures(const HardwareFigures& gpu, Precision precision) noexcept {
+    HardwareFigures hw = gpu;
+    if (precision == Precision::fp32) hw.peak_flops = gpu.peak_fp32_flops;
+    return hw;
+}
+
+Prices prices_for(const HardwareFigures& hw, Precision precision) noexcept {
+    const bool fp8 = precision == Precision::fp8;
+    return Prices{hw, fp8 ? hw.peak_fp8_flops : hw.peak_flops, fp8 ? hw.fp8_gemm_ceiling : hw.gemm_ceiling,
+                  gemm_elem_bytes(precision)};
+}
+
+BlockPrice price_block_alone(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, bool moe) {
+    const HardwareFigures hw = precision_figures(gpu, s.training.precision);
+    return price_block(s, p, shape_of(s, p), hw, prices_for(hw, s.training.precision), moe);
+}
+
 StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu,
                          const StageBlocks& blocks) {
     StageCompute out;
-    // fp32 runs every kernel (GEMMs and attention alike) at the CUDA cores' FP32 rate.
-    HardwareFigures hw = gpu;
-    if (s.training.precision == Precision::fp32) hw.peak_flops = gpu.peak_fp32_flops;
+    const HardwareFigures hw = precision_figures(gpu, s.training.precision);
     const bool fp8 = s.training.precision == Precision::fp8;
-    const Prices price{hw, fp8 ? hw.peak_fp8_flops : hw.peak_flops, fp8 ? hw.fp8_gemm_ceiling : hw.gemm_ceiling,
-                       gemm_elem_bytes(s.training.precision)};
+    const Prices price = prices_for(hw, s.training.precision);
     const Shape sh = shape_of(s, p);
     const auto add = [&](const BlockPrice& b, int64_t count) {
         const double n = as_double(count);
@@ -601,24 +621,15 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         out.backward_flops += n * b.backward_flops;
         add_ops(out.ops, b.ops, n);
     };
-    // A full recompute adds each block's forward to its backward; under the block method only the
-    // blocks it re-runs pay it.
-    const bool full = s.training.recompute == Recompute::full;
-    const auto add_kind = [&](bool moe, int64_t count, int64_t rerun) {
-        if (count <= 0) return;
-        const BlockPrice& b = block_price(s, p, gpu, moe, [&] { return price_block(s, p, sh, hw, price, moe); });
-        const int64_t again = full && rerun >= 0 ? std::min(rerun, count) : count;
-        add(b, again);
-        if (again < count) {
-            BlockPrice kept = b;
-            kept.backward_s -= b.forward_s;
-            kept.backward_flops -= b.forward_flops;
-            for (OpFigures& f : kept.ops) f.rerun_s = f.rerun_flops = 0;
-            add(kept, count - again);
-        }
-    };
-    add_kind(false, blocks.dense, blocks.rerun_dense);
-    add_kind(true, blocks.moe, blocks.rerun_moe);
+    each_block_share(s, p, gpu, blocks, [&](bool moe) { return price_block_alone(s, p, gpu, moe); },
+                     [&](const BlockPrice& b, int64_t count, bool rerun) {
+                         if (rerun) return add(b, count);
+                         BlockPrice kept = b;
+                         kept.backward_s -= b.forward_s;
+                         kept.backward_flops -= b.forward_flops;
+                         for (OpFigures& f : kept.ops) f.rerun_s = f.rerun_flops = 0;
+                         add(kept, count);
+                     });
 
     const double V = static_cast<double>(s.model.vocab);
     if (blocks.embedding) {
@@ -650,6 +661,30 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
 }
 
 }  // namespace
+
+StageSeconds stage_seconds(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                           const StageBlocks& blocks) {
+    if (!s.model.has_architecture()) return {};
+    StageSeconds out;
+    each_block_share(s, p, hw, blocks, [&](bool moe) { return price_block_alone(s, p, hw, moe); },
+                     [&](const BlockPrice& b, int64_t count, bool rerun) {
+                         const double n = as_double(count);
+                         out.forward_s += n * b.forward_s;
+                         out.backward_s += n * (rerun ? b.backward_s : b.backward_s - b.forward_s);
+                     });
+    // price_stage adds the embedding's seconds, then the output layer's, each as one sum: a stage of
+    // that end alone holds exactly it (0 + x is x).
+    const auto add_end = [&](bool embedding) {
+        ParallelSpec keyed = p;
+        keyed.ep = 1;  // neither end has experts
+        const StageCompute& end = stage_compute(s, keyed, hw, StageBlocks{0, 0, embedding, !embedding});
+        out.forward_s += end.forward_s;
+        out.backward_s += end.backward_s;
+    };
+    if (blocks.embedding) add_end(true);
+    if (blocks.output) add_end(false);
+    return out;
+}
 
 double optimizer_step_seconds(const HardwareFigures& hw, double params, const TrainingSpec& training) {
     if (params <= 0) return 0.0;

@@ -63,6 +63,14 @@ struct ExpertLoad {
 [[nodiscard]] const StageCompute& stage_compute(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                                          const StageBlocks& blocks);
 
+// stage_compute's forward_s and backward_s alone, equal to the last bit, without its book of
+// operations: what the planner's floors read, for hundreds of thousands of stage shapes.
+struct StageSeconds {
+    double forward_s = 0, backward_s = 0;
+};
+[[nodiscard]] StageSeconds stage_seconds(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
+                                         const StageBlocks& blocks);
+
 // The optimizer step of `params` parameters held by one GPU's optimizer (after ZeRO): Adam reads the
 // gradient, reads and writes the fp32 master weights and both moments, and writes the training copy
 // (plus one read of the gradients for clipping), all at HBM bandwidth.

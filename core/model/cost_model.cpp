@@ -970,7 +970,7 @@ PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts)
             continue;
         }
         previous = blocks;
-        const StageCompute& sc = stage_compute(s, p, hw, blocks);
+        const StageSeconds sc = stage_seconds(s, p, hw, blocks);
         const double b = sc.backward_s;
         spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{sc.forward_s, b / 2, b / 2}
                                                             : StageCost{sc.forward_s, b, 0});

@@ -2,6 +2,7 @@
 
 #include "core/planner/plan_floors.hpp"
 
+#include "core/model/bounded_cache.hpp"
 #include "core/model/cost_model.hpp"
 #include "core/model/memory.hpp"
 #include "core/mesh/mesh.hpp"
@@ -457,12 +458,7 @@ public:
                              p.last_stage_layers, p.embedding_in_pipeline_split ? 1 : 0,
                              p.loss_in_pipeline_split ? 1 : 0, micro_batch, static_cast<int64_t>(rc),
                              p.product() * DeviceMesh::leftover_factor(base_.cluster, p)};
-        auto it = compute_specs_.find(key);
-        if (it == compute_specs_.end()) {
-            if (compute_specs_.size() >= 4096) compute_specs_.clear();  // bound the memory
-            it = compute_specs_.emplace(key, compute_pipeline_spec(work_, counts_)).first;
-        }
-        PipelineSpec spec = it->second;
+        PipelineSpec spec = compute_specs_.get(key, [&] { return compute_pipeline_spec(work_, counts_); });
         const int64_t leftover = DeviceMesh::leftover_factor(base_.cluster, p);
         spec.microbatches = static_cast<int>(std::min<int64_t>(
             std::max<int64_t>(1, microbatches_per_step(work_, p.dp_replicate * leftover)), std::numeric_limits<int>::max()));
@@ -524,7 +520,7 @@ private:
     // compute_pipeline_spec by what its stage costs read: tp, cp, ep, sp, pp and the split, micro-batch,
     // recompute and world size.
     using ComputeKey = std::array<int64_t, 12>;
-    std::map<ComputeKey, PipelineSpec> compute_specs_;
+    BoundedCache<ComputeKey, PipelineSpec> compute_specs_{4096};
     using ActivationKey = std::array<int64_t, 5>;
     std::map<ActivationKey, BlockActivations> activations_;
     std::vector<MemoryRun> memory_;

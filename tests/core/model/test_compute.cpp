@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 using namespace shardscope;
 using shardscope::test::round_model;
@@ -364,4 +365,74 @@ TEST_CASE("fp32 runs on the CUDA cores: every kernel at the FP32 peak, and MFU a
     const StageCompute f32 = stage_compute(round, round.parallel, slow, StageBlocks{1, 0, false, false});
     CHECK(f32.attention_forward_s == doctest::Approx(16.0 * b16.attention_forward_s));
     CHECK(f32.forward_s - b16.forward_s >= 15.0 * 402653184.0 / 0.5e12 + 15.0 * b16.attention_forward_s);
+}
+
+TEST_CASE("a dense block of an MoE model prices the same under any expert parallelism") {
+    // stage_compute shares one dense block's price across every ep (its experts are the MoE blocks').
+    // Each figure is priced on a thread of its own, whose caches start empty: ep 4's dense block is
+    // then priced from scratch, not found under ep 1's.
+    Scenario s = round_model();
+    s.model.layers = 4;
+    s.model.dense_layers = 2;
+    s.model.experts = 8;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 512;
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 1;
+    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const auto priced = [&](int64_t ep, StageBlocks blocks) {
+        ParallelSpec p = s.parallel;
+        p.ep = ep;
+        StageCompute out;
+        std::thread([&] { out = stage_compute(s, p, hw, blocks); }).join();
+        return out;
+    };
+    const StageBlocks dense{2, 0, false, false}, moe{0, 2, false, false};
+    const StageCompute one = priced(1, dense), four = priced(4, dense);
+    CHECK(four.forward_s == one.forward_s);
+    CHECK(four.backward_s == one.backward_s);
+    CHECK(four.forward_flops == one.forward_flops);
+    for (std::size_t i = 0; i < one.ops.size(); ++i) CHECK(four.ops[i].time_s() == one.ops[i].time_s());
+    // The MoE blocks do depend on it: four ranks hold two experts each, with four times the tokens.
+    const StageCompute moe_one = priced(1, moe), moe_four = priced(4, moe);
+    CHECK(moe_four.forward_s != moe_one.forward_s);
+    CHECK(moe_four.forward_flops == doctest::Approx(moe_one.forward_flops));
+}
+
+TEST_CASE("stage_seconds is stage_compute's forward and backward, to the last bit") {
+    // The planner floors on stage_seconds and costs on stage_compute: a floor a bit above the figure
+    // would prune a layout that ranks. Every kind of stage, recompute and precision the sum reads.
+    Scenario s = round_model();
+    s.model.layers = 6;
+    s.model.dense_layers = 2;
+    s.model.experts = 8;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 512;
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.ep = 4;
+    s.parallel.zero = 1;
+    s.cluster.gpu = h100();  // FP8 needs a GPU that has it
+    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    int compared = 0;
+    for (Precision precision : {Precision::mixed_bf16, Precision::fp32, Precision::fp8})
+        for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full})
+            for (const StageBlocks& blocks :
+                 {StageBlocks{2, 0, true, false}, StageBlocks{0, 3, false, false}, StageBlocks{1, 2, false, true},
+                  StageBlocks{2, 4, true, true}, StageBlocks{0, 4, false, true, -1, 1}, StageBlocks{2, 3, true, false, 1, 1}}) {
+                s.training.precision = precision;
+                s.training.recompute = rc;
+                CAPTURE(static_cast<int>(precision));
+                CAPTURE(static_cast<int>(rc));
+                CAPTURE(blocks.dense);
+                CAPTURE(blocks.moe);
+                const StageSeconds light = stage_seconds(s, s.parallel, hw, blocks);
+                const StageCompute& full = stage_compute(s, s.parallel, hw, blocks);
+                CHECK(light.forward_s == full.forward_s);
+                CHECK(light.backward_s == full.backward_s);
+                CHECK(full.forward_s > 0);
+                ++compared;
+            }
+    CHECK(compared == 54);
 }
