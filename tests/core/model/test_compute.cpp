@@ -22,6 +22,21 @@ namespace {
 GpuSpec h100() { return GpuSpec{"H100 SXM", 80, 989, 3350, std::nullopt, 1979}; }
 GpuSpec a100() { return GpuSpec{"A100 SXM 80GB", 80, 312, 2039}; }
 
+// The round model with `layers` blocks, the first two dense and the rest of 8 experts (top 2, 512
+// wide), sharded over 4 GPUs of one node.
+Scenario round_moe_model(int64_t layers) {
+    Scenario s = round_model();
+    s.model.layers = layers;
+    s.model.dense_layers = 2;
+    s.model.experts = 8;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 512;
+    s.cluster.gpus_per_node = 4;
+    s.parallel.dp_shard = 4;
+    s.parallel.zero = 1;
+    return s;
+}
+
 
 }  // namespace
 
@@ -371,15 +386,7 @@ TEST_CASE("a dense block of an MoE model prices the same under any expert parall
     // stage_compute shares one dense block's price across every ep (its experts are the MoE blocks').
     // Each figure is priced on a thread of its own, whose caches start empty: ep 4's dense block is
     // then priced from scratch, not found under ep 1's.
-    Scenario s = round_model();
-    s.model.layers = 4;
-    s.model.dense_layers = 2;
-    s.model.experts = 8;
-    s.model.top_k = 2;
-    s.model.expert_ffn_hidden = 512;
-    s.cluster.gpus_per_node = 4;
-    s.parallel.dp_shard = 4;
-    s.parallel.zero = 1;
+    Scenario s = round_moe_model(4);
     const HardwareFigures hw = hardware_figures(s.cluster.gpu);
     const auto priced = [&](int64_t ep, StageBlocks blocks) {
         ParallelSpec p = s.parallel;
@@ -403,16 +410,8 @@ TEST_CASE("a dense block of an MoE model prices the same under any expert parall
 TEST_CASE("stage_seconds is stage_compute's forward and backward, to the last bit") {
     // The planner floors on stage_seconds and costs on stage_compute: a floor a bit above the figure
     // would prune a layout that ranks. Every kind of stage, recompute and precision the sum reads.
-    Scenario s = round_model();
-    s.model.layers = 6;
-    s.model.dense_layers = 2;
-    s.model.experts = 8;
-    s.model.top_k = 2;
-    s.model.expert_ffn_hidden = 512;
-    s.cluster.gpus_per_node = 4;
-    s.parallel.dp_shard = 4;
+    Scenario s = round_moe_model(6);
     s.parallel.ep = 4;
-    s.parallel.zero = 1;
     s.cluster.gpu = h100();  // FP8 needs a GPU that has it
     const HardwareFigures hw = hardware_figures(s.cluster.gpu);
     int compared = 0;
