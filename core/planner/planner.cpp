@@ -334,6 +334,10 @@ struct Group {
     int64_t micro_batch = 1;
     Recompute recompute = Recompute::none;
     double floor = 0;           // the lowest floor of its candidates
+    // Pass 1's floors hold in every mesh order, so a layout tried in several orders is one group of
+    // them all (its layout has the first order) until pass 2 reaches it: the index of its orders in
+    // the order sets, or -1 for a group of one order.
+    int32_t orders = -1;
 };
 
 struct Candidate {
@@ -341,11 +345,14 @@ struct Candidate {
     ScheduleChoice schedule;
 };
 
-// Pass 2's heap: a group not yet expanded (candidate < 0), or an expanded group's next candidate.
+// Pass 2's heap: a group of several orders not yet split into them (candidate kOrders), a group not yet
+// expanded (kUnexpanded), or an expanded group's next candidate.
+constexpr int32_t kUnexpanded = -1;
+constexpr int32_t kOrders = -2;
 struct HeapEntry {
     double floor = 0;
     uint32_t group = 0;
-    int32_t candidate = -1;     // index into the group's expanded candidates
+    int32_t candidate = kUnexpanded;  // else index into the group's expanded candidates
 };
 
 bool by_floor_desc(const HeapEntry& a, const HeapEntry& b) { return a.floor > b.floor; }  // min-heap
@@ -537,8 +544,11 @@ struct LayoutJob {
 };
 
 // What one thread of pass 1 finds: groups index its own layouts.
+using OrderSet = std::vector<std::vector<Dim>>;
+
 struct Pass1 {
     std::vector<ParallelSpec> layouts;  // with zero set
+    std::vector<OrderSet> order_sets;   // the orders of each group of several (Group::orders)
     std::vector<Group> groups;
     int64_t candidates = 0;
     int64_t pruned_memory = 0;
@@ -593,6 +603,14 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
             o.parallel.zero = z;
             o.layout.reset();
         }
+        // One group stands for every order: its layout is the first order's.
+        const int32_t order_set = n_orders > 1 ? static_cast<int32_t>(out.order_sets.size()) : -1;
+        if (n_orders > 1) {
+            OrderSet set;
+            for (const Order& o : orders) set.push_back(o.parallel.order);
+            out.order_sets.push_back(std::move(set));
+        }
+        Order& first = orders.front();
         for (int64_t mb : micro_batches)
             for (Recompute rc : kRecomputes) {
                 const int64_t pruned = floors.floor_memory(p, mb, rc, shape, found_memory);
@@ -604,14 +622,12 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
                     for (Candidate& c : found_memory) c.floor = makespan_floor(spec.spec, spec.run_ends, c.schedule);
                 }
                 const double lowest = std::min_element(found_memory.begin(), found_memory.end(), lower_floor)->floor;
-                for (Order& o : orders) {
-                    if (!o.layout) {
-                        out.layouts.push_back(o.parallel);
-                        o.layout = static_cast<uint32_t>(out.layouts.size() - 1);
-                    }
-                    out.to_cost += static_cast<int64_t>(found_memory.size());
-                    out.groups.push_back(Group{*o.layout, mb, rc, lowest});
+                if (!first.layout) {
+                    out.layouts.push_back(first.parallel);
+                    first.layout = static_cast<uint32_t>(out.layouts.size() - 1);
                 }
+                out.to_cost += static_cast<int64_t>(found_memory.size()) * n_orders;
+                out.groups.push_back(Group{*first.layout, mb, rc, lowest, order_set});
             }
     }
 }
@@ -706,6 +722,7 @@ struct PlanSearch::State {
 
     // Pass 2.
     std::vector<ParallelSpec> layouts;        // with zero set
+    std::vector<OrderSet> order_sets;
     std::vector<Group> groups;
     int64_t to_cost = 0;
     int64_t impossible = 0;                   // costed, but a figure broke report_invariant_violation
@@ -713,7 +730,10 @@ struct PlanSearch::State {
     PipelineMemo memo;                        // ZeRO 0-2 and the dp_shard / dp_replicate split share simulations
     std::vector<HeapEntry> heap;
     std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
-    std::map<uint32_t, DeviceMesh> meshes;                // by layout, for the groups expanded
+    BoundedCache<uint32_t, DeviceMesh, std::hash<uint32_t>> meshes{4096};  // by layout, for the groups expanded
+    // The layout of each order split_orders made, by the group's layout and the order's index: the
+    // groups of one layout's micro-batches and recomputes share it, and its mesh.
+    std::map<std::pair<uint32_t, std::size_t>, uint32_t> split_layouts;
 
     [[nodiscard]] bool cancelled() const { return progress && progress->cancel.load(std::memory_order_relaxed); }
     void stop_clock() {
@@ -724,11 +744,10 @@ struct PlanSearch::State {
     void gather_floors();
     bool cost_until(std::chrono::steady_clock::time_point deadline);
     void cost_next();
+    void split_orders(const HeapEntry& next);
     void finish();
     const DeviceMesh& mesh_of(uint32_t layout) {
-        auto it = meshes.find(layout);
-        if (it == meshes.end()) it = meshes.emplace(layout, DeviceMesh::build(base.cluster, layouts[layout])).first;
-        return it->second;
+        return meshes.get(layout, [&] { return DeviceMesh::build(base.cluster, layouts[layout]); });
     }
 };
 
@@ -775,11 +794,14 @@ void PlanSearch::State::gather_floors() {
     PlanStats& stats = result.stats;
     for (Pass1& part : parts) {
         const auto layout_offset = static_cast<uint32_t>(layouts.size());
+        const auto order_offset = static_cast<int32_t>(order_sets.size());
         for (Group g : part.groups) {
             g.layout += layout_offset;
+            if (g.orders >= 0) g.orders += order_offset;
             groups.push_back(g);
         }
         std::move(part.layouts.begin(), part.layouts.end(), std::back_inserter(layouts));
+        std::move(part.order_sets.begin(), part.order_sets.end(), std::back_inserter(order_sets));
         stats.candidates += part.candidates;
         stats.pruned_memory += part.pruned_memory;
         to_cost += part.to_cost;
@@ -788,7 +810,8 @@ void PlanSearch::State::gather_floors() {
     single_floors.reset();
     if (progress) progress->to_cost = to_cost;
     heap.reserve(groups.size());
-    for (uint32_t g = 0; g < groups.size(); ++g) heap.push_back({groups[g].floor, g, -1});
+    for (uint32_t g = 0; g < groups.size(); ++g)
+        heap.push_back({groups[g].floor, g, groups[g].orders >= 0 ? kOrders : kUnexpanded});
     std::make_heap(heap.begin(), heap.end(), by_floor_desc);
 }
 
@@ -808,31 +831,66 @@ bool PlanSearch::State::cost_until(std::chrono::steady_clock::time_point deadlin
     return true;
 }
 
+// A group of several orders comes up: its floor holds in each of them, so each becomes a group of its
+// own, with that floor, to be floored on its own mesh when it comes up.
+void PlanSearch::State::split_orders(const HeapEntry& next) {
+    const Group all = groups[next.group];
+    const OrderSet& orders = order_sets[static_cast<std::size_t>(all.orders)];
+    for (std::size_t o = 0; o < orders.size(); ++o) {
+        auto [at, added] = split_layouts.try_emplace({all.layout, o}, static_cast<uint32_t>(layouts.size()));
+        if (added) {
+            ParallelSpec p = layouts[all.layout];
+            p.order = orders[o];
+            layouts.push_back(std::move(p));
+        }
+        groups.push_back(Group{at->second, all.micro_batch, all.recompute, all.floor});
+        heap.push_back({all.floor, static_cast<uint32_t>(groups.size() - 1), kUnexpanded});
+        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+    }
+}
+
 void PlanSearch::State::cost_next() {
     const HeapEntry next = heap.front();
     std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
     heap.pop_back();
+    if (next.candidate == kOrders) return split_orders(next);
     const Group& g = groups[next.group];
     const ParallelSpec& p = layouts[g.layout];
-    if (next.candidate < 0) {
-        // Floor the group again, the same way, this time keeping every candidate.
+    if (next.candidate == kUnexpanded) {
+        // Floor the group again, on its mesh, this time keeping every candidate.
         const LayoutShape shape = floors.layout_shape(p);
         OrderCache cache;
         std::vector<Candidate>& list = expanded[next.group];
         floors.floor_group(p, g.micro_batch, g.recompute, shape, cache,
                            [&]() -> const DeviceMesh& { return mesh_of(g.layout); }, list);
         std::sort(list.begin(), list.end(), lower_floor);
+        // The bound only falls: a candidate above it now is never costed, so it is not kept (with
+        // every mesh order searched, the lists kept were most of the search's memory).
+        if (options.prune && top.full()) {
+            const double bound = top.bound();
+            list.erase(std::find_if(list.begin(), list.end(), [&](const Candidate& c) { return c.floor > bound; }),
+                       list.end());
+        }
+        if (list.empty()) {
+            expanded.erase(next.group);
+            return;
+        }
         heap.push_back({list.front().floor, next.group, 0});
         std::push_heap(heap.begin(), heap.end(), by_floor_desc);
         return;
     }
-    const std::vector<Candidate>& list = expanded[next.group];
+    const auto listed = expanded.find(next.group);
     const auto at = static_cast<std::size_t>(next.candidate);
-    if (at + 1 < list.size()) {
-        heap.push_back({list[at + 1].floor, next.group, next.candidate + 1});
+    const ScheduleChoice schedule = listed->second[at].schedule;
+    const bool more = at + 1 < listed->second.size() &&
+                      !(options.prune && top.full() && listed->second[at + 1].floor > top.bound());
+    if (more) {
+        heap.push_back({listed->second[at + 1].floor, next.group, next.candidate + 1});
         std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+    } else {
+        expanded.erase(listed);  // its last candidate that may still rank
     }
-    const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, list[at].schedule);
+    const Scenario s = with_knobs(base, p, g.micro_batch, g.recompute, schedule);
     const Report r = build_report(s, counts, mesh_of(g.layout), &memo, ReportDetail::ranking);
     ++result.stats.costed;
     if (progress) progress->costed.fetch_add(1, std::memory_order_relaxed);
