@@ -1,7 +1,8 @@
 // `shardscope bench [--frames N] [--skip-planner]`: the speed figures (planner, panels, cold start) as one table with units.
-// - planner: Llama 3 405B on 16,384 and on 131,072 H100s, every knob searched, on one thread and on
-//   every core (best of 5 runs): total time, candidates enumerated per second and candidates costed
-//   by the full cost model;
+// - planner: the cases of bench/planner_cases.hpp (Llama 3 405B on 16,384 and 131,072 H100s, and with
+//   every mesh order; DeepSeek-V3 on 2,048 H800s), on one thread and on every core (best of 5 runs, 3
+//   for the slow ones): total time beside its goal, candidates enumerated per second and candidates
+//   costed by the full cost model;
 // --frames N sets how many frames each frame figure is the median or mean of (default 120).
 // - the Device mesh panel's CPU time per frame at 64, 16,384 and 131,072 GPUs and the Pipeline
 //   timeline's at 64 stages x 1,024 micro-batches (bench/panel_timings.hpp, as mesh_bench and
@@ -14,6 +15,7 @@
 // Build Release to quote these (Debug is several times slower). Nothing asserts a time.
 
 #include "app/cli.hpp"
+#include "app/command_input.hpp"
 #include "app/commands.hpp"
 #include "host/file_io.hpp"
 #include "bench/panel_timings.hpp"
@@ -60,16 +62,16 @@ void row(const std::string& what, const std::string& figure, const std::string& 
 
 void bench_planner() {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    for (const bench::PlannerCase& c : bench::planner_cases()) {
-        const bench::PlannerTiming t = bench::time_planner(c.scenario, 5, 1);  // best of 5: the least disturbed
+    for (const bench::PlannerCase& c : bench::planner_cases(app::shipped_cluster("dgx-h100.json", "bench"))) {
+        const bench::PlannerTiming t = bench::time_planner(c, 1);  // best of c.runs: the least disturbed
         const double per_s = static_cast<double>(t.stats.candidates) / t.seconds;
         row("planner: " + c.name + ", total, 1 thread", format_seconds(t.seconds),
-            format_count(static_cast<double>(t.stats.candidates)) + " candidates, " +
+            "goal " + c.goal + "; " + format_count(static_cast<double>(t.stats.candidates)) + " candidates, " +
                 format_count(static_cast<double>(t.stats.costed)) + " costed in full");
         row("planner: " + c.name + ", candidates/s, 1 thread", format_count(per_s) + "/s",
             format_count(static_cast<double>(t.stats.costed) / t.seconds) + " full cost-model runs/s");
         if (cores > 1) {
-            const bench::PlannerTiming all = bench::time_planner(c.scenario, 5, 0);
+            const bench::PlannerTiming all = bench::time_planner(c, 0);
             row("planner: " + c.name + ", total, " + std::to_string(cores) + " threads", format_seconds(all.seconds),
                 "the first pass (flooring every layout) on every core");
         }

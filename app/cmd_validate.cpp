@@ -5,32 +5,14 @@
 // scenario file, so a person can open exactly what the row priced (and change it).
 
 #include "app/cli.hpp"
+#include "app/command_input.hpp"
 #include "app/commands.hpp"
-#include "host/file_io.hpp"
 #include "core/model/validation_suite.hpp"
-#include "core/scenario/presets.hpp"
 
 #include <iostream>
 #include <optional>
 
 namespace {
-
-// A shipped cluster preset, or nullopt with the reason on stderr.
-std::optional<shardscope::ClusterSpec> shipped_cluster(const std::string& file) {
-    const std::string path = shardscope::host::data_dir() + "/assets/clusters/" + file;
-    std::string error;
-    const auto text = shardscope::host::read_text_file(path, error);
-    if (!text) {
-        std::cerr << "validate: cannot read " << path << ": " << error << "\n";
-        return std::nullopt;
-    }
-    const shardscope::ClusterPresetLoad load = shardscope::parse_cluster_preset(*text);
-    if (!load.ok()) {
-        std::cerr << "validate: " << path << ": " << load.error << "\n";
-        return std::nullopt;
-    }
-    return load.preset->cluster;
-}
 
 constexpr const char* kUsage =
     "usage: shardscope validate [--format text|json] [--scenario NAME]\n"
@@ -75,8 +57,8 @@ int run_validate(const std::vector<std::string>& args) {
         return 2;
     }
     // The rows run on the presets a user gets, not on constants of their own.
-    const auto a100 = shipped_cluster("dgx-a100-80gb.json");
-    const auto h100 = shipped_cluster("dgx-h100.json");
+    const auto a100 = shardscope::app::shipped_cluster("dgx-a100-80gb.json", "validate");
+    const auto h100 = shardscope::app::shipped_cluster("dgx-h100.json", "validate");
     if (!a100 || !h100) return 1;
     if (!scenario_of.empty()) return print_row_scenario(shardscope::published_runs({*a100, *h100}), scenario_of);
     const auto rows = shardscope::run_validation_suite({*a100, *h100});

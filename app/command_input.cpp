@@ -2,6 +2,7 @@
 
 #include "host/file_io.hpp"
 #include "core/scenario/model_import.hpp"
+#include "core/scenario/presets.hpp"
 
 #include <cstdlib>
 #include <iostream>
@@ -91,6 +92,22 @@ std::optional<Scenario> scenario_argument(const std::string& command, const std:
     }
     for (const std::string& n : notes) std::cerr << command << ": " << model.file << ": " << n << "\n";
     return s;
+}
+
+std::optional<ClusterSpec> shipped_cluster(const std::string& file, const std::string& command) {
+    const std::string path = host::data_dir() + "/assets/clusters/" + file;
+    std::string error;
+    const auto text = host::read_text_file(path, error);
+    if (!text) {
+        std::cerr << command << ": cannot read " << path << ": " << error << "\n";
+        return std::nullopt;
+    }
+    const ClusterPresetLoad load = parse_cluster_preset(*text);
+    if (!load.ok()) {
+        std::cerr << command << ": " << path << ": " << load.error << "\n";
+        return std::nullopt;
+    }
+    return load.preset->cluster;
 }
 
 }  // namespace shardscope::app

@@ -34,4 +34,9 @@ std::optional<Scenario> scenario_argument(const std::string& command, const std:
                                           const std::string& format, const char* usage, int& exit_code,
                                           const ModelArgument& model = {});
 
+// A cluster preset shipped in assets/clusters/ (`file`, e.g. "dgx-h100.json"), or nullopt after
+// printing why to stderr under `command`'s name: the published rows, and the planner benchmark built
+// on one, run on the presets a user gets.
+std::optional<ClusterSpec> shipped_cluster(const std::string& file, const std::string& command);
+
 }  // namespace shardscope::app
