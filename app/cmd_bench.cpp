@@ -57,7 +57,7 @@ constexpr const char* kUsage =
     "  --frames N: frames each frame figure is taken over (120), --skip-planner: leave the planner out";
 
 void row(const std::string& what, const std::string& figure, const std::string& detail) {
-    std::printf("%-58s %12s   %s\n", what.c_str(), figure.c_str(), detail.c_str());
+    std::printf("%-70s %12s   %s\n", what.c_str(), figure.c_str(), detail.c_str());
 }
 
 void bench_planner() {
@@ -246,7 +246,7 @@ int run_bench(const std::vector<std::string>& args) {
     }
     const int frames = static_cast<int>(n);
     const bool planner = !skip_planner;
-    std::printf("%-58s %12s   %s\n", "what", "figure", "detail");
+    std::printf("%-70s %12s   %s\n", "what", "figure", "detail");
     if (planner) bench_planner();
     bench_panels(frames);
     bench_frames(frames);
