@@ -83,6 +83,7 @@ std::string header(const Scenario& s, const Layout& l) {
 
 void megatron_model_flags(const ModelSpec& m, std::vector<std::string>& f) {
     f.push_back("--num-layers " + n(m.layers));
+    if (m.mtp_layers > 0) f.push_back("--mtp-num-layers " + n(m.mtp_layers));
     f.push_back("--hidden-size " + n(m.hidden));
     f.push_back("--ffn-hidden-size " + n(m.ffn_hidden));
     f.push_back("--num-attention-heads " + n(m.heads));

@@ -484,7 +484,7 @@ double attention_core_forward_flops(const Scenario& s, double tokens, double tp)
 namespace {
 
 // Everything stage_compute reads, as numbers: two calls with equal keys price identically.
-using ComputeKey = std::array<double, 44>;
+using ComputeKey = std::array<double, 45>;
 
 // The modules as bits, one a module.
 double recompute_modules_key(const RecomputeModules& m) noexcept {
@@ -510,7 +510,7 @@ ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareF
             flash_kernel(hw, t.fused_kernels).backward, hw.hbm_bytes_per_s,
             hw.kernel_floor_s, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
             blocks.output ? 1.0 : 0.0, recompute_modules_key(t.recompute_modules), as_double(blocks.rerun_dense),
-            as_double(blocks.rerun_moe)};
+            as_double(blocks.rerun_moe), as_double(blocks.mtp)};
 }
 
 StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
@@ -648,14 +648,40 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         const LossBytes loss = loss_stream_bytes(s.training);
         const double logits = sh.tokens * V / sh.tp;
         const double norm_bytes = 2.0 * sh.e * sh.h * sh.rep * sh.tokens;
-        out.forward_s += head_price.gemms(head, head_op, out.ops, Phase::forward) +
-                         price.streams({norm_bytes}, StepOp::norms, out.ops, Phase::forward) +
-                         price.streams({loss.forward * logits}, StepOp::loss, out.ops, Phase::forward);
-        out.backward_s += head_price.gemms(backward_gemms(head), head_op, out.ops, Phase::backward) +
-                          price.streams({loss.backward * logits}, StepOp::loss, out.ops, Phase::backward) +
-                          price.streams({2.0 * norm_bytes}, StepOp::norms, out.ops, Phase::backward);
-        out.forward_flops += gemm_flops(head);
-        out.backward_flops += 2.0 * gemm_flops(head);
+        // Summed apart and added once, so a stage of this end alone holds exactly its seconds
+        // (stage_seconds reads them so).
+        double end_f = head_price.gemms(head, head_op, out.ops, Phase::forward) +
+                       price.streams({norm_bytes}, StepOp::norms, out.ops, Phase::forward) +
+                       price.streams({loss.forward * logits}, StepOp::loss, out.ops, Phase::forward);
+        double end_b = head_price.gemms(backward_gemms(head), head_op, out.ops, Phase::backward) +
+                       price.streams({loss.backward * logits}, StepOp::loss, out.ops, Phase::backward) +
+                       price.streams({2.0 * norm_bytes}, StepOp::norms, out.ops, Phase::backward);
+        // Each multi-token prediction module (its block is priced with the stage's blocks) looks up the
+        // next tokens' embeddings, norms them and the hidden state, projects the two (2h -> h, a
+        // column-parallel linear in the training precision), norms the result and runs it through the
+        // shared head and the loss once more (Megatron-LM's MultiTokenPredictionLayer; the FLOPs are
+        // those num_floating_point_operations counts: the projection and one more logit pass).
+        const std::vector<GemmDims> projection = {GemmDims{sh.tokens, sh.h / sh.tp, 2.0 * sh.h}};
+        const double lookup = 2.0 * sh.e * sh.h * sh.tokens;
+        for (int64_t k = 0; k < blocks.mtp; ++k) {
+            end_f += price.streams({lookup}, StepOp::embedding, out.ops, Phase::forward) +
+                     price.streams({norm_bytes, norm_bytes}, StepOp::norms, out.ops, Phase::forward) +
+                     price.gemms(projection, head_op, out.ops, Phase::forward) +
+                     price.streams({norm_bytes}, StepOp::norms, out.ops, Phase::forward) +
+                     head_price.gemms(head, head_op, out.ops, Phase::forward) +
+                     price.streams({loss.forward * logits}, StepOp::loss, out.ops, Phase::forward);
+            end_b += head_price.gemms(backward_gemms(head), head_op, out.ops, Phase::backward) +
+                     price.streams({loss.backward * logits}, StepOp::loss, out.ops, Phase::backward) +
+                     price.streams({2.0 * norm_bytes}, StepOp::norms, out.ops, Phase::backward) +
+                     price.gemms(backward_gemms(projection), head_op, out.ops, Phase::backward) +
+                     price.streams({2.0 * norm_bytes, 2.0 * norm_bytes}, StepOp::norms, out.ops, Phase::backward) +
+                     price.streams({3.0 * 4.0 * sh.h * sh.tokens}, StepOp::embedding, out.ops, Phase::backward);
+        }
+        out.forward_s += end_f;
+        out.backward_s += end_b;
+        const double mtp = as_double(blocks.mtp);
+        out.forward_flops += (1.0 + mtp) * gemm_flops(head) + mtp * gemm_flops(projection);
+        out.backward_flops += 2.0 * ((1.0 + mtp) * gemm_flops(head) + mtp * gemm_flops(projection));
     }
     return out;
 }
@@ -677,7 +703,8 @@ StageSeconds stage_seconds(const Scenario& s, const ParallelSpec& p, const Hardw
     const auto add_end = [&](bool embedding) {
         ParallelSpec keyed = p;
         keyed.ep = 1;  // neither end has experts
-        const StageCompute& end = stage_compute(s, keyed, hw, StageBlocks{0, 0, embedding, !embedding});
+        const StageBlocks ends{0, 0, embedding, !embedding, -1, -1, embedding ? 0 : blocks.mtp};
+        const StageCompute& end = stage_compute(s, keyed, hw, ends);
         out.forward_s += end.forward_s;
         out.backward_s += end.backward_s;
     };

@@ -35,6 +35,9 @@ struct StageBlocks {
     // re-runs only some); -1: all of them.
     int64_t rerun_dense = -1;
     int64_t rerun_moe = -1;
+    // The last stage's multi-token prediction modules (their blocks are counted in dense or moe): the
+    // work around each block, priced with the output layer.
+    int64_t mtp = 0;
 };
 // The blocks of a stage, with those a full recompute re-runs split between dense and MoE blocks in
 // proportion (training.recompute_method, recomputed_blocks in core/scenario/scenario.hpp).

@@ -152,8 +152,9 @@ struct Context {
 struct StageComm {
     StageWork work;
     double fsdp_copy_out_s = 0;  // of work.forward_s and of work.backward_s: FSDP2's copy-out
-    int64_t layers = 0;
+    int64_t layers = 0;      // blocks, an MTP module's included
     int64_t moe_layers = 0;
+    int64_t mtp = 0;         // multi-token prediction modules (the last stage)
     // Bytes one GPU sends per micro-batch, per dim, and the calls that send them.
     double tp_bytes = 0, cp_bytes = 0, ep_bytes = 0, fsdp_bytes = 0;
     std::vector<CollectiveCall> tp_calls, cp_calls, ep_calls, fsdp_calls;
@@ -161,9 +162,19 @@ struct StageComm {
 
 // What a stage's work and communication depend on: its blocks, whether it holds the output layer, and
 // its parameters. Two stages with equal loads cost the same (plan_pipeline prices each load once).
+// What stage_compute prices for a stage of `layers` blocks, `moe` of them MoE, both counting its `mtp`
+// multi-token prediction modules' blocks.
+StageBlocks priced_blocks(const TrainingSpec& t, int64_t layers, int64_t moe, int64_t mtp, bool embedding,
+                          bool output) {
+    StageBlocks b = stage_blocks(t, layers - moe, moe, embedding, output);
+    b.mtp = mtp;
+    return b;
+}
+
 struct StageLoad {
-    int64_t layers = 0;
+    int64_t layers = 0;         // blocks, an MTP module's included: each sends what a block sends
     int64_t moe_layers = 0;
+    int64_t mtp = 0;            // multi-token prediction modules (the last stage)
     double block_fwd = 0;       // forward matmul FLOPs of its blocks for one micro-batch, before TP/CP
     double attention_fwd = 0;   // of which the attention core (QK^T and AV)
     bool output = false;        // the last stage: LM head
@@ -171,7 +182,7 @@ struct StageLoad {
     StageParams params;         // (the block range in params.layers is not compared)
 
     [[nodiscard]] bool same_cost(const StageLoad& o) const noexcept {
-        return layers == o.layers && moe_layers == o.moe_layers && block_fwd == o.block_fwd &&
+        return layers == o.layers && moe_layers == o.moe_layers && mtp == o.mtp && block_fwd == o.block_fwd &&
                attention_fwd == o.attention_fwd && output == o.output && embedding == o.embedding &&
                params.embedding == o.params.embedding &&
                params.output == o.params.output && params.blocks_non_expert == o.params.blocks_non_expert &&
@@ -198,7 +209,11 @@ StageLoad stage_load(const Context& cx, int64_t stage) {
     const double moe_active = kinds.moe > 0 ? active_block_params(cx.counts, m, first_moe) : 0.0;
     load.block_fwd = 2.0 * (as_double(kinds.dense) * dense_active + as_double(kinds.moe) * moe_active) * tokens;
     load.attention_fwd = as_double(layers.count) * 4.0 * as_double(m.hidden) * seq * tokens;  // QK^T, AV: full s x s
+    // An MTP module's block runs as the last block does, with its collectives.
     load.moe_layers = kinds.moe;
+    load.mtp = load.params.mtp;
+    load.layers += load.mtp;
+    if (cx.counts.mtp_is_moe()) load.moe_layers += load.mtp;
     return load;
 }
 
@@ -218,6 +233,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
     StageComm out;
     out.layers = load.layers;
     out.moe_layers = load.moe_layers;
+    out.mtp = load.mtp;
     StageWork& w = out.work;
 
     const double b = as_double(s.training.micro_batch);
@@ -227,7 +243,7 @@ StageComm stage_comm(const Context& cx, const StageLoad& load) {
 
     // Compute from the hardware up, kernel by kernel (core/model/compute.hpp).
     const StageCompute& sc = stage_compute(
-        s, p, cx.hw, stage_blocks(s.training, load.layers - load.moe_layers, load.moe_layers, load.embedding, load.output));
+        s, p, cx.hw, priced_blocks(s.training, load.layers, load.moe_layers, load.mtp, load.embedding, load.output));
     w.forward_flops = sc.forward_flops;
     w.backward_flops = sc.backward_flops;
     w.forward_s = sc.forward_s;
@@ -889,12 +905,18 @@ StepFlops step_flops(const Scenario& s, const ParamCounts& counts) noexcept {
     // The attention core's forward with the full s x s scores: QK^T and PV, 2 x seq x heads x (qk + v
     // head widths) a token (4 x seq x heads x head_dim when the widths are equal).
     const double widths = as_double(m.heads) * as_double(m.qk_head_dim() + m.value_head_dim());
-    const double scores_forward = 2.0 * as_double(m.layers) * widths * as_double(m.seq_len) * tokens;
+    // An MTP module's block attends as the others do.
+    const double scores_forward = 2.0 * as_double(m.layers + counts.mtp_layers) * widths * as_double(m.seq_len) * tokens;
     // The input embedding is a lookup (a gather), not a matmul: counted in neither figure, as
     // Megatron-LM's formula counts the output layer's vocab x hidden but not the input's. Counted in
     // the model FLOPs it let a 1-layer model with a large vocabulary pass 100% MFU. Tied, the one
     // matrix is also the output layer, a matmul.
-    const double matmul_params = counts.active_per_token - (counts.tied_output ? 0.0 : counts.embedding);
+    // Each MTP module sends every token through the output layer once more (Megatron-LM's
+    // num_floating_point_operations: "MTP + final logit"); its block and projection are in the active
+    // parameters.
+    const double head = counts.tied_output ? counts.embedding : counts.output;
+    const double matmul_params = counts.active_per_token - (counts.tied_output ? 0.0 : counts.embedding) +
+                                 as_double(counts.mtp_layers) * head;
     StepFlops f;
     f.model = 6.0 * matmul_params * tokens + 3.0 * scores_forward;
     // What the kernels execute: causal flash attention runs half the scores forward and 2.5x that
@@ -962,9 +984,11 @@ PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts)
     spec.costs.reserve(static_cast<std::size_t>(p.pp));
     StageBlocks previous{-1, -1, false, false};
     for (int64_t st = 0; st < p.pp; ++st) {
-        const StageLayers layers = stage_layers(counts.layers, p, st);
-        const int64_t moe = block_kinds(counts, layers).moe;
-        const StageBlocks blocks = stage_blocks(s.training, layers.count - moe, moe, st == 0, st == p.pp - 1);
+        const StageParams params = stage_params(counts, p, st);
+        const int64_t mtp_moe = counts.mtp_is_moe() ? params.mtp : 0;
+        const int64_t moe = block_kinds(counts, params.layers).moe + mtp_moe;
+        const StageBlocks blocks = priced_blocks(s.training, params.layers.count + params.mtp, moe, params.mtp, st == 0,
+                                                 st == p.pp - 1);
         if (st > 0 && same_blocks(blocks, previous)) {
             spec.costs.push_back(spec.costs.back());
             continue;
@@ -996,8 +1020,8 @@ namespace {
 OpTimes stage_ops(const Context& cx, const StageComm& sc, std::size_t stage) {
     const auto index = static_cast<int64_t>(stage);
     OpTimes ops = stage_compute(cx.s, cx.par, cx.hw,
-                                stage_blocks(cx.s.training, sc.layers - sc.moe_layers, sc.moe_layers, index == 0,
-                                             index == cx.par.pp - 1))
+                                priced_blocks(cx.s.training, sc.layers, sc.moe_layers, sc.mtp, index == 0,
+                                              index == cx.par.pp - 1))
                       .ops;
     OpFigures& copies = ops[static_cast<std::size_t>(StepOp::fsdp_copies)];
     copies.forward_s = copies.backward_s = sc.fsdp_copy_out_s;

@@ -270,7 +270,9 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     }  // no shapes: activations stay null, nothing in `other`
 
     const Precision prec = s.training.precision;
-    const BlockCounts blocks = block_counts(s.model, sp.layers);
+    BlockCounts blocks = block_counts(s.model, sp.layers);
+    // An MTP module's block keeps what the last block keeps.
+    (s.model.is_moe() ? blocks.moe : blocks.dense) += sp.mtp;
     const double dense_block = per_block.dense;
     const double moe_block = per_block.moe;
     out.bytes.activations = (dense_block * static_cast<double>(blocks.dense) +
@@ -311,7 +313,10 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
             other.gathered_blocks = 2.0 * block * per.weights;
         }
     }
-    if (stage == p.pp - 1) other.logits = loss_peak_bytes_per_logit(s.training) * tokens * static_cast<double>(s.model.vocab) / tp;
+    // Each MTP module's loss keeps its own logits for the backward, beside the main loss's.
+    if (stage == p.pp - 1)
+        other.logits = loss_peak_bytes_per_logit(s.training) * tokens * static_cast<double>(s.model.vocab) / tp *
+                       static_cast<double>(1 + sp.mtp);
     // TP gathers the full activation of the micro-batch before its column-parallel matmuls.
     if (p.tp > 1) other.tp_gather = tokens * static_cast<double>(s.model.hidden) * activation_dtype_bytes(prec);
     // The data-parallel reduction works on buckets: Megatron-LM's DDP default is 40M elements

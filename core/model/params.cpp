@@ -69,15 +69,21 @@ ParamCounts count_params(const ModelSpec& m) noexcept {
         c.router_per_layer = h * static_cast<double>(m.experts);
     }
 
+    c.mtp_layers = m.mtp_layers;
+    c.mtp_extra = m.mtp_layers > 0 ? 3.0 * h + 2.0 * h * h : 0.0;
+
     const double outside_blocks = c.embedding + c.output + c.final_norm;
     const double dense_blocks = static_cast<double>(c.dense_layers) * c.dense_layer();
     const double moe_blocks = static_cast<double>(c.moe_layers) * c.moe_layer();
-    c.total = outside_blocks + dense_blocks + moe_blocks;
+    const double mtp = static_cast<double>(c.mtp_layers);
+    c.total = outside_blocks + dense_blocks + moe_blocks + mtp * c.mtp_module();
 
     const double moe_block_active = c.attention_per_layer + c.norms_per_layer + c.router_per_layer +
                                     c.shared_experts_per_layer +
                                     static_cast<double>(m.top_k) * c.expert_ffn;
-    c.active_per_token = outside_blocks + dense_blocks + static_cast<double>(c.moe_layers) * moe_block_active;
+    const double mtp_active = (c.mtp_is_moe() ? moe_block_active : c.dense_layer()) + c.mtp_extra;
+    c.active_per_token = outside_blocks + dense_blocks + static_cast<double>(c.moe_layers) * moe_block_active +
+                         mtp * mtp_active;
     return c;
 }
 
@@ -207,7 +213,16 @@ StageParams stage_params(const ParamCounts& c, const ParallelSpec& p, int64_t st
     // A tied LM head is the embedding itself on one stage; with pp > 1 the last stage keeps a copy
     // (Megatron-LM all-reduces the two copies' gradients).
     const double head = c.tied_output ? (pp > 1 ? c.embedding : 0.0) : c.output;
-    if (stage == pp - 1) s.output = head + c.final_norm;
+    if (stage == pp - 1) {
+        s.output = head + c.final_norm;
+        // Megatron-LM places every MTP module on the last stage (mtp_on_this_rank without a custom
+        // layout, megatron/core/transformer/multi_token_prediction.py).
+        s.mtp = c.mtp_layers;
+        const double mtp = static_cast<double>(c.mtp_layers);
+        const double routed = c.mtp_is_moe() ? c.routed_experts_per_layer : 0.0;
+        s.routed_experts += mtp * routed;
+        s.blocks_non_expert += mtp * (c.mtp_module() - routed);
+    }
     return s;
 }
 

@@ -45,6 +45,12 @@ struct ParamCounts {
     double shared_experts_per_layer = 0;  // shared_experts * expert_ffn, in an MoE block
     double router_per_layer = 0;          // hidden * experts, in an MoE block
 
+    // Multi-token prediction (model.mtp_layers): each module is a block of the last block's kind plus
+    // mtp_extra, its two input norms, its 2h x h projection and its final norm (3h + 2h^2, as
+    // Megatron-LM's num_floating_point_operations counts them); embedding and output layer are shared.
+    int64_t mtp_layers = 0;
+    double mtp_extra = 0;
+
     double total = 0;
     // Parameters one token passes through: MoE blocks count only top_k routed experts plus the shared
     // ones (and the router). Embedding and output are included, as DeepSeek and Mistral count them.
@@ -60,6 +66,9 @@ struct ParamCounts {
     [[nodiscard]] bool is_moe_layer(int64_t layer) const noexcept {
         return moe_layers > 0 && layer >= dense_layers;
     }
+    // An MTP module's block is of the last block's kind (Megatron-LM builds it from the last layer's spec).
+    [[nodiscard]] bool mtp_is_moe() const noexcept { return is_moe_layer(layers - 1); }
+    [[nodiscard]] double mtp_module() const noexcept { return (mtp_is_moe() ? moe_layer() : dense_layer()) + mtp_extra; }
 };
 
 [[nodiscard]] ParamCounts count_params(const ModelSpec& model) noexcept;
@@ -96,6 +105,9 @@ struct BlockKinds {
 // What one pipeline stage holds, before TP / EP / ZeRO divide it.
 struct StageParams {
     StageLayers layers;
+    // Multi-token prediction modules (last stage only); their blocks' weights are in blocks_non_expert
+    // and routed_experts like any block's, their norms and projection in blocks_non_expert.
+    int64_t mtp = 0;
     double embedding = 0;        // first stage only
     double output = 0;           // last stage only: LM head + final norm
     double blocks_non_expert = 0;  // attention, norms, dense FFN, shared experts, routers of its blocks

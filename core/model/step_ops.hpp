@@ -27,7 +27,7 @@ enum class StepOp : std::uint8_t {
     layout_copies,          // eager attention output made contiguous
     fp8_casts,              // each FP8 GEMM's input quantized (and its transpose)
     embedding,              // the token lookup and its gradient
-    output_layer,           // the LM head GEMM
+    output_layer,           // the LM head GEMM (and a multi-token prediction module's projection)
     loss,                   // cross entropy over the logits
     fsdp_copies,            // FSDP2 copying gathered weights out of the flat buffer, on the compute stream
     optimizer,              // the optimizer step over this GPU's shard

@@ -155,6 +155,7 @@ void read_moe(const HfReader& r, const std::string& type, ModelSpec& m, std::vec
         m.expert_ffn_hidden = r.positive("moe_intermediate_size");
         m.shared_experts = r.count_or("n_shared_experts", 0);
         m.dense_layers = r.count_or("first_k_dense_replace", 0);
+        m.mtp_layers = r.count_or("num_nextn_predict_layers", 0);
         if (r.count_or("moe_layer_freq", 1) != 1)
             fail("moe_layer_freq", "must be 1: Shardscope expresses a model whose every layer after the dense leading ones is MoE");
         m.expert_groups = r.count_or("n_group", 0);
@@ -183,10 +184,10 @@ void note_unpriced(const HfReader& r, const std::string& type, const ModelSpec& 
     if (r.flag_or("mlp_bias", false)) notes.push_back("mlp_bias: the MLP's biases are not counted");
     if (type == "qwen3" || type == "qwen3_moe")
         notes.push_back("the per-head q and k norms (2 x head_dim parameters a layer) are not counted");
-    const int64_t mtp = r.count_or("num_nextn_predict_layers", 0);
-    if (mtp > 0)
-        notes.push_back("num_nextn_predict_layers " + std::to_string(mtp) +
-                        ": the multi-token-prediction module is left out, as DeepSeek's 671B total leaves it out");
+    if (m.mtp_layers > 0)
+        notes.push_back("num_nextn_predict_layers " + std::to_string(m.mtp_layers) +
+                        ": priced as that many multi-token prediction modules on the last pipeline stage "
+                        "(model.mtp_layers; DeepSeek's 671B total leaves them out)");
     if (r.present("quantization_config"))
         notes.push_back("quantization_config describes how the released weights are stored, not how the model trains: not read");
     if (r.number_or("attention_dropout", 0.0) > 0.0)

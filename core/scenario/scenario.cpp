@@ -35,6 +35,7 @@ ModelSpec read_model(const Json& j) {
     m.shared_experts = r.int_field("shared_experts", 0);
     m.dense_layers = r.int_field("dense_layers", 0);
     m.tie_embeddings = r.bool_field("tie_embeddings", false);
+    m.mtp_layers = r.int_field("mtp_layers", 0);
     if (r.has("dropout")) m.dropout = r.bool_field("dropout");
     m.head_dim = r.int_field("head_dim", 0);
     m.capacity_factor = r.number_field("capacity_factor", 0.0);
@@ -264,6 +265,7 @@ Json model_to_json(const ModelSpec& m) {
     j["dense_layers"] = m.dense_layers;
     // Written only when set, so files from before these fields existed save back unchanged.
     if (m.tie_embeddings) j["tie_embeddings"] = true;
+    if (m.mtp_layers > 0) j["mtp_layers"] = m.mtp_layers;
     if (m.dropout) j["dropout"] = *m.dropout;
     if (m.head_dim > 0) j["head_dim"] = m.head_dim;
     if (m.capacity_factor > 0) j["capacity_factor"] = m.capacity_factor;
@@ -467,6 +469,8 @@ std::string validate_count_only_model(const ModelSpec& m) {
         return "model.params: a bare parameter count replaces the architecture; set layers and hidden to 0 "
                "or params to null";
     if (m.experts != 0) return "model.experts: a model given only as params has no experts; set it to 0";
+    if (m.mtp_layers != 0)
+        return "model.mtp_layers: a model given only as params has no blocks to predict with; set it to 0";
     return count_in_range("model.seq_len", m.seq_len, 0, kMaxSeqLen);
 }
 
@@ -553,6 +557,8 @@ std::string validate_model(const ModelSpec& m) {
                num(kMaxRopeTheta);
     if (m.capacity_factor > 0 && m.experts == 0)
         return "model.capacity_factor: " + num(m.capacity_factor) + " needs an MoE model (experts is 0)";
+    if (m.mtp_layers < 0 || m.mtp_layers > m.layers)
+        return "model.mtp_layers: " + num(m.mtp_layers) + " must be between 0 and layers (" + num(m.layers) + ")";
     if (auto e = validate_mla(m); !e.empty()) return e;
     return validate_experts(m);
 }

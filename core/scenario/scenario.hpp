@@ -59,6 +59,10 @@ struct ModelSpec {
     // for a dense model. Always written by the saver so a round trip is exact.
     int64_t dense_layers = 0;
     bool tie_embeddings = false;    // the LM head shares the input embedding's matrix
+    // Multi-token prediction modules (DeepSeek-V3: 1; Megatron-LM's --mtp-num-layers): each is one more
+    // block of the last block's kind, two input norms, a 2h -> h projection and a final norm, and sends
+    // its tokens through the shared output layer and loss once more, all on the last pipeline stage.
+    int64_t mtp_layers = 0;
     // Dropout after attention and MLP (and on the attention probabilities with eager attention). Unset:
     // GPT-style models (ffn gelu) train with it, as Megatron-LM's GPT runs do (0.1); Llama-style models
     // (ffn swiglu) without, as Llama, Mistral, Mixtral and DeepSeek do.

@@ -423,6 +423,7 @@ TEST_CASE("every Megatron-LM flag the export writes is one Megatron-LM has (test
     fp8.training.recompute_modules = RecomputeModules{false, true, false, true};
     fp8.training.activation_func_fp8_input_store = true;
     fp8.training.bf16_adam_moments = true;
+    fp8.model.mtp_layers = 1;
     scenarios.push_back(fp8);
     int flags = 0;
     for (const Scenario& s : scenarios) {

@@ -435,3 +435,22 @@ TEST_CASE("stage_seconds is stage_compute's forward and backward, to the last bi
             }
     CHECK(compared == 54);
 }
+
+TEST_CASE("a multi-token prediction module adds its projection and one more head pass to the last stage") {
+    // The round model: 256 tokens of width 256, vocab 256. Beside its block (priced with the stage's
+    // blocks), an MTP module runs its 2h -> h projection (2 x 256 x 256 x 512 = 67,108,864 FLOPs) and the
+    // shared head again (2 x 256 x 256 x 256 = 33,554,432); the backward twice each.
+    Scenario s = round_model();
+    s.model.mtp_layers = 1;
+    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const StageCompute plain = stage_compute(s, s.parallel, hw, StageBlocks{2, 0, false, true});
+    const StageCompute with_mtp = stage_compute(s, s.parallel, hw, StageBlocks{2, 0, false, true, -1, -1, 1});
+    CHECK(with_mtp.forward_flops - plain.forward_flops == 100663296.0);
+    CHECK(with_mtp.backward_flops - plain.backward_flops == 2.0 * 100663296.0);
+    CHECK(with_mtp.forward_s > plain.forward_s);
+    CHECK(with_mtp.backward_s > plain.backward_s);
+    // stage_seconds sums it alike.
+    const StageSeconds light = stage_seconds(s, s.parallel, hw, StageBlocks{2, 0, false, true, -1, -1, 1});
+    CHECK(light.forward_s == with_mtp.forward_s);
+    CHECK(light.backward_s == with_mtp.backward_s);
+}

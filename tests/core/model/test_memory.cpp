@@ -380,3 +380,18 @@ TEST_CASE("experts split over ep, then ZeRO over the rest of dp_shard*cp") {
     CHECK(b.grads == doctest::Approx(2e9));
     CHECK(b.optimizer == doctest::Approx(6e9));
 }
+
+TEST_CASE("an MTP module's loss keeps its own logits, and its block its activations, on the last stage") {
+    // The round model on one GPU, Megatron-LM's fused loss: 4 B a logit for the backward, 256 tokens x
+    // 256 of vocab = 262,144 B a loss. The module's block keeps what one of the model's blocks keeps.
+    Scenario s = shardscope::test::round_model();
+    s.training.fused_kernels = true;
+    const ParamCounts plain_counts = count_params(s.model);
+    const StageMemory plain = stage_memory(s, plain_counts, 0, 1.0);
+    s.model.mtp_layers = 1;
+    const StageMemory with_mtp = stage_memory(s, count_params(s.model), 0, 1.0);
+    CHECK(plain.other.logits == 262144.0);
+    CHECK(with_mtp.other.logits == 2.0 * 262144.0);
+    // Two blocks become three.
+    CHECK(*with_mtp.bytes.activations == doctest::Approx(*plain.bytes.activations * 1.5));
+}

@@ -1,5 +1,7 @@
 #include "core/model/params.hpp"
 
+#include "tests/common/scenarios.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -229,4 +231,22 @@ TEST_CASE("published totals and active counts of the MoE presets within 2%") {
     CHECK(std::abs(rel_err(cd.total, 671e9)) < 0.02);
     CHECK(std::abs(rel_err(cd.active_per_token, 37e9)) < 0.02);
     CHECK(cd.moe_layers == 58);
+}
+
+TEST_CASE("multi-token prediction modules sit on the last stage, a block of the last kind and their projection") {
+    Scenario s = shardscope::test::round_model();
+    s.model.mtp_layers = 2;
+    const ParamCounts c = count_params(s.model);
+    // The round model's dense block: q, k, v, o 4 x 256^2 = 262,144, GeLU MLP 2 x 256 x 1024 = 524,288,
+    // two norms 512: 786,944; each module adds 3 x 256 + 2 x 256^2 = 131,840.
+    CHECK(c.mtp_module() == 786944.0 + 131840.0);
+    ModelSpec main_model = s.model;
+    main_model.mtp_layers = 0;
+    CHECK(c.total - count_params(main_model).total == 2.0 * (786944.0 + 131840.0));
+    ParallelSpec p;
+    p.pp = 2;
+    CHECK(stage_params(c, p, 0).mtp == 0);
+    CHECK(stage_params(c, p, 1).mtp == 2);
+    CHECK(stage_params(c, p, 1).blocks_non_expert - stage_params(count_params(main_model), p, 1).blocks_non_expert ==
+          2.0 * (786944.0 + 131840.0));
 }

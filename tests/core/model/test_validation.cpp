@@ -191,6 +191,10 @@ TEST_CASE("DeepSeek-V3's published layout fits on H800s with the memory savings 
     CHECK(s.parallel.pp == 16);
     CHECK(s.parallel.ep == 64);
     CHECK(s.training.schedule == Schedule::dualpipe);
+    // With its MTP module on the last stage, counted there as a layer (3 + 14 x 4 + 2 + MTP).
+    CHECK(s.model.mtp_layers == 1);
+    CHECK(s.parallel.first_stage_layers == 3);
+    CHECK(s.parallel.last_stage_layers == 2);
     CHECK(s.training.recompute == Recompute::selective);
     CHECK(recompute_module_names(s.training.recompute_modules) ==
           std::vector<std::string>{"layernorm", "mla_up_proj", "moe_act"});

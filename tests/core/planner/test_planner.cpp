@@ -556,6 +556,9 @@ TEST_CASE("compute_pipeline_spec: every stage's compute alone, under the full sp
     s.parallel.dp_replicate = 4;
     s.parallel.pp = 4;
     check_under(s, true);  // data parallel reduces at the step's end: nothing per micro-batch
+    s.model.mtp_layers = 1;
+    check_under(s, true);  // an MTP module on the last stage, priced alike in both
+    s.model.mtp_layers = 0;
     s.parallel.dp_replicate = 2;
     s.parallel.tp = 2;
     check_under(s, false);  // TP's exposed all-gathers and reduce-scatters

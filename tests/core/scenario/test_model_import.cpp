@@ -91,10 +91,18 @@ TEST_CASE("DeepSeek-V3's config.json: 671B total, 37B active, MLA, 3 dense layer
     CHECK(m.dense_layers == 3);
     CHECK(m.expert_groups == 8);
     CHECK(m.expert_groups_per_token == 4);
-    const ParamCounts c = count_params(m);
-    // The technical report's abstract: 671B total, 37B activated (the MTP module left out).
+    CHECK(m.mtp_layers == 1);
+    // The technical report's abstract: 671B total, 37B activated, the MTP module left out.
+    ModelSpec main_model = m;
+    main_model.mtp_layers = 0;
+    const ParamCounts c = count_params(main_model);
     CHECK(billions(c.total) == doctest::Approx(671.0).epsilon(0.005));
     CHECK(billions(c.active_per_token) == doctest::Approx(37.0).epsilon(0.02));
+    // The MTP module by hand: an MoE block (MLA 187,107,328 + norms 14,336 + routed 256 x 3 x 7168 x
+    // 2048 = 11,274,289,152 + shared 44,040,192 + router 1,835,008) and its norms and projection
+    // (3 x 7168 + 2 x 7168^2 = 102,781,952): 11,610,067,968. With its own copies of the embedding and
+    // head (2 x 926,679,040) that is the 13.5B the released checkpoint's "14B MTP" rounds.
+    CHECK(count_params(m).total - c.total == 11610067968.0);
     // What the model leaves out is said, not dropped.
     bool mtp = false, quant = false;
     for (const std::string& n : im.notes) {

@@ -147,6 +147,16 @@ TEST_CASE("model experts") {
     check_accepted({{"model", moe_with({{"ffn_hidden", 0}})}});
 }
 
+TEST_CASE("model mtp_layers: between 0 and the layers, saved only when set") {
+    check_rejected({{"model", {{"mtp_layers", -1}}}}, "model.mtp_layers: -1 must be between 0 and layers (32)");
+    check_rejected({{"model", {{"mtp_layers", 33}}}}, "model.mtp_layers: 33 must be between 0 and layers (32)");
+    const auto loaded = load_patched({{"model", {{"mtp_layers", 2}}}});
+    REQUIRE(loaded.scenario);
+    CHECK(loaded.scenario->model.mtp_layers == 2);
+    CHECK(scenario_to_json(*loaded.scenario).find("\"mtp_layers\": 2") != std::string::npos);
+    CHECK(scenario_to_json(default_scenario()).find("mtp_layers") == std::string::npos);
+}
+
 TEST_CASE("a bare parameter count") {
     check_rejected({{"model", {{"params", 8e9}}}},
                    "model.params: a bare parameter count replaces the architecture; set layers and hidden to 0 "
