@@ -553,7 +553,6 @@ struct Pass1 {
     int64_t candidates = 0;
     int64_t pruned_memory = 0;
     int64_t to_cost = 0;                 // candidates past the memory floor
-    std::vector<Candidate> scratch;
 };
 
 // Floors every group of one set of factors, in each of its mesh orders, into `out`. Pass 1's floors
