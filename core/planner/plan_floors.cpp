@@ -49,11 +49,6 @@ std::vector<int64_t> run_starts(const std::vector<StageShape>& shapes) {
 }
 
 void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
-                 std::vector<MemoryRun>& out) {
-    memory_runs(s, shapes, starts, block_activations(s), out);
-}
-
-void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
                  const BlockActivations& blocks, std::vector<MemoryRun>& out) {
     out.clear();
     for (const int64_t st : starts) {

@@ -54,9 +54,7 @@ struct RunEnd {
 // `s` has the layout's knobs, its schedule left at 1f1b (one parameter copy); `shapes` is stage_shape
 // of every stage (they do not depend on zero, micro-batch or recompute, so the caller computes them
 // once per layout), `starts` their run_starts.
-void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
-                 std::vector<MemoryRun>& out);
-// The same with block_activations(s) already taken (they read no ZeRO stage or data-parallel factor).
+// `blocks` is block_activations(s), which the caller shares (it reads no ZeRO stage or data-parallel factor).
 void memory_runs(const Scenario& s, const std::vector<StageShape>& shapes, const std::vector<int64_t>& starts,
                  const BlockActivations& blocks, std::vector<MemoryRun>& out);
 

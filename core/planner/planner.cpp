@@ -461,12 +461,12 @@ public:
     // its stage costs read no data-parallel factor, so layouts that differ only in those share them.
     [[nodiscard]] FlooredSpec compute_spec(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
         set_knobs(p, micro_batch, rc);
+        const int64_t leftover = DeviceMesh::leftover_factor(base_.cluster, p);
         const ComputeKey key{p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0, p.pp, p.first_stage_layers,
                              p.last_stage_layers, p.embedding_in_pipeline_split ? 1 : 0,
                              p.loss_in_pipeline_split ? 1 : 0, micro_batch, static_cast<int64_t>(rc),
-                             p.product() * DeviceMesh::leftover_factor(base_.cluster, p)};
+                             p.product() * leftover};
         PipelineSpec spec = compute_specs_.get(key, [&] { return compute_pipeline_spec(work_, counts_); });
-        const int64_t leftover = DeviceMesh::leftover_factor(base_.cluster, p);
         spec.microbatches = static_cast<int>(std::min<int64_t>(
             std::max<int64_t>(1, microbatches_per_step(work_, p.dp_replicate * leftover)), std::numeric_limits<int>::max()));
         return FlooredSpec(std::move(spec));
