@@ -1,4 +1,4 @@
-// `shardscope export --config FILE --to megatron|torchtitan|deepspeed|nccl-tests [--model FILE
+// `shardscope export --config FILE --to megatron|torchtitan|torchtitan-toml|deepspeed|nccl-tests [--model FILE
 // [--seq-len N]] [-o OUT]`: the scenario written for the framework that runs it
 // (core/export/framework_export.hpp). What has no equivalent there goes to stderr as well as into the
 // text's comments. Exit 0; 2 with the reason on stderr for bad arguments or a rejected scenario.
@@ -16,10 +16,11 @@ namespace {
 using namespace shardscope;
 
 constexpr const char* kUsage =
-    "usage: shardscope export --config FILE --to megatron|torchtitan|deepspeed|nccl-tests\n"
+    "usage: shardscope export --config FILE --to megatron|torchtitan|torchtitan-toml|deepspeed|nccl-tests\n"
     "                         [--model FILE [--seq-len N]] [-o OUT]\n"
     "  Writes the scenario's layout for a framework to run (--to): Megatron-LM's command-line flags, a\n"
-    "  TorchTitan job config (TOML), a DeepSpeed config (JSON), or the nccl-tests command lines that time\n"
+    "  TorchTitan config (a Python module, as today's TorchTitan runs them; torchtitan-toml: the job TOML\n"
+    "  of its releases up to 0.2.2), a DeepSpeed config (JSON), or the nccl-tests command lines that time\n"
     "  each collective the step makes at its message size. What the target cannot express, or runs\n"
     "  differently from what Shardscope priced, is said on standard error, a line each.\n"
     "  --config FILE: the scenario (- reads standard input), --model FILE and --seq-len N as for report,\n"
@@ -41,7 +42,8 @@ int run_export(const std::vector<std::string>& args) {
     }
     const std::optional<ExportTarget> target = export_target_from_string(target_name);
     if (!target) {
-        std::cerr << "export: --to must be megatron, torchtitan, deepspeed or nccl-tests, got '" << target_name << "'\n";
+        std::cerr << "export: --to must be megatron, torchtitan, torchtitan-toml, deepspeed or nccl-tests, got '" << target_name
+                  << "'\n";
         return 2;
     }
     std::string model_error;

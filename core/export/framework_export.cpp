@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <optional>
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
 
 namespace shardscope {
 namespace {
@@ -320,6 +322,15 @@ FrameworkExport megatron(const Scenario& s, const Layout& l) {
 }
 
 // --- TorchTitan ----------------------------------------------------------------------------------
+// Two generations of TorchTitan's configuration: today's, where a run is a Python function returning
+// a Trainer.Config (torchtitan/config/README.md at the commit below; the TOML job files were removed
+// in its config-system refactor), and the job TOML that its releases up to 0.2.2 read
+// (torchtitan/config/job_config.py at v0.2.2). tests/frameworks/torchtitan/ keeps the fields of the
+// first and loads every Python export against them.
+
+constexpr const char* kTorchTitanCommit = "b5bcd76c66d0acb1a08b176d9639425bc55e0b2a";
+constexpr const char* kTorchTitanCommitDate = "2026-08-21";
+constexpr const char* kTorchTitanTomlRelease = "0.2.2";
 
 // A TOML basic string: quotes and backslashes escaped, control characters as \uXXXX.
 std::string toml_string(std::string_view v) {
@@ -351,37 +362,200 @@ std::string torch_pipeline_schedule(const TrainingSpec& t) {
     }
 }
 
-// TorchTitan's own Llama 3 flavors (torchtitan/models/llama3: "8B", "70B", "405B") for the presets that
-// are exactly those models; a model reshaped by hand carries "(edited)" in its name and gets none.
-std::optional<std::string> torchtitan_llama3_flavor(const ModelSpec& m) {
-    for (const char* size : {"8B", "70B", "405B"})
-        if (m.name == std::string("Llama 3 ") + size) return std::string(size);
+// A model of TorchTitan's own registry, for the presets that are exactly that model; a model reshaped
+// by hand carries "(edited)" in its name and gets none, since no other name is guessed from ours.
+struct TitanModel {
+    std::string package;  // torchtitan.models.llama3: model_registry here, the base config in .config_registry
+    std::string base;     // TorchTitan's own config function of the model ("llama3_405b")
+    std::string flavor;   // its registry's flavor ("405B")
+    bool deepseek = false;
+};
+
+std::optional<TitanModel> torchtitan_model(const ModelSpec& m) {
+    for (const char* size : {"8B", "70B", "405B"}) {
+        std::string lower = size;
+        lower.back() = 'b';
+        if (m.name == std::string("Llama 3 ") + size) return TitanModel{"torchtitan.models.llama3", "llama3_" + lower, size};
+    }
+    if (m.name == "DeepSeek-V3") return TitanModel{"torchtitan.models.deepseek_v3", "deepseek_v3_671b", "671B", true};
     return std::nullopt;
 }
 
-FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
+// Layers per (virtual) stage: TorchTitan makes ceil((layers + first_less + last_less) / value) stages
+// (torchtitan/distributed/pipeline_parallel.py, _get_pipeline_metadata, alike at v0.2.2), which must
+// be the pp x virtual_stages this layout runs; the smallest value that gives them, or none.
+std::optional<int64_t> torchtitan_layers_per_stage(const Scenario& s) {
+    const int64_t units = split_units(s), stages = s.parallel.pp * s.training.virtual_stages;
+    for (int64_t per = 1; per <= units; ++per)
+        if ((units + per - 1) / per == stages) return per;
+    return std::nullopt;
+}
+
+// Blocks per pipeline rank as TorchTitan cuts them when no module list is given
+// (torchtitan/distributed/pipeline_parallel.py, _generate_llm_fqn_per_model_part, alike at v0.2.2):
+// the blocks plus the end stages' weights split evenly over the virtual stages, the remainder to the
+// first ones, and virtual stage j on rank j % pp ("loop" style, _get_pp_rank_to_stage_indices_mapping).
+std::vector<int64_t> torchtitan_rank_layers(const Scenario& s, int64_t stages) {
+    const ParallelSpec& p = s.parallel;
+    const int64_t layers = s.model.layers, in = p.embedding_in_pipeline_split ? 1 : 0,
+                  out = p.loss_in_pipeline_split ? 1 : 0, units = layers + in + out;
+    std::vector<int64_t> per_rank(static_cast<std::size_t>(p.pp), 0);
+    int64_t next = 0;
+    for (int64_t j = 0; j < stages; ++j) {
+        int64_t take = units / stages + (j < units % stages ? 1 : 0);
+        if (j == 0) take -= in;
+        else if (j == stages - 1) take -= out;
+        take = std::clamp<int64_t>(take, 0, layers - next);
+        next += take;
+        per_rank[static_cast<std::size_t>(j % p.pp)] += take;
+    }
+    return per_rank;
+}
+
+// ["tok_embeddings", "layers.0"]: names of TorchTitan's modules, which need no escaping in TOML or Python.
+std::string module_list(const std::vector<std::string>& names) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", \"" : "\"") + names[i] + "\"";
+    return out + "]";
+}
+
+// The virtual stages TorchTitan makes of this layout: pipeline_parallel_layers_per_stage's where it
+// is set, else one per rank for a single-stage schedule and two for a looped one.
+int64_t torchtitan_stages(const Scenario& s) {
+    const int64_t v = s.training.virtual_stages;
+    return s.parallel.pp * (v > 1 && !torchtitan_layers_per_stage(s) ? 2 : v);
+}
+
+// Where TorchTitan's own cut differs from the blocks per stage that were priced: the modules of each
+// virtual stage, named as its LLM decoders name them ("tok_embeddings", "layers.N", "norm",
+// "lm_head"), a rank's blocks split over its chunks as evenly as they go; none when its cut agrees.
+std::vector<std::vector<std::string>> torchtitan_module_split(const Scenario& s) {
+    const ParallelSpec& p = s.parallel;
+    if (s.training.virtual_stages > 1 && !torchtitan_layers_per_stage(s)) return {};  // warned: no cut fits
+    const int64_t stages = torchtitan_stages(s), chunks = stages / p.pp;
+    std::vector<int64_t> priced(static_cast<std::size_t>(p.pp));
+    for (int64_t r = 0; r < p.pp; ++r) priced[static_cast<std::size_t>(r)] = stage_layers(s.model.layers, p, r).count;
+    if (p.pp == 1 || torchtitan_rank_layers(s, stages) == priced) return {};
+    std::vector<std::vector<std::string>> parts(static_cast<std::size_t>(stages));
+    for (int64_t r = 0; r < p.pp; ++r) {
+        const StageLayers held = stage_layers(s.model.layers, p, r);
+        int64_t layer = held.first;
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t take = held.count / chunks + (c < held.count % chunks ? 1 : 0);
+            std::vector<std::string>& part = parts[static_cast<std::size_t>(c * p.pp + r)];
+            for (int64_t k = 0; k < take; ++k) part.push_back("layers." + n(layer++));
+        }
+    }
+    parts.front().insert(parts.front().begin(), "tok_embeddings");
+    parts.back().push_back("norm");
+    parts.back().push_back("lm_head");
+    return parts;
+}
+
+// A field of TorchTitan's [parallelism] / ParallelismConfig: its name and its value as TOML and Python
+// both write it (a number, a quoted name, or the module list over several lines).
+struct TitanField {
+    std::string name;
+    std::vector<std::string> value;  // one line, or the lines of a list
+    [[nodiscard]] std::vector<std::string> lines(const char* equals) const {
+        std::vector<std::string> out{name + equals + value.front()};
+        out.insert(out.end(), value.begin() + 1, value.end());
+        return out;
+    }
+};
+enum class TitanGeneration { toml, python };
+
+// The pipeline's fields, named alike in both generations but for the micro-batches: 0.2's micro-batch
+// size (of local_batch_size), today's count per step (num_pp_microbatches).
+std::vector<TitanField> torchtitan_pipeline_fields(const Scenario& s, const Layout& l, TitanGeneration g) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    std::vector<TitanField> out;
+    if (p.pp == 1) return out;
+    const std::string schedule = torch_pipeline_schedule(t);
+    if (!schedule.empty()) out.push_back({"pipeline_parallel_schedule", {"\"" + schedule + "\""}});
+    if (g == TitanGeneration::toml) out.push_back({"pipeline_parallel_microbatch_size", {n(t.micro_batch)}});
+    else out.push_back({"num_pp_microbatches", {n(l.microbatches)}});
+    if (t.virtual_stages > 1)
+        if (const std::optional<int64_t> per = torchtitan_layers_per_stage(s))
+            out.push_back({"pipeline_parallel_layers_per_stage", {n(*per)}});
+    // TorchTitan's defaults take one layer off each end stage; say what this layout does.
+    out.push_back({"pipeline_parallel_first_stage_less_layers", {n(p.embedding_in_pipeline_split ? 1 : 0)}});
+    out.push_back({"pipeline_parallel_last_stage_less_layers", {n(p.loss_in_pipeline_split ? 1 : 0)}});
+    // One virtual stage a line: the blocks per stage that were priced, where TorchTitan's own cut of
+    // the counts above would differ.
+    const std::vector<std::vector<std::string>> parts = torchtitan_module_split(s);
+    if (!parts.empty()) {
+        TitanField modules{"module_fqns_per_model_part", {"["}};
+        for (const std::vector<std::string>& part : parts) modules.value.push_back("    " + module_list(part) + ",");
+        modules.value.push_back("]");
+        out.push_back(std::move(modules));
+    }
+    return out;
+}
+
+// What TorchTitan runs otherwise than priced, the same in both generations.
+void torchtitan_warnings(const Scenario& s, Writer& w) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    if (t.precision == Precision::megatron_fp16) w.warn("precision megatron-fp16: TorchTitan trains in bf16 or fp32, not fp16");
+    warn_other_zero_impl(s, w, {ZeroImpl::fsdp2}, "TorchTitan", "PyTorch FSDP2");
+    if (p.dp_shard > 1 && p.zero == 1)
+        w.warn("zero 1: FSDP2 always shards parameters and gradients too; fsdp_reshard_after_forward = \"never\" (ZeRO-2-like) is the nearest");
+    if (p.cp > 1 && p.cp_comm == CpComm::all_gather)
+        w.warn("cp_comm all-gather: TorchTitan's context parallelism passes K and V around a ring; the scenario "
+               "is priced with an all-gather of them");
+    if (p.pp > 1) {
+        if (torch_pipeline_schedule(t).empty())
+            w.warn("schedule " + std::string(to_string(t.schedule)) +
+                   (t.schedule == Schedule::dualpipe ? ": PyTorch's DualPipeV runs the V-shaped variant, not DualPipe; none emitted"
+                                                     : ": PyTorch has no equivalent for this layout; none emitted"));
+        if (t.virtual_stages > 1 && !torchtitan_layers_per_stage(s))
+            w.warn("virtual_stages " + n(t.virtual_stages) + ": no pipeline_parallel_layers_per_stage makes TorchTitan cut " +
+                   n(split_units(s)) + " units into " + n(p.pp * t.virtual_stages) +
+                   " stages; set module_fqns_per_model_part by hand");
+    }
+    if (t.recompute == Recompute::selective && t.fused_kernels)
+        w.warn("recompute selective: TorchTitan's op-level policy recomputes every other matmul; this scenario "
+               "(fused_kernels) is priced with Megatron-LM's selective recompute: " + recompute_text(t));
+    if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t))
+        w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
+    if (t.recompute == Recompute::full && (t.recompute_method != RecomputeMethod::uniform || t.recompute_num_layers != 1))
+        w.warn("recompute_method " + std::string(to_string(t.recompute_method)) + ", recompute_num_layers " +
+               n(t.recompute_num_layers) + ": TorchTitan's full checkpointing wraps every block on its own; "
+               "the full policy is the nearest (priced here as the scenario says)");
+    if (t.bf16_adam_moments)
+        w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
+}
+
+std::string model_shape_note(const ModelSpec& m) {
+    return n(m.layers) + " layers, hidden " + n(m.hidden) + ", " + n(m.heads) + " heads (" + n(m.kv_heads) +
+           " kv), vocab " + n(m.vocab) + (m.rope_theta > 0 ? ", RoPE base " + decimal(m.rope_theta, 0) : "");
+}
+
+FrameworkExport torchtitan_toml(const Scenario& s, const Layout& l) {
     const ParallelSpec& p = s.parallel;
     const TrainingSpec& t = s.training;
     Writer w("# ");
     w.note("TorchTitan job config for " + header(s, l));
+    w.note(std::string("For TorchTitan releases up to ") + kTorchTitanTomlRelease +
+           " (a job TOML, --job.config_file); today's TorchTitan runs a Python config: export --to torchtitan.");
     w.note("Run on " + n(l.world) + " GPUs. The model itself is chosen by [model] name and flavor; the shape priced: " +
-           n(s.model.layers) + " layers, hidden " + n(s.model.hidden) + ", " + n(s.model.heads) + " heads (" +
-           n(s.model.kv_heads) + " kv), vocab " + n(s.model.vocab) +
-               (s.model.rope_theta > 0 ? ", RoPE base " + decimal(s.model.rope_theta, 0) : "") + ".");
+           model_shape_note(s.model) + ".");
     std::vector<std::string> body;
     body.push_back("[model]");
-    if (const std::optional<std::string> flavor = torchtitan_llama3_flavor(s.model)) {
+    const std::optional<TitanModel> model = torchtitan_model(s.model);
+    if (model && !model->deepseek) {
         body.push_back("name = \"llama3\"");
-        body.push_back("flavor = \"" + *flavor + "\"");
+        body.push_back("flavor = \"" + model->flavor + "\"");
     } else {
-        // No other name is guessed from Shardscope's: TorchTitan's registry names its own models.
         body.push_back("# name = \"...\" and flavor = \"...\": the model above in TorchTitan's registry (its Llama 3 "
                        "8B is name = \"llama3\", flavor = \"8B\")");
     }
     if (t.precision == Precision::fp8) body.push_back("converters = [\"float8\"]");
     body.push_back("");
     body.push_back("[training]");
-    // TorchTitan (torchtitan/train.py) accumulates global_batch_size / (local_batch_size x dp)
+    // TorchTitan 0.2 (torchtitan/train.py) accumulates global_batch_size / (local_batch_size x dp)
     // gradients, and a pipeline splits local_batch_size into micro-batches of
     // pipeline_parallel_microbatch_size. Without a pipeline the local batch is the micro-batch, run
     // once per accumulation step; with one, a step's micro-batches all go through one schedule.
@@ -389,70 +563,191 @@ FrameworkExport torchtitan(const Scenario& s, const Layout& l) {
     body.push_back("global_batch_size = " + n(t.global_batch));
     body.push_back("seq_len = " + n(s.model.seq_len));
     body.push_back(std::string("mixed_precision_param = ") + (t.precision == Precision::fp32 ? "\"float32\"" : "\"bfloat16\""));
-    if (t.precision == Precision::megatron_fp16) w.warn("precision megatron-fp16: TorchTitan trains in bf16 or fp32, not fp16");
     body.push_back("");
     body.push_back("[parallelism]");
     body.push_back("data_parallel_replicate_degree = " + n(l.dp_replicate));
     body.push_back("data_parallel_shard_degree = " + n(p.dp_shard));
     if (p.dp_shard > 1 && p.zero == 2) body.push_back("fsdp_reshard_after_forward = \"never\"");
-    warn_other_zero_impl(s, w, {ZeroImpl::fsdp2}, "TorchTitan", "PyTorch FSDP2");
-    if (p.dp_shard > 1 && p.zero == 1)
-        w.warn("zero 1: FSDP2 always shards parameters and gradients too; fsdp_reshard_after_forward = \"never\" (ZeRO-2-like) is the nearest");
     body.push_back("tensor_parallel_degree = " + n(p.tp));
     if (p.tp > 1 && !p.sequence_parallel)
-        w.warn("sequence_parallel off: TorchTitan's tensor parallelism always shards norms and dropout over the sequence");
+        w.warn("sequence_parallel off: TorchTitan 0.2's tensor parallelism always shards norms and dropout over the sequence");
     if (p.tp_comm_overlap) body.push_back("enable_async_tensor_parallel = true");
     body.push_back("context_parallel_degree = " + n(p.cp));
-    if (p.cp > 1 && p.cp_comm == CpComm::all_gather)
-        w.warn("cp_comm all-gather: TorchTitan's context_parallel_rotate_method \"allgather\" gathers K and V after the "
-               "first block of attention, partly hidden; the nearest it has");
     body.push_back("expert_parallel_degree = " + n(p.ep));
     body.push_back("pipeline_parallel_degree = " + n(p.pp));
-    if (p.pp > 1) {
-        const std::string schedule = torch_pipeline_schedule(t);
-        if (schedule.empty())
-            w.warn("schedule " + std::string(to_string(t.schedule)) +
-                   (t.schedule == Schedule::dualpipe ? ": PyTorch's DualPipeV runs the V-shaped variant, not DualPipe; none emitted"
-                                                     : ": PyTorch has no equivalent for this layout; none emitted"));
-        else
-            body.push_back("pipeline_parallel_schedule = " + toml_string(schedule));
-        body.push_back("pipeline_parallel_microbatch_size = " + n(t.micro_batch));
-        if (t.virtual_stages > 1)
-            // TorchTitan counts the embedding and the output as a layer each where they take one off
-            // an end stage, as Megatron-LM's split does: 126 layers + 2 on 16 x 8 chunks is 1 a chunk.
-            body.push_back("pipeline_parallel_layers_per_stage = " +
-                           n(std::max<int64_t>(1, split_units(s) / (p.pp * t.virtual_stages))));
-        // TorchTitan's defaults take one layer off each end stage; say what this layout does.
-        body.push_back("pipeline_parallel_first_stage_less_layers = " + n(p.embedding_in_pipeline_split ? 1 : 0));
-        body.push_back("pipeline_parallel_last_stage_less_layers = " + n(p.loss_in_pipeline_split ? 1 : 0));
-        if (p.first_stage_layers > 0 || p.last_stage_layers > 0)
-            w.warn("first_stage_layers / last_stage_layers: set module_fqns_per_model_part by hand for uneven end stages");
-        else if (!has_custom_split(p) && s.model.layers % p.pp != 0)
-            w.warn("layers: " + n(s.model.layers) + " do not split evenly over pp " + n(p.pp) +
-                   "; priced with one layer fewer on the end stages first (" + megatron_layout(s) +
-                   "); set module_fqns_per_model_part by hand");
-    }
+    for (const TitanField& f : torchtitan_pipeline_fields(s, l, TitanGeneration::toml))
+        for (const std::string& line : f.lines(" = ")) body.push_back(line);
     body.push_back("");
     body.push_back("[activation_checkpoint]");
     body.push_back("mode = " + toml_string(to_string(t.recompute)));
-    if (t.recompute == Recompute::selective) {
-        body.push_back("selective_ac_option = \"op\"");
-        if (t.fused_kernels)
-            w.warn("recompute selective: TorchTitan's op-level policy recomputes every other matmul; this scenario "
-                   "(fused_kernels) is priced with Megatron-LM's selective recompute: " + recompute_text(t));
-    }
-    if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t))
-        w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
-    if (t.recompute == Recompute::full && (t.recompute_method != RecomputeMethod::uniform || t.recompute_num_layers != 1))
-        w.warn("recompute_method " + std::string(to_string(t.recompute_method)) + ", recompute_num_layers " +
-               n(t.recompute_num_layers) + ": TorchTitan's full checkpointing wraps every block on its own; "
-               "mode \"full\" is the nearest (priced here as the scenario says)");
-    if (t.bf16_adam_moments)
-        w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
+    if (t.recompute == Recompute::selective) body.push_back("selective_ac_option = \"op\"");
+    torchtitan_warnings(s, w);
     std::string text;
     for (const std::string& line : w.lines) text += line + "\n";
     text += "\n";
     for (const std::string& line : body) text += line + "\n";
+    return {text, w.warnings};
+}
+
+// Today's TorchTitan: a module whose function returns the Trainer.Config of the run. apply_layout
+// sets what Shardscope priced on any config of the model; shardscope_job starts from TorchTitan's own
+// config of it where its registry has the model.
+struct PythonConfig {
+    std::map<std::string, std::set<std::string>> imports;  // module -> names: one sorted line a module
+    std::vector<std::string> layout;                       // apply_layout's body, indented
+    void use(const std::string& module, const std::string& name) { imports[module].insert(name); }
+    void set(const std::string& line) { layout.push_back("    " + line); }
+    [[nodiscard]] std::string import_lines() const {
+        std::string out;
+        for (const auto& [module, names] : imports) {
+            out += "from " + module + " import ";
+            bool first = true;
+            for (const std::string& name : names) out += (first ? "" : ", ") + name, first = false;
+            out += "\n";
+        }
+        return out;
+    }
+};
+
+// The batch as TorchTitan counts it, in tokens: one micro-batch per data-parallel rank and forward,
+// and the whole step, from which it takes the gradient accumulation (torchtitan/trainer.py); a
+// pipeline runs num_pp_microbatches of them per accumulation step, all of this layout's in one.
+void python_training(const Scenario& s, PythonConfig& c) {
+    const ParallelSpec& p = s.parallel;
+    const TrainingSpec& t = s.training;
+    const int64_t seq = s.model.seq_len;
+    c.set("config.training.num_tokens_per_microbatch_per_dp_rank = " + n(t.micro_batch * seq) + "  # micro-batch " +
+          n(t.micro_batch) + " x " + n(seq) + " tokens");
+    c.set("config.training.num_tokens_per_train_step = " + n(t.global_batch * seq) + "  # global batch " +
+          n(t.global_batch) + " x " + n(seq) + " tokens");
+    c.set("config.training.max_context_length = " + n(seq));
+    c.set(std::string("config.training.mixed_precision_param = ") + (t.precision == Precision::fp32 ? "\"float32\"" : "\"bfloat16\""));
+    // Trainer.Config refuses CUDA graphs with a pipeline, and with expert parallelism over a dispatcher
+    // that synchronizes with the host (torchtitan/trainer.py, _validate_cuda_graphs).
+    if (p.pp > 1 || p.ep > 1)
+        c.set(std::string("config.training.disable_cuda_graphs = True  # TorchTitan's CUDA graphs run no ") +
+              (p.pp > 1 ? "pipeline" : "host-synchronizing expert dispatch"));
+}
+
+void python_parallelism(const Scenario& s, const Layout& l, PythonConfig& c) {
+    const ParallelSpec& p = s.parallel;
+    c.use("torchtitan.config", "ParallelismConfig");
+    std::vector<std::string> args{"data_parallel_replicate_degree=" + n(l.dp_replicate),
+                                  "data_parallel_shard_degree=" + n(p.dp_shard)};
+    if (p.dp_shard > 1 && p.zero == 2) args.push_back("fsdp_reshard_after_forward=\"never\"");
+    args.push_back("tensor_parallel_degree=" + n(p.tp));
+    if (p.tp > 1) args.push_back(std::string("enable_sequence_parallel=") + (p.sequence_parallel ? "True" : "False"));
+    args.push_back("context_parallel_degree=" + n(p.cp));
+    args.push_back("expert_parallel_degree=" + n(p.ep));
+    args.push_back("pipeline_parallel_degree=" + n(p.pp));
+    c.set("config.parallelism = ParallelismConfig(");
+    for (const std::string& a : args) c.set("    " + a + ",");
+    for (const TitanField& f : torchtitan_pipeline_fields(s, l, TitanGeneration::python)) {
+        std::vector<std::string> lines = f.lines("=");
+        lines.back() += ",";
+        for (const std::string& line : lines) c.set("    " + line);
+    }
+    c.set(")");
+}
+
+void python_recompute_and_compile(const Scenario& s, PythonConfig& c) {
+    const TrainingSpec& t = s.training;
+    switch (t.recompute) {
+        case Recompute::none: c.set("config.activation_checkpoint = None"); break;
+        case Recompute::selective:
+            c.use("torchtitan.distributed.activation_checkpoint", "SelectiveAC");
+            c.set("config.activation_checkpoint = SelectiveAC.Config()");
+            break;
+        case Recompute::full:
+            c.use("torchtitan.distributed.activation_checkpoint", "FullAC");
+            c.set("config.activation_checkpoint = FullAC.Config()");
+            break;
+    }
+    // torch.compile fuses float8's scaling and casts ("required for competitive performance",
+    // torchtitan/components/quantization/float8.md), and async TP is one of its passes.
+    if (t.precision == Precision::fp8 || s.parallel.tp_comm_overlap) {
+        c.set("config.compile.enable = True");
+        c.set("config.compile.components = [\"model\", \"loss\"]");
+    }
+    if (s.parallel.tp_comm_overlap) c.set("config.compile.enable_async_tensor_parallel = True");
+}
+
+// shardscope_job: TorchTitan's own config of the model, its model rebuilt with float8 where the
+// scenario trains in FP8 (as its *_float8 configs do) and with the multi-token-prediction modules
+// the scenario has, then the layout.
+std::vector<std::string> python_job(const Scenario& s, const TitanModel& m, PythonConfig& c, Writer& w) {
+    c.use(m.package, "model_registry");
+    c.use(m.package + ".config_registry", m.base);
+    std::vector<std::string> f{"def shardscope_job() -> Trainer.Config:",
+                               "    config = apply_layout(" + m.base + "())"};
+    std::vector<std::string> kwargs{"\"" + m.flavor + "\""};
+    // TorchTitan's multi-token prediction runs with neither a pipeline nor context parallelism
+    // (torchtitan/models/deepseek_v3/mtp.py raises for either).
+    const bool mtp = s.model.mtp_layers > 0 && s.parallel.pp == 1 && s.parallel.cp == 1;
+    if (s.model.mtp_layers > 0 && !mtp)
+        w.warn("mtp_layers " + n(s.model.mtp_layers) + ": TorchTitan's multi-token prediction runs without pipeline or "
+               "context parallelism; the model is built without it (the step was priced with it)");
+    if (m.deepseek) {
+        kwargs.push_back("attn_backend=\"flex\"");
+        kwargs.push_back("num_mtp_layers=" + n(mtp ? s.model.mtp_layers : 0));
+    }
+    if (s.training.precision == Precision::fp8) {
+        c.use("torchtitan.components.quantization", "Float8LinearConverter");
+        const std::string compiled = "model_compile_enabled=True";
+        std::string converters = "converters=[\n            Float8LinearConverter.Config(filter_fqns=[\"lm_head\"" +
+                                 std::string(m.deepseek ? ", \"router.gate\"" : "") + "], " + compiled + "),";
+        if (m.deepseek) {
+            c.use("torchtitan.components.quantization", "Float8GroupedExpertsConverter");
+            converters += "\n            Float8GroupedExpertsConverter.Config(" + compiled + "),";
+        }
+        kwargs.push_back(converters + "\n        ]");
+    }
+    f.push_back("    config.model_spec = model_registry(");
+    for (const std::string& arg : kwargs) f.push_back("        " + arg + ",");
+    f.push_back("    )");
+    if (m.deepseek && mtp) {
+        c.use("torchtitan.models.common.config_utils", "decoder_vocab_size");
+        c.use("torchtitan.models.deepseek_v3.mtp", "MTPLoss");
+        f.push_back("    config.loss = MTPLoss.Config(global_vocab_size=decoder_vocab_size(config.model_spec))");
+    }
+    f.push_back("    return config");
+    return f;
+}
+
+FrameworkExport torchtitan_python(const Scenario& s, const Layout& l) {
+    Writer w("# ");
+    w.note("TorchTitan config for " + header(s, l));
+    w.note(std::string("For TorchTitan at pytorch/torchtitan@") + std::string(kTorchTitanCommit).substr(0, 12) + " (" +
+           kTorchTitanCommitDate + "), whose runs are Python configs; for releases up to " + kTorchTitanTomlRelease +
+           ", export --to torchtitan-toml.");
+    const std::optional<TitanModel> model = torchtitan_model(s.model);
+    w.note("Save as shardscope_job.py where Python finds it, then on each of the " + n(s.cluster.nodes) +
+           " node(s) (NGPU " + n(s.cluster.gpus_per_node) + ", " + n(l.world) + " GPUs in all): torchrun ... -m torchtitan.train "
+           "--module shardscope_job --config " + (model ? "shardscope_job" : "YOUR_JOB") + ".");
+    w.note("The shape priced: " + model_shape_note(s.model) + ".");
+    if (!model)
+        w.note("TorchTitan's registry has no such model: write YOUR_JOB as a function returning your model's "
+               "Trainer.Config passed through apply_layout" +
+               std::string(s.training.precision == Precision::fp8 ? ", its model_registry given Float8LinearConverter" : "") + ".");
+    PythonConfig c;
+    c.use("torchtitan.trainer", "Trainer");
+    python_training(s, c);
+    python_parallelism(s, l, c);
+    python_recompute_and_compile(s, c);
+    torchtitan_warnings(s, w);
+    const std::vector<std::string> job = model ? python_job(s, *model, c, w) : std::vector<std::string>{};
+    std::string text;
+    for (const std::string& line : w.lines) text += line + "\n";
+    text += "\n";
+    text += c.import_lines();
+    text += "\n\ndef apply_layout(config: Trainer.Config) -> Trainer.Config:\n";
+    text += "    \"\"\"Sets the layout Shardscope priced on a TorchTitan config of this model.\"\"\"\n";
+    for (const std::string& line : c.layout) text += line + "\n";
+    text += "    return config\n";
+    if (!job.empty()) {
+        text += "\n\n";
+        for (const std::string& line : job) text += line + "\n";
+    }
     return {text, w.warnings};
 }
 
@@ -553,7 +848,8 @@ FrameworkExport nccl_tests(const Scenario& s, const Layout& l) {
     return {text, w.warnings};
 }
 
-const std::vector<ExportTarget> kTargets = {ExportTarget::megatron, ExportTarget::torchtitan, ExportTarget::deepspeed,
+const std::vector<ExportTarget> kTargets = {ExportTarget::megatron, ExportTarget::torchtitan,
+                                            ExportTarget::torchtitan_toml, ExportTarget::deepspeed,
                                             ExportTarget::nccl_tests};
 
 }  // namespace
@@ -562,6 +858,7 @@ std::string_view to_string(ExportTarget t) noexcept {
     switch (t) {
         case ExportTarget::megatron: return "megatron";
         case ExportTarget::torchtitan: return "torchtitan";
+        case ExportTarget::torchtitan_toml: return "torchtitan-toml";
         case ExportTarget::deepspeed: return "deepspeed";
         case ExportTarget::nccl_tests: return "nccl-tests";
     }
@@ -579,17 +876,19 @@ const std::vector<ExportTarget>& export_targets() { return kTargets; }
 FrameworkExport export_scenario(const Scenario& s, ExportTarget target) {
     // Megatron-LM's flags and TorchTitan's job describe the model's shape; a bare parameter count has
     // none to give (it would be written as --num-layers 0).
-    if (!s.model.has_architecture() && (target == ExportTarget::megatron || target == ExportTarget::torchtitan)) {
+    const bool titan = target == ExportTarget::torchtitan || target == ExportTarget::torchtitan_toml;
+    if (!s.model.has_architecture() && (target == ExportTarget::megatron || titan)) {
         FrameworkExport refused;
         refused.refused = "model: given only as a parameter count (model.params); " +
-                          std::string(target == ExportTarget::megatron ? "Megatron-LM's flags" : "TorchTitan's job") +
+                          std::string(target == ExportTarget::megatron ? "Megatron-LM's flags" : "TorchTitan's config") +
                           " need its shape (layers, hidden, ffn_hidden, heads, kv_heads, vocab)";
         return refused;
     }
     const Layout l = layout_of(s);
     switch (target) {
         case ExportTarget::megatron: return megatron(s, l);
-        case ExportTarget::torchtitan: return torchtitan(s, l);
+        case ExportTarget::torchtitan: return torchtitan_python(s, l);
+        case ExportTarget::torchtitan_toml: return torchtitan_toml(s, l);
         case ExportTarget::deepspeed: return deepspeed(s, l);
         case ExportTarget::nccl_tests: return nccl_tests(s, l);
     }

@@ -1,8 +1,9 @@
 #pragma once
 // A scenario written out for the frameworks that run it: Megatron-LM command-line flags, a TorchTitan
-// job TOML, a DeepSpeed ds_config.json, and the nccl-tests commands that time each mesh dim's
-// collectives at the sizes the layout sends. Flag and key names are those of the current releases
-// (Megatron-LM's megatron/training/arguments.py, TorchTitan's torchtitan/config/job_config.py,
+// Python config (or, for its releases up to 0.2.2, a job TOML), a DeepSpeed ds_config.json, and the
+// nccl-tests commands that time each mesh dim's collectives at the sizes the layout sends. Flag and key
+// names are those of a pinned commit of each, named in the output and kept under tests/frameworks/
+// (Megatron-LM's megatron/training/arguments.py, TorchTitan's torchtitan/config/configs.py,
 // DeepSpeed's configuration docs, nccl-tests' binaries). Where the layout has no equivalent in a
 // framework, no flag is guessed: a warning says so, as a comment line in the text (not in JSON, which
 // has none) and in `warnings` for the caller to print.
@@ -16,9 +17,9 @@
 
 namespace shardscope {
 
-enum class ExportTarget { megatron, torchtitan, deepspeed, nccl_tests };
+enum class ExportTarget { megatron, torchtitan, torchtitan_toml, deepspeed, nccl_tests };
 
-[[nodiscard]] std::string_view to_string(ExportTarget t) noexcept;  // "megatron", ..., "nccl-tests"
+[[nodiscard]] std::string_view to_string(ExportTarget t) noexcept;  // "megatron", "torchtitan", ..., "nccl-tests"
 [[nodiscard]] std::optional<ExportTarget> export_target_from_string(std::string_view s) noexcept;
 [[nodiscard]] const std::vector<ExportTarget>& export_targets();
 

@@ -199,7 +199,7 @@ TEST_CASE("an output that is a pipe is written into, never replaced by a file, a
                                        dir);
     sink_reader.join();
     CHECK(r.exit_code == 0);
-    CHECK(exported.find("[parallelism]") != std::string::npos);
+    CHECK(exported.find("config.parallelism = ParallelismConfig(") != std::string::npos);
     REQUIRE(::stat(sink.c_str(), &st) == 0);
     CHECK(S_ISFIFO(st.st_mode));
 }

@@ -1,6 +1,6 @@
 // Exports are read by shells and by the frameworks' config readers: a scenario whose names carry line
 // breaks, command substitution, quotes and backslashes is exported to every target, and each output
-// is run (bash) or parsed (TOML, JSON) as its reader would. No file the names try to create appears.
+// is run (bash), imported (Python) or parsed (TOML, JSON) as its reader would. No file the names try to create appears.
 
 #include "app_runner.hpp"
 
@@ -63,11 +63,19 @@ TEST_CASE("hostile names: the Megatron-LM and nccl-tests exports run by bash cre
     }
 }
 
-TEST_CASE("hostile names: the TorchTitan export is TOML Python reads, and the DeepSpeed export JSON") {
+TEST_CASE("hostile names: TorchTitan's Python config loads, its TOML parses, the DeepSpeed export is JSON") {
     const auto dir = scratch_dir("hostile-config");
     const auto scenario = hostile_scenario(dir);
+    // Today's TorchTitan imports the export as a module: loaded against its config classes
+    // (tests/frameworks/torchtitan), every name stays in a comment.
+    const auto py = dir / "titan.py";
+    REQUIRE(run_shardscope("export --to torchtitan --config '" + scenario.string() + "' -o '" + py.string() + "'", dir)
+                .exit_code == 0);
+    const std::string load = "/usr/bin/python3 '" SHARDSCOPE_SOURCE_DIR "/tests/frameworks/torchtitan/check_export.py' '" +
+                             py.string() + "' --world 64 > /dev/null";
+    CHECK(std::system(load.c_str()) == 0);
     const auto toml = dir / "titan.toml";
-    REQUIRE(run_shardscope("export --to torchtitan --config '" + scenario.string() + "' -o '" + toml.string() + "'", dir)
+    REQUIRE(run_shardscope("export --to torchtitan-toml --config '" + scenario.string() + "' -o '" + toml.string() + "'", dir)
                 .exit_code == 0);
     // Python's own TOML reader (3.11+), which is what TorchTitan's releases up to 0.2.2 load job files with.
     const std::string check = "/usr/bin/python3 -c \"import sys, tomllib; c = tomllib.load(open(sys.argv[1], 'rb')); "

@@ -644,15 +644,15 @@ TEST_CASE("File > Import model asks a Hugging Face config's sequence length; Cop
     CHECK(probe["scenario"]["cluster"]["intra_node"]["bandwidth_gbps"].get<double>() > 0);
     CHECK(probe["items"].contains("scenario/error"));
 
-    // File > Copy scenario as > TorchTitan: the current scenario's degrees and length in the TOML.
+    // File > Copy scenario as > TorchTitan: the current scenario's degrees and length in its Python config.
     REQUIRE(app.choose("File", "copy"));
     REQUIRE(app.wait_for_item("menu/File/copy/torchtitan"));
     REQUIRE(app.click("menu/File/copy/torchtitan"));
     probe = app.wait_frames(4);
-    const std::string toml = probe["copied"].get<std::string>();
-    CHECK(toml.find("[parallelism]") != std::string::npos);
-    CHECK(toml.find("seq_len = 4096") != std::string::npos);
-    CHECK(toml.find("tensor_parallel_degree = " + std::to_string(probe["scenario"]["parallel"]["tp"].get<int>())) !=
+    const std::string titan = probe["copied"].get<std::string>();
+    CHECK(titan.find("    config.parallelism = ParallelismConfig(") != std::string::npos);
+    CHECK(titan.find("    config.training.max_context_length = 4096") != std::string::npos);
+    CHECK(titan.find("        tensor_parallel_degree=" + std::to_string(probe["scenario"]["parallel"]["tp"].get<int>()) + ",") !=
           std::string::npos);
 
     // Planner row 2, Copy as... > DeepSpeed: that row's layout, not the current one.

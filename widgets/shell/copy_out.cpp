@@ -11,6 +11,7 @@ std::string framework_label(ExportTarget t) {
     switch (t) {
         case ExportTarget::megatron: return "Megatron-LM";
         case ExportTarget::torchtitan: return "TorchTitan";
+        case ExportTarget::torchtitan_toml: return "TorchTitan 0.2.2";
         case ExportTarget::deepspeed: return "DeepSpeed";
         case ExportTarget::nccl_tests: return "nccl-tests";
     }
@@ -32,7 +33,8 @@ void copy_scenario_as(AppState& state, const Scenario& s, ExportTarget target, c
     }
     copy_text(state, e.text);
     const char* what = target == ExportTarget::deepspeed   ? "ds_config.json"
-                       : target == ExportTarget::torchtitan ? "job TOML"
+                       : target == ExportTarget::torchtitan ? "Python config"
+                       : target == ExportTarget::torchtitan_toml ? "job TOML"
                        : target == ExportTarget::nccl_tests ? "commands"
                                                             : "flags";
     std::string status = "Copied " + whose + " as " + framework_label(target) + " " + what + " to the clipboard";

@@ -92,8 +92,8 @@ TEST_CASE("Megatron-LM: a schedule it has no flag for is a warning and no flag")
     CHECK_FALSE(has_line(e.text, "--use-torch-fsdp2"));  // named in the note only
 }
 
-TEST_CASE("TorchTitan: the degrees under [parallelism], PyTorch's schedule names, the batch per data-parallel rank") {
-    const FrameworkExport e = export_scenario(interleaved_moe(), ExportTarget::torchtitan);
+TEST_CASE("TorchTitan 0.2.2's TOML: the degrees under [parallelism], PyTorch's schedule names, the batch per rank") {
+    const FrameworkExport e = export_scenario(interleaved_moe(), ExportTarget::torchtitan_toml);
     // dp = dp_shard 4 x dp_replicate 2 = 8: local batch 256 / 8 = 32.
     for (const char* line : {"[parallelism]", "data_parallel_replicate_degree = 2", "data_parallel_shard_degree = 4",
                              "tensor_parallel_degree = 2", "context_parallel_degree = 2", "expert_parallel_degree = 2",
@@ -107,14 +107,44 @@ TEST_CASE("TorchTitan: the degrees under [parallelism], PyTorch's schedule names
     // Llama 3 70B is one: TorchTitan's own name and flavor; reshaped by hand, it no longer is.
     Scenario llama = default_scenario();
     llama.model.name = "Llama 3 70B";
-    const FrameworkExport named = export_scenario(llama, ExportTarget::torchtitan);
+    const FrameworkExport named = export_scenario(llama, ExportTarget::torchtitan_toml);
     CHECK(has_line(named.text, "name = \"llama3\""));
     CHECK(has_line(named.text, "flavor = \"70B\""));
     llama.model.name = "Llama 3 70B (edited)";
-    CHECK(export_scenario(llama, ExportTarget::torchtitan).text.find("flavor = \"70B\"") == std::string::npos);
+    CHECK(export_scenario(llama, ExportTarget::torchtitan_toml).text.find("flavor = \"70B\"") == std::string::npos);
 }
 
-TEST_CASE("TorchTitan without a pipeline: the local batch is the micro-batch, accumulated up to the global batch") {
+TEST_CASE("TorchTitan's Python config: the commit it is for, ParallelismConfig's degrees, tokens per step") {
+    Scenario s = interleaved_moe();
+    s.parallel.sequence_parallel = false;
+    REQUIRE(validate_scenario(s).empty());
+    const FrameworkExport e = export_scenario(s, ExportTarget::torchtitan);
+    CHECK(e.text.find("\n# For TorchTitan at pytorch/torchtitan@b5bcd76c66d0 (2026-08-21), whose runs are Python configs") !=
+          std::string::npos);
+    // dp = 4 x 2 = 8; 256 sequences of 8192 tokens: 32 micro-batches of one a pipeline per step.
+    for (const char* line : {"from torchtitan.config import ParallelismConfig", "def apply_layout(config: Trainer.Config) -> Trainer.Config:",
+                             "    config.training.num_tokens_per_microbatch_per_dp_rank = 8192  # micro-batch 1 x 8192 tokens",
+                             "    config.training.num_tokens_per_train_step = 2097152  # global batch 256 x 8192 tokens",
+                             "        data_parallel_replicate_degree=2,", "        data_parallel_shard_degree=4,",
+                             "        tensor_parallel_degree=2,", "        enable_sequence_parallel=False,",
+                             "        context_parallel_degree=2,", "        expert_parallel_degree=2,",
+                             "        pipeline_parallel_schedule=\"Interleaved1F1B\",", "        num_pp_microbatches=32,",
+                             "        pipeline_parallel_layers_per_stage=4,", "    config.activation_checkpoint = FullAC.Config()",
+                             "    config.training.disable_cuda_graphs = True  # TorchTitan's CUDA graphs run no pipeline"})
+        CHECK_MESSAGE(has_line(e.text, line), line);
+    // Today's TorchTitan has the switch: no note that sequence parallelism is forced on.
+    CHECK_FALSE(mentions(e.warnings, "sequence_parallel"));
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan_toml).warnings, "sequence_parallel off"));
+    // Not a model of TorchTitan's registry: the layout alone, no job function.
+    CHECK(e.text.find("def shardscope_job") == std::string::npos);
+    Scenario llama = default_scenario();
+    llama.model.name = "Llama 3 70B";
+    const std::string named = export_scenario(llama, ExportTarget::torchtitan).text;
+    CHECK(has_line(named, "from torchtitan.models.llama3.config_registry import llama3_70b"));
+    CHECK(has_line(named, "    config = apply_layout(llama3_70b())"));
+}
+
+TEST_CASE("TorchTitan 0.2.2's TOML without a pipeline: the local batch is the micro-batch, accumulated up to the global batch") {
     // TorchTitan accumulates global / (local x dp) gradients: dp 32 (16 x 2), global 256, micro-batch 1
     // is local 1 with 8 accumulation steps; local 8 (256 / 32) would run micro-batches of 8.
     Scenario s = default_scenario();
@@ -123,12 +153,12 @@ TEST_CASE("TorchTitan without a pipeline: the local batch is the micro-batch, ac
     s.parallel.dp_replicate = 2;
     s.training.schedule = Schedule::one_f_one_b;
     REQUIRE(validate_scenario(s).empty());
-    const FrameworkExport e = export_scenario(s, ExportTarget::torchtitan);
+    const FrameworkExport e = export_scenario(s, ExportTarget::torchtitan_toml);
     CHECK(has_line(e.text, "local_batch_size = 1"));
     CHECK(has_line(e.text, "global_batch_size = 256"));
     s.training.micro_batch = 2;
     REQUIRE(validate_scenario(s).empty());
-    CHECK(has_line(export_scenario(s, ExportTarget::torchtitan).text, "local_batch_size = 2"));
+    CHECK(has_line(export_scenario(s, ExportTarget::torchtitan_toml).text, "local_batch_size = 2"));
 }
 
 TEST_CASE("DeepSpeed: batch, micro-batch and accumulation multiply out; ZeRO stage and precision as keys") {
@@ -195,11 +225,11 @@ TEST_CASE("selective recompute: each export warns where the framework means some
     REQUIRE(validate_scenario(s).empty());
     // The PyTorch stack (priced as torchtitan's op-level policy): Megatron-LM would re-run less.
     CHECK(mentions(export_scenario(s, ExportTarget::megatron).warnings, "Megatron-LM re-runs only the attention core"));
-    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "recompute selective"));
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan_toml).warnings, "recompute selective"));
     // The fused stack (priced as Megatron's attention-core recompute): TorchTitan would re-run more.
     s.training.fused_kernels = true;
     CHECK_FALSE(mentions(export_scenario(s, ExportTarget::megatron).warnings, "recompute selective"));
-    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "TorchTitan's op-level policy"));
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan_toml).warnings, "TorchTitan's op-level policy"));
 }
 
 TEST_CASE("Megatron-LM: sequence parallelism is a flag only with tensor parallelism to split over") {
@@ -236,7 +266,7 @@ TEST_CASE("Megatron-LM: recompute modules and bf16 moments as its flags; FP8 act
     CHECK(has_line(text, "--exp-avg-dtype bf16"));
     CHECK(has_line(text, "--exp-avg-sq-dtype bf16"));
     // TorchTitan and DeepSpeed have no such switches: said, not written.
-    const FrameworkExport titan = export_scenario(s, ExportTarget::torchtitan);
+    const FrameworkExport titan = export_scenario(s, ExportTarget::torchtitan_toml);
     CHECK(mentions(titan.warnings, "selective (layernorm, moe_act)"));
     CHECK(mentions(titan.warnings, "bf16_adam_moments"));
     CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "bf16_adam_moments"));
@@ -250,10 +280,20 @@ TEST_CASE("Megatron-LM: a split its flags cannot give is written as --pipeline-m
     REQUIRE(validate_scenario(s).empty());
     const FrameworkExport e = export_scenario(s, ExportTarget::megatron);
     CHECK(has_line(e.text, "--pipeline-model-parallel-layout \"Et*7|t*8|t*8|t*7L\""));
-    // TorchTitan has no such flag: it says how the split was priced.
-    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings,
-                   "layers: 30 do not split evenly over pp 4; priced with one layer fewer on the end stages first "
-                   "(Et*7|t*8|t*8|t*7L)"));
+    // TorchTitan would cut 30 as 8, 8, 7, 7 (the remainder to the first stages): both of its
+    // configs name each stage's modules instead.
+    for (const ExportTarget t : {ExportTarget::torchtitan, ExportTarget::torchtitan_toml}) {
+        const std::string text = export_scenario(s, t).text;
+        CAPTURE(text);
+        const std::size_t list = text.find("module_fqns_per_model_part");
+        REQUIRE(list != std::string::npos);
+        CHECK(text.find("[\"tok_embeddings\", \"layers.0\", \"layers.1\", \"layers.2\", \"layers.3\", \"layers.4\", "
+                        "\"layers.5\", \"layers.6\"],", list) != std::string::npos);
+        CHECK(text.find("[\"layers.7\", \"layers.8\", \"layers.9\", \"layers.10\", \"layers.11\", \"layers.12\", "
+                        "\"layers.13\", \"layers.14\"],", list) != std::string::npos);
+        CHECK(text.find("[\"layers.23\", \"layers.24\", \"layers.25\", \"layers.26\", \"layers.27\", \"layers.28\", "
+                        "\"layers.29\", \"norm\", \"lm_head\"],", list) != std::string::npos);
+    }
     // An even split needs no flag at all.
     s.model.layers = 32;
     CHECK(export_scenario(s, ExportTarget::megatron).text.find("--pipeline-model-parallel-layout") == std::string::npos);
@@ -379,7 +419,7 @@ TEST_CASE("Megatron-LM: tensor or context parallelism says CUDA_DEVICE_MAX_CONNE
           std::string::npos);
 }
 
-TEST_CASE("TorchTitan: layers per interleaved stage count the embedding and the loss, never 0") {
+TEST_CASE("TorchTitan 0.2.2's TOML: layers per interleaved stage count the embedding and the loss, never 0") {
     // Llama 3 405B as Meta split it: 126 layers + embedding + loss = 128 units on 16 stages x 8 chunks:
     // 1 a chunk (126 / 128 in whole layers would be 0, which TorchTitan divides by).
     Scenario s = default_scenario();
@@ -395,7 +435,7 @@ TEST_CASE("TorchTitan: layers per interleaved stage count the embedding and the 
     s.training.schedule = Schedule::interleaved_1f1b;
     s.training.virtual_stages = 8;
     REQUIRE(validate_scenario(s).empty());
-    const std::string text = export_scenario(s, ExportTarget::torchtitan).text;
+    const std::string text = export_scenario(s, ExportTarget::torchtitan_toml).text;
     CHECK(has_line(text, "pipeline_parallel_layers_per_stage = 1"));
 }
 
@@ -441,6 +481,79 @@ TEST_CASE("every Megatron-LM flag the export writes is one Megatron-LM has (test
     CHECK(flags > 80);
 }
 
+namespace {
+
+std::set<std::string> pinned_list(const std::string& file) {
+    std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/frameworks/" + file);
+    REQUIRE(in.good());
+    std::set<std::string> known;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '#') known.insert(line);
+    return known;
+}
+
+void dotted_keys(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+        if (it->is_object()) dotted_keys(*it, key, out);
+        else out.push_back(key);
+    }
+}
+
+// Dense, interleaved MoE, FP8 and megatron-fp16 with ZeRO-3 across replicas: every key and flag kind.
+std::vector<Scenario> export_variety() {
+    std::vector<Scenario> out{default_scenario(), interleaved_moe()};
+    Scenario fp8 = interleaved_moe();
+    fp8.training.precision = Precision::fp8;
+    out.push_back(fp8);
+    Scenario fp16 = default_scenario();
+    fp16.training.precision = Precision::megatron_fp16;
+    out.push_back(fp16);
+    Scenario bf16 = default_scenario();
+    bf16.training.precision = Precision::megatron_bf16;
+    out.push_back(bf16);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every ds_config key the DeepSpeed export writes is one DeepSpeed reads (tests/frameworks)") {
+    const std::set<std::string> known = pinned_list("deepspeed-config-keys.txt");
+    std::set<std::string> written;
+    for (const Scenario& s : export_variety()) {
+        REQUIRE(validate_scenario(s).empty());
+        std::vector<std::string> keys;
+        dotted_keys(nlohmann::json::parse(export_scenario(s, ExportTarget::deepspeed).text), "", keys);
+        for (const std::string& k : keys) {
+            CAPTURE(k);
+            CHECK(known.count(k) == 1);
+            written.insert(k);
+        }
+    }
+    CHECK(written.size() >= 9);
+}
+
+TEST_CASE("every nccl-tests binary and option the export writes is one nccl-tests has (tests/frameworks)") {
+    const std::set<std::string> known = pinned_list("nccl-tests-options.txt");
+    int commands = 0;
+    for (const Scenario& s : export_variety()) {
+        std::istringstream lines(export_scenario(s, ExportTarget::nccl_tests).text);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("mpirun ", 0) != 0) continue;
+            std::istringstream words(line);
+            std::string word, np, ranks, binary;
+            words >> word >> np >> ranks >> binary;
+            CHECK(np == "-np");
+            CAPTURE(line);
+            CHECK(known.count(binary) == 1);
+            while (words >> word)
+                if (word[0] == '-') CHECK(known.count(word) == 1);
+            ++commands;
+        }
+    }
+    CHECK(commands > 10);
+}
+
 TEST_CASE("a model given only as a parameter count is refused by the exports that need its shape") {
     Scenario s = default_scenario();
     s.model = ModelSpec{};
@@ -448,7 +561,7 @@ TEST_CASE("a model given only as a parameter count is refused by the exports tha
     s.model.params = 70e9;
     s.model.seq_len = 8192;
     REQUIRE(validate_scenario(s).empty());
-    for (const ExportTarget t : {ExportTarget::megatron, ExportTarget::torchtitan}) {
+    for (const ExportTarget t : {ExportTarget::megatron, ExportTarget::torchtitan, ExportTarget::torchtitan_toml}) {
         CAPTURE(to_string(t));
         const FrameworkExport e = export_scenario(s, t);
         CHECK(e.text.empty());
@@ -465,15 +578,15 @@ TEST_CASE("an export says when the target runs ZeRO-3 as another implementation 
     s.parallel.dp_replicate = 1;
     s.parallel.dp_shard = 32;
     REQUIRE(validate_scenario(s) == "");
-    for (ExportTarget t : {ExportTarget::megatron, ExportTarget::torchtitan, ExportTarget::deepspeed})
+    for (ExportTarget t : {ExportTarget::megatron, ExportTarget::torchtitan, ExportTarget::torchtitan_toml, ExportTarget::deepspeed})
         CHECK_FALSE(mentions(export_scenario(s, t).warnings, "zero_impl"));
     s.parallel.zero_impl = ZeroImpl::deepspeed_0_3;
-    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings,
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan_toml).warnings,
                    "zero_impl deepspeed-0.3: TorchTitan runs ZeRO-3 as PyTorch FSDP2"));
     CHECK(mentions(export_scenario(s, ExportTarget::megatron).warnings, "zero_impl deepspeed-0.3: Megatron-LM"));
     CHECK_FALSE(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "zero_impl"));
     s.parallel.zero_impl = ZeroImpl::fsdp2;
     CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings,
                    "zero_impl fsdp2: DeepSpeed runs ZeRO-3 as DeepSpeed's own ZeRO-3"));
-    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "zero_impl"));
+    CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan_toml).warnings, "zero_impl"));
 }

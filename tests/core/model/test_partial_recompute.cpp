@@ -121,7 +121,7 @@ TEST_CASE("Megatron-LM's export carries the method; TorchTitan's says it has non
     const FrameworkExport m = export_scenario(s, ExportTarget::megatron);
     CHECK(m.text.find("--recompute-method block") != std::string::npos);
     CHECK(m.text.find("--recompute-num-layers 4") != std::string::npos);
-    const FrameworkExport t = export_scenario(s, ExportTarget::torchtitan);
+    const FrameworkExport t = export_scenario(s, ExportTarget::torchtitan_toml);
     bool warned = false;
     for (const std::string& w : t.warnings) warned = warned || w.find("recompute_method block, recompute_num_layers 4") == 0;
     CHECK(warned);
