@@ -1,12 +1,17 @@
 // `shardscope measure`: times collectives on the local GPUs with nccl-tests' flags and columns.
 //
-//   shardscope measure [--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all] [-b MIN] [-e MAX]
-//                      [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [--check] [--format json|text]
+//   shardscope measure [all_reduce_perf|...|alltoall_perf | --collective all_reduce|all_gather|reduce_scatter|
+//                      broadcast|all_to_all] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS]
+//                      [-c N] [-o sum] [-d float] [--format json|text]
 //                      [--config SCENARIO.json] [--save-cluster FILE] [--mpi]
 //                      [--backend cuda|cpu] [--algorithm mpi|ring|tree|pairwise|double_binary_tree|hierarchical]
 //                      [--ranks-per-node N]
 //
-// Sizes take nccl-tests' suffixes (8, 64K, 128M, 1G; binary). One process drives every local GPU.
+// Sizes take nccl-tests' suffixes (8, 64K, 128M, 1G; binary). Every flag nccl-tests has means here what
+// it means there (nccl-tests' src/common.cu): -o is the reduction operator and -d the element type, and
+// the collective is chosen as nccl-tests chooses it, by the binary's name (all_reduce_perf, ...) or with
+// --collective. A value Shardscope does not time (another operator, type or averaging) is refused with
+// the reason rather than ignored. One process drives every local GPU.
 // With one GPU it says that a collective needs two or more and measures what one GPU can tell the
 // model instead: the HBM copy bandwidth and bf16 GEMMs at the scenario's shapes (--config, else the
 // default scenario). --save-cluster writes the scenario's cluster with the measured figures as a
@@ -52,15 +57,22 @@ namespace {
 using namespace shardscope;
 
 constexpr const char* kUsage =
-    "usage: shardscope measure [-o|--op all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
-    "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [-c [0|1]]\n"
+    "usage: shardscope measure [all_reduce_perf|all_gather_perf|reduce_scatter_perf|broadcast_perf|alltoall_perf]\n"
+    "                          [--collective all_reduce|all_gather|reduce_scatter|broadcast|all_to_all]\n"
+    "                          [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-g GPUS] [-c [N]]\n"
+    "                          [-o sum] [-d float] [-t 1] [-a 3] [-m 1] [-z 0] [-G 0] [-N 1]\n"
     "                          [--format json|jsonl|text] [--config SCENARIO.json] [--save-cluster FILE] [--mpi]\n"
     "                          [--backend cuda|cpu] [--algorithm mpi|ring|tree|pairwise|double_binary_tree|hierarchical]\n"
     "                          [--ranks-per-node N]\n"
-    "  nccl-tests' spellings: -b/--minbytes, -e/--maxbytes: smallest/largest size (default 8 and 128M;\n"
-    "  suffixes K M G), -f/--stepfactor: size factor (2), -n/--iters: timed iterations (20),\n"
-    "  -w/--warmup_iters: warm-up iterations (5), -g/--ngpus: GPUs (0 = all), -c/--check [0|1]: verify\n"
-    "  results (alone: 1), -o/--op: the collective; values glued (-b8) or after = (--minbytes=8) too;\n"
+    "  The collective: a name of nccl-tests' binaries first, or --collective (default all_reduce).\n"
+    "  nccl-tests' flags, with its meanings: -b/--minbytes, -e/--maxbytes: smallest/largest size (default\n"
+    "  8 and 128M; suffixes K M G), -f/--stepfactor: size factor (2), -n/--iters: timed iterations (20),\n"
+    "  -w/--warmup_iters: warm-up iterations (5), -g/--ngpus: GPUs the one thread drives (here 0 = all,\n"
+    "  the default), -c/--check N: verify results (0 off; alone: 1), -o/--op: the reduction operator and\n"
+    "  -d/--datatype: the element type (Shardscope times sum over float, what the model prices), and, at\n"
+    "  the one value each that Shardscope runs, -t/--nthreads 1, -a/--average 3 (the slowest rank's time),\n"
+    "  -m/--agg_iters 1, -z/--blocking 0, -G/--cudagraph 0, -N/--run_cycles 1; values glued (-b8) or after\n"
+    "  = (--minbytes=8) too;\n"
     "  --mpi: one rank per GPU under mpirun (chosen by itself when mpirun\n"
     "  starts two or more ranks), --backend cpu: ranks are MPI processes, no GPU (mpirun -np 4 shardscope\n"
     "  measure --backend cpu), --algorithm: with --backend cpu, the Collective animator's algorithm over\n"
@@ -87,18 +99,30 @@ struct Options {
 // The flags as given, as text: nccl-tests' spellings (-b/--minbytes, -e/--maxbytes, -f/--stepfactor,
 // -n/--iters, -w/--warmup_iters, -g/--ngpus, -c/--check [0|1], -o/--op) and Shardscope's own.
 struct Flags {
-    std::string op, minbytes, maxbytes, stepfactor, iters, warmup, ngpus, check, backend, algorithm, ranks_per_node;
+    std::string binary, collective, op, datatype, minbytes, maxbytes, stepfactor, iters, warmup, ngpus, check, backend,
+        algorithm, ranks_per_node;
+    // nccl-tests' flags that Shardscope runs at one value only: -t, -a, -m, -z, -G, -N.
+    std::string nthreads, average, agg_iters, blocking, cudagraph, run_cycles;
 };
 
 void add_flags(CLI::App& parser, Flags& f, Options& o) {
+    parser.add_option("binary", f.binary);
+    parser.add_option("--collective", f.collective);
     parser.add_option("-o,--op", f.op);
+    parser.add_option("-d,--datatype", f.datatype);
+    parser.add_option("-t,--nthreads", f.nthreads);
+    parser.add_option("-a,--average", f.average);
+    parser.add_option("-m,--agg_iters", f.agg_iters);
+    parser.add_option("-z,--blocking", f.blocking);
+    parser.add_option("-G,--cudagraph", f.cudagraph);
+    parser.add_option("-N,--run_cycles", f.run_cycles);
     parser.add_option("-b,--minbytes", f.minbytes);
     parser.add_option("-e,--maxbytes", f.maxbytes);
     parser.add_option("-f,--stepfactor", f.stepfactor);
     parser.add_option("-n,--iters", f.iters);
     parser.add_option("-w,--warmup_iters", f.warmup);
     parser.add_option("-g,--ngpus", f.ngpus);
-    // --check alone is a flag; nccl-tests' spelling takes 0 or 1 (-c 1, --check 0).
+    // --check alone is a flag; nccl-tests' spelling takes the iterations to check (-c 1, --check 0).
     parser.add_option("-c,--check", f.check)->expected(0, 1)->default_str("1");
     parser.add_option("--backend", f.backend);
     parser.add_option("--algorithm", f.algorithm);
@@ -109,14 +133,71 @@ void add_flags(CLI::App& parser, Flags& f, Options& o) {
     parser.add_flag("--mpi", o.mpi);
 }
 
+// The collective from nccl-tests' binary name or --collective; "" or the message.
+std::string check_collective(const Flags& f, Options& o) {
+    if (!f.binary.empty() && !f.collective.empty())
+        return "'" + f.binary + "' and --collective " + f.collective + " both name the collective: give one";
+    if (!f.binary.empty()) {
+        const auto op = measure_op_from_nccl_tests_binary(f.binary);
+        if (!op)
+            return "'" + f.binary + "' is not one of nccl-tests' binaries measured here: all_reduce_perf, all_gather_perf, "
+                   "reduce_scatter_perf, broadcast_perf, alltoall_perf";
+        o.spec.op = *op;
+    }
+    if (!f.collective.empty()) {
+        const auto op = measure_op_from_string(f.collective);
+        if (!op)
+            return "--collective: '" + f.collective + "' is not one of all_reduce, all_gather, reduce_scatter, broadcast, all_to_all";
+        o.spec.op = *op;
+    }
+    return "";
+}
+
+// nccl-tests' -o and -d: the operator and type every backend runs (sum over float, as gradients are
+// reduced), or the message; a collective named with -o, as Shardscope's first flags did, is told where
+// it goes now.
+std::string check_reduction(const Flags& f) {
+    if (!f.op.empty() && f.op != "sum") {
+        if (measure_op_from_string(f.op))
+            return "-o/--op: '" + f.op + "' is a collective, but -o is nccl-tests' reduction operator (sum, prod, min, "
+                   "max, avg, mulsum): name the collective with --collective " + f.op + " or its binary's name";
+        return "-o/--op: '" + f.op + "': Shardscope times the sum reduction only (what gradients are reduced with); "
+               "nccl-tests' prod, min, max, avg, mulsum and all are not measured here";
+    }
+    if (!f.datatype.empty() && f.datatype != "float")
+        return "-d/--datatype: '" + f.datatype + "': Shardscope times float (4-byte) elements only; sizes are in bytes, "
+               "so a bf16 message of S bytes is timed as S bytes of float";
+    return "";
+}
+
+// nccl-tests' flags that Shardscope runs at one value: that value is accepted, any other refused
+// with what Shardscope does instead.
+std::string check_fixed_flags(const Flags& f) {
+    const struct {
+        const char* flag;
+        const std::string* value;
+        const char* runs;
+        const char* why;
+    } fixed[] = {
+        {"-t/--nthreads", &f.nthreads, "1", "one thread drives every GPU of this process; more processes: mpirun"},
+        {"-a/--average", &f.average, "3", "each row is the slowest rank's time (nccl-tests' 3), as a collective is done "
+                                          "when every rank is"},
+        {"-m/--agg_iters", &f.agg_iters, "1", "each timed iteration launches one collective"},
+        {"-z/--blocking", &f.blocking, "0", "collectives are launched without a barrier between them"},
+        {"-G/--cudagraph", &f.cudagraph, "0", "collectives are launched directly, never from a CUDA graph"},
+        {"-N/--run_cycles", &f.run_cycles, "1", "the sweep runs once"},
+    };
+    for (const auto& x : fixed)
+        if (!x.value->empty() && *x.value != x.runs)
+            return std::string(x.flag) + ": '" + *x.value + "': Shardscope runs " + x.runs + " only (" + x.why + ")";
+    return "";
+}
+
 // "" when every given flag holds a value it takes, else the message (exit 2), which names the flag
 // by nccl-tests' short spelling, as the usage does.
 std::string check_flags(const Flags& f, Options& o) {
-    if (!f.op.empty()) {
-        const auto op = measure_op_from_string(f.op);
-        if (!op) return "--op: '" + f.op + "' is not one of all_reduce, all_gather, reduce_scatter, broadcast, all_to_all";
-        o.spec.op = *op;
-    }
+    for (const std::string& e : {check_collective(f, o), check_reduction(f), check_fixed_flags(f)})
+        if (!e.empty()) return e;
     for (const auto& [flag, text, bytes] : {std::tuple{"-b", &f.minbytes, &o.spec.min_bytes},
                                             std::tuple{"-e", &f.maxbytes, &o.spec.max_bytes}}) {
         if (text->empty()) continue;
@@ -136,8 +217,10 @@ std::string check_flags(const Flags& f, Options& o) {
     if (!f.ngpus.empty() && !parse_whole(f.ngpus, 0, o.spec.gpus))
         return "-g: '" + f.ngpus + "' must be a whole number, 0 (all) or more";
     if (!f.check.empty()) {
-        if (f.check != "0" && f.check != "1") return "-c: '" + f.check + "' must be 0 or 1";
-        o.spec.check = f.check == "1";
+        int iterations = 0;
+        if (!parse_whole(f.check, 0, iterations))
+            return "-c: '" + f.check + "' must be a whole number of iterations to check, 0 (off) or more";
+        o.spec.check = iterations > 0;
     }
     if (!f.backend.empty()) {
         if (f.backend != "cuda" && f.backend != "cpu") return "--backend must be cuda or cpu, got '" + f.backend + "'";

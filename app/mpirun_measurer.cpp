@@ -238,7 +238,7 @@ std::vector<std::string> mpirun_arguments(const std::string& mpirun, bool open_m
         a.push_back("--oversubscribe");
         if (as_root) a.push_back("--allow-run-as-root");
     }
-    a.insert(a.end(), {"-np", std::to_string(ranks), exe, "measure", "--backend", "cpu", "--format", "jsonl", "--op",
+    a.insert(a.end(), {"-np", std::to_string(ranks), exe, "measure", "--backend", "cpu", "--format", "jsonl", "--collective",
                        std::string(measure_op_name(spec.op)), "-b", byte_flag(spec.min_bytes), "-e",
                        byte_flag(spec.max_bytes), "-f", number_flag(spec.factor), "-n", std::to_string(spec.iters),
                        "-w", std::to_string(spec.warmup)});

@@ -153,9 +153,15 @@ namespace {
 
 }  // namespace
 
+std::optional<Collective> measure_op_from_nccl_tests_binary(std::string_view s) {
+    for (Collective c : measurable_ops())
+        if (nccl_tests_binary(c) == s) return c;
+    return std::nullopt;
+}
+
 std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests) {
     std::string cmd = nccl_tests ? nccl_tests_binary(spec.op)
-                                 : "shardscope measure --op " + std::string(measure_op_name(spec.op));
+                                 : "shardscope measure --collective " + std::string(measure_op_name(spec.op));
     cmd += " -b " + size_flag(spec.min_bytes) + " -e " + size_flag(spec.max_bytes) + " -f " + num(spec.factor) +
            " -n " + std::to_string(spec.iters) + " -w " + std::to_string(spec.warmup);
     if (spec.gpus > 0) cmd += " -g " + std::to_string(spec.gpus);

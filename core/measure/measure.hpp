@@ -28,10 +28,13 @@ namespace shardscope {
 inline constexpr double kMeasureElementBytes = 4;  // float, nccl-tests' default type
 inline constexpr double kMaxSweepBytes = 64.0 * 1024 * 1024 * 1024;  // past this a size is a typo, not a plan
 
-// The collectives a measurer times, in the spelling of nccl-tests' binaries and `--op`.
+// The collectives a measurer times, in the spelling of nccl-tests' binaries and `--collective`.
 [[nodiscard]] std::string_view measure_op_name(Collective c) noexcept;  // "all_reduce", ...
 // Accepts "all_reduce" and "all-reduce" alike; nullopt for anything not measurable.
 [[nodiscard]] std::optional<Collective> measure_op_from_string(std::string_view s) noexcept;
+// The collective of one of nccl-tests' binaries (all_reduce_perf, ..., alltoall_perf); nullopt for
+// the others and any other name.
+[[nodiscard]] std::optional<Collective> measure_op_from_nccl_tests_binary(std::string_view s);
 [[nodiscard]] const std::vector<Collective>& measurable_ops();
 
 // nccl-tests' flags: -b MIN -e MAX -f FACTOR -n ITERS -w WARMUP -g GPUS, plus --check.
@@ -73,11 +76,11 @@ struct SweepSize {
 [[nodiscard]] std::vector<SweepSize> sweep_sizes(const SweepSpec& spec, int ranks);
 
 // The same sweep as a command line, to run it outside the app or compare with nccl-tests:
-// "shardscope measure --op all_reduce -b 8 -e 128M -f 2 -n 20 -w 5 [-g G] [--check]", or with
+// "shardscope measure --collective all_reduce -b 8 -e 128M -f 2 -n 20 -w 5 [-g G] [--check]", or with
 // nccl_tests "all_reduce_perf -b 8 -e 128M -f 2 -n 20 -w 5 -g G [-c 1]" (-g: GPUs; 0 leaves it out).
 // Sizes use nccl-tests' binary suffixes K, M, G where they divide evenly.
 [[nodiscard]] std::string sweep_command_line(const SweepSpec& spec, bool nccl_tests);
-// The CPU backend's sweep on `ranks` MPI ranks: "mpirun -np 4 shardscope measure --backend cpu --op ...";
+// The CPU backend's sweep on `ranks` MPI ranks: "mpirun -np 4 shardscope measure --backend cpu --collective ...";
 // launcher and exe as they are run here (e.g. "mpirun --oversubscribe" and the binary's full path).
 [[nodiscard]] std::string mpirun_command_line(const SweepSpec& spec, int ranks, const std::string& launcher = "mpirun",
                                               const std::string& exe = "shardscope");

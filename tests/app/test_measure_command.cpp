@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 using namespace shardscope::test;
 
 TEST_CASE("measure without a usable GPU exits 1 and says what is missing and how to get it") {
@@ -28,15 +30,49 @@ TEST_CASE("measure refuses bad flags with exit 2, naming the flag") {
     RunResult r = run_shardscope("measure -f 1", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("-f: 1 must be greater than 1") != std::string::npos);
-    r = run_shardscope("measure --op p2p", dir);
+    r = run_shardscope("measure --collective p2p", dir);
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("--op: 'p2p'") != std::string::npos);
+    CHECK(r.err.find("--collective: 'p2p'") != std::string::npos);
     r = run_shardscope("measure -b 1X", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("-b: '1X' is not a size") != std::string::npos);
+    r = run_shardscope("measure sendrecv_perf", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("'sendrecv_perf' is not one of nccl-tests' binaries measured here") != std::string::npos);
+    r = run_shardscope("measure all_gather_perf --collective all_reduce", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("both name the collective") != std::string::npos);
+    r = run_shardscope("measure -c x", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("-c: 'x' must be a whole number of iterations to check") != std::string::npos);
     r = run_shardscope("measure --help", dir);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("usage: shardscope measure") != std::string::npos);
+}
+
+TEST_CASE("measure: nccl-tests' -o, -d and the one-value flags mean what they mean in nccl-tests") {
+    const auto dir = scratch_dir("measure-nccl-flags");
+    // -o is the reduction operator there: a collective given to it is pointed to --collective.
+    RunResult r = run_shardscope("measure -o all_gather", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("-o/--op: 'all_gather' is a collective, but -o is nccl-tests' reduction operator") != std::string::npos);
+    CHECK(r.err.find("--collective all_gather") != std::string::npos);
+    for (const char* op : {"prod", "min", "max", "avg", "mulsum", "all"}) {
+        r = run_shardscope(std::string("measure -o ") + op, dir);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("Shardscope times the sum reduction only") != std::string::npos);
+    }
+    r = run_shardscope("measure -d bfloat16", dir);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("-d/--datatype: 'bfloat16': Shardscope times float (4-byte) elements only") != std::string::npos);
+    // Each of -t, -a, -m, -z, -G, -N at another value than the one Shardscope runs: refused, saying which.
+    for (const auto& [flag, value, runs] : {std::tuple{"-t", "2", "1"}, std::tuple{"-a", "1", "3"}, std::tuple{"-m", "4", "1"},
+                                            std::tuple{"-z", "1", "0"}, std::tuple{"-G", "10", "0"}, std::tuple{"-N", "0", "1"}}) {
+        CAPTURE(flag);
+        r = run_shardscope(std::string("measure ") + flag + " " + value, dir);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find(std::string(": '") + value + "': Shardscope runs " + runs + " only (") != std::string::npos);
+    }
 }
 
 namespace {

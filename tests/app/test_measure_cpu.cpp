@@ -92,20 +92,34 @@ TEST_CASE("4 CPU ranks: MPI's all-reduce delivers the closed form, one row per s
     CHECK(m.rows.back().time_s > m.rows.front().time_s);
 }
 
+TEST_CASE("nccl-tests' own command line runs on CPU ranks: the binary's name, -o sum, -d float, -c 1, -a 3") {
+    const RunResult r = run_under_mpirun(
+        4, "measure reduce_scatter_perf -b 4K -e 64K -f 4 -n 3 -w 1 -o sum -d float -c 1 -t 1 -a 3 -m 1 -z 0 -G 0 -N 1 "
+           "--backend cpu --format json",
+        "measure-cpu-nccl-flags");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const MeasureResult m = parsed(r);
+    CHECK(m.op == Collective::reduce_scatter);
+    CHECK(m.ranks == 4);
+    // 4K, 16K, 64K; a rank's piece of 4 KiB is 256 floats.
+    check_sane_rows(m, 3);
+    CHECK(m.rows.front().count == 256);
+}
+
 TEST_CASE("every algorithm the animator steps runs between real processes and delivers the closed form") {
     struct Case {
         const char* flags;
         const char* algorithm;
     };
     const Case cases[] = {
-        {"--op all_reduce --algorithm ring", "ring"},
-        {"--op all_reduce --algorithm double_binary_tree", "double_binary_tree"},
-        {"--op all_reduce --algorithm hierarchical --ranks-per-node 2", "hierarchical"},
-        {"--op all_gather --algorithm ring", "ring"},
-        {"--op reduce_scatter --algorithm ring", "ring"},
-        {"--op broadcast --algorithm tree", "tree"},
-        {"--op broadcast --algorithm ring", "ring"},
-        {"--op all_to_all --algorithm pairwise", "pairwise"},
+        {"--collective all_reduce --algorithm ring", "ring"},
+        {"--collective all_reduce --algorithm double_binary_tree", "double_binary_tree"},
+        {"--collective all_reduce --algorithm hierarchical --ranks-per-node 2", "hierarchical"},
+        {"--collective all_gather --algorithm ring", "ring"},
+        {"--collective reduce_scatter --algorithm ring", "ring"},
+        {"--collective broadcast --algorithm tree", "tree"},
+        {"--collective broadcast --algorithm ring", "ring"},
+        {"--collective all_to_all --algorithm pairwise", "pairwise"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.flags);
@@ -132,7 +146,7 @@ TEST_CASE("the CPU backend's refusals name the flag: one rank, a node size that 
     r = run_shardscope("measure --algorithm ring", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--algorithm: the GPU backend times NCCL's own choice") != std::string::npos);
-    r = run_shardscope("measure --backend cpu --op all_gather --algorithm double_binary_tree", dir);
+    r = run_shardscope("measure --backend cpu --collective all_gather --algorithm double_binary_tree", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--algorithm: double_binary_tree is not an algorithm for all_gather (mpi or ring)") !=
           std::string::npos);

@@ -95,7 +95,7 @@ TEST_CASE("no GPU backend: the panel says what is missing, predicts, and measure
     CHECK(c.fitted_s.empty());
     CHECK_FALSE(r.fit.has_value());
     CHECK(r.cluster_json.empty());
-    CHECK(r.command_line == "shardscope measure --op all_reduce -b 8 -e 128M -f 2 -n 20 -w 5");
+    CHECK(r.command_line == "shardscope measure --collective all_reduce -b 8 -e 128M -f 2 -n 20 -w 5");
     CHECK(r.nccl_tests_command_line == "all_reduce_perf -b 8 -e 128M -f 2 -n 20 -w 5 -g 8");
 
     // Run and save refuse with the reason; the Run button is drawn but does nothing.
@@ -328,7 +328,7 @@ TEST_CASE("CPU ranks: chosen over a GPU backend with no device; the animator's a
         h.act("max", "64KiB");
         h.frames(1);
         CHECK(r.command_line ==
-              "mpirun -np 4 shardscope measure --backend cpu --op all_reduce -b 8 -e 64K -f 2 -n 20 -w 5 --algorithm ring");
+              "mpirun -np 4 shardscope measure --backend cpu --collective all_reduce -b 8 -e 64K -f 2 -n 20 -w 5 --algorithm ring");
         // The ring is an all-reduce algorithm; pairwise belongs to all-to-all, and says so.
         CHECK(h.panel.act(h.state, "algorithm", "pairwise") ==
               "measure.algorithm: --algorithm: pairwise is not an algorithm for all_reduce (mpi or ring, "

@@ -170,7 +170,7 @@ TEST_CASE("sweep flags are checked with the flag named") {
 
 TEST_CASE("the same sweep as a command line, ours and nccl-tests'") {
     SweepSpec spec;  // defaults: all_reduce, 8 B .. 128 MiB, x2, 20 iterations, 5 warm-up
-    CHECK(sweep_command_line(spec, false) == "shardscope measure --op all_reduce -b 8 -e 128M -f 2 -n 20 -w 5");
+    CHECK(sweep_command_line(spec, false) == "shardscope measure --collective all_reduce -b 8 -e 128M -f 2 -n 20 -w 5");
     spec.op = Collective::all_to_all;
     spec.min_bytes = 1536;
     spec.max_bytes = 4.0 * kGiB;
@@ -178,7 +178,7 @@ TEST_CASE("the same sweep as a command line, ours and nccl-tests'") {
     spec.check = true;
     CHECK(sweep_command_line(spec, true) == "alltoall_perf -b 1536 -e 4G -f 2 -n 20 -w 5 -g 8 -c 1");
     CHECK(sweep_command_line(spec, false) ==
-          "shardscope measure --op all_to_all -b 1536 -e 4G -f 2 -n 20 -w 5 -g 8 --check");
+          "shardscope measure --collective all_to_all -b 1536 -e 4G -f 2 -n 20 -w 5 -g 8 --check");
     // A size of millions of KiB is written whole, as nccl-tests parses it (%g gave "4.43451e+06K").
     spec.min_bytes = spec.max_bytes = 4434510.0 * 1024;
     spec.check = false;
@@ -424,11 +424,11 @@ TEST_CASE("the CPU backend's flags: algorithm names, their rules, the mpirun lin
     CHECK(validate_sweep(s).empty());
     s.gpus = 8;  // mpirun -np says how many ranks: -g is left out
     s.max_bytes = 1024.0 * 1024;
-    CHECK(mpirun_command_line(s, 8) == "mpirun -np 8 shardscope measure --backend cpu --op all_reduce -b 8 -e 1M -f 2 "
+    CHECK(mpirun_command_line(s, 8) == "mpirun -np 8 shardscope measure --backend cpu --collective all_reduce -b 8 -e 1M -f 2 "
                                        "-n 20 -w 5 --algorithm hierarchical --ranks-per-node 2");
 
     CHECK(mpirun_command_line(s, 8, "/usr/bin/mpirun --oversubscribe", "/opt/bin/shardscope") ==
-          "/usr/bin/mpirun --oversubscribe -np 8 /opt/bin/shardscope measure --backend cpu --op all_reduce -b 8 -e 1M -f 2 "
+          "/usr/bin/mpirun --oversubscribe -np 8 /opt/bin/shardscope measure --backend cpu --collective all_reduce -b 8 -e 1M -f 2 "
           "-n 20 -w 5 --algorithm hierarchical --ranks-per-node 2");
     CHECK(check_sweep_schedule(s, 8, 2).empty());
     CHECK(check_sweep_schedule(s, 6, 4) == "--ranks-per-node: 4 does not divide ranks (6) for the hierarchical all-reduce");
