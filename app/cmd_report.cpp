@@ -55,6 +55,7 @@ int run_report(const std::vector<std::string>& args) {
             std::cerr << "report: --trace: " << trace.error << "\n";
             return 2;
         }
+        if (!trace.note.empty()) std::cerr << "report: --trace: " << trace.note << "\n";
         if (std::string error = shardscope::host::write_output(trace_path, trace.json); !error.empty()) {
             std::cerr << "report: --trace: " << error << "\n";
             return 1;

@@ -146,7 +146,8 @@ bool export_trace_file(ui::AppState& state, const std::string& path) {
         state.show_error("Could not export the trace", error);
         return false;
     }
-    state.ui.status = "Trace of the simulated step written to " + path + " (open it in ui.perfetto.dev or chrome://tracing)";
+    state.ui.status = "Trace of the simulated step written to " + path + " (open it in ui.perfetto.dev or chrome://tracing)" +
+                      (trace.note.empty() ? "" : "; " + trace.note);
     return true;
 }
 

@@ -39,23 +39,25 @@ const char* thread_title(TraceThread t) {
     return "";
 }
 
+// Writes events, or with count_only only counts them (to learn a step's size before holding it).
 class TraceWriter {
 public:
+    explicit TraceWriter(bool count_only = false) : count_only_(count_only) {}
     void metadata(int pid, const std::string& process) {
-        events_.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", process}}}});
-        events_.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+        add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", process}}}});
+        add({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
     }
     void thread(int pid, TraceThread t) {
-        events_.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid(t)},
+        add({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid(t)},
                            {"args", {{"name", thread_title(t)}}}});
-        events_.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid(t)},
+        add({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid(t)},
                            {"args", {{"sort_index", tid(t)}}}});
     }
     // A complete event from `start_s` lasting `duration_s`; nothing when it lasts no time.
     void span(int pid, TraceThread t, const std::string& name, const char* category, double start_s, double duration_s,
               json args = json::object()) {
         if (!(duration_s > 0)) return;
-        events_.push_back({{"ph", "X"},
+        add({{"ph", "X"},
                            {"name", name},
                            {"cat", category},
                            {"pid", pid},
@@ -67,14 +69,21 @@ public:
     // A flow arrow from (from_pid, from_t) at `from_s` to the slice of (to_pid, to_t) that encloses `to_s`.
     void flow(int from_pid, TraceThread from_t, double from_s, int to_pid, TraceThread to_t, double to_s) {
         const int id = ++flows_;
-        events_.push_back({{"ph", "s"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", from_pid},
+        add({{"ph", "s"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", from_pid},
                            {"tid", tid(from_t)}, {"ts", from_s * kMicroseconds}});
-        events_.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", to_pid},
+        add({{"ph", "f"}, {"bp", "e"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", to_pid},
                            {"tid", tid(to_t)}, {"ts", to_s * kMicroseconds}});
     }
     [[nodiscard]] json take() { return std::move(events_); }
+    [[nodiscard]] std::size_t count() const noexcept { return count_; }
 
 private:
+    void add(json event) {
+        ++count_;
+        if (!count_only_) events_.push_back(std::move(event));
+    }
+    bool count_only_ = false;
+    std::size_t count_ = 0;
     json events_ = json::array();
     int flows_ = 0;
 };
@@ -140,22 +149,21 @@ void write_step_end(TraceWriter& out, int stage, const StageStepWork& w, double 
     out.span(stage, TraceThread::compute, "optimizer step", "compute", gathered + w.gather_s, w.optimizer_s);
 }
 
-}  // namespace
+// How many micro-batch numbers the ops carry (DualPipe numbers each direction's on its own).
+int microbatch_numbers(const PipelineTimeline& timeline) {
+    int count = 0;
+    for (const std::vector<PipelineEvent>& stage : timeline.events)
+        for (const PipelineEvent& e : stage) count = std::max(count, e.microbatch + 1);
+    return count;
+}
 
-StepTrace step_trace(const Report& r) {
-    StepTrace result;
-    if (!r.time.step || r.stage_work.empty()) {
-        result.error = "this scenario's step has no times (a model given only as a parameter count, or a pipeline "
-                       "that could not be simulated)";
-        return result;
-    }
-    const PipelineSpec spec = simulated_pipeline_spec(r.pipeline);
-    const PipelineTimeline timeline = simulate_pipeline(spec);
-    if (!timeline.ok()) {
-        result.error = "pipeline: " + timeline.error;
-        return result;
-    }
-    TraceWriter out;
+// Whether an op is kept when `kept` micro-batch numbers are kept at each end of `numbers`.
+bool at_an_end(const PipelineEvent& e, int kept, int numbers) { return e.microbatch < kept || e.microbatch >= numbers - kept; }
+
+// Every stage's process and threads, the ops `shown` keeps, and the step end.
+template <typename Shown>
+void write_events(TraceWriter& out, const PipelineSpec& spec, const PipelineTimeline& timeline, const Report& r,
+                  Shown shown) {
     for (int st = 0; st < timeline.stages; ++st) {
         out.metadata(st, "stage " + std::to_string(st) + " (one GPU)");
         out.thread(st, TraceThread::compute);
@@ -168,9 +176,53 @@ StepTrace step_trace(const Report& r) {
         out.thread(st, TraceThread::data_parallel);
     }
     for (int st = 0; st < timeline.stages; ++st) {
-        for (const PipelineEvent& e : timeline.events[static_cast<std::size_t>(st)]) write_op(out, spec, r, st, e);
+        for (const PipelineEvent& e : timeline.events[static_cast<std::size_t>(st)])
+            if (shown(e)) write_op(out, spec, r, st, e);
         write_step_end(out, st, r.stage_work[static_cast<std::size_t>(st)], timeline.makespan);
     }
+}
+
+}  // namespace
+
+StepTrace step_trace(const Report& r, std::size_t max_events) {
+    StepTrace result;
+    if (!r.time.step || r.stage_work.empty()) {
+        result.error = "this scenario's step has no times (a model given only as a parameter count, or a pipeline "
+                       "that could not be simulated)";
+        return result;
+    }
+    const PipelineSpec spec = simulated_pipeline_spec(r.pipeline);
+    const PipelineTimeline timeline = simulate_pipeline(spec);
+    if (!timeline.ok()) {
+        result.error = "pipeline: " + timeline.error;
+        return result;
+    }
+    const auto events_kept = [&](int kept, int numbers) {
+        TraceWriter counter(true);
+        write_events(counter, spec, timeline, r, [&](const PipelineEvent& e) { return at_an_end(e, kept, numbers); });
+        return counter.count();
+    };
+    // The micro-batches kept at each end: all of them when the whole step fits, else as many as keep
+    // the trace within the bound (first guessed from the mean events a micro-batch makes).
+    const int numbers = microbatch_numbers(timeline);
+    const std::size_t whole = events_kept(numbers, numbers);
+    int kept = numbers;
+    if (whole > max_events && numbers >= 3) {
+        const std::size_t fixed = events_kept(0, numbers);  // processes, threads and the step end
+        const double per_microbatch = static_cast<double>(whole - fixed) / numbers;
+        const double room = max_events > fixed ? static_cast<double>(max_events - fixed) : 0.0;
+        kept = std::max(1, std::min(numbers / 2, static_cast<int>(room / (2 * per_microbatch))));
+        while (kept > 1 && events_kept(kept, numbers) > max_events) --kept;
+    }
+    const bool thinned = 2 * kept < numbers;
+    if (thinned)
+        result.note = "the whole step would make " + std::to_string(whole) + " trace events, past the bound of " +
+                      std::to_string(max_events) + ": micro-batches " + std::to_string(kept) + " to " +
+                      std::to_string(numbers - kept - 1) + " of " + std::to_string(numbers) +
+                      " are left out on every stage (the first and last " + std::to_string(kept) +
+                      " and the step end are kept)";
+    TraceWriter out;
+    write_events(out, spec, timeline, r, [&](const PipelineEvent& e) { return at_an_end(e, kept, numbers); });
     json file = {{"traceEvents", out.take()},
                  {"displayTimeUnit", "ms"},
                  {"otherData",
@@ -180,6 +232,7 @@ StepTrace step_trace(const Report& r) {
                    {"microbatches", spec.microbatches},
                    {"step_s", *r.time.step},
                    {"pipeline_makespan_s", timeline.makespan}}}};
+    if (thinned) file["otherData"]["thinned"] = result.note;
     result.json = file.dump(1) + "\n";
     return result;
 }

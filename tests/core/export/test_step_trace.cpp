@@ -172,3 +172,41 @@ TEST_CASE("no two events of one thread overlap, so a viewer stacks none of them 
         CHECK(last / 1e6 == doctest::Approx(*r.time.step).epsilon(1e-9));
     }
 }
+
+TEST_CASE("a step past the bound keeps each stage's first and last micro-batches and says what it left out") {
+    // dp 16 and 4,096 sequences a step: 256 micro-batches of 1 on each of the 2 stages, 6 events an op
+    // (its span, its tp and dp_shard collectives, a send's span and its flow pair, where it has one):
+    // some 6,000 events, past a bound of 2,000 (the default, kMaxTraceEvents, is 500,000).
+    Scenario s = default_scenario();
+    s.training.global_batch = 4096;
+    REQUIRE(validate_scenario(s).empty());
+    const Report r = build_report(s);
+    const int m = r.microbatches;
+    REQUIRE(m == 256);
+    CHECK(step_trace(r).note.empty());
+    const StepTrace whole = step_trace(r, 100000);
+    REQUIRE(whole.note.empty());
+    const std::size_t whole_events = json::parse(whole.json).at("traceEvents").size();
+    const StepTrace t = step_trace(r, 2000);
+    REQUIRE(t.ok());
+    const json trace = json::parse(t.json);
+    CHECK(trace.at("traceEvents").size() <= 2000);
+    CHECK(trace.at("otherData").at("thinned") == t.note);
+    CHECK(t.note.find("the whole step would make " + std::to_string(whole_events) + " trace events") == 0);
+    // Every op kept is one of the first or last `kept` micro-batches, and both ends are there.
+    int kept = 0;
+    std::set<int> seen;
+    for (const json& e : of_phase(trace, "X"))
+        if (is_op(e)) seen.insert(e.at("args").at("microbatch").get<int>());
+    while (seen.count(kept)) ++kept;
+    REQUIRE(kept > 0);
+    CHECK(seen.size() == static_cast<std::size_t>(2 * kept));
+    CHECK(seen.count(m - kept) == 1);
+    CHECK(seen.count(m - 1) == 1);
+    CHECK(t.note.find("micro-batches " + std::to_string(kept) + " to " + std::to_string(m - kept - 1) + " of " +
+                      std::to_string(m) + " are left out") != std::string::npos);
+    // The step end is still there, at the report's step.
+    double last = 0;
+    for (const json& e : of_phase(trace, "X")) last = std::max(last, end_us(e));
+    CHECK(last == doctest::Approx(*r.time.step * 1e6).epsilon(1e-9));
+}
