@@ -7,12 +7,29 @@
 
 namespace shardscope::app {
 
+namespace {
+DeclaredFlags* g_declared = nullptr;  // the one alive, if any (the completions command, one thread)
+}  // namespace
+
+DeclaredFlags::DeclaredFlags() { g_declared = this; }
+DeclaredFlags::~DeclaredFlags() { g_declared = nullptr; }
+
+bool record_declared_flags(const CLI::App& parser) {
+    if (!g_declared) return false;
+    for (const CLI::Option* option : parser.get_options()) {
+        for (const std::string& name : option->get_lnames()) g_declared->flags.push_back("--" + name);
+        for (const std::string& name : option->get_snames()) g_declared->flags.push_back("-" + name);
+    }
+    return true;
+}
+
 void configure_parser(CLI::App& parser) {
     parser.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
 std::optional<int> parse_arguments(CLI::App& parser, const std::vector<std::string>& args, const std::string& who,
                                    const std::string& usage) {
+    if (record_declared_flags(parser)) return 0;
     // CLI11 takes the arguments last first.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {

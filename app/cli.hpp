@@ -23,6 +23,19 @@ void configure_parser(CLI::App& parser);
 std::optional<int> parse_arguments(CLI::App& parser, const std::vector<std::string>& args, const std::string& who,
                                    const std::string& usage);
 
+// While a DeclaredFlags is alive, parse_arguments (and the window's option parser) record the flags
+// their parser declares, parse nothing and stop the command (exit 0): `shardscope completions` is made
+// from the parsers themselves this way, so a flag added to a command is completed with no second list.
+struct DeclaredFlags {
+    DeclaredFlags();
+    ~DeclaredFlags();
+    DeclaredFlags(const DeclaredFlags&) = delete;
+    DeclaredFlags& operator=(const DeclaredFlags&) = delete;
+    std::vector<std::string> flags;  // "--config", "-o", ... as declared
+};
+// True, with the parser's flags recorded, when a DeclaredFlags is alive: the caller stops there.
+[[nodiscard]] bool record_declared_flags(const CLI::App& parser);
+
 // "these arguments were not expected: a b" in the order they were typed, and for a lone *.json given
 // to a command that reads --config FILE, where the file goes.
 [[nodiscard]] std::string unexpected_arguments_message(const std::vector<std::string>& extras, bool takes_config);

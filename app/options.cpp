@@ -71,6 +71,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     parser.add_option("--size", size);
     parser.add_option("--link", link);
     parser.add_option("file", file);  // a desktop's "Open with": the same as --config FILE, or a link
+    if (record_declared_flags(parser)) return std::nullopt;
     try {
         parser.parse(std::vector<std::string>(args.rbegin(), args.rend()));
     } catch (const CLI::ExtrasError&) {

@@ -8,9 +8,11 @@ APP_PACKAGES=(build-essential cmake pkg-config python3 libimgui-dev libglfw3-dev
 # Open MPI: the CPU measure backend (mpi/), whose tests run 4 ranks under mpirun; optional for the app.
 # python3-jsonschema: checks the shipped scenarios against docs/shardscope.scenario.schema.json.
 # desktop-file-utils, shared-mime-info, groff-base: check the installed launcher, MIME type and man page.
+# appstream (appstreamcli): validates the installed AppStream metadata.
 # x11-utils (xprop): sets the display's Xft.dpi for the HiDPI check.
+# zsh: parses the zsh completion script (bash, which runs the other, is Debian's shell).
 TEST_PACKAGES=(xvfb xauth xdotool libgl1-mesa-dri strace libopenmpi-dev openmpi-bin python3-jsonschema
-               desktop-file-utils shared-mime-info groff-base x11-utils)
+               desktop-file-utils shared-mime-info groff-base appstream x11-utils zsh)
 # The browser build (scripts/web): Debian's Emscripten, the header-only libraries and font it packs
 # in, and Python's web server to try it locally. Its browser test: Debian's Chromium, driven by
 # playwright-core from the npm registry (tests/web/), installed with whatever npm the machine has

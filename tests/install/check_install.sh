@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The installed app on its own: `cmake --install` into a temporary prefix, which is then moved (nothing
 # compiled in may point at it), and the installed binary runs a lesson to a screenshot while strace
-# watches that it opens nothing of the source or build tree. Then the desktop files are checked, and a
+# watches that it opens nothing of the source or build tree. Then the desktop files (launcher, MIME type,
+# AppStream metadata, icons, completions, man page) are checked, and a
 # copy missing one data file, or its whole data folder, must say so once, plainly.
 # usage: check_install.sh BUILD_DIR SOURCE_DIR  (under a display: scripts/test runs ctest in xvfb-run)
 set -euo pipefail
@@ -20,9 +21,20 @@ export XDG_CONFIG_HOME="$work/config"
 for f in bin/shardscope share/shardscope/assets/glossary.json share/shardscope/assets/cheatsheet.json \
          share/shardscope/assets/clusters/dgx-h100.json share/shardscope/lessons/02_data_parallel.json \
          share/applications/shardscope.desktop share/mime/packages/shardscope.xml \
-         share/icons/hicolor/256x256/apps/shardscope.png share/man/man1/shardscope.1; do
+         share/icons/hicolor/scalable/apps/shardscope.svg share/metainfo/org.shardscope.shardscope.metainfo.xml \
+         share/bash-completion/completions/shardscope share/zsh/vendor-completions/_shardscope \
+         share/man/man1/shardscope.1; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+
+# The icon at every size of the hicolor theme a launcher asks for, each PNG the size its folder says.
+for size in 16 24 32 48 64 128 256 512; do
+  icon="$prefix/share/icons/hicolor/${size}x${size}/apps/shardscope.png"
+  [ -e "$icon" ] || fail "not installed: $icon"
+  read -r width height < <(python3 -c 'import struct, sys; d = open(sys.argv[1], "rb").read(24); print(*struct.unpack(">II", d[16:24]))' "$icon")
+  [ "$width $height" = "$size $size" ] || fail "$icon is ${width}x${height}"
+done
+[ -e "$prefix/share/shardscope/assets/icons/hicolor" ] && fail "the theme's icons were copied into the data folder too"
 
 # A lesson, rendered by the installed binary with the trees it was built from out of reach.
 strace -f -qq -e trace=open,openat,stat,newfstatat,access,readlink -o "$work/trace" \
@@ -54,6 +66,13 @@ if command -v update-mime-database > /dev/null; then
   update-mime-database "$prefix/share/mime" 2> "$work/mime.err" || fail "update-mime-database: $(cat "$work/mime.err")"
   grep -q 'application/x-shardscope-scenario' "$prefix/share/mime/types" || fail "MIME type not registered"
 fi
+if command -v appstreamcli > /dev/null; then
+  appstreamcli validate --no-net "$prefix/share/metainfo/org.shardscope.shardscope.metainfo.xml" > "$work/appstream.out" 2>&1 ||
+    fail "appstreamcli validate: $(cat "$work/appstream.out")"
+fi
+# The installed completion script completes from the installed binary's commands.
+bash -c 'source "$1"; COMP_WORDS=(shardscope expo); COMP_CWORD=1; _shardscope; [ "${COMPREPLY[*]}" = export ]' _ \
+  "$prefix/share/bash-completion/completions/shardscope" || fail "the installed bash completion does not complete 'expo'"
 if command -v groff > /dev/null; then
   groff -man -ww -z "$prefix/share/man/man1/shardscope.1" 2> "$work/man.err"
   [ -s "$work/man.err" ] && fail "man page warnings: $(cat "$work/man.err")"
