@@ -79,7 +79,7 @@ TEST_CASE("a file of - is standard input, and export -o - is standard output") {
 
     const RunResult to_stdout = run_shardscope("export --config - --to torchtitan -o - < " + kScenario, dir);
     CHECK(to_stdout.exit_code == 0);
-    CHECK(to_stdout.out.find("[parallelism]") != std::string::npos);
+    CHECK(to_stdout.out.find("config.parallelism = ParallelismConfig(") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir / "-"));
 }
 
@@ -94,20 +94,22 @@ TEST_CASE("output that cannot be written is an error, not a silent success") {
     CHECK(slurp(err) == "shardscope: cannot write to standard output: No space left on device\n");
 }
 
-TEST_CASE("measure takes nccl-tests' spellings: -b8, --minbytes=8, -c 1, -c alone, -o OP") {
+TEST_CASE("measure takes nccl-tests' spellings: -b8, --minbytes=8, -c N, -c alone, -o sum, a binary's name") {
     const auto dir = scratch_dir("cli-measure");
     // Parsed and accepted: without a GPU the command then says what is missing (exit 1), never exit 2.
     for (const std::string flags : {"-b8 -e1M -f2 -n1 -w0 -g0", "--minbytes=8 --maxbytes=1M --stepfactor=2 --iters=1",
-                                    "-c 1 -b 8 -e 1M", "-b 8 -e 1M -c", "--check 0 -e 1M", "-o all_gather -e 1M",
+                                    "-c 1 -b 8 -e 1M", "-c 5 -e 1M", "-b 8 -e 1M -c", "--check 0 -e 1M", "-o sum -d float -e 1M",
+                                    "all_gather_perf -e 1M", "--collective all_gather -e 1M",
                                     "--warmup_iters=0 --ngpus=0 -e 1M"}) {
         CAPTURE(flags);
         const RunResult r = run_shardscope("measure " + flags, dir);
         CHECK(r.exit_code != 2);
         CHECK(r.err.find("usage:") == std::string::npos);
     }
-    RunResult r = run_shardscope("measure -c 2", dir);
+    RunResult r = run_shardscope("measure -c -1", dir);
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "measure: -c: '2' must be 0 or 1\n");  // the rule once, without the whole usage after it
+    // The rule once, without the whole usage after it.
+    CHECK(r.err == "measure: -c: '-1' must be a whole number of iterations to check, 0 (off) or more\n");
     r = run_shardscope("measure -b8X", dir);
     CHECK(r.exit_code == 2);
     CHECK(r.err.rfind("measure: -b: '8X' is not a size", 0) == 0);
@@ -132,7 +134,7 @@ TEST_CASE("the window takes a scenario FILE as its argument, as a desktop's Open
     // A bare word that is no file was meant as a command: said so, and no window tried.
     const RunResult typo = run_shardscope("repot --config " + kScenario, dir);
     CHECK(typo.exit_code == 2);
-    CHECK(typo.err.rfind("shardscope: \"repot\" is neither a command nor a file (commands: bench, convert, export, link, ", 0) == 0);
+    CHECK(typo.err.rfind("shardscope: \"repot\" is neither a command nor a file (commands: bench, completions, convert, export, link, ", 0) == 0);
 }
 
 TEST_CASE("arguments a command does not take are named in the order typed, and a bare scenario file gets its flag") {
@@ -284,4 +286,16 @@ TEST_CASE("convert turns a Hugging Face config into a scenario file with no disp
     const RunResult bare = run_shardscope("convert", dir);
     CHECK(bare.exit_code == 2);
     CHECK(bare.err.rfind("convert: --model is required", 0) == 0);
+}
+
+TEST_CASE("--model with a preset: the preset's own seq_len unless --seq-len says otherwise, which is said") {
+    const auto dir = scratch_dir("seq-len-preset");
+    const std::string preset = "--model '" SHARDSCOPE_SOURCE_DIR "/assets/models/deepseek-v3.json'";
+    const RunResult own = run_shardscope("report " + preset, dir);
+    REQUIRE(own.exit_code == 0);
+    CHECK(own.err.find("as given") == std::string::npos);
+    const RunResult given = run_shardscope("report " + preset + " --seq-len 8192", dir);
+    REQUIRE(given.exit_code == 0);
+    CHECK(given.err.find("seq_len 8192 as given (the preset says 4096)") != std::string::npos);
+    CHECK(given.out != own.out);
 }
