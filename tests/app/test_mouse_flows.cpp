@@ -493,6 +493,38 @@ TEST_CASE("a panel closed by its own close button, clicked by mouse, leaves no h
     CHECK(covered_share(probe) > 0.9);
 }
 
+TEST_CASE("a lesson ends with its window's close button, and with Ctrl+N; Help > Lessons then lists it") {
+    LiveApp app("mouse-lesson-ends", "--lesson data-parallel --step 2");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    Json probe = app.wait_frames(4);
+    REQUIRE(probe["highlighted"] == "mesh");
+    // The lesson window's close button, clicked: the lesson and the mesh's outline end together.
+    const Json lesson = window_of(probe, "lesson");
+    REQUIRE(lesson.is_object());
+    const double font = probe["font_px"].get<double>();
+    REQUIRE(app.click_at(static_cast<int>(lesson["x"].get<double>() + lesson["w"].get<double>() - font * 0.9),
+                         static_cast<int>(lesson["y"].get<double>() + font * 0.7)));
+    probe = app.wait_frames(4);
+    CHECK(probe["highlighted"] == "");
+    CHECK_FALSE(window_of(probe, "lesson").is_object());
+    CHECK(probe["status"].get<std::string>().find("closed with its window") != std::string::npos);
+    // Help > Lessons: the list with the lesson's progress, not its old step over another scenario.
+    REQUIRE(app.choose("Help", "lesson"));
+    probe = app.wait_frames(4);
+    CHECK(panel_state(probe, "lesson").rfind("lesson list | data-parallel 2 of ", 0) == 0);
+    // Back into it from the list, then Ctrl+N: the default scenario replaces the step's, so the
+    // lesson ends and says so.
+    REQUIRE(app.wait_for_item("lesson/list/data-parallel"));
+    REQUIRE(app.click("lesson/list/data-parallel"));
+    probe = app.wait_frames(4);
+    REQUIRE(panel_state(probe, "lesson").rfind("lesson data-parallel step ", 0) == 0);
+    app.key("ctrl+n");
+    probe = app.wait_frames(4);
+    CHECK(probe["highlighted"] == "");
+    CHECK(panel_state(probe, "lesson").rfind("lesson list", 0) == 0);
+    CHECK(probe["status"].get<std::string>().find("its scenario was replaced") != std::string::npos);
+}
+
 #ifdef SHARDSCOPE_TEST_CPU_MPI
 TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size, Run sweep; every row checks") {
     LiveApp app("mouse-measure-cpu", "--show measure");

@@ -523,3 +523,47 @@ TEST_CASE("glossary panel: a link followed has a Back to the term and the search
     CHECK(g.probe_state() == "search \"all-reduce\"");
     CHECK_FALSE(drawn("glossary/back"));
 }
+
+TEST_CASE("closing the lesson's window ends the lesson, its outline with it; the list offers it again") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 2).empty());
+    h.f.frames(2, h.draw);
+    REQUIRE(h.app.registry().highlighted() == "mesh");
+    panel.open = false;  // what the window's close button does
+    h.f.frames(2, h.draw);
+    CHECK(panel.current_lesson() == nullptr);
+    CHECK(h.app.registry().highlighted().empty());
+    CHECK(h.state.ui.status.find("closed with its window") != std::string::npos);
+    // Help > Lessons: the list, with the lesson's progress, not the old step.
+    panel.open = true;
+    h.f.frames(2, h.draw);
+    CHECK(panel.probe_state().rfind("lesson list | data-parallel 2 of ", 0) == 0);
+}
+
+TEST_CASE("a New or an Open replaces the lesson's scenario: the lesson ends and says so; an edit does not") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 2).empty());
+    h.f.frames(2, h.draw);
+    // The learner's own edit on the step: still the step's scenario, changed.
+    Scenario edited = h.state.scenario();
+    edited.training.global_batch *= 2;
+    REQUIRE(h.state.try_apply(edited).empty());
+    h.f.frames(2, h.draw);
+    CHECK(panel.current_lesson() != nullptr);
+    CHECK(h.app.registry().highlighted() == "mesh");
+    // Ctrl+N: the default scenario as a document of its own.
+    h.state.open_document(default_scenario(), "");
+    h.state.ui.status = "New scenario";
+    h.f.frames(2, h.draw);
+    CHECK(panel.current_lesson() == nullptr);
+    CHECK(h.app.registry().highlighted().empty());
+    CHECK(h.state.ui.status.find("New scenario; lesson \"") == 0);
+    CHECK(h.state.ui.status.find("closed: its scenario was replaced") != std::string::npos);
+    // Undo brings the lesson's scenario back, not the lesson: reopening shows the list.
+    h.state.undo();
+    h.f.frames(2, h.draw);
+    CHECK(panel.current_lesson() == nullptr);
+    CHECK(panel.probe_state().rfind("lesson list", 0) == 0);
+}

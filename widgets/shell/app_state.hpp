@@ -131,6 +131,9 @@ public:
     // document of its own, nothing unsaved. Undoing it brings back the document before, its file and
     // what was saved of it, so Ctrl+S never writes one file's scenario into another.
     void open_document(const Scenario& loaded, const std::string& file);
+    // Which document is current: a number that changes with every open (a file, New, a link) and with
+    // undo or redo across one, and with nothing else.
+    [[nodiscard]] size_t document() const noexcept { return history_.tag(); }
     // The current document is now `path` (saved as, or untitled with ""); its earlier states go with it.
     void set_current_file(const std::string& path);
     // Called once per frame after all widgets: commits a finished gesture to the history.

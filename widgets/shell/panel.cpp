@@ -173,6 +173,7 @@ void PanelRegistry::draw_all(AppState& state, float seconds_since_start) {
         return std::find(open_now.begin(), open_now.end(), id) == open_now.end();
     });
     if (one_closed && layout_ == last_layout_ && !open_now.empty()) tile_open_panels();
+    for (const auto& panel : panels_) panel->follow(state);
     last_open_ = std::move(open_now);
     const unsigned layout_before = layout_;
 

@@ -39,6 +39,9 @@ public:
 
     // Draws the panel's contents inside its window (Begin/End are the registry's).
     virtual void draw(AppState& state) = 0;
+    // Called every frame before any window is drawn, open or not: a panel whose state is tied to what
+    // happened elsewhere (a lesson on its step, whose scenario a New or an Open replaced) follows it.
+    virtual void follow(AppState& state) { (void)state; }
     // A named action with a text value, from a lesson step or `--action ID.NAME=VALUE` (e.g. mesh
     // "dim" = "dp_shard", collective "step" = "5"), looked up in the panel's action table and its value
     // read by the one parser. Returns "" when done, else why not ("ID.NAME: rule").

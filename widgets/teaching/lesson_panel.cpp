@@ -91,6 +91,7 @@ std::string LessonPanel::open_lesson(AppState& state, const std::string& id, int
     if (from_outside && !before_lessons_) before_lessons_ = state.scenario();
     const Scenario before = state.scenario();
     lesson_ = static_cast<int>(found - lessons_.begin());
+    open = true;  // a lesson runs in its window (closing the window ends it: follow)
     enter_step(state, step - 1, Entry::fresh);
     // A lesson entered from elsewhere (the list, a glossary link) borrows the learner's scenario: say
     // how to get it back, since the panels now show the lesson's.
@@ -136,6 +137,19 @@ void LessonPanel::next(AppState& state) {
 
 void LessonPanel::back(AppState& state) {
     if (current_lesson() && step_ > 0) enter_step(state, step_ - 1, Entry::fresh);
+}
+
+void LessonPanel::follow(AppState& state) {
+    if (lesson_ < 0) return;
+    const std::string title = lessons_[size_t(lesson_)].title;
+    if (!open) {
+        close_lesson();
+        state.ui.status = "Lesson \"" + title + "\" closed with its window; Help > Lessons offers it again";
+    } else if (state.document() != document_) {
+        close_lesson();
+        state.ui.status += std::string(state.ui.status.empty() ? "" : "; ") + "lesson \"" + title +
+                           "\" closed: its scenario was replaced (Help > Lessons offers it again)";
+    }
 }
 
 void LessonPanel::close_lesson() {
@@ -192,6 +206,7 @@ void LessonPanel::enter_step(AppState& state, int step, Entry how) {
     if (std::string rule = state.try_apply(target); !rule.empty() && state.try_apply(s.scenario).empty())
         action_notes_.push_back("Your edits clash with this step (" + rule + "); loaded the step's scenario.");
     if (nothing_unsaved) adopt_lesson_scenario(state);
+    document_ = state.document();
     apply_panels(s);
     for (const std::string& id : s.panels) {
         Panel* p = registry_.find(id);

@@ -66,6 +66,10 @@ public:
     [[nodiscard]] const std::vector<Lesson>& lessons() const noexcept { return lessons_; }
 
     void draw(AppState& state) override;
+    // A lesson ends when its window is closed (its outline with it), and when the scenario it runs on
+    // is replaced from outside (New, Open, a link, or undo across one): a step never sits over a
+    // scenario that is not its own. Progress is kept, and the list offers the lesson again.
+    void follow(AppState& state) override;
 
     // Opens lesson `id` at step `step` (1-based) with that step's own scenario. "" or why not.
     std::string open_lesson(AppState& state, const std::string& id, int step);
@@ -113,6 +117,7 @@ private:
     std::vector<std::string> load_errors_;
     std::vector<int> reached_;          // per lesson, furthest step seen (1-based; 0 = not started)
     int lesson_ = -1;
+    size_t document_ = 0;  // AppState::document() while the lesson runs
     unsigned long progress_version_ = 0;
     // The scenario the learner had before the first lesson began; the list offers it back after.
     std::optional<Scenario> before_lessons_;
