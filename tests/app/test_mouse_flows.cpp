@@ -525,6 +525,22 @@ TEST_CASE("a lesson ends with its window's close button, and with Ctrl+N; Help >
     CHECK(probe["status"].get<std::string>().find("its scenario was replaced") != std::string::npos);
 }
 
+TEST_CASE("at 1280x720 the Pipeline timeline's tile shows m for the bubble target, stacked, inside the window") {
+    LiveApp app("mouse-pipeline-720", "", 1280, 720);
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("pipeline/readout/m/0"));
+    const Json probe = app.wait_frames(2);
+    const Json pipeline = window_of(probe, "pipeline");
+    REQUIRE(pipeline.is_object());
+    const Json m = probe["items"]["pipeline/readout/m/0"];
+    CAPTURE(m.dump());
+    CHECK(m[0].get<double>() >= pipeline["x"].get<double>());
+    CHECK(m[2].get<double>() <= pipeline["x"].get<double>() + pipeline["w"].get<double>());
+    CHECK(m[3].get<double>() <= pipeline["y"].get<double>() + pipeline["h"].get<double>());
+    // Stacked: the last heading sits rows below the first, not beside it past the tile's edge.
+    CHECK(probe["items"]["pipeline/heading/6"][1].get<double>() > probe["items"]["pipeline/heading/0"][1].get<double>());
+}
+
 #ifdef SHARDSCOPE_TEST_CPU_MPI
 TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size, Run sweep; every row checks") {
     LiveApp app("mouse-measure-cpu", "--show measure");

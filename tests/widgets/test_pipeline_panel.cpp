@@ -398,3 +398,43 @@ TEST_CASE("ticking Compare with over the schedule it shows compares it with anot
     CHECK(h.panel.controls().compare);
     CHECK(h.panel.controls().compare_schedule == Schedule::one_f_one_b);
 }
+
+TEST_CASE("the read-out in a third of the window stacks its figures; every one, m for the bubble too, in reach") {
+    ImGuiFixture f;
+    ui::AppState state;
+    ui::PipelinePanel panel{ui::Placement{}, true};
+    REQUIRE(panel.act(state, "compare", "zb-h1").empty());
+    float width = 1600;
+    const auto frame = [&] {
+        f.frame([&] {
+            ImGui::SetNextWindowPos(ImVec2(0, 0));
+            ImGui::SetNextWindowSize(ImVec2(width, 700));
+            ImGui::Begin("pipeline");
+            panel.draw(state);
+            ImGui::End();
+        });
+    };
+    frame();
+    frame();
+    // Wide: one row of headings, a row per schedule.
+    auto first = ui::find_item_rect("pipeline/heading/0"), last = ui::find_item_rect("pipeline/heading/6");
+    REQUIRE(first);
+    REQUIRE(last);
+    CHECK(last->y0 == doctest::Approx(first->y0));
+    // A third of a 1,280 px window, as the default layout tiles it: a row per figure, the schedules
+    // as columns, and the micro-batches for the target inside the window for both.
+    width = 1280.0f / 3.0f;
+    frame();
+    frame();
+    first = ui::find_item_rect("pipeline/heading/0");
+    last = ui::find_item_rect("pipeline/heading/6");
+    REQUIRE(first);
+    REQUIRE(last);
+    CHECK(last->y0 > first->y0 + 5 * ImGui::GetTextLineHeight());
+    for (const char* key : {"pipeline/readout/m/0", "pipeline/readout/m/1"}) {
+        CAPTURE(key);
+        const auto m = ui::find_item_rect(key);
+        REQUIRE(m);
+        CHECK(m->x1 <= width);
+    }
+}

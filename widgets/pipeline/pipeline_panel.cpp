@@ -490,64 +490,72 @@ std::string PipelinePanel::lane_title(int lane) const {
 }
 
 // One row of the read-out table: every figure comes from the simulated timeline or core's closed forms.
-void PipelinePanel::draw_lane_readout(int lane) {
+// One figure of one schedule's read-out: column 0 the schedule, 1 makespan, 2 and 3 the bubble
+// simulated and by formula, 4 and 5 the activation peak, 6 the micro-batches for the bubble target.
+void PipelinePanel::draw_readout_cell(int lane, int column) {
     const Lane& l = lanes_[lane];
     const PipelineSpec& spec = l.spec;
     const PipelineTimeline& t = l.timeline;
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(schedule_display_name(spec.schedule));
-    if (parameter_copies(spec.schedule) > 1) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("x%d weights", parameter_copies(spec.schedule));
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("DualPipe keeps two copies of the parameters (one per direction)");
-    }
-    ImGui::TableNextColumn();
-    if (!t.ok()) {
-        // The reason goes under the table (a long line here would widen the column).
-        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "rejected");
+    if (column == 0) {
+        ImGui::TextUnformatted(schedule_display_name(spec.schedule));
+        if (parameter_copies(spec.schedule) > 1) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("x%d weights", parameter_copies(spec.schedule));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("DualPipe keeps two copies of the parameters (one per direction)");
+        }
         return;
     }
-    ImGui::TextUnformatted(format_seconds(t.makespan).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_percent(t.bubble_fraction).c_str());
-
-    ImGui::TableNextColumn();
-    const double closed = closed_form_bubble_fraction(spec.schedule, spec.stages, spec.microbatches,
-                                                      spec.virtual_stages, first_stage_cost(spec));
-    const bool exact = stages_equal(spec) && spec.p2p_time == 0;
-    ImGui::Text("%s%s", format_percent(closed).c_str(), exact ? "" : "*");
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", closed_form_bubble_text(spec.schedule));
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", exact ? "Closed form of the schedule's source, as a share of the step"
-                                      : "* The closed form assumes equal stages (stage 0's costs) and no p2p time;\n"
-                                        "the measured figure includes the imbalance and the communication");
-
-    ImGui::TableNextColumn();
+    if (!t.ok()) {
+        // The reason goes under the table (a long line here would widen the column).
+        if (column == 1) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "rejected");
+        return;
+    }
     const auto peak = std::max_element(t.peak_activation_microbatches.begin(), t.peak_activation_microbatches.end());
     const std::size_t peak_stage = static_cast<std::size_t>(peak - t.peak_activation_microbatches.begin());
-    ImGui::Text("%.4g on stage %zu", *peak, peak_stage);
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Micro-batches whose activations stage %zu holds at once, at its peak", peak_stage);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_memory(l.activation_bytes[peak_stage]).c_str());
-    if (l.activation_bytes.empty() && ImGui::IsItemHovered())
-        ImGui::SetTooltip("Needs the scenario's architecture and no more stages than it has layers");
-
-    ImGui::TableNextColumn();
-    // The simulated schedule's answer first (it sees unequal stages and p2p time), the closed form's beside it.
-    const int simulated = l.microbatches_for_target;
-    const int closed_form = min_microbatches_for_bubble(spec, controls_.bubble_target);
-    if (simulated > 0) ImGui::Text("%d", simulated);
-    else ImGui::TextDisabled("none");
-    ImGui::SameLine();
-    if (closed_form > 0) ImGui::TextDisabled("(closed form %d)", closed_form);
-    else ImGui::TextDisabled("(closed form: none)");
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Fewest micro-batches whose simulated bubble (this schedule, these stage costs and p2p\n"
-                          "time) is under the target; \"none\" when unequal stages keep the others idle longer\n"
-                          "than that at any count. The closed form assumes equal stages and no p2p time.");
+    switch (column) {
+        case 1: ImGui::TextUnformatted(format_seconds(t.makespan).c_str()); break;
+        case 2: ImGui::TextUnformatted(format_percent(t.bubble_fraction).c_str()); break;
+        case 3: {
+            const double closed = closed_form_bubble_fraction(spec.schedule, spec.stages, spec.microbatches,
+                                                              spec.virtual_stages, first_stage_cost(spec));
+            const bool exact = stages_equal(spec) && spec.p2p_time == 0;
+            ImGui::Text("%s%s", format_percent(closed).c_str(), exact ? "" : "*");
+            ImGui::SameLine();
+            ImGui::TextDisabled("%s", closed_form_bubble_text(spec.schedule));
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%s", exact ? "Closed form of the schedule's source, as a share of the step"
+                                              : "* The closed form assumes equal stages (stage 0's costs) and no p2p time;\n"
+                                                "the measured figure includes the imbalance and the communication");
+            break;
+        }
+        case 4:
+            ImGui::Text("%.4g on stage %zu", *peak, peak_stage);
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("Micro-batches whose activations stage %zu holds at once, at its peak", peak_stage);
+            break;
+        case 5:
+            ImGui::TextUnformatted(l.activation_bytes.empty() ? "n/a" : format_memory(l.activation_bytes[peak_stage]).c_str());
+            if (l.activation_bytes.empty() && ImGui::IsItemHovered())
+                ImGui::SetTooltip("Needs the scenario's architecture and no more stages than it has layers");
+            break;
+        case 6: {
+            // The simulated schedule's answer first (it sees unequal stages and p2p time), the closed form's beside it.
+            const int simulated = l.microbatches_for_target;
+            const int closed_form = min_microbatches_for_bubble(spec, controls_.bubble_target);
+            if (simulated > 0) ImGui::Text("%d", simulated);
+            else ImGui::TextDisabled("none");
+            note_last_item("pipeline/readout/m/" + std::to_string(lane));
+            ImGui::SameLine();
+            if (closed_form > 0) ImGui::TextDisabled("(closed form %d)", closed_form);
+            else ImGui::TextDisabled("(closed form: none)");
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("Fewest micro-batches whose simulated bubble (this schedule, these stage costs and p2p\n"
+                                  "time) is under the target; \"none\" when unequal stages keep the others idle longer\n"
+                                  "than that at any count. The closed form assumes equal stages and no p2p time.");
+            break;
+        }
+        default: break;
+    }
 }
 
 std::string PipelinePanel::probe_state() const {
@@ -612,45 +620,90 @@ void PipelinePanel::draw_source_line(AppState& state) {
         text_wrapped_coloured(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Not taken: " + use_schedule_error_);
 }
 
-void PipelinePanel::draw_readout() {
-    // A narrow tile scrolls the table sideways rather than clipping its last columns.
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                  ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+namespace {
+// The read-out's headings and what each figure is, said on hover: which bubble, counted how.
+struct ReadoutColumn {
+    const char* name;
+    const char* meaning;
+};
+std::vector<ReadoutColumn> readout_columns(const std::string& target) {
+    return {
+        {"Schedule", "The pipeline schedule of this row (the second row: the one compared with it)."},
+        {"Makespan", "One step of the simulated pipeline: from the first forward on stage 0 to the last\n"
+                     "op on any stage, p2p time included."},
+        {"Bubble: idle share", "The step bubble, simulated: idle time summed over all stages within the\n"
+                               "makespan, divided by stages x makespan. It sees unequal stages and p2p time."},
+        {"Bubble: closed form", "The step bubble by the schedule's formula (its source's, shown beside the\n"
+                                "figure), as a share of the step; equal stages and no p2p time assumed."},
+        {"Peak in flight", "The most micro-batches whose activations one stage holds at once (forward\n"
+                           "done, weight gradient not yet), and the stage where that peak is."},
+        {"Activations at peak", "That stage's activation memory at its peak (GiB), from the scenario's model."},
+        {target.c_str(), "m: micro-batches per step. The fewest that bring the simulated step bubble under\n"
+                         "the target (set below), with the closed form's answer beside it."},
+    };
+}
+
+// The widest text each figure's cell holds, for the wide table's width.
+constexpr const char* kReadoutSamples[] = {"Interleaved 1F1B", "00.0 ms", "00.0%", "00.0%* (p-1)/(m+p-1)/v",
+                                           "0000 on stage 00", "000 GiB", "0000 (closed form 0000)"};
+
+void heading(const ReadoutColumn& c, const std::string& key) {
+    ImGui::TableHeader(c.name);
+    note_last_item(key);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.meaning);
+}
+}  // namespace
+
+float PipelinePanel::readout_wide_width(const std::string& target) const {
+    const std::vector<ReadoutColumn> columns = readout_columns(target);
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float height = static_cast<float>(lane_count() + 1) * (ImGui::GetTextLineHeight() + 2.0f * style.CellPadding.y) +
-                         style.ScrollbarSize + 4.0f;
-    if (ImGui::BeginTable("readout", 7, flags, ImVec2(0.0f, height))) {
-        const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
-        // Each heading says on hover what its figure is: which bubble, counted how.
-        const struct {
-            const char* name;
-            const char* meaning;
-        } columns[] = {
-            {"Schedule", "The pipeline schedule of this row (the second row: the one compared with it)."},
-            {"Makespan", "One step of the simulated pipeline: from the first forward on stage 0 to the last\n"
-                         "op on any stage, p2p time included."},
-            {"Bubble: idle share", "The step bubble, simulated: idle time summed over all stages within the\n"
-                                   "makespan, divided by stages x makespan. It sees unequal stages and p2p time."},
-            {"Bubble: closed form", "The step bubble by the schedule's formula (its source's, shown beside the\n"
-                                    "figure), as a share of the step; equal stages and no p2p time assumed."},
-            {"Peak in flight", "The most micro-batches whose activations one stage holds at once (forward\n"
-                               "done, weight gradient not yet), and the stage where that peak is."},
-            {"Activations at peak", "That stage's activation memory at its peak (GiB), from the scenario's model."},
-            {target.c_str(), "m: micro-batches per step. The fewest that bring the simulated step bubble under\n"
-                             "the target (set below), with the closed form's answer beside it."},
-        };
-        for (const auto& c : columns)
-            ImGui::TableSetupColumn(c.name, c.name == target.c_str() ? ImGuiTableColumnFlags_WidthStretch : 0);
-        ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-        for (int i = 0; i < IM_ARRAYSIZE(columns); ++i) {
-            ImGui::TableSetColumnIndex(i);
-            ImGui::TableHeader(columns[i].name);
-            note_last_item(std::string("pipeline/heading/") + std::to_string(i));
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", columns[i].meaning);
-        }
-        for (int lane = 0; lane < lane_count(); ++lane) draw_lane_readout(lane);
-        ImGui::EndTable();
+    float width = 0;
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        width += std::max(ImGui::CalcTextSize(columns[i].name).x, ImGui::CalcTextSize(kReadoutSamples[i]).x) +
+                 2.0f * style.CellPadding.x + 1.0f;
+    return 1.1f * width;  // room for a closed form longer than the sample
+}
+
+void PipelinePanel::draw_readout_wide(const std::string& target) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    const std::vector<ReadoutColumn> columns = readout_columns(target);
+    if (!ImGui::BeginTable("readout", static_cast<int>(columns.size()), flags)) return;
+    for (const ReadoutColumn& c : columns) ImGui::TableSetupColumn(c.name);
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        ImGui::TableSetColumnIndex(static_cast<int>(i));
+        heading(columns[i], "pipeline/heading/" + std::to_string(i));
     }
+    for (int lane = 0; lane < lane_count(); ++lane) {
+        ImGui::TableNextRow();
+        for (int column = 0; column < static_cast<int>(columns.size()); ++column) {
+            ImGui::TableNextColumn();
+            draw_readout_cell(lane, column);
+        }
+    }
+    ImGui::EndTable();
+}
+
+void PipelinePanel::draw_readout_stacked(const std::string& target) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    const std::vector<ReadoutColumn> columns = readout_columns(target);
+    if (!ImGui::BeginTable("readout", 1 + lane_count(), flags)) return;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        ImGui::TableNextRow(i == 0 ? ImGuiTableRowFlags_Headers : 0);
+        ImGui::TableNextColumn();
+        heading(columns[i], "pipeline/heading/" + std::to_string(i));
+        for (int lane = 0; lane < lane_count(); ++lane) {
+            ImGui::TableNextColumn();
+            draw_readout_cell(lane, static_cast<int>(i));
+        }
+    }
+    ImGui::EndTable();
+}
+
+void PipelinePanel::draw_readout() {
+    const std::string target = "m for bubble < " + format_percent(controls_.bubble_target);
+    if (ImGui::GetContentRegionAvail().x >= readout_wide_width(target)) draw_readout_wide(target);
+    else draw_readout_stacked(target);
     for (int lane = 0; lane < lane_count(); ++lane)
         if (!lanes_[lane].timeline.ok())
             ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s: %s", schedule_display_name(lanes_[lane].spec.schedule),

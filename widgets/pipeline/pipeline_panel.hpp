@@ -114,7 +114,12 @@ private:
     // rule it breaks otherwise, and the scenario stays.
     std::string use_schedule_in_scenario(AppState& state);
     void draw_readout();
-    void draw_lane_readout(int lane);
+    // The read-out's figures: a row per schedule in a wide tile, a row per figure (the schedules as
+    // columns) in one too narrow for that, so the last figure is never out of reach.
+    void draw_readout_wide(const std::string& target);
+    void draw_readout_stacked(const std::string& target);
+    [[nodiscard]] float readout_wide_width(const std::string& target) const;
+    void draw_readout_cell(int lane, int column);
     void draw_stage_table(float width, float height);
     void draw_canvas(float width, float height);
     void handle_zoom_and_pan(float x0, float x1, bool hovered, bool active);
