@@ -13,11 +13,12 @@ namespace shardscope {
 namespace {
 
 // The knobs in the order of what they cost (see the header); a candidate picks one option per knob.
-enum Knob { kZero, kMicroBatch, kRecompute, kTp, kPp, kKnobCount };
-constexpr const char* kKnobNames[kKnobCount] = {"zero", "micro_batch", "recompute", "tp", "pp"};
+enum Knob { kSchedule, kZero, kMicroBatch, kRecompute, kTp, kPp, kKnobCount };
+constexpr const char* kKnobNames[kKnobCount] = {"schedule", "zero", "micro_batch", "recompute", "tp", "pp"};
 
 // Option 0 of every knob is "leave it as it is".
 struct KnobOptions {
+    std::vector<Schedule> schedule;
     std::vector<int> zero;
     std::vector<int64_t> micro_batch;
     std::vector<TrainingSpec> recompute;  // the recompute and, on the fused stack, its modules
@@ -83,6 +84,12 @@ std::vector<TrainingSpec> recompute_options(const Scenario& s) {
 KnobOptions options_for(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
     KnobOptions o;
+    o.schedule.push_back(s.training.schedule);
+    // 1F1B holds at most p micro-batches a stage; the schedules that hold more (or, DualPipe, two
+    // parameter copies) may switch to it. Interleaving holds less than p already.
+    const Schedule now = s.training.schedule;
+    if (p.pp > 1 && now != Schedule::one_f_one_b && now != Schedule::interleaved_1f1b && now != Schedule::zb_h1)
+        o.schedule.push_back(Schedule::one_f_one_b);
     o.zero.push_back(p.zero);
     // ZeRO needs somebody to shard with: a data-parallel or CP group.
     if (data_parallel(p) * p.cp > 1)
@@ -110,6 +117,8 @@ struct Candidate {
 bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[kKnobCount], Candidate& out) {
     Scenario c = s;
     std::vector<KnobChange> changes;
+    c.training.schedule = o.schedule[static_cast<size_t>(pick[kSchedule])];
+    if (pick[kSchedule] != 0) c.training.virtual_stages = 1;
     c.training.micro_batch = o.micro_batch[static_cast<size_t>(pick[kMicroBatch])];
     const TrainingSpec& recompute = o.recompute[static_cast<size_t>(pick[kRecompute])];
     c.training.recompute = recompute.recompute;
@@ -123,6 +132,9 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
     if (pick[kZero] != 0) c = with_zero_stage(c, o.zero[static_cast<size_t>(pick[kZero])]);
     else if (c.parallel.zero == 0 && c.parallel.dp_shard > 1) return false;
 
+    if (pick[kSchedule] != 0)
+        changes.push_back({kKnobNames[kSchedule], std::string(to_string(s.training.schedule)),
+                           std::string(to_string(c.training.schedule))});
     if (pick[kZero] != 0) changes.push_back({kKnobNames[kZero], std::to_string(s.parallel.zero), std::to_string(c.parallel.zero)});
     if (pick[kMicroBatch] != 0)
         changes.push_back({kKnobNames[kMicroBatch], std::to_string(s.training.micro_batch),
@@ -142,7 +154,8 @@ bool make_candidate(const Scenario& s, const KnobOptions& o, const int (&pick)[k
 // Every candidate, grouped by how many knobs it turns: result[k] holds the k-knob candidates.
 std::vector<std::vector<Candidate>> candidates_by_knob_count(const Scenario& s) {
     const KnobOptions o = options_for(s);
-    const int sizes[kKnobCount] = {static_cast<int>(o.zero.size()), static_cast<int>(o.micro_batch.size()),
+    const int sizes[kKnobCount] = {static_cast<int>(o.schedule.size()), static_cast<int>(o.zero.size()),
+                                   static_cast<int>(o.micro_batch.size()),
                                    static_cast<int>(o.recompute.size()), static_cast<int>(o.tp_factor.size()),
                                    static_cast<int>(o.pp_factor.size())};
     std::vector<std::vector<Candidate>> levels(kKnobCount + 1);

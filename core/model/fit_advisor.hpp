@@ -3,6 +3,9 @@
 // it has. Every candidate is re-costed with build_report, so the advice and the report never disagree.
 //
 // The knobs, cheapest first (what each one costs is why it sits where it does):
+//   0. a pipeline schedule that holds fewer micro-batches (GPipe, ZB-H2 or DualPipe -> 1F1B, which
+//      keeps at most p in flight on a stage; Narayanan et al. 2021, section 2.2.1): the same work,
+//      a bubble of its own, and DualPipe's second parameter copy gone;
 //   1. a higher ZeRO stage: more data-parallel traffic, the same compute;
 //   2. a smaller micro-batch: fewer activations held, more micro-batches (and a different bubble);
 //   3. selective, then full recompute: re-runs part, then all, of the forward in the backward;
@@ -29,7 +32,7 @@ namespace shardscope {
 
 // One knob's change, e.g. {"zero", "0", "3"}: text = "zero 0 -> 3".
 struct KnobChange {
-    std::string knob;  // zero, micro_batch, recompute, tp, pp
+    std::string knob;  // schedule, zero, micro_batch, recompute, tp, pp
     std::string from;
     std::string to;
     [[nodiscard]] std::string text() const { return knob + " " + from + " -> " + to; }

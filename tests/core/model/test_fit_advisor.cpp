@@ -181,3 +181,36 @@ TEST_CASE("fit advice: leftover GPUs count as the replicas they are") {
           "zero 0 -> 3, recompute none -> selective (core_attn, layernorm), tp 1 -> 4, dp_shard 1 -> 16, dp_replicate 64 -> 1");
     CHECK(a.scenario.parallel.product() == 64);
 }
+
+TEST_CASE("fit advice: GPipe over 32 micro-batches is offered 1F1B, which fits at GPipe's speed, before full recompute") {
+    // The pipeline lesson's GPipe step: Llama 3 8B on one node of 8 H100s, tp 2 x pp 4, 32 micro-batches.
+    // GPipe keeps all 32 micro-batches' activations on each stage (62 GiB of them on the last, 90.6
+    // GiB in all); 1F1B keeps at most p = 4 (Narayanan et al. 2021, section 2.2.1) with the same
+    // bubble, (p - 1) / (m + p - 1), and the same work, so it is the fastest fix.
+    Scenario s = default_scenario();
+    s.cluster.nodes = 1;
+    s.parallel.tp = 2;
+    s.parallel.pp = 4;
+    s.parallel.dp_shard = 1;
+    s.parallel.dp_replicate = 1;
+    s.parallel.zero = 0;
+    s.training.global_batch = 32;
+    s.training.micro_batch = 1;
+    s.training.schedule = Schedule::gpipe;
+    s.training.recompute = Recompute::selective;
+    REQUIRE(validate_scenario(s).empty());
+    const Report gpipe = build_report(s);
+    REQUIRE_FALSE(gpipe.fits);
+    const FitAdvice a = advise_fit(s);
+    REQUIRE(a.found);
+    CHECK(a.summary() == "schedule gpipe -> 1f1b");
+    CHECK(a.scenario.training.schedule == Schedule::one_f_one_b);
+    CHECK(build_report(a.scenario).fits);
+    // Full recompute would fit too, but re-runs the forward: slower than the schedule's switch.
+    Scenario full = s;
+    full.training.recompute = Recompute::full;
+    const Report recomputed = build_report(full);
+    REQUIRE(recomputed.fits);
+    CHECK(*a.step_s < *recomputed.time.step);
+    CHECK(*a.step_s == doctest::Approx(*gpipe.time.step).epsilon(0.02));
+}
