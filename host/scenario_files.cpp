@@ -2,6 +2,7 @@
 
 #include "host/file_io.hpp"
 #include "core/export/step_trace.hpp"
+#include "core/model/fit_advisor.hpp"
 #include "core/scenario/model_import.hpp"
 
 #include <filesystem>
@@ -33,11 +34,14 @@ bool import_model_text(ui::AppState& state, const std::string& path, const std::
     }
     Scenario candidate = state.scenario();
     candidate.model = *im.model;
-    if (const std::string rule = validate_scenario(candidate); !rule.empty()) {
-        state.show_error("Model not taken: " + im.model->name, "The current layout cannot run it: " + rule);
+    // A layout made for the last model may not run this one: it moves to the nearest that does, and
+    // the status line names what moved.
+    const CarriedLayout carried = carry_layout_to_model(candidate);
+    if (!carried.rule.empty()) {
+        state.show_error("Model not taken: " + im.model->name, "The current layout cannot run it: " + carried.rule);
         return false;
     }
-    state.replace(candidate);
+    state.replace(carried.scenario);
     state.ui.file_dialog_dir = std::filesystem::path(path).parent_path().string();
     std::string status = "Imported model " + im.model->name + " from " + path;
     if (!seq_len && !from_preset)
@@ -46,6 +50,7 @@ bool import_model_text(ui::AppState& state, const std::string& path, const std::
         status += " at seq_len " + std::to_string(*seq_len);
     else if (!im.notes.empty())
         status += " (" + im.notes.front() + ")";
+    if (!carried.changes.empty()) status += "; the layout moved to run it: " + changes_text(carried.changes);
     state.ui.status = status;
     return true;
 }

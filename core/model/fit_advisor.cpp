@@ -222,6 +222,91 @@ Scenario with_zero_stage(const Scenario& s, int zero) {
     return c;
 }
 
+namespace {
+
+// Halves `dim` and doubles dp_replicate, keeping the world; false when it is 1 or odd.
+bool halve_into_replicas(int64_t& dim, ParallelSpec& p) {
+    if (dim < 2 || dim % 2 != 0) return false;
+    dim /= 2;
+    p.dp_replicate *= 2;
+    return true;
+}
+
+bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+
+// One step toward a layout the model runs, for the rule validate_scenario gave; false when the rule
+// is none these knobs can meet.
+bool ease_rule(Scenario& c, const std::string& rule) {
+    ParallelSpec& p = c.parallel;
+    TrainingSpec& t = c.training;
+    if (starts_with(rule, "training.virtual_stages:") && rule.find("model chunks exceeds layers") != std::string::npos) {
+        const int64_t units = c.model.layers + (p.embedding_in_pipeline_split ? 1 : 0) + (p.loss_in_pipeline_split ? 1 : 0);
+        const int64_t most = units / std::max<int64_t>(1, p.pp);
+        if (most >= 2) {
+            t.virtual_stages = std::min(t.virtual_stages - 1, most);
+        } else {
+            t.schedule = Schedule::one_f_one_b;
+            t.virtual_stages = 1;
+        }
+        return true;
+    }
+    if (starts_with(rule, "parallel.pp:")) {
+        if (!halve_into_replicas(p.pp, p)) return false;
+        if (p.pp == 1) {  // no pipeline left: its schedule and split go with it
+            t.schedule = Schedule::one_f_one_b;
+            t.virtual_stages = 1;
+            p.first_stage_layers = p.last_stage_layers = 0;
+        }
+        return true;
+    }
+    if (starts_with(rule, "parallel.first_stage_layers:") || starts_with(rule, "parallel.last_stage_layers:")) {
+        p.first_stage_layers = p.last_stage_layers = 0;  // an uneven split of the old model's layers
+        return true;
+    }
+    if (starts_with(rule, "parallel.tp:")) return halve_into_replicas(p.tp, p);
+    if (starts_with(rule, "parallel.cp:")) return halve_into_replicas(p.cp, p);
+    if (starts_with(rule, "parallel.ep:")) {
+        if (p.ep < 2) return false;
+        p.ep = c.model.is_moe() && p.ep % 2 == 0 ? p.ep / 2 : 1;  // ep borrows its ranks: nothing to give back
+        return true;
+    }
+    return false;
+}
+
+// The fields carry_layout_to_model may move, each named once as it went from `before` to `after`.
+std::vector<KnobChange> layout_changes(const Scenario& before, const Scenario& after) {
+    std::vector<KnobChange> out;
+    const ParallelSpec &a = before.parallel, &b = after.parallel;
+    const auto add = [&](const char* knob, int64_t from, int64_t to) {
+        if (from != to) out.push_back({knob, std::to_string(from), std::to_string(to)});
+    };
+    if (before.training.schedule != after.training.schedule)
+        out.push_back({"schedule", std::string(to_string(before.training.schedule)), std::string(to_string(after.training.schedule))});
+    add("virtual_stages", before.training.virtual_stages, after.training.virtual_stages);
+    add("pp", a.pp, b.pp);
+    add("first_stage_layers", a.first_stage_layers, b.first_stage_layers);
+    add("last_stage_layers", a.last_stage_layers, b.last_stage_layers);
+    add("tp", a.tp, b.tp);
+    add("cp", a.cp, b.cp);
+    add("ep", a.ep, b.ep);
+    for (KnobChange& moved : data_parallel_changes(before, after)) out.push_back(std::move(moved));
+    return out;
+}
+
+}  // namespace
+
+CarriedLayout carry_layout_to_model(const Scenario& s) {
+    CarriedLayout out;
+    out.scenario = s;
+    // Each step lowers one knob; a layout has fewer than 64 halvings in it.
+    for (int step = 0; step < 64; ++step) {
+        out.rule = validate_scenario(out.scenario);
+        if (out.rule.empty() || !ease_rule(out.scenario, out.rule)) break;
+    }
+    out.changes = layout_changes(s, out.scenario);
+    return out;
+}
+
 FitAdvice advise_fit(const Scenario& s) {
     FitAdvice advice;
     const Report base = build_report(s);

@@ -69,6 +69,19 @@ struct FitAdvice {
 // panel's ZeRO control and the advisor make.
 [[nodiscard]] Scenario with_zero_stage(const Scenario& s, int zero);
 
+// A layout carried onto a model it cannot run as it is (a model imported over a scenario laid out
+// for another): each knob the new model's shape rules out comes down to the nearest value that runs,
+// the rule that refused it telling which (virtual stages to what the layers allow, else 1F1B without
+// them; pp, tp and cp halved, their factor going to dp_replicate so the world stays the same; ep
+// halved, or 1 for a dense model). `rule` is "" when the result passes validate_scenario, else the
+// rule no knob here can meet.
+struct CarriedLayout {
+    Scenario scenario;
+    std::vector<KnobChange> changes;  // every field moved, as the advice names them
+    std::string rule;
+};
+[[nodiscard]] CarriedLayout carry_layout_to_model(const Scenario& s);
+
 // The data-parallel dims that differ between two scenarios ("dp_shard 128 -> 1"), in mesh order: what
 // with_zero_stage moves besides the stage, which a control that does it must say.
 [[nodiscard]] std::vector<KnobChange> data_parallel_changes(const Scenario& before, const Scenario& after);

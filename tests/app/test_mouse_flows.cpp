@@ -541,6 +541,32 @@ TEST_CASE("at 1280x720 the Pipeline timeline's tile shows m for the bubble targe
     CHECK(probe["items"]["pipeline/heading/6"][1].get<double>() > probe["items"]["pipeline/heading/0"][1].get<double>());
 }
 
+TEST_CASE("File > Import model over a layout the model cannot run carries the layout to the nearest that runs") {
+    // Llama 3 405B as Meta split it: 16 stages x 8 chunks over 126 layers + embedding + loss. An 8B
+    // of 32 layers allows 2 chunks a stage; the import says so and takes the model.
+    std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/examples/llama3-405b-16k-h100.json");
+    Json scenario = Json::parse(in);
+    scenario["parallel"]["embedding_in_pipeline_split"] = true;
+    scenario["parallel"]["loss_in_pipeline_split"] = true;
+    scenario["training"]["schedule"] = "interleaved-1f1b";
+    scenario["training"]["virtual_stages"] = 8;
+    const auto file = scratch_dir("mouse-import-carry-input") / "interleaved-405b.json";
+    std::ofstream(file) << scenario.dump(2);
+    LiveApp app("mouse-import-carry", "--config '" + file.string() + "' --show scenario");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_frames(2)["scenario"]["training"]["virtual_stages"] == 8);
+    REQUIRE(app.choose("File", "import"));
+    REQUIRE(app.wait_for_item("file/name"));
+    REQUIRE(app.click("file/name"));
+    app.type(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/models/llama3-8b.json");
+    app.key("Return");
+    const Json probe = app.wait_frames(6);
+    CHECK(probe["scenario"]["model"]["name"] == "Llama 3 8B");
+    CHECK(probe["scenario"]["training"]["virtual_stages"] == 2);
+    CHECK(probe["scenario"]["parallel"]["pp"] == 16);
+    CHECK(probe["status"].get<std::string>().find("the layout moved to run it: virtual_stages 8 -> 2") != std::string::npos);
+}
+
 #ifdef SHARDSCOPE_TEST_CPU_MPI
 TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size, Run sweep; every row checks") {
     LiveApp app("mouse-measure-cpu", "--show measure");

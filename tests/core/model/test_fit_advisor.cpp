@@ -214,3 +214,49 @@ TEST_CASE("fit advice: GPipe over 32 micro-batches is offered 1F1B, which fits a
     CHECK(*a.step_s < *recomputed.time.step);
     CHECK(*a.step_s == doctest::Approx(*gpipe.time.step).epsilon(0.02));
 }
+
+TEST_CASE("a layout carried onto a model it cannot run: the nearest that runs, every moved field named") {
+    // Interleaved 1F1B with 20 chunks a stage on 4 stages (80 layers' worth), then an 8B of 32 layers:
+    // 4 x 20 = 80 chunks exceed them; 8 a stage is the most 32 layers allow.
+    Scenario s = default_scenario();  // Llama 3 8B: 32 layers, 32 heads (8 kv)
+    s.cluster.nodes = 4;
+    s.parallel.tp = 1;
+    s.parallel.pp = 4;
+    s.parallel.dp_shard = 8;
+    s.parallel.dp_replicate = 1;
+    s.training.schedule = Schedule::interleaved_1f1b;
+    s.training.virtual_stages = 20;
+    s.training.global_batch = 256;
+    REQUIRE_FALSE(validate_scenario(s).empty());
+    CarriedLayout c = carry_layout_to_model(s);
+    CHECK(c.rule.empty());
+    CHECK(changes_text(c.changes) == "virtual_stages 20 -> 8");
+    CHECK(validate_scenario(c.scenario).empty());
+    // TP 16 over 32 heads and 8 KV heads: 8 is the largest that divides both; the replicas take the 2.
+    s = default_scenario();
+    s.cluster.nodes = 4;
+    s.parallel.tp = 16;
+    s.parallel.pp = 1;
+    s.parallel.dp_shard = 2;
+    s.parallel.dp_replicate = 1;
+    s.training.schedule = Schedule::one_f_one_b;
+    c = carry_layout_to_model(s);
+    CHECK(c.rule.empty());
+    CHECK(changes_text(c.changes) == "tp 16 -> 8, dp_replicate 1 -> 2");
+    CHECK(c.scenario.cluster.gpu_count() == 32);
+    // 64 stages over 32 layers: 32, the pipeline's schedule kept; a dense model drops ep.
+    s = default_scenario();
+    s.cluster.nodes = 8;
+    s.parallel.tp = 1;
+    s.parallel.pp = 64;
+    s.parallel.dp_shard = 1;
+    s.parallel.dp_replicate = 1;
+    c = carry_layout_to_model(s);
+    CHECK(c.rule.empty());
+    CHECK(changes_text(c.changes) == "pp 64 -> 32, dp_replicate 1 -> 2");
+    // What no knob here can meet is said, and nothing claims to run it.
+    s = default_scenario();
+    s.model.seq_len = 0;
+    c = carry_layout_to_model(s);
+    CHECK_FALSE(c.rule.empty());
+}
