@@ -94,6 +94,7 @@ std::optional<int> Session::start(const StartOptions& options) {
         } else if (options.link_scenario) {
             // A lesson step brings its own scenario; a link's, when it has one, is what was on screen.
             state.open_document(*options.link_scenario, "");
+            if (lessons_) lessons_->stay_over_current_scenario(state);
         }
     }
     if (!showed_requested_panels(options)) return refused_;

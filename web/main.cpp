@@ -490,7 +490,10 @@ void open_link(WebApp& app, const std::string& address) {
     if (std::string why = host::open_requested_lesson(app.ui.registry(), app.state); !why.empty())
         app.state.show_error(kLinkRefused, "link: lesson: " + why);
     // A lesson step brings its own scenario; the link's, when it has one, is what was on screen.
-    if (link->scenario) app.state.open_document(*link->scenario, "");
+    if (link->scenario) {
+        app.state.open_document(*link->scenario, "");
+        if (app.lessons) app.lessons->stay_over_current_scenario(app.state);
+    }
 }
 
 }  // namespace

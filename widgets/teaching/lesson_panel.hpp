@@ -70,6 +70,9 @@ public:
     // is replaced from outside (New, Open, a link, or undo across one): a step never sits over a
     // scenario that is not its own. Progress is kept, and the list offers the lesson again.
     void follow(AppState& state) override;
+    // The step runs over the document now current: a link that brings a lesson step and the scenario
+    // that was on screen with it opens that scenario after the step, which must not end the lesson.
+    void stay_over_current_scenario(const AppState& state) noexcept { document_ = state.document(); }
 
     // Opens lesson `id` at step `step` (1-based) with that step's own scenario. "" or why not.
     std::string open_lesson(AppState& state, const std::string& id, int step);
