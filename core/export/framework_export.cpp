@@ -419,20 +419,15 @@ std::string module_list(const std::vector<std::string>& names) {
     return out + "]";
 }
 
-// The virtual stages TorchTitan makes of this layout: pipeline_parallel_layers_per_stage's where it
-// is set, else one per rank for a single-stage schedule and two for a looped one.
-int64_t torchtitan_stages(const Scenario& s) {
-    const int64_t v = s.training.virtual_stages;
-    return s.parallel.pp * (v > 1 && !torchtitan_layers_per_stage(s) ? 2 : v);
-}
-
 // Where TorchTitan's own cut differs from the blocks per stage that were priced: the modules of each
 // virtual stage, named as its LLM decoders name them ("tok_embeddings", "layers.N", "norm",
 // "lm_head"), a rank's blocks split over its chunks as evenly as they go; none when its cut agrees.
 std::vector<std::vector<std::string>> torchtitan_module_split(const Scenario& s) {
     const ParallelSpec& p = s.parallel;
-    if (s.training.virtual_stages > 1 && !torchtitan_layers_per_stage(s)) return {};  // warned: no cut fits
-    const int64_t stages = torchtitan_stages(s), chunks = stages / p.pp;
+    // The export names the layers per stage that make pp x v stages; with none that does, it warns
+    // and names no modules.
+    if (s.training.virtual_stages > 1 && !torchtitan_layers_per_stage(s)) return {};
+    const int64_t chunks = s.training.virtual_stages, stages = p.pp * chunks;
     std::vector<int64_t> priced(static_cast<std::size_t>(p.pp));
     for (int64_t r = 0; r < p.pp; ++r) priced[static_cast<std::size_t>(r)] = stage_layers(s.model.layers, p, r).count;
     if (p.pp == 1 || torchtitan_rank_layers(s, stages) == priced) return {};
