@@ -39,25 +39,28 @@ const char* thread_title(TraceThread t) {
     return "";
 }
 
-// Writes events, or with count_only only counts them (to learn a step's size before holding it).
+// Writes events, or with count_only only counts them (to learn a step's size before holding it):
+// a counted event is never built.
 class TraceWriter {
 public:
     explicit TraceWriter(bool count_only = false) : count_only_(count_only) {}
     void metadata(int pid, const std::string& process) {
-        add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", process}}}});
-        add({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+        if (counted(2)) return;
+        events_.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", process}}}});
+        events_.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
     }
     void thread(int pid, TraceThread t) {
-        add({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid(t)},
+        if (counted(2)) return;
+        events_.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid(t)},
                            {"args", {{"name", thread_title(t)}}}});
-        add({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid(t)},
+        events_.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid(t)},
                            {"args", {{"sort_index", tid(t)}}}});
     }
     // A complete event from `start_s` lasting `duration_s`; nothing when it lasts no time.
     void span(int pid, TraceThread t, const std::string& name, const char* category, double start_s, double duration_s,
               json args = json::object()) {
-        if (!(duration_s > 0)) return;
-        add({{"ph", "X"},
+        if (!(duration_s > 0) || counted(1)) return;
+        events_.push_back({{"ph", "X"},
                            {"name", name},
                            {"cat", category},
                            {"pid", pid},
@@ -69,18 +72,20 @@ public:
     // A flow arrow from (from_pid, from_t) at `from_s` to the slice of (to_pid, to_t) that encloses `to_s`.
     void flow(int from_pid, TraceThread from_t, double from_s, int to_pid, TraceThread to_t, double to_s) {
         const int id = ++flows_;
-        add({{"ph", "s"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", from_pid},
+        if (counted(2)) return;
+        events_.push_back({{"ph", "s"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", from_pid},
                            {"tid", tid(from_t)}, {"ts", from_s * kMicroseconds}});
-        add({{"ph", "f"}, {"bp", "e"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", to_pid},
+        events_.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "p2p"}, {"cat", "p2p"}, {"id", id}, {"pid", to_pid},
                            {"tid", tid(to_t)}, {"ts", to_s * kMicroseconds}});
     }
     [[nodiscard]] json take() { return std::move(events_); }
     [[nodiscard]] std::size_t count() const noexcept { return count_; }
 
 private:
-    void add(json event) {
-        ++count_;
-        if (!count_only_) events_.push_back(std::move(event));
+    // Counts `events` more; true when they are only counted, not written.
+    bool counted(std::size_t events) noexcept {
+        count_ += events;
+        return count_only_;
     }
     bool count_only_ = false;
     std::size_t count_ = 0;
