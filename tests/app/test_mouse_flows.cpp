@@ -567,6 +567,28 @@ TEST_CASE("File > Import model over a layout the model cannot run carries the la
     CHECK(probe["status"].get<std::string>().find("the layout moved to run it: virtual_stages 8 -> 2") != std::string::npos);
 }
 
+TEST_CASE("the pipeline lesson's GPipe step: the fix clicked is 1F1B, which fits; Copy as TorchTitan 0.2.2 by mouse") {
+    LiveApp app("mouse-gpipe-fix", "--lesson pipeline-parallel --step 5");
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/apply_fix"));
+    REQUIRE(app.wait_frames(2)["scenario"]["training"]["schedule"] == "gpipe");
+    REQUIRE(app.click("memory/apply_fix"));
+    Json probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["training"]["schedule"] == "1f1b");
+    CHECK(probe["scenario"]["training"]["recompute"] == "selective");  // not full recompute
+    CHECK_FALSE(probe["items"].contains("memory/apply_fix"));        // it fits
+    CHECK(probe["status"].get<std::string>().rfind("Applied the fix: schedule gpipe -> 1f1b", 0) == 0);
+    // The Scenario panel's Copy as row, its TOML button: the job file of TorchTitan's releases.
+    REQUIRE(app.choose("View", "scenario"));
+    REQUIRE(app.wait_for_item("scenario/copy/torchtitan-toml"));
+    REQUIRE(app.click("scenario/copy/torchtitan-toml"));
+    probe = app.wait_frames(4);
+    const std::string toml = probe["copied"].get<std::string>();
+    CHECK(toml.find("# For TorchTitan releases up to 0.2.2") != std::string::npos);
+    CHECK(toml.find("pipeline_parallel_schedule = \"1F1B\"") != std::string::npos);
+    CHECK(probe["status"].get<std::string>().rfind("Copied the scenario as TorchTitan 0.2.2 job TOML", 0) == 0);
+}
+
 #ifdef SHARDSCOPE_TEST_CPU_MPI
 TEST_CASE("Measure by mouse on CPU ranks: pick the ring, tick check, type a size, Run sweep; every row checks") {
     LiveApp app("mouse-measure-cpu", "--show measure");
