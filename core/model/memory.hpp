@@ -170,8 +170,10 @@ struct MemoryBreakdown {
     // The runtime's own share: CUDA context, NCCL buffers and workspaces, and the allocator's slack
     // (core/model/hardware.hpp). Shown, never folded into headroom.
     double reserved = 0;
+    // Weights, gradients and optimizer state: the part ZeRO and FSDP shard.
+    [[nodiscard]] double model_state() const noexcept { return params + grads + optimizer; }
     [[nodiscard]] double tensors() const noexcept {
-        return params + grads + optimizer + activations.value_or(0) + other;
+        return model_state() + activations.value_or(0) + other;
     }
     [[nodiscard]] double total() const noexcept { return tensors() + reserved; }
 };

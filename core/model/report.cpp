@@ -31,6 +31,13 @@ std::string format_tflops(double v) { return printf_string("%.1f%s", v, " TFLOP/
 
 }  // namespace
 
+const CollectiveCall* dominant_call(const DimCost& dim) {
+    const CollectiveCall* best = nullptr;
+    for (const CollectiveCall& c : dim.calls)
+        if (!best || c.message_bytes * c.calls_per_step > best->message_bytes * best->calls_per_step) best = &c;
+    return best;
+}
+
 std::string describe_calls(const std::vector<CollectiveCall>& calls) {
     std::string out;
     for (const CollectiveCall& c : calls) {

@@ -46,6 +46,10 @@ struct DimCost {
     std::vector<CollectiveCall> calls;  // the calls behind bytes_per_step, per GPU of the busiest stage
 };
 
+// The call that moves the most of a dim's bytes per step (message x calls); nullptr when it has none.
+// The collective animator sizes its demonstration from it.
+[[nodiscard]] const CollectiveCall* dominant_call(const DimCost& dim);
+
 // One GPU of a pipeline stage over a step, as the step trace draws it (not in docs/design.md's JSON). The
 // per-micro-batch figures are the stage's whole share of layers; an interleaved op runs 1/v of them.
 struct StageStepWork {

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -157,7 +159,7 @@ void add_report_quantities(std::vector<Quantity>& q) {
                  }});
     q.push_back({{"report.memory.model_state_gib", "GiB", "weights + gradients + optimizer on the most loaded GPU"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) {
-                     return value_of((r.memory.params + r.memory.grads + r.memory.optimizer) / kGib);
+                     return value_of(r.memory.model_state() / kGib);
                  }});
     q.push_back({{"report.memory.total_gib", "GiB", "memory of the most loaded GPU"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.memory.total() / kGib); }});
@@ -332,10 +334,107 @@ std::string format_quantity(std::string_view name, double value) {
     return three_digits(value) + (unit.empty() ? "" : " " + unit);
 }
 
+namespace {
+
+// Inputs are counts: printed whole, never rounded to "131k".
+std::string named(const char* name, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s = %.0f", name, v);
+    return buf;
+}
+
+std::string bytes_named(const char* name, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %g bytes", name, v);
+    return buf;
+}
+
+std::string bytes_per_s_named(const char* name, double gbps) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %g GB/s", name, gbps);
+    return buf;
+}
+
+}  // namespace
+
+std::optional<std::string> hand_calculation_inputs(std::string_view name, const Scenario& s) {
+    const ModelSpec& m = s.model;
+    const ParallelSpec& p = s.parallel;
+    if (name == "memory.state_bytes_per_param") {
+        const StateBytesPerParam b = state_bytes_per_param(s.training);
+        return "precision " + std::string(to_string(s.training.precision)) + ": " + bytes_named("weights", b.weights) + ", " +
+               bytes_named("gradients", b.grads) + ", " + bytes_named("optimizer state", b.optimizer) + " per parameter";
+    }
+    if (name == "model.heads_per_tp_rank") return named("heads", double(m.heads)) + ", " + named("tp", double(p.tp));
+    if (name == "model.layers_per_stage") return named("layers", double(m.layers)) + ", " + named("pp", double(p.pp));
+    if (name == "model.experts_per_ep_rank") return named("experts", double(m.experts)) + ", " + named("ep", double(p.ep));
+    if (name == "model.tokens_per_cp_rank") return named("seq_len", double(m.seq_len)) + ", " + named("cp", double(p.cp));
+    if (name == "training.tokens_per_step")
+        return named("global_batch", double(s.training.global_batch)) + " sequences, " + named("seq_len", double(m.seq_len));
+    if (name == "scenario.gpu_count")
+        return named("nodes", double(s.cluster.nodes)) + ", " + named("gpus_per_node", double(s.cluster.gpus_per_node));
+    if (name == "scenario.link_ratio")
+        return bytes_per_s_named("intra-node", s.cluster.intra_node.bandwidth_gbps) + ", " +
+               bytes_per_s_named("inter-node", s.cluster.inter_node.bandwidth_gbps);
+    return std::nullopt;
+}
+
 QuantityValue evaluate_quantity(std::string_view name, const Scenario& s, const Report& r, const DeviceMesh& mesh) {
     const Quantity* q = find_quantity_entry(name);
     if (!q) return QuantityValue{std::nullopt, "\"" + std::string(name) + "\" is not a known quantity"};
     return q->get(s, r, mesh);
+}
+
+namespace {
+
+struct UnitScale {
+    const char* suffix;
+    double scale;  // into the quantity's unit
+};
+
+// Suffixes a panel writes after a number, per unit of the quantity it stands for.
+std::vector<UnitScale> scales_for(std::string_view name, std::string_view unit) {
+    if (unit == "GiB") return {{"TiB", 1024.0}, {"GiB", 1.0}, {"MiB", 1.0 / 1024}, {"KiB", 1.0 / (1024.0 * 1024)}};
+    if (unit == "s") return {{"days", 86400.0}, {"min", 60.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"h", 3600.0}, {"s", 1.0}};
+    if (is_fraction_quantity(name)) return {{"%", 0.01}};
+    if (unit == "billion") return {{"billion", 1.0}};
+    return {{"T", 1e12}, {"B", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1.0}};
+}
+
+}  // namespace
+
+std::optional<double> number_in_shown_text(std::string_view name, std::string_view text) {
+    const QuantityInfo* info = find_quantity(name);
+    if (!info) return std::nullopt;
+    size_t start = 0;
+    while (start < text.size() && !std::isdigit(static_cast<unsigned char>(text[start]))) ++start;
+    if (start == text.size()) return std::nullopt;
+    if (text.substr(0, start).find('<') != std::string_view::npos) return std::nullopt;  // "< 0.001 GiB": a bound
+    std::string digits;
+    size_t i = start;
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') digits += c;
+        else if (c == ',' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) continue;
+        else break;
+    }
+    const double number = std::strtod(digits.c_str(), nullptr);
+    size_t rest = i;
+    while (rest < text.size() && text[rest] == ' ') ++rest;
+    const std::string_view after = text.substr(rest);
+    for (const UnitScale& u : scales_for(name, info->unit)) {
+        const std::string_view suffix(u.suffix);
+        if (after.substr(0, suffix.size()) == suffix) return number * u.scale;
+    }
+    return std::nullopt;
+}
+
+bool number_answer_is_right(const LessonCheck& check, double computed, double typed, const std::vector<std::string>& shown_texts) {
+    if (number_answer_is_right(check, computed, typed)) return true;
+    for (const std::string& text : shown_texts)
+        if (const auto shown = number_in_shown_text(check.quantity, text); shown && number_answer_is_right(check, *shown, typed))
+            return true;
+    return false;
 }
 
 // ---- Checks -----------------------------------------------------------------------------------------

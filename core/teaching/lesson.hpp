@@ -145,6 +145,11 @@ struct QuantityValue {
 // The value as the panels show it, with core/scenario/units.hpp: "141 GB (131 GiB)", "3.40 ms", "18.2%".
 [[nodiscard]] std::string format_quantity(std::string_view name, double value);
 
+// For a quantity a learner works out by hand rather than reads off a panel (heads per TP rank, bytes
+// of state per parameter...), the inputs as the quiz shows them: "heads = 64, tp = 8"; nullopt for
+// a quantity some panel shows.
+[[nodiscard]] std::optional<std::string> hand_calculation_inputs(std::string_view name, const Scenario& s);
+
 [[nodiscard]] QuantityValue evaluate_quantity(std::string_view name, const Scenario& s, const Report& r,
                                               const DeviceMesh& mesh);
 
@@ -161,6 +166,15 @@ struct CheckAnswer {
 [[nodiscard]] CheckAnswer answer_check(const LessonCheck& check, const Scenario& s);
 // Is `typed` within the check's tolerance of the computed value?
 [[nodiscard]] bool number_answer_is_right(const LessonCheck& check, double computed, double typed) noexcept;
+
+// The figure a panel drew for quantity `name` ("698 ms", "65.8 GiB", "512 MiB", "18.2%", "1,024",
+// "131k"), read back in the quantity's own unit (s, GiB, a fraction...); nullopt when the text holds
+// no number in a unit it can be converted from ("yes", "< 0.001 GiB").
+[[nodiscard]] std::optional<double> number_in_shown_text(std::string_view name, std::string_view text);
+// Right against core's value, or against the figure as a panel of the step shows it (its rounding):
+// a learner who types what the outlined panel says is never told "not quite".
+[[nodiscard]] bool number_answer_is_right(const LessonCheck& check, double computed, double typed,
+                                          const std::vector<std::string>& shown_texts);
 
 // Every rule that needs the scenario computed: each check has exactly one right answer. Errors are
 // "FILE: steps[K].check: RULE".

@@ -494,7 +494,7 @@ TEST_CASE("a panel closed by its own close button, clicked by mouse, leaves no h
 }
 
 TEST_CASE("a lesson ends with its window's close button, and with Ctrl+N; Help > Lessons then lists it") {
-    LiveApp app("mouse-lesson-ends", "--lesson data-parallel --step 2");
+    LiveApp app("mouse-lesson-ends", "--lesson data-parallel --step 7");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
     Json probe = app.wait_frames(4);
     REQUIRE(probe["highlighted"] == "mesh");
@@ -511,7 +511,7 @@ TEST_CASE("a lesson ends with its window's close button, and with Ctrl+N; Help >
     // Help > Lessons: the list with the lesson's progress, not its old step over another scenario.
     REQUIRE(app.choose("Help", "lesson"));
     probe = app.wait_frames(4);
-    CHECK(panel_state(probe, "lesson").rfind("lesson list | data-parallel 2 of ", 0) == 0);
+    CHECK(panel_state(probe, "lesson").rfind("lesson list | data-parallel 7 of ", 0) == 0);
     // Back into it from the list, then Ctrl+N: the default scenario replaces the step's, so the
     // lesson ends and says so.
     REQUIRE(app.wait_for_item("lesson/list/data-parallel"));

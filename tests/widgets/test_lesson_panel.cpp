@@ -4,6 +4,7 @@
 #include "widgets/teaching/cheatsheet_panel.hpp"
 #include "widgets/teaching/glossary_panel.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
+#include "widgets/kit/shown_figures.hpp"
 #include "widgets/pipeline/pipeline_panel.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/teaching/lesson_panel.hpp"
@@ -316,7 +317,7 @@ TEST_CASE("hovering a glossary link in a step's body shows the term's definition
 TEST_CASE("a step opens its panels beside the lesson and outlines the highlighted one") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
-    REQUIRE(panel.open_lesson(h.state, "data-parallel", 2).empty());  // mesh + memory, mesh highlighted
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 7).empty());  // mesh + memory, mesh highlighted
     h.f.frames(2, h.draw);
     for (const auto& p : h.app.registry().panels()) {
         const bool expected = p->id() == "lesson" || p->id() == "mesh" || p->id() == "memory";
@@ -527,7 +528,7 @@ TEST_CASE("glossary panel: a link followed has a Back to the term and the search
 TEST_CASE("closing the lesson's window ends the lesson, its outline with it; the list offers it again") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
-    REQUIRE(panel.open_lesson(h.state, "data-parallel", 2).empty());
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 7).empty());
     h.f.frames(2, h.draw);
     REQUIRE(h.app.registry().highlighted() == "mesh");
     panel.open = false;  // what the window's close button does
@@ -538,13 +539,13 @@ TEST_CASE("closing the lesson's window ends the lesson, its outline with it; the
     // Help > Lessons: the list, with the lesson's progress, not the old step.
     panel.open = true;
     h.f.frames(2, h.draw);
-    CHECK(panel.probe_state().rfind("lesson list | data-parallel 2 of ", 0) == 0);
+    CHECK(panel.probe_state().rfind("lesson list | data-parallel 7 of ", 0) == 0);
 }
 
 TEST_CASE("a New or an Open replaces the lesson's scenario: the lesson ends and says so; an edit does not") {
     Harness h;
     ui::LessonPanel& panel = h.lesson();
-    REQUIRE(panel.open_lesson(h.state, "data-parallel", 2).empty());
+    REQUIRE(panel.open_lesson(h.state, "data-parallel", 7).empty());
     h.f.frames(2, h.draw);
     // The learner's own edit on the step: still the step's scenario, changed.
     Scenario edited = h.state.scenario();
@@ -566,4 +567,58 @@ TEST_CASE("a New or an Open replaces the lesson's scenario: the lesson ends and 
     h.f.frames(2, h.draw);
     CHECK(panel.current_lesson() == nullptr);
     CHECK(panel.probe_state().rfind("lesson list", 0) == 0);
+}
+
+namespace {
+
+// The quantities a check asks about: its own, or each option's for a comparison.
+std::vector<std::string> asked_quantities(const LessonCheck& c) {
+    if (!c.quantity.empty()) return {c.quantity};
+    std::vector<std::string> out;
+    for (const ChoiceOption& o : c.options) out.push_back(o.quantity);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every question is answered by a figure a panel of its step shows, in the unit the question asks") {
+    Harness h;
+    ui::LessonPanel& panel = h.lesson();
+    std::vector<std::string> unanswered;
+    for (const Lesson& lesson : panel.lessons()) {
+        REQUIRE(panel.open_lesson(h.state, lesson.id, 1).empty());
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            if (k > 0) panel.next(h.state);
+            const LessonStep& step = lesson.steps[k];
+            h.f.frames(3, h.draw);
+            if (!step.check) continue;
+            const std::vector<ui::ShownFigure> shown = ui::current_shown_figures();
+            for (const std::string& q : asked_quantities(*step.check)) {
+                if (hand_calculation_inputs(q, step.scenario)) continue;  // the quiz shows its inputs
+                const QuantityInfo* info = find_quantity(q);
+                REQUIRE(info != nullptr);
+                // The outlined panel is where the step sends the learner to look.
+                const auto on_step_panel = std::find_if(shown.begin(), shown.end(), [&](const ui::ShownFigure& f) {
+                    return f.quantity == q && f.panel == step.highlight;
+                });
+                const std::string where = lesson.id + " step " + std::to_string(k + 1) + " (" + q + ")";
+                if (on_step_panel == shown.end()) {
+                    unanswered.push_back(where + ": not on the outlined panel (" + step.highlight + ")");
+                    continue;
+                }
+                // What the panel shows is core's figure: typing it is right by the check's own tolerance.
+                const CheckAnswer answer = answer_check(*step.check, step.scenario);
+                REQUIRE(answer.ok());
+                const auto shown_value = number_in_shown_text(q, on_step_panel->text);
+                if (step.check->kind == CheckKind::number && shown_value &&
+                    !number_answer_is_right(*step.check, answer.value, *shown_value))
+                    unanswered.push_back(where + ": shown as \"" + on_step_panel->text + "\", core gives " +
+                                         format_quantity(q, answer.value));
+                // A unit the question names is the unit shown ("GiB", "s" read as the ms/s/min shown).
+                if (info->unit == "GiB" && on_step_panel->text.find("GiB") == std::string::npos)
+                    unanswered.push_back(where + ": shown as \"" + on_step_panel->text + "\", asked in GiB");
+            }
+        }
+    }
+    for (const std::string& u : unanswered) FAIL_CHECK(u);
 }

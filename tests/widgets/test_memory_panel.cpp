@@ -1,6 +1,7 @@
 #include "imgui_fixture.hpp"
 #include "widgets/kit/item_rects.hpp"
 #include "widgets/shell/keys.hpp"
+#include "core/teaching/lesson.hpp"
 #include "widgets/memory/memory_panel.hpp"
 
 #include "core/model/cost_model.hpp"
@@ -146,15 +147,20 @@ TEST_CASE("memory panel: the step bar is compute, each dim's exposed communicati
     CHECK(seconds == doctest::Approx(*r.time.step));
     CHECK(share == doctest::Approx(1.0));
     // The throughput figures are core's, formatted by core/scenario/units.hpp.
-    REQUIRE(v.figures.size() == 7);
-    CHECK(v.figures[0].label == "Step time");
-    CHECK(v.figures[0].value == format_seconds(*r.time.step));
-    CHECK(v.figures[6].label == "MFU");
-    CHECK(v.figures[6].value == format_percent(*r.throughput.mfu));
+    // A dense model: its size in one row (a mixture of experts adds the active parameters).
+    REQUIRE(v.figures.size() == 8);
+    CHECK(v.figures[0].label == "Parameters");
+    CHECK(v.figures[0].value == format_quantity("report.params_total_b", r.params_total / 1e9));
+    CHECK(v.figures[0].value.find(" billion") != std::string::npos);
+    CHECK(v.figures[1].label == "Step time");
+    CHECK(v.figures[1].value == format_seconds(*r.time.step));
+    CHECK(v.figures[1].quantities == std::vector<std::string>{"report.time.step_s"});
+    CHECK(v.figures[7].label == "MFU");
+    CHECK(v.figures[7].value == format_percent(*r.throughput.mfu));
     // Hardware below model TFLOP/s puzzles a reader: its hover says why it can sit on either side.
-    CHECK(v.figures[5].label == "Hardware TFLOP/s per GPU");
-    CHECK(v.figures[5].meaning.find("causal flash attention skips the masked half") != std::string::npos);
-    CHECK(v.figures[5].meaning.find("Recomputation adds its forward") != std::string::npos);
+    CHECK(v.figures[6].label == "Hardware TFLOP/s per GPU");
+    CHECK(v.figures[6].meaning.find("causal flash attention skips the masked half") != std::string::npos);
+    CHECK(v.figures[6].meaning.find("Recomputation adds its forward") != std::string::npos);
     // Core's conventions get a section of their own, one line each; the other notes stay notes.
     CHECK(v.conventions == r.conventions);
     REQUIRE(v.conventions.size() >= 4);
@@ -293,7 +299,7 @@ TEST_CASE("memory panel: a model given as a parameter count has no activations a
     CHECK(segment(v.bars[0], "weights") == doctest::Approx(15e9));
     CHECK(segment(v.bars[0], "optimizer") == doctest::Approx(90e9));
     CHECK(v.step.empty());
-    CHECK(v.figures[0].value == "n/a (no architecture)");
+    CHECK(v.figures[1].value == "n/a (no architecture)");
     REQUIRE(v.advice.found);
     CHECK(v.advice.summary() == "zero 0 -> 1, dp_shard 1 -> 64, dp_replicate 64 -> 1");
 }

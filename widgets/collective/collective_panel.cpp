@@ -8,6 +8,7 @@
 #include "widgets/kit/glossary_terms.hpp"
 #include "widgets/kit/glossary_tooltip.hpp"
 #include "widgets/kit/item_rects.hpp"
+#include "widgets/kit/shown_figures.hpp"
 #include "widgets/shell/keys.hpp"
 #include "widgets/kit/plot.hpp"
 #include "widgets/kit/wrap.hpp"
@@ -117,6 +118,7 @@ CollectivePanel::CollectivePanel(Placement placement, bool open)
 // --- Configuration -------------------------------------------------------------------------------
 
 std::string CollectivePanel::apply(StepConfig candidate, bool keep_position) {
+    scenario_dim_.clear();  // any setup of its own makes the animation a free demonstration again
     config_ = candidate;
     chart_stale_ = true;
     before_step_ = -1;
@@ -148,7 +150,53 @@ void CollectivePanel::follow_scenario(const AppState& state) {
     next.inter = Link::from(cluster.inter_node);
     if (gpus_per_node_from_scenario_)
         next.gpus_per_node = static_cast<int>(std::clamp<int64_t>(cluster.gpus_per_node, 1, kMaxRanks));
+    const std::string sized_from = scenario_dim_;
     apply(next, true);
+    // A demonstration sized from the scenario follows it; one that no longer can goes back to free.
+    if (!sized_from.empty()) (void)size_from_scenario_dim(state, sized_from);
+}
+
+std::string CollectivePanel::size_from_scenario_dim(const AppState& state, const std::string& dim) {
+    const DimCost* cost = nullptr;
+    for (const DimCost& d : state.report().dims)
+        if (d.name == dim) cost = &d;
+    const CollectiveCall* call = cost ? dominant_call(*cost) : nullptr;
+    if (!cost || cost->size <= 1 || !call)
+        return "collective.scenario_dim: the scenario's " + dim + " is 1, so it sends nothing to animate";
+    StepConfig next = config_;
+    next.collective = call->op;
+    const auto algos = step_algorithms_for(call->op);
+    if (std::find(algos.begin(), algos.end(), next.algorithm) == algos.end()) next.algorithm = algos.front();
+    next.ranks = static_cast<int>(std::clamp<int64_t>(cost->size, kMinRanks, kMaxRanks));
+    next.root = std::min(next.root, next.ranks - 1);
+    next.message_bytes = call->message_bytes;
+    if (const std::string why = check_step_config(next); !why.empty()) return "collective.scenario_dim: " + why;
+    const bool keep = next.ranks == config_.ranks && next.collective == config_.collective;
+    if (std::string why = apply(next, keep); !why.empty()) return why;
+    scenario_dim_ = dim;
+    return {};
+}
+
+// What the demonstration stands for: one call of the dim, and the cost model's figures for all of them.
+void CollectivePanel::draw_scenario_dim_line(const AppState& state) const {
+    if (scenario_dim_.empty()) return;
+    for (const DimCost& d : state.report().dims) {
+        if (d.name != scenario_dim_) continue;
+        const CollectiveCall* call = dominant_call(d);
+        if (!call) return;
+        const std::string per_step = format_bytes(d.bytes_per_step);
+        const std::string time = format_seconds(d.time_s);
+        std::string ranks = std::to_string(d.size) + " GPUs";
+        if (d.size > kMaxRanks) ranks += " (" + std::to_string(kMaxRanks) + " drawn)";
+        text_wrapped_disabled("Sized from the scenario's " + d.name + ": one " + std::string(to_string(call->op)) +
+                              " of " + format_bytes(call->message_bytes) + " on " + ranks + ", " +
+                              format_count(call->calls_per_step) + (call->calls_per_step == 1 ? " call" : " such calls") + " per step. The cost model, every " +
+                              d.name + " call together: " + per_step + " sent per GPU per step, " + time +
+                              " before overlap.");
+        note_shown("report.dims." + d.name + ".bytes_per_step_gib", per_step);
+        note_shown("report.dims." + d.name + ".time_s", time);
+        return;
+    }
 }
 
 void CollectivePanel::sync_model() {
@@ -201,6 +249,7 @@ void CollectivePanel::set_playing(bool on) {
 // --- Actions -------------------------------------------------------------------------------------
 
 void CollectivePanel::reset_view(AppState&) {
+    scenario_dim_.clear();
     set_playing(false);
     seek(0);
 }
@@ -259,6 +308,12 @@ void CollectivePanel::declare_actions() {
     actions_.bytes("size", "bytes per rank", 1, 1024.0 * 1024 * 1024 * 1024, [change_setup](AppState& state, const ActionValue& v) {
         return change_setup(state, [&](StepConfig& c) { c.message_bytes = v.number; });
     });
+    actions_.choice("scenario_dim", "size the animation from this dim of the scenario (its collective, group and message)",
+                    {"tp", "cp", "dp_shard", "dp_replicate", "pp", "ep"}, [this](AppState& state, const ActionValue& v) {
+                        scenario_version_ = 0;  // the links and GPUs per node first, then the dim's sizes
+                        follow_scenario(state);
+                        return size_from_scenario_dim(state, v.text);
+                    });
     actions_.integer("step", "show the state after this many steps (0: before the first), paused", 0,
                      std::numeric_limits<int>::max(), [this](AppState& state, const ActionValue& v) -> std::string {
                          follow_scenario(state);
@@ -380,6 +435,7 @@ void CollectivePanel::draw(AppState& state) {
         if (ImGui::IsKeyPressed(keys::kHome, false)) seek(0);
         if (ImGui::IsKeyPressed(keys::kEnd, false)) seek(static_cast<float>(step_total()));
     }
+    draw_scenario_dim_line(state);
     ImGui::Separator();
     if (!model_) {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "Cannot step this setup: %s", error_.c_str());

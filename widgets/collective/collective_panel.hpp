@@ -67,6 +67,10 @@ private:
     // Configuration and model.
     std::string apply(StepConfig candidate, bool keep_position);
     void follow_scenario(const AppState& state);
+    // Sizes the demonstration from one dim of the scenario: its collective, its group size (up to the
+    // 64 cards drawn) and the message of its dominant call. "" when done, else why not.
+    std::string size_from_scenario_dim(const AppState& state, const std::string& dim);
+    void draw_scenario_dim_line(const AppState& state) const;
     void sync_model();
 
     // Time.
@@ -94,6 +98,7 @@ private:
     std::string error_;                   // why the chosen setup cannot be stepped ("" when it can)
     unsigned long scenario_version_ = 0;  // links (and the default GPUs per node) follow the scenario
     bool gpus_per_node_from_scenario_ = true;
+    std::string scenario_dim_;            // the dim the demonstration is sized from; "" for a free demo
 
     float position_ = 0;  // steps; fractional while a step is in flight
     float target_ = 0;    // where position_ is heading

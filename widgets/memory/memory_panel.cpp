@@ -1,4 +1,6 @@
 #include "widgets/memory/memory_panel.hpp"
+
+#include "widgets/kit/shown_figures.hpp"
 #include "widgets/kit/number_field.hpp"
 
 #include "core/export/table_csv.hpp"
@@ -366,6 +368,32 @@ void MemoryPanel::draw_memory_chart(float height) {
     note_last_item("memory/chart");
 }
 
+namespace {
+
+// The lesson quantity each row of the memory table shows, in kMemoryParts' order (none for the
+// runtime's parts, which no quantity names).
+constexpr const char* kPartQuantities[kMemoryPartCount] = {"report.memory.params_gib", "report.memory.grads_gib",
+                                                           "report.memory.optimizer_gib", "report.memory.activations_gib",
+                                                           nullptr, nullptr};
+
+// The column the report's figures are of: the most loaded GPU (the only bar without a pipeline).
+bool describes_report(const MemoryBarRecord& b) { return b.most_loaded && b.stack.label != "after fix"; }
+
+}  // namespace
+
+// Weights, gradients and optimizer state together: what ZeRO shards, read without adding three rows.
+void MemoryPanel::draw_model_state_row(const std::vector<const MemoryBarRecord*>& bars) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextDisabled("model state (first three)");
+    for (size_t i = 0; i < bars.size(); ++i) {
+        ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
+        const std::string text = format_memory(bars[i]->model_state_bytes);
+        ImGui::TextDisabled("%s", text.c_str());
+        if (describes_report(*bars[i])) note_shown("report.memory.model_state_gib", text);
+    }
+}
+
 void MemoryPanel::draw_memory_table() {
     const MemoryView& v = view_;
     std::vector<const MemoryBarRecord*> bars;
@@ -394,13 +422,18 @@ void MemoryPanel::draw_memory_table() {
             ImGui::TableSetColumnIndex(static_cast<int>(i) + 1);
             if (kind == palette::MemoryPart::activations && !bars[i]->activations_known)
                 ImGui::TextDisabled("n/a (no architecture)");
-            else ImGui::TextUnformatted(format_memory(bars[i]->stack.segments[static_cast<size_t>(part)].value).c_str());
+            else {
+                const std::string text = format_memory(bars[i]->stack.segments[static_cast<size_t>(part)].value);
+                ImGui::TextUnformatted(text.c_str());
+                if (describes_report(*bars[i]) && kPartQuantities[part]) note_shown(kPartQuantities[part], text);
+            }
             if (kind == palette::MemoryPart::other && !bars[i]->other_detail.empty()) {
                 note_last_item("memory/table/other/" + std::to_string(i));
                 wrapped_tooltip_for_last_item(bars[i]->other_detail);
             }
         }
     }
+    draw_model_state_row(bars);
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
     ImGui::TextUnformatted("total");
@@ -410,6 +443,7 @@ void MemoryPanel::draw_memory_table() {
         const bool room = ImGui::CalcTextSize(b.total_text.c_str()).x <= ImGui::GetContentRegionAvail().x;
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(b.fits ? kGreen : kRed), "%s",
                            room ? b.total_text.c_str() : b.total_short.c_str());
+        if (describes_report(b)) note_shown("report.memory.total_gib", b.total_short);
     }
     ImGui::EndTable();
     if (v.bars.size() > 1) ImGui::TextDisabled("* the most loaded GPU, the one the report describes");
@@ -419,6 +453,7 @@ void MemoryPanel::draw_fit(AppState& state) {
     const MemoryView& v = view_;
     ImGui::PushTextWrapPos(0.0f);
     text_wrapped_coloured(ImGui::ColorConvertU32ToFloat4(v.fits ? kGreen : kRed), v.fit_line);
+    note_shown("report.fits", v.fit_line);
     if (v.fits) {
         ImGui::PopTextWrapPos();
         return;
@@ -723,6 +758,7 @@ void MemoryPanel::draw_step_section() {
         }
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(seg.time_text.c_str());
+        if (!seg.dim.empty()) note_shown("report.dims." + seg.dim + ".exposed_s", seg.time_text);
         ImGui::TableSetColumnIndex(2);
         ImGui::TextUnformatted(seg.share_text.c_str());
     }
@@ -831,6 +867,7 @@ void MemoryPanel::draw_figure_table(const char* id, const std::vector<FigureReco
         }
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(f.value.c_str());
+        for (const std::string& q : f.quantities) note_shown(q, f.value);
     }
     ImGui::EndTable();
 }

@@ -33,6 +33,7 @@ private:
     void draw_memory_section(AppState& state, float chart_height);
     void draw_memory_chart(float height);
     void draw_memory_table();
+    void draw_model_state_row(const std::vector<const MemoryBarRecord*>& bars);
     void draw_fit(AppState& state);
     void draw_controls(AppState& state);
     void draw_micro_batch_control(AppState& state, float field);

@@ -1,5 +1,7 @@
 #include "widgets/memory/memory_view.hpp"
 
+#include "core/teaching/lesson.hpp"
+
 #include "core/model/op_recompute.hpp"
 #include "core/scenario/units.hpp"
 
@@ -45,6 +47,7 @@ MemoryBarRecord bar_record(const MemoryBar& b) {
     rec.most_loaded = b.most_loaded;
     rec.fits = b.fits;
     rec.total_bytes = b.total_bytes;
+    rec.model_state_bytes = b.bytes.model_state();
     rec.activations_known = b.bytes.activations.has_value();
     rec.total_short = format_memory(b.total_bytes);
     rec.total_text = rec.total_short + " (" + share_of_gpu(b.fraction_of_gpu) + ")";
@@ -84,17 +87,32 @@ std::string advice_line(const FitAdvice& a) {
     return line + " It takes more GPUs, or GPUs with more memory.";
 }
 
+// The model's size, and for a mixture of experts what one token runs through.
+void add_parameter_figures(const Report& r, std::vector<FigureRecord>& out) {
+    out.push_back(FigureRecord{"Parameters", format_quantity("report.params_total_b", r.params_total / 1e9), "",
+                               {"report.params_total_b"}});
+    if (r.params_active >= r.params_total) return;
+    out.push_back(FigureRecord{"Active per token", format_quantity("report.params_active_b", r.params_active / 1e9),
+                               "A token runs through the shared blocks and the experts its router picks. Every expert "
+                               "is still held somewhere, so memory follows the total.",
+                               {"report.params_active_b"}});
+}
+
 std::vector<FigureRecord> figures(const Report& r) {
     std::vector<FigureRecord> out;
     const auto add = [&](const char* label, const std::optional<double>& v, std::string (*fmt)(double), const char* suffix) {
         out.push_back(FigureRecord{label, v ? fmt(*v) + suffix : "n/a (no architecture)", ""});
     };
+    add_parameter_figures(r, out);
     add("Step time", r.time.step, format_seconds, "");
-    out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches), ""});
+    out.back().quantities = {"report.time.step_s"};
+    out.push_back(FigureRecord{"Micro-batches per step", std::to_string(r.microbatches), "", {"report.microbatches"}});
     // The simulated schedule's idle share, before communication lengthens the step (the step bar's
     // bubble is a share of the whole step).
     add("Pipeline bubble (idle share of all stages)", r.bubble_fraction, format_percent, "");
+    out.back().quantities = {"report.bubble_fraction"};
     add("Tokens per second", r.throughput.tokens_per_s, format_count, " tokens/s");
+    out.back().quantities = {"report.tokens_per_s"};
     // Report keeps TFLOP/s; format_flops_rate takes FLOP/s.
     const auto flops = [](const std::optional<double>& tflops) {
         return tflops ? std::optional<double>(*tflops * 1e12) : std::nullopt;
@@ -107,6 +125,7 @@ std::vector<FigureRecord> figures(const Report& r) {
                          "exceed the model's figure; causal flash attention skips the masked half of the scores, so "
                          "it can also sit below it.";
     add("MFU", r.throughput.mfu, format_percent, "");
+    out.back().quantities = {"report.mfu"};
     out.back().meaning = "Model FLOPs utilisation: the model's TFLOP/s over the GPU's dense peak for the training "
                          "precision.";
     return out;

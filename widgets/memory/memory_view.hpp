@@ -29,6 +29,7 @@ struct MemoryBarRecord {
     bool most_loaded = false;
     bool fits = false;
     double total_bytes = 0;
+    double model_state_bytes = 0;   // weights + gradients + optimizer state, core's MemoryBreakdown::model_state
     bool activations_known = true;  // false for a count-only model (its segment is 0, shown "n/a")
     std::string total_text;  // "181 GiB (243.5%)": the share is of the GPU's memory
     std::string total_short; // "181 GiB": above a bar too narrow for the share
@@ -64,6 +65,7 @@ struct FigureRecord {
     std::string label;
     std::string value;
     std::string meaning;  // what the figure counts, shown when hovered ("" when the label says it all)
+    std::vector<std::string> quantities;  // the lesson quantities the value shows (core's names)
 };
 
 struct MemoryView {

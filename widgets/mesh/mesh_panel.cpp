@@ -1,6 +1,8 @@
 // The Device mesh panel's editor: the cluster and factor inputs, the order list, the draft that holds an
 // edit core refused, and the actions. What it shows of the mesh is mesh_viewer.cpp.
 #include "widgets/mesh/mesh_panel.hpp"
+
+#include "widgets/kit/shown_figures.hpp"
 #include "widgets/kit/number_field.hpp"
 
 #include "widgets/mesh/mesh_text.hpp"
@@ -286,6 +288,8 @@ void MeshPanel::draw_cluster_inputs(AppState& state) {
         set_cluster_shape(state, nodes, gpn);
     ImGui::TextColored(kMutedColour, "%s GPUs  ·  %s", number(draft_.cluster.gpu_count()).c_str(),
                        draft_.cluster.gpu.name.c_str());
+    if (draft_.cluster.gpu_count() == state.mesh().world_size())
+        note_shown("mesh.world_size", number(draft_.cluster.gpu_count()) + " GPUs");
     ImGui::TextColored(kMutedColour, "in node %s  ·  across %s",
                        format_bandwidth(draft_.cluster.intra_node.bytes_per_s()).c_str(),
                        format_bandwidth(draft_.cluster.inter_node.bytes_per_s()).c_str());

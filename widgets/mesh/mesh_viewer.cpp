@@ -2,6 +2,8 @@
 // groups, the legend and the data table. The editor (controls, draft, actions) is mesh_panel.cpp.
 #include "widgets/mesh/mesh_panel.hpp"
 
+#include "widgets/kit/shown_figures.hpp"
+
 #include "widgets/kit/flow.hpp"
 
 #include "widgets/mesh/mesh_text.hpp"
@@ -55,6 +57,28 @@ const DimCost* find_dim_cost(const Report& report, Dim d) {
     for (const DimCost& c : report.dims)
         if (c.name == to_string(d)) return &c;
     return nullptr;
+}
+
+// What the summary line and the data table say of one dim, as the lesson quantities that name it.
+void note_dim_cost(const std::string& dim, const DimCost& cost) {
+    const std::string prefix = "report.dims." + dim + ".";
+    note_shown(prefix + "bytes_per_step_gib", format_bytes(cost.bytes_per_step));
+    note_shown(prefix + "time_s", format_seconds(cost.time_s));
+}
+
+void note_dim_layout(const std::string& dim, const DimSummary& s, const std::string& links) {
+    note_shown("mesh.groups." + dim, number(s.groups));
+    note_shown("mesh.size." + dim, number(s.size));
+    // The groups and links cells read together: "inter-node" beside 8 groups is 8 spanning nodes.
+    const std::string inter = number(s.inter_groups) + " of " + number(s.groups) + " span nodes (" + links + ")";
+    const std::string intra = number(s.intra_groups) + " of " + number(s.groups) + " inside a node (" + links + ")";
+    note_shown("mesh.inter_groups." + dim, inter);
+    note_shown("mesh.intra_groups." + dim, intra);
+    note_shown("report.dims." + dim + ".inter", links);
+    if (dim == "ep") {
+        note_shown("mesh.groups.ep", number(s.groups));
+        note_shown("mesh.inter_groups.ep", inter);
+    }
 }
 
 void coloured_dim_label(Dim d) { ImGui::TextColored(colour_of(d), "%s", name_of(d).c_str()); }
@@ -194,12 +218,15 @@ void MeshPanel::draw_summary(const AppState& state) {
                    (all_exposed ? std::string("all of it exposed (the step waits for it).")
                                 : format_seconds(cost->exposed_s) + " of it exposed (the rest hides under compute).");
         }
+        if (const DimCost* cost = find_dim_cost(state.report(), dim_)) note_dim_cost(name, *cost);
+        note_dim_layout(name, sum, links_text(sum));
         const std::string groups = sum.groups == 1 ? "1 group" : number(sum.groups) + " groups";
         text_wrapped_f("%s of %s GPU%s (stride %s). %s%s", groups.c_str(), number(sum.size).c_str(),
                            sum.size == 1 ? "" : "s", number(sum.stride).c_str(), where.c_str(), talk.c_str());
     }
     if (mesh.is_hsdp()) {
         ImGui::TextColored(ImVec4(0.45f, 0.85f, 0.65f, 1), "HSDP");
+        note_shown("mesh.hsdp", "HSDP");
         note_last_item("mesh/hsdp");
         badges_.push_back("HSDP");
         ImGui::SameLine(0, 6);
@@ -212,12 +239,14 @@ void MeshPanel::draw_summary(const AppState& state) {
         note_last_item("mesh/leftover");
         badges_.push_back("leftover");
         ImGui::SameLine(0, 6);
+        const std::string extra = number(mesh.extra_replicas()) + " extra replica" + (mesh.extra_replicas() == 1 ? "" : "s");
+        note_shown("mesh.extra_replicas", extra);
         text_wrapped_f(
             "%s GPUs are not needed by the factors; they become extra data-parallel replicas (faded): "
-            "dp_replicate %lld -> %lld.",
+            "dp_replicate %lld -> %lld, %s.",
             format_count(static_cast<double>(leftover_gpu_count(mesh))).c_str(),
             static_cast<long long>(mesh.effective().dp_replicate - mesh.extra_replicas()),
-            static_cast<long long>(mesh.effective().dp_replicate));
+            static_cast<long long>(mesh.effective().dp_replicate), extra.c_str());
     }
 }
 
@@ -388,6 +417,7 @@ void MeshPanel::draw_data_table(const AppState& state) {
         };
         cell(number(s.groups));
         cell(links_text(s));
+        if (active) note_dim_layout(name_of(d), s, links_text(s));
         // The collective's name wraps in its cell rather than being cut ("... + reduce-scatter per
         // micro-batch"); hovered, it shows the calls behind it, as the report lists them.
         ImGui::TableNextColumn();
@@ -403,6 +433,7 @@ void MeshPanel::draw_data_table(const AppState& state) {
         }
         cell(cost ? format_bytes(cost->bytes_per_step) : "-");
         cell(cost ? format_seconds(cost->time_s) : "-");
+        if (active && cost) note_dim_cost(name_of(d), *cost);
     }
     ImGui::EndTable();
     note_last_item("mesh/data_table");

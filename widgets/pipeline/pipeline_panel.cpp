@@ -1,4 +1,6 @@
 #include "widgets/pipeline/pipeline_panel.hpp"
+
+#include "widgets/kit/shown_figures.hpp"
 #include "widgets/kit/number_field.hpp"
 
 #include "widgets/kit/flow.hpp"
@@ -514,7 +516,11 @@ void PipelinePanel::draw_readout_cell(int lane, int column) {
     const std::size_t peak_stage = static_cast<std::size_t>(peak - t.peak_activation_microbatches.begin());
     switch (column) {
         case 1: ImGui::TextUnformatted(format_seconds(t.makespan).c_str()); break;
-        case 2: ImGui::TextUnformatted(format_percent(t.bubble_fraction).c_str()); break;
+        case 2:
+            ImGui::TextUnformatted(format_percent(t.bubble_fraction).c_str());
+            // The first lane drawn from the scenario is the scenario's own bubble.
+            if (lane == 0 && following_scenario()) note_shown("report.bubble_fraction", format_percent(t.bubble_fraction));
+            break;
         case 3: {
             const double closed = closed_form_bubble_fraction(spec.schedule, spec.stages, spec.microbatches,
                                                               spec.virtual_stages, first_stage_cost(spec));
@@ -601,8 +607,10 @@ std::string PipelinePanel::use_schedule_in_scenario(AppState& state) {
 
 void PipelinePanel::draw_source_line(AppState& state) {
     const std::string line = source_line(state);
-    if (following_scenario()) text_wrapped_disabled(line);
-    else text_wrapped_coloured(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), line);
+    if (following_scenario()) {
+        text_wrapped_disabled(line);
+        note_shown("report.microbatches", std::to_string(state.report().pipeline.microbatches) + " micro-batches");
+    } else text_wrapped_coloured(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), line);
     if (following_scenario() || !schedule_differs_from_scenario(state)) {
         use_schedule_error_.clear();
         return;

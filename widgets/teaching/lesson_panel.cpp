@@ -1,4 +1,6 @@
 #include "widgets/teaching/lesson_panel.hpp"
+
+#include "widgets/kit/shown_figures.hpp"
 #include "widgets/kit/number_field.hpp"
 
 #include "core/scenario/units.hpp"
@@ -255,7 +257,7 @@ void LessonPanel::answer(double value) {
     typed_refusal_.clear();
     // An answer from act() shows in the box too.
     if (s->check->kind == CheckKind::number) std::snprintf(typed_.data(), typed_.size(), "%.6g", value);
-    const bool right = s->check->kind == CheckKind::number ? number_answer_is_right(*s->check, answer_->value, value)
+    const bool right = s->check->kind == CheckKind::number ? typed_is_right(*s->check, value)
                                                           : int(value) == answer_->correct_option;
     if (!right) ++misses_;
 }
@@ -335,11 +337,12 @@ LessonView LessonPanel::build_view(const AppState& state) const {
     q.question = c.question;
     q.is_number = c.kind == CheckKind::number;
     if (const QuantityInfo* info = find_quantity(c.quantity)) q.unit = info->unit;
+    if (const auto inputs = hand_calculation_inputs(c.quantity, s.scenario)) q.work_out = "Work it out from " + *inputs + ".";
     for (const ChoiceOption& o : c.options) q.options.push_back(o.text);
     if (answer_ && !answer_->ok()) q.error = "Core could not compute this answer: " + answer_->error;
     if (given_ && answer_ && answer_->ok()) {
         q.answered = true;
-        q.right = q.is_number ? number_answer_is_right(c, answer_->value, *given_)
+        q.right = q.is_number ? typed_is_right(c, *given_)
                               : int(*given_) == answer_->correct_option;
         // A first miss gets a second try; the answer shows once it is right or missed twice.
         q.revealed = q.right || misses_ >= 2;
@@ -376,7 +379,22 @@ void LessonPanel::handle_keys(AppState& state) {
     if (ImGui::IsKeyPressed(keys::kLeft, false)) back(state);
 }
 
+// The step's figure as its panels drew it in the frame before: the lesson is drawn before some of them.
+void LessonPanel::read_shown_figures() {
+    shown_texts_.clear();
+    const LessonStep* s = current_step();
+    if (!s || !s->check) return;
+    for (const ShownFigure& f : previous_frame_shown_figures())
+        if (f.quantity == s->check->quantity && std::find(s->panels.begin(), s->panels.end(), f.panel) != s->panels.end())
+            shown_texts_.push_back(f.text);
+}
+
+bool LessonPanel::typed_is_right(const LessonCheck& check, double typed) const {
+    return answer_ && number_answer_is_right(check, answer_->value, typed, shown_texts_);
+}
+
 void LessonPanel::draw(AppState& state) {
+    read_shown_figures();
     handle_keys(state);
     view_ = build_view(state);
     const bool in_lesson = view_.has_lesson;
@@ -564,6 +582,7 @@ void LessonPanel::draw_quiz(const QuizView& q) {
     ImGui::TextColored(kAccent, "Check yourself");
     ImGui::PushTextWrapPos(ImGui::GetContentRegionMax().x - pad);
     ImGui::TextUnformatted(q.question.c_str());
+    if (!q.work_out.empty()) ImGui::TextDisabled("%s", q.work_out.c_str());
     if (!q.error.empty()) ImGui::TextColored(kWrong, "%s", q.error.c_str());
     if (q.is_number) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);

@@ -30,6 +30,7 @@ struct LessonListRow {
 
 struct QuizView {
     std::string question;
+    std::string work_out;               // a hand calculation's inputs ("heads = 64, tp = 8"); "" when a panel shows it
     bool is_number = true;
     std::string unit;
     std::vector<std::string> options;   // choice checks
@@ -109,6 +110,8 @@ private:
     void enter_step(AppState& state, int step, Entry how);
     void apply_panels(const LessonStep& step);
     void compute_answer(const LessonStep& step);
+    void read_shown_figures();
+    [[nodiscard]] bool typed_is_right(const LessonCheck& check, double typed) const;
     void handle_keys(AppState& state);
     void draw_list(AppState& state, const LessonView& v);
     void draw_step(AppState& state, const LessonView& v);
@@ -129,6 +132,7 @@ private:
     std::vector<std::string> panels_shown_;  // the panels the lesson's current layout shows
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
     std::optional<double> given_;        // what the learner answered
+    std::vector<std::string> shown_texts_;  // the check's figure as the step's panels drew it last frame
     int misses_ = 0;                     // wrong answers on this step: the second reveals the answer
     NumberText typed_{};          // the answer box's text, as typed
     std::string typed_refusal_;   // why the text typed is no number

@@ -283,3 +283,56 @@ TEST_CASE("a step's changes in words: only what differs from the scenario before
     CHECK(describe_scenario_changes(d, R"({"cluster": {"nodes": 8}})").empty());  // already 8
     CHECK(describe_scenario_changes(d, "").empty());
 }
+
+TEST_CASE("a figure as a panel drew it is read back in its quantity's unit") {
+    CHECK(number_in_shown_text("report.memory.total_gib", "65.8 GiB") == doctest::Approx(65.8));
+    CHECK(number_in_shown_text("report.memory.total_gib", "512 MiB") == doctest::Approx(0.5));
+    CHECK(number_in_shown_text("report.memory.total_gib", "1.50 TiB") == doctest::Approx(1536));
+    CHECK(number_in_shown_text("report.memory.total_gib", "1,230 GiB") == doctest::Approx(1230));
+    CHECK_FALSE(number_in_shown_text("report.memory.total_gib", "< 0.001 GiB"));
+    CHECK_FALSE(number_in_shown_text("report.memory.total_gib", "65.8 GB"));  // not a unit it is asked in
+    CHECK(number_in_shown_text("report.time.step_s", "698 ms") == doctest::Approx(0.698));
+    CHECK(number_in_shown_text("report.time.step_s", "1.56 s") == doctest::Approx(1.56));
+    CHECK(number_in_shown_text("report.time.step_s", "12.0 us") == doctest::Approx(12e-6));
+    CHECK(number_in_shown_text("report.time.step_s", "2.50 min") == doctest::Approx(150));
+    CHECK(number_in_shown_text("report.mfu", "41.3%") == doctest::Approx(0.413));
+    CHECK(number_in_shown_text("report.params_active_b", "37.0 billion") == doctest::Approx(37.0));
+    CHECK(number_in_shown_text("report.microbatches", "16 micro-batches") == doctest::Approx(16));
+    CHECK(number_in_shown_text("mesh.groups.tp", "1,024") == doctest::Approx(1024));
+    CHECK(number_in_shown_text("mesh.inter_groups.tp", "8 of 32 span nodes (mixed (24 intra, 8 inter))") ==
+          doctest::Approx(8));
+    CHECK_FALSE(number_in_shown_text("report.fits", "yes"));
+    CHECK_FALSE(number_in_shown_text("no.such.quantity", "3 GiB"));
+}
+
+TEST_CASE("typing the figure at the rounding a panel shows it is right, even past the tolerance") {
+    LessonCheck c;
+    c.quantity = "report.time.step_s";
+    c.tolerance = 0.001;
+    // Core's 0.6984 s, shown as "698 ms": 0.698 is within 0.1% of either, 0.7 only of nothing.
+    CHECK(number_answer_is_right(c, 0.6984, 0.698, {}));
+    CHECK_FALSE(number_answer_is_right(c, 0.6984, 0.7, {}));
+    CHECK_FALSE(number_answer_is_right(c, 0.6984, 0.7, {"698 ms"}));
+    // A panel that rounds harder: 4.88 GiB on the mesh for core's 4.8812 with a 0.01% tolerance.
+    c.quantity = "report.dims.dp_replicate.bytes_per_step_gib";
+    c.tolerance = 0.0001;
+    CHECK_FALSE(number_answer_is_right(c, 4.8812, 4.88, {}));
+    CHECK(number_answer_is_right(c, 4.8812, 4.88, {"4.88 GiB"}));
+    CHECK_FALSE(number_answer_is_right(c, 4.8812, 4.88, {"4.88 MiB"}));  // 4.88 MiB is 0.00477 GiB
+}
+
+TEST_CASE("a hand calculation names its inputs; a figure some panel shows has none") {
+    Scenario s = default_scenario();
+    s.model.heads = 64;
+    s.parallel.tp = 8;
+    CHECK(hand_calculation_inputs("model.heads_per_tp_rank", s) == std::optional<std::string>("heads = 64, tp = 8"));
+    s.model.seq_len = 131072;
+    s.parallel.cp = 16;
+    // Whole numbers, never rounded: 131072 read as "131k" would not divide by 16 by hand.
+    CHECK(hand_calculation_inputs("model.tokens_per_cp_rank", s) == std::optional<std::string>("seq_len = 131072, cp = 16"));
+    const auto state = hand_calculation_inputs("memory.state_bytes_per_param", s);
+    REQUIRE(state);
+    CHECK(state->find("weights 2 bytes, gradients") != std::string::npos);
+    CHECK_FALSE(hand_calculation_inputs("report.memory.total_gib", s));
+    CHECK_FALSE(hand_calculation_inputs("mesh.groups.tp", s));
+}
