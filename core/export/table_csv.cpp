@@ -102,9 +102,7 @@ std::string mesh_csv(const DeviceMesh& mesh, const Report& report) {
     dims.push_back(Dim::ep);
     for (Dim d : dims) {
         const DimSummary& s = dim_summary(mesh, d);
-        const DimCost* cost = nullptr;
-        for (const DimCost& c : report.dims)
-            if (c.name == to_string(d)) cost = &c;
+        const DimCost* cost = find_dim_cost(report, to_string(d));
         csv.row({std::string(to_string(d)), std::to_string(s.size), std::to_string(s.groups),
                  std::to_string(s.intra_groups), std::to_string(s.inter_groups), std::string(to_string(s.links)),
                  cost ? cost->collective : "", cost ? gib(cost->bytes_per_step) : "0", cost ? number(cost->time_s) : "0",

@@ -31,6 +31,12 @@ std::string format_tflops(double v) { return printf_string("%.1f%s", v, " TFLOP/
 
 }  // namespace
 
+const DimCost* find_dim_cost(const Report& report, std::string_view name) {
+    for (const DimCost& d : report.dims)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
 const CollectiveCall* dominant_call(const DimCost& dim) {
     const CollectiveCall* best = nullptr;
     for (const CollectiveCall& c : dim.calls)

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardscope {
@@ -45,6 +46,11 @@ struct DimCost {
     double contention_s = 0;     // of exposed_s: compute slowed while these collectives ran beside it
     std::vector<CollectiveCall> calls;  // the calls behind bytes_per_step, per GPU of the busiest stage
 };
+
+struct Report;
+
+// The report's figures for one mesh dim ("tp", "dp_shard"...); nullptr when the report has none.
+[[nodiscard]] const DimCost* find_dim_cost(const Report& report, std::string_view name);
 
 // The call that moves the most of a dim's bytes per step (message x calls); nullptr when it has none.
 // The collective animator sizes its demonstration from it.

@@ -127,12 +127,6 @@ QuantityValue value_of(const std::optional<double>& v, const char* why_missing) 
 
 constexpr const char* kNoArchitecture = "needs the model's architecture (a bare parameter count has no FLOPs or activations)";
 
-const DimCost* find_dim(const Report& r, std::string_view name) {
-    for (const DimCost& d : r.dims)
-        if (d.name == name) return &d;
-    return nullptr;
-}
-
 void add_report_quantities(std::vector<Quantity>& q) {
     q.push_back({{"report.world_size", "GPUs", "GPUs in the mesh"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(double(r.world_size)); }});
@@ -191,7 +185,7 @@ void add_dim_quantities(std::vector<Quantity>& q) {
         const std::string prefix = "report.dims." + d + ".";
         const auto with_dim = [d](std::function<double(const DimCost&)> f) -> Getter {
             return [d, f](const Scenario&, const Report& r, const DeviceMesh&) {
-                if (const DimCost* c = find_dim(r, d)) return value_of(f(*c));
+                if (const DimCost* c = find_dim_cost(r, d)) return value_of(f(*c));
                 return QuantityValue{std::nullopt, "the report has no " + d + " dim for this scenario"};
             };
         };

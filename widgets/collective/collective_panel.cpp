@@ -157,9 +157,7 @@ void CollectivePanel::follow_scenario(const AppState& state) {
 }
 
 std::string CollectivePanel::size_from_scenario_dim(const AppState& state, const std::string& dim) {
-    const DimCost* cost = nullptr;
-    for (const DimCost& d : state.report().dims)
-        if (d.name == dim) cost = &d;
+    const DimCost* cost = find_dim_cost(state.report(), dim);
     const CollectiveCall* call = cost ? dominant_call(*cost) : nullptr;
     if (!cost || cost->size <= 1 || !call)
         return "collective.scenario_dim: the scenario's " + dim + " is 1, so it sends nothing to animate";
@@ -180,23 +178,20 @@ std::string CollectivePanel::size_from_scenario_dim(const AppState& state, const
 // What the demonstration stands for: one call of the dim, and the cost model's figures for all of them.
 void CollectivePanel::draw_scenario_dim_line(const AppState& state) const {
     if (scenario_dim_.empty()) return;
-    for (const DimCost& d : state.report().dims) {
-        if (d.name != scenario_dim_) continue;
-        const CollectiveCall* call = dominant_call(d);
-        if (!call) return;
-        const std::string per_step = format_bytes(d.bytes_per_step);
-        const std::string time = format_seconds(d.time_s);
-        std::string ranks = std::to_string(d.size) + " GPUs";
-        if (d.size > kMaxRanks) ranks += " (" + std::to_string(kMaxRanks) + " drawn)";
-        text_wrapped_disabled("Sized from the scenario's " + d.name + ": one " + std::string(to_string(call->op)) +
-                              " of " + format_bytes(call->message_bytes) + " on " + ranks + ", " +
-                              format_count(call->calls_per_step) + (call->calls_per_step == 1 ? " call" : " such calls") + " per step. The cost model, every " +
-                              d.name + " call together: " + per_step + " sent per GPU per step, " + time +
-                              " before overlap.");
-        note_shown("report.dims." + d.name + ".bytes_per_step_gib", per_step);
-        note_shown("report.dims." + d.name + ".time_s", time);
-        return;
-    }
+    const DimCost* d = find_dim_cost(state.report(), scenario_dim_);
+    const CollectiveCall* call = d ? dominant_call(*d) : nullptr;
+    if (!call) return;
+    const std::string per_step = format_bytes(d->bytes_per_step);
+    const std::string time = format_seconds(d->time_s);
+    std::string ranks = std::to_string(d->size) + " GPUs";
+    if (d->size > kMaxRanks) ranks += " (" + std::to_string(kMaxRanks) + " drawn)";
+    const std::string calls = format_count(call->calls_per_step) + (call->calls_per_step == 1 ? " call" : " such calls");
+    text_wrapped_disabled("Sized from the scenario's " + d->name + ": one " + std::string(to_string(call->op)) + " of " +
+                          format_bytes(call->message_bytes) + " on " + ranks + ", " + calls +
+                          " per step. The cost model, every " + d->name + " call together: " + per_step +
+                          " sent per GPU per step, " + time + " before overlap.");
+    note_shown("report.dims." + d->name + ".bytes_per_step_gib", per_step);
+    note_shown("report.dims." + d->name + ".time_s", time);
 }
 
 void CollectivePanel::sync_model() {

@@ -62,11 +62,4 @@ std::vector<ShownFigure> current_shown_figures() { return shown_in_frame(latest_
 
 std::vector<ShownFigure> previous_frame_shown_figures() { return shown_in_frame(latest_frame() - 1); }
 
-std::vector<ShownFigure> shown_by(const std::string& panel) {
-    std::vector<ShownFigure> out;
-    for (ShownFigure& f : current_shown_figures())
-        if (f.panel == panel) out.push_back(std::move(f));
-    return out;
-}
-
 }  // namespace shardscope::ui

@@ -24,7 +24,5 @@ void note_shown(const std::string& quantity, const std::string& text);
 // The figures of the frame before the latest: a panel drawn early in a frame (the lesson) reads what
 // the others drew in the whole frame before.
 [[nodiscard]] std::vector<ShownFigure> previous_frame_shown_figures();
-// The figures a given panel showed in the latest frame.
-[[nodiscard]] std::vector<ShownFigure> shown_by(const std::string& panel);
 
 }  // namespace shardscope::ui

@@ -376,8 +376,9 @@ constexpr const char* kPartQuantities[kMemoryPartCount] = {"report.memory.params
                                                            "report.memory.optimizer_gib", "report.memory.activations_gib",
                                                            nullptr, nullptr};
 
-// The column the report's figures are of: the most loaded GPU (the only bar without a pipeline).
-bool describes_report(const MemoryBarRecord& b) { return b.most_loaded && b.stack.label != "after fix"; }
+// The column the report's figures are of: the most loaded GPU (the only bar without a pipeline; the
+// fix's preview is never it).
+bool describes_report(const MemoryBarRecord& b) { return b.most_loaded; }
 
 }  // namespace
 

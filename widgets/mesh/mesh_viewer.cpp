@@ -53,11 +53,7 @@ std::string links_text(const DimSummary& s) {
     return "-";
 }
 
-const DimCost* find_dim_cost(const Report& report, Dim d) {
-    for (const DimCost& c : report.dims)
-        if (c.name == to_string(d)) return &c;
-    return nullptr;
-}
+const DimCost* find_dim_cost(const Report& report, Dim d) { return shardscope::find_dim_cost(report, to_string(d)); }
 
 // What the summary line and the data table say of one dim, as the lesson quantities that name it.
 void note_dim_cost(const std::string& dim, const DimCost& cost) {
@@ -75,10 +71,6 @@ void note_dim_layout(const std::string& dim, const DimSummary& s, const std::str
     note_shown("mesh.inter_groups." + dim, inter);
     note_shown("mesh.intra_groups." + dim, intra);
     note_shown("report.dims." + dim + ".inter", links);
-    if (dim == "ep") {
-        note_shown("mesh.groups.ep", number(s.groups));
-        note_shown("mesh.inter_groups.ep", inter);
-    }
 }
 
 void coloured_dim_label(Dim d) { ImGui::TextColored(colour_of(d), "%s", name_of(d).c_str()); }
