@@ -1210,11 +1210,15 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
                 r.dims.back().calls = end.replicate_calls;
                 break;
             }
-            case Dim::pp:
-                // A middle stage sends each micro-batch's activation forward and its gradient back.
-                r.dims.push_back(dim_entry(d, 2.0 * mb * pp_msg_bytes, 2.0 * mb * spec.p2p_time, pp_exposed, 0.0));
-                if (pp_msg_bytes > 0) r.dims.back().calls = {{Collective::p2p, pp_msg_bytes, 2.0 * mb}};
+            case Dim::pp: {
+                // A middle stage sends each micro-batch's activation forward and its gradient back, once
+                // per model chunk it holds: interleaving v chunks multiplies the point-to-point traffic
+                // by v (Narayanan et al. 2021, section 2.2).
+                const double sends = 2.0 * mb * as_double(chunks_per_stage(s.training));
+                r.dims.push_back(dim_entry(d, sends * pp_msg_bytes, sends * spec.p2p_time, pp_exposed, 0.0));
+                if (pp_msg_bytes > 0) r.dims.back().calls = {{Collective::p2p, pp_msg_bytes, sends}};
                 break;
+            }
             case Dim::ep: break;  // not in parallel.order: its entry follows
         }
     }

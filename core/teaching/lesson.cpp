@@ -2,7 +2,9 @@
 
 #include "core/model/cost_model.hpp"
 #include "core/scenario/json_reader.hpp"
+#include "core/model/hardware.hpp"
 #include "core/model/memory.hpp"
+#include "core/pipeline/pipeline.hpp"
 #include "core/scenario/units.hpp"
 
 #include <algorithm>
@@ -165,6 +167,16 @@ void add_report_quantities(std::vector<Quantity>& q) {
                  [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(double(r.microbatches)); }});
     q.push_back({{"report.bubble_fraction", "", "idle fraction of the step read off the simulated schedule"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.bubble_fraction, kNoArchitecture); }});
+    q.push_back({{"pipeline.closed_form_bubble", "", "the schedule's textbook bubble, (p-1)/(m+p-1) or (p-1)/v over (m+(p-1)/v), for equal stages"},
+                 [](const Scenario& s, const Report& r, const DeviceMesh&) {
+                     const Schedule sched = s.training.schedule;
+                     if (sched != Schedule::gpipe && sched != Schedule::one_f_one_b && sched != Schedule::interleaved_1f1b)
+                         return QuantityValue{std::nullopt, "the closed form of " + std::string(to_string(sched)) +
+                                                                " depends on how the backward splits; read the timeline"};
+                     const int v = sched == Schedule::interleaved_1f1b ? int(s.training.virtual_stages) : 1;
+                     // Equal stages: the fraction does not depend on their cost.
+                     return value_of(closed_form_bubble_fraction(sched, int(s.parallel.pp), int(r.microbatches), v, StageCost{1, 2, 0}));
+                 }});
     q.push_back({{"report.time.compute_s", "s", "compute time of the busiest stage per step"},
                  [](const Scenario&, const Report& r, const DeviceMesh&) { return value_of(r.time.compute, kNoArchitecture); }});
     q.push_back({{"report.time.exposed_comm_s", "s", "communication on the critical path per step"},
@@ -256,6 +268,26 @@ void add_scenario_quantities(std::vector<Quantity>& q) {
                  [](const Scenario& s, const Report&, const DeviceMesh&) {
                      return value_of(double(s.training.global_batch) * double(s.model.seq_len));
                  }});
+    q.push_back({{"scenario.peak_tflops", "TFLOP/s", "one GPU's peak at the training precision (FP32 on the CUDA cores)"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) { return value_of(training_peak_tflops(s)); }});
+    q.push_back({{"scenario.intra_gbps", "GB/s", "intra-node bandwidth per GPU, one direction"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) { return value_of(s.cluster.intra_node.bandwidth_gbps); }});
+    q.push_back({{"scenario.inter_gbps", "GB/s", "inter-node bandwidth of one NIC, one direction"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) { return value_of(s.cluster.inter_node.bandwidth_gbps); }});
+    q.push_back({{"scenario.node_inter_gbps", "GB/s", "inter-node bandwidth of all of one node's NICs together"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     const LinkSpec& l = s.cluster.inter_node;
+                     const double nics = double(l.nics_per_node > 0 ? l.nics_per_node : s.cluster.gpus_per_node);
+                     return value_of(l.bandwidth_gbps * nics);
+                 }});
+    q.push_back({{"model.overlap_slowdown", "", "share of its speed compute loses while a collective runs beside it"},
+                 [](const Scenario& s, const Report&, const DeviceMesh&) {
+                     return value_of(hardware_figures(s.cluster.gpu).overlap_compute_loss);
+                 }});
+    q.push_back({{"memory.whole_model_state_gib", "GiB", "weights + gradients + optimizer of the whole model, unsharded"},
+                 [](const Scenario& s, const Report& r, const DeviceMesh&) {
+                     return value_of(r.params_total * state_bytes_per_param(s.training).total() / kGib);
+                 }});
     q.push_back({{"scenario.gpu_count", "GPUs", "GPUs the cluster has"},
                  [](const Scenario& s, const Report&, const DeviceMesh&) { return value_of(double(s.cluster.gpu_count())); }});
     q.push_back({{"scenario.link_ratio", "x", "intra-node bandwidth over inter-node bandwidth"},
@@ -310,16 +342,16 @@ bool ends_with(std::string_view s, std::string_view tail) {
 }
 }  // namespace
 
-namespace {
-// Shares of one (0..1), which the panels show as percentages.
-bool is_fraction_quantity(std::string_view name) { return name == "report.bubble_fraction" || name == "report.mfu"; }
-}  // namespace
+bool is_share_quantity(std::string_view name) noexcept {
+    return name == "report.bubble_fraction" || name == "report.mfu" || name == "model.overlap_slowdown" ||
+           name == "pipeline.closed_form_bubble";
+}
 
 std::string format_quantity(std::string_view name, double value) {
     const QuantityInfo* info = find_quantity(name);
     const std::string unit = info ? info->unit : "";
     if (name == "report.fits" || name == "mesh.hsdp" || ends_with(name, ".inter")) return value != 0 ? "yes" : "no";
-    if (is_fraction_quantity(name)) return three_digits(value) + " (" + format_percent(value) + ")";
+    if (is_share_quantity(name)) return three_digits(value) + " (" + format_percent(value) + ")";
     if (unit == "GiB") return format_memory(value * kGib);
     if (unit == "s") return format_seconds(value);
     if (unit == "billion") return three_digits(value) + " billion";
@@ -390,7 +422,7 @@ struct UnitScale {
 std::vector<UnitScale> scales_for(std::string_view name, std::string_view unit) {
     if (unit == "GiB") return {{"TiB", 1024.0}, {"GiB", 1.0}, {"MiB", 1.0 / 1024}, {"KiB", 1.0 / (1024.0 * 1024)}};
     if (unit == "s") return {{"days", 86400.0}, {"min", 60.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"h", 3600.0}, {"s", 1.0}};
-    if (is_fraction_quantity(name)) return {{"%", 0.01}};
+    if (is_share_quantity(name)) return {{"%", 0.01}};
     if (unit == "billion") return {{"billion", 1.0}};
     return {{"T", 1e12}, {"B", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1.0}};
 }
@@ -489,7 +521,7 @@ bool number_answer_is_right(const LessonCheck& check, double computed, double ty
     const double allowed = std::max(check.tolerance * std::fabs(computed), check.absolute_tolerance);
     if (std::fabs(typed - computed) <= allowed) return true;
     // A share the panels print as a percentage may be typed as one: 33.1 for 0.331.
-    return is_fraction_quantity(check.quantity) && typed > 1 && typed <= 100 &&
+    return is_share_quantity(check.quantity) && typed > 1 && typed <= 100 &&
            std::fabs(typed / 100.0 - computed) <= allowed;
 }
 
@@ -583,12 +615,28 @@ void check_links(const std::string& body, const std::string& path) {
     }
 }
 
-LessonStep read_step(const Json& j, const std::string& path, const Scenario& previous) {
+void check_quoted_figures(const std::string& text, size_t at, const std::string& path) {
+    if (const QuotedFigures q = quoted_figures(text, at); !q.error.empty()) fail(path, q.error);
+}
+
+std::vector<LessonClaim> read_claims(ObjectReader& r, size_t at) {
+    std::vector<LessonClaim> claims;
+    const std::vector<std::string> texts = r.string_list("claims");
+    for (size_t i = 0; i < texts.size(); ++i) {
+        ClaimParse p = parse_claim(texts[i], at);
+        if (!p.claim) fail(index_path(r.path("claims"), i), "\"" + texts[i] + "\" " + p.error);
+        claims.push_back(std::move(*p.claim));
+    }
+    return claims;
+}
+
+LessonStep read_step(const Json& j, const std::string& path, const Scenario& previous, size_t at) {
     ObjectReader r(j, path);
     LessonStep step;
     step.title = r.text_field("title");
     step.body = r.text_field("body");
     check_links(step.body, r.path("body"));
+    check_quoted_figures(step.body, at, r.path("body"));
     step.scenario = previous;
     if (const Json* changes = r.optional("scenario")) {
         if (!changes->is_object()) fail(r.path("scenario"), "must be an object (a partial scenario)");
@@ -604,7 +652,11 @@ LessonStep read_step(const Json& j, const std::string& path, const Scenario& pre
     step.highlight = r.string_or("highlight", "");
     step.actions = r.string_list("actions");
     for (size_t i = 0; i < step.actions.size(); ++i) check_action(step.actions[i], index_path(r.path("actions"), i));
-    if (const Json* check = r.optional("check")) step.check = read_check(*check, r.path("check"));
+    if (const Json* check = r.optional("check")) {
+        step.check = read_check(*check, r.path("check"));
+        check_quoted_figures(step.check->explain, at, r.path("check") + ".explain");
+    }
+    step.claims = read_claims(r, at);
     r.reject_unknown();
     return step;
 }
@@ -623,7 +675,7 @@ Lesson read_lesson(const Json& doc) {
                           " to " + std::to_string(kMaxLessonSteps));
     Scenario current = default_scenario();
     for (size_t k = 0; k < steps.size(); ++k) {
-        lesson.steps.push_back(read_step(steps[k], index_path("steps", k), current));
+        lesson.steps.push_back(read_step(steps[k], index_path("steps", k), current, k));
         current = lesson.steps.back().scenario;
         // A step that names no panels keeps the previous step's panels and outline, so jumping
         // straight to it shows what going step by step would.

@@ -10,7 +10,13 @@
 //                  "scenario": { "parallel": { "dp_shard": 8 } },       // partial scenario, optional
 //                  "panels": ["mesh", "collective"], "highlight": "collective",   // optional
 //                  "actions": ["collective.step=3"],                     // PANEL.ACTION=VALUE, optional
-//                  "check": { ... } } ] }                                // optional
+//                  "check": { ... },                                     // optional
+//                  "claims": ["report.fits == 1"] } ] }                  // optional, lesson_text.hpp
+//
+// A body or an explanation quotes a figure by name, {{report.memory.total_gib}}, filled from the
+// step's scenario when the step is shown; a claim states a comparison the text makes, and the lesson
+// test fails when it stops holding (lesson_text.hpp has both grammars). A sentence never writes a
+// figure the model computes by hand.
 //
 // A step without "panels" and "highlight" keeps those of the step before it.
 // The scenario of step k is default_scenario() with the changes of steps 1..k merged in, in order
@@ -31,6 +37,7 @@
 #include "core/mesh/mesh.hpp"
 #include "core/model/report.hpp"
 #include "core/scenario/scenario.hpp"
+#include "core/teaching/lesson_text.hpp"
 
 #include <optional>
 #include <string>
@@ -84,6 +91,7 @@ struct LessonStep {
     std::string highlight;
     std::vector<std::string> actions;
     std::optional<LessonCheck> check;
+    std::vector<LessonClaim> claims;  // what the text compares, checked by verify_lesson_claims
 };
 
 struct Lesson {
@@ -144,6 +152,8 @@ struct QuantityValue {
 };
 // The value as the panels show it, with core/scenario/units.hpp: "141 GB (131 GiB)", "3.40 ms", "18.2%".
 [[nodiscard]] std::string format_quantity(std::string_view name, double value);
+// A share of one (0..1) that the panels show as a percentage: MFU, the bubble, the overlap slowdown.
+[[nodiscard]] bool is_share_quantity(std::string_view name) noexcept;
 
 // For a quantity a learner works out by hand rather than reads off a panel (heads per TP rank, bytes
 // of state per parameter...), the inputs as the quiz shows them: "heads = 64, tp = 8"; nullopt for

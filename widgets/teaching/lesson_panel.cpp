@@ -242,6 +242,10 @@ void LessonPanel::compute_answer(const LessonStep& step) {
     typed_ = NumberText{};
     typed_refusal_.clear();
     if (step.check) answer_ = answer_check(*step.check, step.scenario);
+    // The text quotes the step's own figures, priced once as the step opens.
+    LessonFigures figures(*current_lesson());
+    body_ = fill_quoted_figures(step.body, size_t(step_), figures);
+    explain_ = step.check ? fill_quoted_figures(step.check->explain, size_t(step_), figures) : std::string();
 }
 
 void LessonPanel::check_typed() {
@@ -321,7 +325,7 @@ LessonView LessonPanel::build_view(const AppState& state) const {
     v.lesson_title = l->title;
     v.step_label = step_label(step_, l->steps.size());
     v.step_title = s.title;
-    v.body = split_glossary_links(s.body);
+    v.body = split_glossary_links(body_);
     v.panels = s.panels;
     v.highlight = s.highlight;
     v.action_notes = action_notes_;
@@ -360,9 +364,9 @@ LessonView LessonPanel::build_view(const AppState& state) const {
             q.feedback += ".";
         }
         // The explanation's glossary links read as plain words here.
-        if (q.revealed && !c.explain.empty()) {
+        if (q.revealed && !explain_.empty()) {
             q.feedback += " ";
-            for (const BodySpan& span : split_glossary_links(c.explain)) q.feedback += span.text;
+            for (const BodySpan& span : split_glossary_links(explain_)) q.feedback += span.text;
         }
     }
     v.quiz = q;

@@ -131,6 +131,8 @@ private:
     std::vector<std::string> action_notes_;
     std::vector<std::string> panels_shown_;  // the panels the lesson's current layout shows
     std::optional<CheckAnswer> answer_;  // core's answer for the current step's check
+    std::string body_;                   // the step's body with its quoted figures filled in
+    std::string explain_;                // the check's explanation, likewise
     std::optional<double> given_;        // what the learner answered
     std::vector<std::string> shown_texts_;  // the check's figure as the step's panels drew it last frame
     int misses_ = 0;                     // wrong answers on this step: the second reveals the answer

@@ -10,6 +10,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <regex>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -335,4 +337,68 @@ TEST_CASE("a hand calculation names its inputs; a figure some panel shows has no
     CHECK(state->find("weights 2 bytes, gradients") != std::string::npos);
     CHECK_FALSE(hand_calculation_inputs("report.memory.total_gib", s));
     CHECK_FALSE(hand_calculation_inputs("mesh.groups.tp", s));
+}
+
+TEST_CASE("every claim of the shipped lessons holds on the current cost model") {
+    int claims = 0;
+    for (const Lesson& lesson : load_lessons(shipped_lesson_files()).lessons) {
+        for (const std::string& e : verify_lesson_claims(lesson)) FAIL_CHECK(e);
+        for (const LessonStep& step : lesson.steps) claims += int(step.claims.size());
+    }
+    CHECK(claims >= 60);
+}
+
+TEST_CASE("every figure the shipped lessons quote has a value on its step") {
+    int quoted = 0;
+    for (const Lesson& lesson : load_lessons(shipped_lesson_files()).lessons) {
+        LessonFigures figures(lesson);
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            const LessonStep& step = lesson.steps[k];
+            for (const std::string* text : {&step.body, step.check ? &step.check->explain : nullptr}) {
+                if (!text) continue;
+                for (const FigureRef& ref : quoted_figures(*text, k).refs) {
+                    ++quoted;
+                    const auto v = figures.value(ref, k);
+                    CHECK_MESSAGE(v.value.has_value(), lesson.file << " step " << k + 1 << ": " << ref.quantity << ": " << v.error);
+                }
+            }
+        }
+    }
+    CHECK(quoted >= 60);
+}
+
+TEST_CASE("a step's body never quotes the figure its own question asks") {
+    for (const Lesson& lesson : load_lessons(shipped_lesson_files()).lessons)
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            const LessonStep& step = lesson.steps[k];
+            if (!step.check || step.check->quantity.empty()) continue;
+            for (const FigureRef& ref : quoted_figures(step.body, k).refs)
+                CHECK_MESSAGE(!(ref.step_read(k) == k && ref.quantity == step.check->quantity),
+                              lesson.file << " step " << k + 1 << " gives away " << ref.quantity);
+        }
+}
+
+// Figures the cost model computes (memory, bandwidth, FLOP rates, times, shares, ratios) are quoted, never
+// typed: a typed one goes stale the next time the model changes. Sizes of the hardware ("80GB" in a GPU's
+// name), bytes per parameter and the scenario's own inputs are facts and stay words.
+TEST_CASE("no shipped lesson types a figure the model computes") {
+    // Published figures the lessons cite beside the model's: Meta's Table 4 of "The Llama 3 Herd of
+    // Models" (BF16 MFU of the 405B layouts).
+    const char* cited[] = {"Meta reports 38%", "Meta reports 41%"};
+    const std::regex typed_figure(R"(\d[\d,.]*\s*(GiB|MiB|TiB|KiB|GB/s|TB/s|TB\b|TFLOP/s|ms\b|us\b|%|times\b))");
+    for (const Lesson& lesson : load_lessons(shipped_lesson_files()).lessons)
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            const LessonStep& step = lesson.steps[k];
+            std::vector<std::string> texts{step.title, step.body};
+            if (step.check) texts.insert(texts.end(), {step.check->question, step.check->explain});
+            for (std::string text : texts) {
+                for (const char* c : cited)
+                    for (size_t at = text.find(c); at != std::string::npos; at = text.find(c)) text.erase(at, std::strlen(c));
+                for (size_t open = text.find("{{"); open != std::string::npos; open = text.find("{{"))
+                    text.erase(open, text.find("}}", open) + 2 - open);
+                std::smatch m;
+                CHECK_MESSAGE(!std::regex_search(text, m, typed_figure),
+                              lesson.file << " step " << k + 1 << " types \"" << m.str() << "\": quote it as {{QUANTITY}}");
+            }
+        }
 }
