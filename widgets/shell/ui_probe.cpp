@@ -1,6 +1,7 @@
 #include "widgets/shell/ui_probe.hpp"
 
 #include "widgets/kit/item_rects.hpp"
+#include "widgets/kit/shown_figures.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -32,6 +33,11 @@ std::string ui_probe_json(const PanelRegistry& registry, const AppState& state) 
     Json items = Json::object();
     for (const auto& [key, r] : current_item_rects()) items[key] = {r.x0, r.y0, r.x1, r.y1};
     j["items"] = std::move(items);
+    // Core's figures as the panels drew them this frame: a test types what a person would read.
+    Json shown = Json::array();
+    for (const ShownFigure& f : current_shown_figures())
+        shown.push_back({{"panel", f.panel}, {"quantity", f.quantity}, {"text", f.text}});
+    j["shown"] = std::move(shown);
     j["scenario"] = Json::parse(scenario_to_json(state.scenario()));
     j["status"] = state.ui.status;
     j["copied"] = state.ui.last_copied;
