@@ -20,6 +20,7 @@
 #include <stb/stb_image.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -372,6 +373,8 @@ int run_window(const Options& options) {
         open_dropped_files(state);
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        // Nor does a screenshot depend on where the display's pointer happens to rest: no hover, no tooltip.
+        if (capture) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         ImGui::NewFrame();
         session.ui.draw_frame(state, static_cast<float>(glfwGetTime() - start));
         // A layout read from imgui.ini is placed on the first frame; one whose panels cover each other
