@@ -67,10 +67,29 @@ constexpr Family kHopper{"Hopper", 132, 0.728, 0.642, kHopperSdpa, kHopperFused,
                          "FlashAttention-2 (PyTorch SDPA) 34% forward / 33% backward of peak, cuDNN's fused attention "
                          "(Transformer Engine, fused_kernels) 54% / 52% (Shah et al. 2024, figs. 5-6); HBM 88% "
                          "of datasheet (measured copy)"};
-// B200: no public microbenchmark among our sources; Hopper's fractions stand in, 148 SMs.
-constexpr Family kBlackwell{"Blackwell", 148, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
-                            "Blackwell figures: no public GEMM/attention microbenchmark in Shardscope's sources; "
-                            "Hopper's achieved fractions stand in (148 SMs)"};
+// B200 SXM: 148 SMs (CUDA's device query: github.com/pytorch/ao/pull/4002). GEMM: 1,745 of 2,250
+// TFLOP/s BF16 and 3,432.5 of 4,500 FP8 in a burst [MAMF]; no public sustained sweep, so Hopper's
+// sustained-to-burst ratio (720 / 794.5 [SWEEP]) stands in: 0.703 and 0.691. FP32: 80 of 2,250 [DS].
+// No public Blackwell attention or copy benchmark among our sources: Hopper's fractions stand in.
+constexpr Family kBlackwell{"Blackwell", 148, 1745.0 / 2250 * (720.0 / 794.5), 3432.5 / 4500 * (720.0 / 794.5),
+                            kHopperSdpa, kHopperFused, 0.88, 80.0 / 2250,
+                            "Blackwell figures: 148 SMs; large BF16 GEMMs 1582 of 2250 TFLOP/s sustained (1745 in a "
+                            "burst, Bekman's MAMF table, at Hopper's sustained-to-burst ratio) and FP8 3112 of 4500 "
+                            "(3432 burst); no public Blackwell attention or HBM benchmark in Shardscope's sources: "
+                            "Hopper's achieved fractions stand in"};
+// MI300X / MI325X (CDNA 3): 304 compute units [AMD]. GEMM: AMD's own maximum achievable FLOPs with
+// hipBLASLt (4096 x 4864 x 32896), measured at the clock the card settles to under the load: MI300X
+// 708 of 1,307.4 BF16 and 1,273 of 2,614.9 FP8; MI325X 843 and 1,519 [AMD-MAF]. FP32: 163.4 of
+// 1,307.4 [AMD]. No public CDNA 3 flash-attention or copy benchmark among our sources: Hopper's
+// fractions stand in (PyTorch's SDPA and Transformer Engine both have ROCm builds).
+constexpr Family kMi300x{"CDNA3", 304, 708.0 / 1307.4, 1273.0 / 2614.9, kHopperSdpa, kHopperFused, 0.88, 163.4 / 1307.4,
+                         "CDNA 3 (MI300X) figures: 304 CUs; large BF16 GEMMs 708 of 1307 TFLOP/s and FP8 1273 of 2615 "
+                         "(AMD's hipBLASLt maximum achievable FLOPs, at the clock the card settles to); no public "
+                         "CDNA 3 attention or HBM benchmark in Shardscope's sources: Hopper's achieved fractions stand in"};
+constexpr Family kMi325x{"CDNA3", 304, 843.0 / 1307.4, 1519.0 / 2614.9, kHopperSdpa, kHopperFused, 0.88, 163.4 / 1307.4,
+                         "CDNA 3 (MI325X) figures: 304 CUs; large BF16 GEMMs 843 of 1307 TFLOP/s and FP8 1519 of 2615 "
+                         "(AMD's hipBLASLt maximum achievable FLOPs, at the clock the card settles to); no public "
+                         "CDNA 3 attention or HBM benchmark in Shardscope's sources: Hopper's achieved fractions stand in"};
 constexpr Family kGeneric{"generic", 132, 0.728, 0.642, kHopperSdpa, kHopperFused, 0.88, 67.0 / 989,
                           "unknown GPU: Hopper's achieved fractions stand in; set cluster.gpu.matmul_efficiency and "
                           "sm_count from a measurement"};
@@ -81,6 +100,8 @@ const Family& family_of(const GpuSpec& g) {
         name_has(g.name, "GH200"))
         return kHopper;
     if (name_has(g.name, "B200") || name_has(g.name, "B100") || name_has(g.name, "GB200")) return kBlackwell;
+    if (name_has(g.name, "MI300X")) return kMi300x;
+    if (name_has(g.name, "MI325X")) return kMi325x;
     // By peak: Ampere's 312 TFLOP/s class, else the newest figures we have.
     return g.peak_tflops <= 400 ? kAmpere : kGeneric;
 }

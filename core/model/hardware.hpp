@@ -6,13 +6,20 @@
 //
 // A scenario's GpuSpec may set any figure itself (a measured matmul_efficiency from `measure`, the
 // exposed memory, the runtime reserve); what it leaves empty comes from the GPU's family below,
-// recognised by name (A100, H100/H800/H200/H20, B200/GB200), else by its BF16 peak.
+// recognised by name (A100, H100/H800/H200/H20, B200/GB200, MI300X, MI325X), else by its BF16 peak.
 //
 // Sources (each figure in hardware.cpp names the one it takes):
 // [MAMF]  S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md, "Maximum
 //         Achievable Matmul FLOPS" table: best torch.matmul (cuBLAS) BF16 over a shape sweep,
 //         A100 SXM 271.2 TFLOP/s (86.9% of 312), H100 SXM 794.5 (80.3% of 989), H100 FP8 1402.6
-//         (70.9% of 1979).
+//         (70.9% of 1979), B200 SXM 1745.0 (77.6% of 2250), B200 FP8 3432.5 (76.3% of 4500).
+// [AMD]   AMD Instinct MI300X / MI325X data sheets and ROCm's GPU architecture specs
+//         (ROCm/ROCm docs/reference/gpu-arch-specs.rst: 304 CUs, 192 / 256 GB HBM3/HBM3E): 1,307.4
+//         dense BF16, 2,614.9 FP8, 163.4 FP32 TFLOP/s; 5.3 / 6.0 TB/s HBM; 750 / 1,000 W.
+// [AMD-MAF] ROCm blogs, "Measuring max-achievable FLOPs, part 2" (ROCm/rocm-blogs, blogs/
+//         .../measuring-max-achievable-flops-part2): hipBLASLt at 4096 x 4864 x 32896, FP16 / BF16 / FP8:
+//         MI300X 654 / 708 / 1273 TFLOP/s (clocks 1115 / 1207 / 1230 MHz under the load), MI325X
+//         794 / 843 / 1519.
 // [FA2]   T. Dao, "FlashAttention-2", arXiv:2307.08691, section 4.1: forward up to 73% of the A100's
 //         peak; "50-73%" over its sweep. FLOPs counted as 4 s^2 d h, halved when causal; backward 2.5x.
 // [FA3]   J. Shah et al., "FlashAttention-3", arXiv:2407.08608, figures 5-6 (H100 SXM, BF16, head dim
@@ -37,7 +44,8 @@
 // [SMI]   nvidia-smi totals: H100 80GB 81,559 MiB; A100 80GB 81,920 MiB; A100 40GB 40,960 MiB
 //         (github.com/modal-labs/modal-client/pull/2797; github.com/NVIDIA/nccl/issues/1264).
 // [DS]    Datasheets: A100 108 SMs, H100 SXM 132 SMs (NVIDIA Ampere / Hopper whitepapers); FP32 (no
-//         tensor cores) A100 19.5 TFLOP/s against 312 BF16, H100 SXM 67 against 989.
+//         tensor cores) A100 19.5 TFLOP/s against 312 BF16, H100 SXM 67 against 989, B200 80 against
+//         2,250 (DGX B200 datasheet).
 // [OVERLAP] S. Lee et al., "Characterizing Compute-Communication Overlap in GPU-Accelerated Distributed
 //         Deep Learning: Performance and Power Implications", arXiv:2507.03114 (2025): a GEMM-heavy
 //         kernel runs on average 18.9% slower while a collective runs beside it on the same GPU

@@ -1,10 +1,13 @@
 // Every shipped preset file loads through the strict reader, cites its sources, and (for models)
 // matches its published parameter count within 2%.
+#include "core/model/cost_model.hpp"
+#include "core/model/hardware.hpp"
 #include "core/model/params.hpp"
 #include "core/scenario/presets.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -89,8 +92,9 @@ TEST_CASE("every model preset loads and matches its published size within 2%") {
 
 TEST_CASE("every cluster preset loads") {
     const auto clusters = load_clusters();
-    CHECK(clusters.size() == 5);
-    for (const char* name : {"DGX A100 80GB", "DGX H100", "H800 (DeepSeek-V3)", "HGX H200", "GB200 NVL72"}) {
+    CHECK(clusters.size() == 8);
+    for (const char* name : {"DGX A100 80GB", "DGX H100", "H800 (DeepSeek-V3)", "HGX H200", "GB200 NVL72", "DGX B200",
+                             "MI300X, 8 per node", "MI325X, 8 per node"}) {
         CAPTURE(name);
         REQUIRE(clusters.count(name) == 1);
         CHECK(clusters.at(name).source.size() > 40);
@@ -101,6 +105,43 @@ TEST_CASE("every cluster preset loads") {
     CHECK(h800.gpu_count() == 2048);
     CHECK(h800.intra_node.bandwidth_gbps == 160);
     CHECK(h800.inter_node.bandwidth_gbps == 48);
+    // DGX B200: NCCL's ring all-reduce over 8 B200s at 8 GiB, NVLS off, 682 GB/s; 180 GB cards showing
+    // 183,359 MiB. MI300X: rccl-tests all_reduce over 8 GPUs at 8 GiB, 318 GB/s; rocm-smi's
+    // 206,141,652,992 bytes = 196,592 MiB.
+    const ClusterSpec& b200 = clusters.at("DGX B200").cluster;
+    CHECK(b200.intra_node.bandwidth_gbps == 682);
+    CHECK(exposed_memory_bytes(b200.gpu) == 183359.0 * 1024 * 1024);
+    const ClusterSpec& mi300x = clusters.at("MI300X, 8 per node").cluster;
+    CHECK(mi300x.intra_node.bandwidth_gbps == 318);
+    CHECK(exposed_memory_bytes(mi300x.gpu) == 206141652992.0);
+    CHECK(exposed_memory_bytes(clusters.at("MI325X, 8 per node").cluster.gpu) == 256.0 * 1024 * 1024 * 1024);
+}
+
+TEST_CASE("every cluster preset prices the default scenario's model, with its own GPU's figures") {
+    for (const auto& [name, preset] : load_clusters()) {
+        CAPTURE(name);
+        Scenario s = default_scenario();
+        s.cluster = preset.cluster;
+        // The default layout's 64 GPUs a copy, on as many of the preset's nodes as that takes.
+        s.cluster.nodes = std::max<int64_t>(1, 64 / s.cluster.gpus_per_node);
+        if (s.cluster.gpu_count() % 64 != 0) continue;  // a 72-GPU rack takes other factors
+        REQUIRE(validate_scenario(s).empty());
+        const Report r = build_report(s);
+        REQUIRE(r.time.step);
+        CHECK(*r.time.step > 0);
+        CHECK(std::isfinite(*r.time.step));
+    }
+    // The family each new GPU is priced as, and its GEMM ceiling: AMD's hipBLASLt 708 of 1,307.4 BF16
+    // TFLOP/s on MI300X, 843 on MI325X; B200 1,745 of 2,250 in a burst at Hopper's 720 / 794.5.
+    const auto clusters = load_clusters();
+    const HardwareFigures mi300x = hardware_figures(clusters.at("MI300X, 8 per node").cluster.gpu);
+    CHECK(mi300x.family == "CDNA3");
+    CHECK(mi300x.sm_count == 304);
+    CHECK(mi300x.gemm_ceiling == doctest::Approx(708.0 / 1307.4));
+    CHECK(hardware_figures(clusters.at("MI325X, 8 per node").cluster.gpu).gemm_ceiling == doctest::Approx(843.0 / 1307.4));
+    const HardwareFigures b200 = hardware_figures(clusters.at("DGX B200").cluster.gpu);
+    CHECK(b200.family == "Blackwell");
+    CHECK(b200.gemm_ceiling == doctest::Approx(1745.0 / 2250 * 720.0 / 794.5));
 }
 
 TEST_CASE("preset files are read as strictly as scenarios") {
