@@ -1,6 +1,7 @@
 #include "core/export/table_csv.hpp"
 
 #include "core/mesh/mesh_groups.hpp"
+#include "core/model/step_ops.hpp"
 #include "core/scenario/units.hpp"
 
 #include <initializer_list>
@@ -88,6 +89,21 @@ std::string memory_csv(const Report& report) {
                  gib(b.params), gib(b.grads), gib(b.optimizer), b.activations ? gib(*b.activations) : "", gib(b.other),
                  gib(b.reserved), gib(b.total()), gib(report.gpu_memory_bytes),
                  b.total() <= report.gpu_memory_bytes ? "yes" : "no"});
+    }
+    return csv.text();
+}
+
+std::string breakdown_csv(const Report& report) {
+    CsvWriter csv;
+    csv.row({"operation", "kind", "time_s_per_step", "recompute_s_per_step", "share_of_compute", "bound_by",
+             "flops_per_step"});
+    if (!report.breakdown) return csv.text();
+    const double compute = total_time_s(*report.breakdown);
+    for (const OpEntry& e : longest_first(*report.breakdown)) {
+        const OpFigures& f = e.figures;
+        csv.row({std::string(to_string(e.op)), std::string(to_string(kind_of(e.op))), number(f.time_s()),
+                 number(f.rerun_s), compute > 0 ? number(f.time_s() / compute) : "0", std::string(to_string(f.bound())),
+                 number(f.flops + f.rerun_flops)});
     }
     return csv.text();
 }

@@ -5,6 +5,7 @@
 //   plan_csv     the planner's ranking, as `shardscope plan --format csv` prints it
 //   memory_csv   every pipeline stage's memory per GPU, part by part
 //   mesh_csv     every mesh dim: its groups, links and the communication it carries per step
+//   breakdown_csv the busiest GPU's compute by operation, longest first, as `report --format csv` prints it
 
 #include "core/mesh/mesh.hpp"
 #include "core/model/report.hpp"
@@ -23,5 +24,7 @@ namespace shardscope {
 [[nodiscard]] std::string plan_csv(const std::vector<PlanEntry>& ranked);
 [[nodiscard]] std::string memory_csv(const Report& report);
 [[nodiscard]] std::string mesh_csv(const DeviceMesh& mesh, const Report& report);
+// Empty (the header alone) for a model given as a parameter count, which has no operations.
+[[nodiscard]] std::string breakdown_csv(const Report& report);
 
 }  // namespace shardscope

@@ -6,6 +6,8 @@
 #include "app_runner.hpp"
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <regex>
@@ -66,6 +68,17 @@ TEST_CASE("--opt=value and glued short options mean what the spaced spellings me
     // The last of a repeated option wins, as in the GNU tools.
     const RunResult twice = run_shardscope("report --model " + kModel + " --format json --format text", dir);
     CHECK(twice.out == spaced.out);
+}
+
+TEST_CASE("report --format csv prints the compute by operation, and an unknown format is refused by name") {
+    const auto dir = scratch_dir("cli-report-csv");
+    const RunResult csv = run_shardscope("report --config " + kScenario + " --format csv", dir);
+    REQUIRE(csv.exit_code == 0);
+    CHECK(csv.out.rfind("operation,kind,time_s_per_step,recompute_s_per_step,share_of_compute,bound_by,flops_per_step\n", 0) == 0);
+    CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') >= 6);
+    const RunResult xml = run_shardscope("report --config " + kScenario + " --format xml", dir);
+    CHECK(xml.exit_code == 2);
+    CHECK(xml.err == "report: --format must be json, text or csv, got 'xml'\n");
 }
 
 TEST_CASE("a file of - is standard input, and export -o - is standard output") {

@@ -3,6 +3,7 @@
 #include "live_app.hpp"
 
 #include "core/export/framework_export.hpp"
+#include "core/export/table_csv.hpp"
 #include "core/model/cost_model.hpp"
 #include "tests/common/scenarios.hpp"
 
@@ -1643,6 +1644,12 @@ TEST_CASE("where the compute goes, opened by mouse in Memory and cost") {
     CHECK(open["items"].contains("memory/compute_ops/shown"));
     CHECK_FALSE(open["items"].contains("memory/moe_line"));
     CHECK(open["scenario"]["parallel"]["tp"] == 2);
+    // Its Copy as CSV puts the table on the clipboard: core's breakdown_csv of this very report.
+    REQUIRE(app.click("memory/compute_ops/csv"));
+    const Json copied = app.wait_frames(3);
+    const ScenarioLoad shown = parse_scenario(open["scenario"].dump());
+    REQUIRE(shown.ok());
+    CHECK(copied["copied"].get<std::string>() == breakdown_csv(build_report(*shown.scenario)));
     app.key("F12");
     app.wait_frames(4);
     MESSAGE("screenshot in " << app.dir().string());

@@ -258,7 +258,7 @@ void MemoryPanel::draw(AppState& state) {
         draw_memory_section(state, 260.0f);
         draw_controls(state);
         draw_step_section();
-        draw_compute_section();
+        draw_compute_section(state);
         draw_figures();
         draw_notes();
         return;
@@ -276,7 +276,7 @@ void MemoryPanel::draw(AppState& state) {
     ImGui::TableSetColumnIndex(1);
     draw_controls(state);
     draw_step_section();
-    draw_compute_section();
+    draw_compute_section(state);
     draw_figures();
     draw_notes();
     ImGui::EndTable();
@@ -795,7 +795,7 @@ void MemoryPanel::draw_step_bar() {
 
 // A sorted bar list: each operation's bar as long as its share of the compute, its time and share
 // beside it, what bounds it on hover. Collapsed by default: the step table above says the total.
-void MemoryPanel::draw_compute_section() {
+void MemoryPanel::draw_compute_section(AppState& state) {
     if (view_.compute_ops.empty()) return;
     const bool open = ImGui::CollapsingHeader(view_.compute_title.c_str());
     note_last_item("memory/compute_ops");
@@ -838,6 +838,8 @@ void MemoryPanel::draw_compute_section() {
     }
     ImGui::EndTable();
     note_last_item("memory/compute_ops/shown");
+    if (ImGui::SmallButton("Copy as CSV##compute_ops")) copy_csv(state, breakdown_csv(state.report()), "compute by operation");
+    note_last_item("memory/compute_ops/csv");
 }
 
 std::string MemoryPanel::probe_state() const {

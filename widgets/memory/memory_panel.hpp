@@ -39,7 +39,7 @@ private:
     void draw_micro_batch_control(AppState& state, float field);
     void draw_step_section();
     void draw_step_bar();
-    void draw_compute_section();
+    void draw_compute_section(AppState& state);
     void draw_figures();
     void draw_figure_table(const char* id, const std::vector<FigureRecord>& figures);
     void draw_notes();

@@ -139,3 +139,34 @@ TEST_CASE("the planner's ranking: a row per layout with its knobs and figures, M
     CHECK(rows[2][column(h, "embedding_in_pipeline_split")] == "true");
     CHECK(rows[2][column(h, "loss_in_pipeline_split")] == "false");
 }
+
+TEST_CASE("the compute by operation: longest first, the times summing to the step's compute") {
+    const Report r = build_report(default_scenario());
+    REQUIRE(r.breakdown);
+    REQUIRE(r.time.compute);
+    const auto rows = parse_csv(breakdown_csv(r));
+    REQUIRE(rows.size() >= 6);  // GEMMs, attention, element-wise work, the optimizer
+    const auto& h = rows[0];
+    double sum = 0, shares = 0, previous = 1e300;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const auto& row = rows[i];
+        REQUIRE(row.size() == h.size());
+        const double t = std::stod(row[column(h, "time_s_per_step")]);
+        CHECK(t <= previous);
+        previous = t;
+        sum += t;
+        shares += std::stod(row[column(h, "share_of_compute")]);
+        const std::string bound = row[column(h, "bound_by")];
+        CHECK((bound == "flops" || bound == "hbm" || bound == "launch"));
+    }
+    CHECK(sum == doctest::Approx(*r.time.compute).epsilon(1e-8));
+    CHECK(shares == doctest::Approx(1.0).epsilon(1e-8));
+    CHECK(rows[1][column(h, "kind")] == "gemm");  // Llama 3 8B's step is led by its MLP GEMMs
+
+    // A model given as a parameter count has no operations: the header alone.
+    Scenario counted = default_scenario();
+    counted.model = ModelSpec{};
+    counted.model.params = 8e9;
+    const auto none = parse_csv(breakdown_csv(build_report(counted)));
+    CHECK(none.size() == 1);
+}
