@@ -290,6 +290,7 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
             if (t.activation_func_fp8_input_store)
                 w.warn("activation_func_fp8_input_store: no Megatron-LM flag; set TransformerConfig's "
                        "activation_func_fp8_input_store = True where the model's config is built");
+            if (t.fp8_param_gather && fp8_param_gather_applies(t)) f.push_back("--fp8-param-gather");
             break;
         case Precision::fp32: break;
     }
@@ -515,6 +516,9 @@ void torchtitan_warnings(const Scenario& s, Writer& w) {
                "(fused_kernels) is priced with Megatron-LM's selective recompute: " + recompute_text(t));
     if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t))
         w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
+    if (t.fp8_param_gather && fp8_param_gather_applies(t))
+        w.warn("fp8_param_gather: TorchTitan keeps BF16 weights (its float8 enable_fsdp_float8_all_gather casts "
+               "them for the gather only); this scenario is priced with 1-byte FP8 weights");
     if (t.recompute == Recompute::full && (t.recompute_method != RecomputeMethod::uniform || t.recompute_num_layers != 1))
         w.warn("recompute_method " + std::string(to_string(t.recompute_method)) + ", recompute_num_layers " +
                n(t.recompute_num_layers) + ": TorchTitan's full checkpointing wraps every block on its own; "

@@ -358,9 +358,10 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
     const Zero3Calls calls = zero3_calls(impl, cx.s.model, cx.counts, sp,
                                          cx.s.training.recompute == Recompute::full);
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training);
-    const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
+    const double gathered = gathered_mean_weight_bytes(cx.s.training, sp.embedding + sp.output, sp.blocks_non_expert);
+    const double expert_gathered = gathered_block_weight_bytes(cx.s.training);
     const Link link = link_for(c, cx.shard);
     const Link expert_link = link_for(c, cx.expert_shard);
     // A part with no parameters (the experts of a dense model) sends nothing and pays no latency.
@@ -377,7 +378,7 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         if (!gathers || call_share <= 0) return 0.0;
         return per_call(Collective::all_gather, dense * byte_share, gathered, cx.shard_ranks,
                         calls.gathers_per_pass * call_share, link) +
-               per_call(Collective::all_gather, expert * byte_share, gathered, cx.expert_shard_ranks,
+               per_call(Collective::all_gather, expert * byte_share, expert_gathered, cx.expert_shard_ranks,
                         calls.expert_gathers_per_pass * call_share, expert_link);
     };
     const double ag = gather_pass(1.0, 1.0);
@@ -407,9 +408,9 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         if (gathers) out.fsdp_calls.push_back({Collective::all_gather, dense * gathered / calls.gathers_per_pass, gather_calls});
         out.fsdp_calls.push_back({Collective::reduce_scatter, dense * per.grads / calls.reductions, calls.reductions});
     }
-    const double gathered_passes = gathers ? (2.0 + calls.recompute_passes + calls.regather_bytes) * gathered : 0.0;
-    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (gathered_passes + per.grads), cx.shard_ranks) +
-                     bytes_sent_per_rank(Collective::all_gather, expert * (gathered_passes + per.grads),
+    const double passes = gathers ? 2.0 + calls.recompute_passes + calls.regather_bytes : 0.0;
+    out.fsdp_bytes = bytes_sent_per_rank(Collective::all_gather, dense * (passes * gathered + per.grads), cx.shard_ranks) +
+                     bytes_sent_per_rank(Collective::all_gather, expert * (passes * expert_gathered + per.grads),
                                          cx.expert_shard_ranks);
 }
 
@@ -460,9 +461,10 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
     const ClusterSpec& c = cx.s.cluster;
     const StageParams sp = stage_params(cx.counts, p, stage);
     const StateBytesPerParam per = state_bytes_per_param(cx.s.training);
-    const double gathered = gathered_weight_bytes(cx.s.training.precision);
     const double dense = (sp.embedding + sp.output + sp.blocks_non_expert) / as_double(p.tp);
     const double expert = sp.routed_experts / (as_double(p.ep) * as_double(p.tp));
+    const double dense_gathered = gathered_mean_weight_bytes(cx.s.training, sp.embedding + sp.output, sp.blocks_non_expert);
+    const double expert_gathered = gathered_block_weight_bytes(cx.s.training);
     StepEndComm out;
 
     const auto add_replicate = [&](double bytes, int64_t ranks, Placement at) {
@@ -486,7 +488,7 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
         // ZeRO-1 reduce-scatters the gradients it accumulated over the step's micro-batches; ZeRO-2 did
         // so after every backward (add_fsdp_comm). Both all-gather the updated weights.
         const bool reduces_here = p.zero == 1;
-        const auto rs = [&](double params, int64_t ranks) {
+        const auto rs = [&](double params, int64_t ranks, double gathered) {
             if (params <= 0) return;
             const double reduced = reduces_here ? params * per.grads : 0.0;
             if (reduces_here)
@@ -498,8 +500,8 @@ StepEndComm step_end_comm(const Context& cx, int64_t stage) {
                 out.shard_calls.push_back({Collective::all_gather, params * gathered, 1.0});
             }
         };
-        rs(dense, cx.shard_ranks);
-        rs(expert, cx.expert_shard_ranks);
+        rs(dense, cx.shard_ranks, dense_gathered);
+        rs(expert, cx.expert_shard_ranks, expert_gathered);
         out.shard_s = out.reduce_s + out.gather_s;
     }
     if (p.dp_replicate > 1) {
@@ -830,10 +832,12 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)" +
                     (s.training.bf16_adam_moments ? "; Adam's moments in bf16" : "") +
-                    (s.training.precision == Precision::fp8
-                         ? "; the FP8 weight copy only for the blocks' linears (the embedding and the BF16 output "
-                           "layer keep 2), and weights are gathered in BF16"
-                         : ""));
+                    (s.training.precision != Precision::fp8 ? ""
+                     : s.training.fp8_param_gather && fp8_param_gather_applies(s.training)
+                         ? "; FP8 parameters (--fp8-param-gather): the blocks' weights kept and all-gathered in FP8 "
+                           "alone, 1 byte (the embedding and the BF16 output layer keep 2)"
+                         : "; the FP8 weight copy only for the blocks' linears (the embedding and the BF16 output "
+                           "layer keep 2), and weights are gathered in BF16"));
     if (s.model.has_architecture()) notes.push_back(activation_note(s));
     notes.push_back("memory: judged against " + format_memory(hw.capacity_bytes) +
                     " (what the card exposes); reserved = " + format_fixed(hw.reserve_bytes / (1024.0 * 1024 * 1024), 1) +

@@ -66,6 +66,7 @@ StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
 StateBytesPerParam state_bytes_per_param(const TrainingSpec& t) noexcept {
     StateBytesPerParam per = state_bytes_per_param(t.precision);
     if (t.bf16_adam_moments) per.optimizer -= 4.0;  // m and v, 2 bytes each instead of 4
+    if (t.fp8_param_gather && fp8_param_gather_applies(t)) per.weights = 1.0;  // the FP8 weight alone
     return per;
 }
 
@@ -82,6 +83,16 @@ StateBytesPerParam end_layer_state_bytes(Precision p) noexcept {
 }
 
 double gathered_weight_bytes(Precision p) noexcept { return end_layer_state_bytes(p).weights; }
+
+double gathered_block_weight_bytes(const TrainingSpec& t) noexcept {
+    return t.fp8_param_gather && fp8_param_gather_applies(t) ? 1.0 : gathered_weight_bytes(t.precision);
+}
+
+double gathered_mean_weight_bytes(const TrainingSpec& t, double end_params, double block_params) noexcept {
+    const double all = end_params + block_params;
+    if (all <= 0) return gathered_weight_bytes(t.precision);
+    return (end_params * gathered_weight_bytes(t.precision) + block_params * gathered_block_weight_bytes(t)) / all;
+}
 
 ModelStateBytes model_state_bytes(double params, Precision precision, int zero, int64_t shard_ranks) noexcept {
     return model_state_bytes(params, state_bytes_per_param(precision), zero, shard_ranks);

@@ -49,7 +49,8 @@ struct StateBytesPerParam {
 // fp8 (Transformer Engine under Megatron-LM): 2 (bf16 weights) + 1 (their FP8 copy, cast once per
 // step and kept for the GEMMs) as weights, 4 (fp32 main grads) and 12 (fp32 master, m, v): 19.
 [[nodiscard]] StateBytesPerParam state_bytes_per_param(Precision p) noexcept;
-// The same for a training setup: bf16 Adam moments take 2 bytes each instead of 4.
+// The same for a training setup: bf16 Adam moments take 2 bytes each instead of 4; FP8 parameters
+// (fp8_param_gather) keep 1 byte of weight, the FP8 copy alone.
 [[nodiscard]] StateBytesPerParam state_bytes_per_param(const TrainingSpec& t) noexcept;
 
 // The FP8 copy is kept only for the blocks' linear layers: the embedding is a lookup and the output
@@ -60,8 +61,14 @@ struct StateBytesPerParam {
 
 // Bytes a parameter crosses the network with when weights are all-gathered (ZeRO's gather of the
 // updated weights, FSDP's gather of a block): the training copy, BF16 under FP8 too (each GPU casts
-// its own FP8 copy; Megatron-LM gathers FP8 only with --fp8-param-gather, not modelled).
+// its own FP8 copy).
 [[nodiscard]] double gathered_weight_bytes(Precision p) noexcept;
+// The same for a block's weights: 1 byte with FP8 parameters (Megatron-LM's --fp8-param-gather
+// gathers the FP8 weight itself; "reducing the all-gather overhead by half", NeMo's performance
+// guide); the embedding and the output layer keep gathered_weight_bytes.
+[[nodiscard]] double gathered_block_weight_bytes(const TrainingSpec& t) noexcept;
+// The mean over `end_params` embedding and output weights and `block_params` block weights.
+[[nodiscard]] double gathered_mean_weight_bytes(const TrainingSpec& t, double end_params, double block_params) noexcept;
 
 struct ModelStateBytes {
     double params = 0;

@@ -306,6 +306,10 @@ std::vector<PublishedRun> published_runs(const ValidationClusters& clusters) {
         s.training.virtual_stages = v;
         s.training.precision = Precision::fp8;
         s.training.fused_kernels = true;  // Transformer Engine
+        // NeMo's FP8 recipe keeps the weights in FP8 (nemo/collections/llm/recipes/precision/
+        // mixed_precision.py, bf16_with_fp8_mixed: fp8_params = True, later spelled fp8_param_gather),
+        // which Megatron-LM allows with its distributed optimizer.
+        s.training.fp8_param_gather = s.parallel.zero >= 1;
         char name[96];
         std::snprintf(name, sizeof name, "%s  t%lld p%lld c%lld fp8", m.name.c_str(), static_cast<long long>(tp),
                       static_cast<long long>(pp), static_cast<long long>(cp));

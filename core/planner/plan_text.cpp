@@ -145,6 +145,7 @@ std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t m
     text("kernels", a.training.fused_kernels ? "fused" : "eager", b.training.fused_kernels ? "fused" : "eager");
     text("FP8 activation input", on_off(a.training.activation_func_fp8_input_store),
          on_off(b.training.activation_func_fp8_input_store));
+    text("FP8 params", on_off(a.training.fp8_param_gather), on_off(b.training.fp8_param_gather));
     text("Adam moments", a.training.bf16_adam_moments ? "bf16" : "fp32", b.training.bf16_adam_moments ? "bf16" : "fp32");
     const auto impl = [](const ParallelSpec& p) {
         return p.zero_impl ? std::string(to_string(*p.zero_impl)) : std::string("the stack's own");

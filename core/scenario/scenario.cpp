@@ -205,6 +205,8 @@ TrainingSpec read_training(const Json& j) {
     if (t.recompute != Recompute::full && t.recompute_num_layers != 1) needs_full("recompute_num_layers");
     t.activation_func_fp8_input_store = r.bool_field("activation_func_fp8_input_store", false);
     if (std::string e = fp8_activation_input_error(t); !e.empty()) throw FieldError{std::move(e)};
+    t.fp8_param_gather = r.bool_field("fp8_param_gather", false);
+    if (std::string e = fp8_param_gather_error(t); !e.empty()) throw FieldError{std::move(e)};
     t.bf16_adam_moments = r.bool_field("bf16_adam_moments", false);
     r.reject_unknown();
     return t;
@@ -357,6 +359,7 @@ Json training_to_json(const TrainingSpec& t) {
         j["recompute_method"] = to_string(t.recompute_method);
     if (t.recompute == Recompute::full && t.recompute_num_layers != 1) j["recompute_num_layers"] = t.recompute_num_layers;
     if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t)) j["activation_func_fp8_input_store"] = true;
+    if (t.fp8_param_gather && fp8_param_gather_applies(t)) j["fp8_param_gather"] = true;
     if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
     return j;
 }
@@ -391,6 +394,18 @@ std::vector<std::string> recompute_module_names(const RecomputeModules& m) {
 
 bool fp8_activation_input_applies(const TrainingSpec& t) noexcept {
     return t.precision == Precision::fp8 && t.fused_kernels;
+}
+
+bool fp8_param_gather_applies(const TrainingSpec& t) noexcept { return t.precision == Precision::fp8 && t.fused_kernels; }
+
+std::string fp8_param_gather_error(const TrainingSpec& t) {
+    if (!t.fp8_param_gather) return {};
+    if (t.precision != Precision::fp8)
+        return "training.fp8_param_gather: needs precision fp8 (precision is " + std::string(to_string(t.precision)) + ")";
+    if (!t.fused_kernels)
+        return "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs fused_kernels true (Transformer "
+               "Engine's FP8 weights; PyTorch's float8 keeps BF16 weights)";
+    return {};
 }
 
 std::string fp8_activation_input_error(const TrainingSpec& t) {
@@ -750,6 +765,11 @@ std::string validate_training(const Scenario& s) {
     if (auto e = count_in_range("training.virtual_stages", t.virtual_stages, 1, kMaxLayers); !e.empty()) return e;
     if (auto e = count_in_range("training.recompute_num_layers", t.recompute_num_layers, 1, kMaxLayers); !e.empty())
         return e;
+    // Megatron-LM asserts it (arguments.py: "--fp8-param-gather only supported with distributed optimizer,
+    // torch fsdp2, megatron fsdp, or inference mode").
+    if (t.fp8_param_gather && fp8_param_gather_applies(t) && p.zero == 0)
+        return "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs the distributed optimizer or FSDP "
+               "(parallel.zero 1 or more); zero is 0";
 
     const int64_t dp_replicate = replicas_with_leftovers(s);
     const int64_t per_microbatch_step = t.micro_batch * p.dp_shard * dp_replicate;

@@ -222,6 +222,10 @@ struct TrainingSpec {
     // The activation function's input (GeLU's, SwiGLU's gate and up) kept in FP8 for the backward
     // (Megatron-LM's --activation-func-fp8-input-store); only with precision fp8.
     bool activation_func_fp8_input_store = false;
+    // The blocks' weights stored and all-gathered in FP8 alone, no BF16 copy (Megatron-LM's
+    // --fp8-param-gather; NeMo's FP8 recipe sets it): 1 byte a weight, the FP32 master in the
+    // optimizer; the embedding and the output layer stay BF16. Only with precision fp8.
+    bool fp8_param_gather = false;
     // Adam's two moments in bf16 instead of fp32 (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype
     // bf16 with --use-precision-aware-optimizer; DeepSeek-V3 trained so).
     bool bf16_adam_moments = false;
@@ -231,6 +235,9 @@ struct TrainingSpec {
 // saved scenario drops the flag once they no longer apply, and the model ignores it meanwhile).
 [[nodiscard]] bool fp8_activation_input_applies(const TrainingSpec& t) noexcept;
 [[nodiscard]] std::string fp8_activation_input_error(const TrainingSpec& t);
+// FP8 parameters need the same: precision fp8 on Megatron-LM's stack.
+[[nodiscard]] bool fp8_param_gather_applies(const TrainingSpec& t) noexcept;
+[[nodiscard]] std::string fp8_param_gather_error(const TrainingSpec& t);
 
 // The whole training run, not one step (optional): its days, cost and energy, failures and
 // checkpoints included (core/model/run_cost.hpp).

@@ -493,6 +493,14 @@ TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precisi
     h.fixture.frames(2, draw);
     REQUIRE(h.fixture.click_item("memory/fp8_activation_input", draw));
     CHECK(h.state.scenario().training.activation_func_fp8_input_store);
+    // FP8 params: 3 bytes of weight (BF16 and its FP8 copy) become 1 for the blocks' weights.
+    const double weights = h.state.report().memory.params;
+    REQUIRE(h.fixture.click_item("memory/fp8_params", draw));
+    CHECK(h.state.scenario().training.fp8_param_gather);
+    CHECK(h.state.report().memory.params < 0.5 * weights);
+    REQUIRE(h.fixture.click_item("memory/fp8_params", draw));
+    CHECK_FALSE(h.state.scenario().training.fp8_param_gather);
+    CHECK(h.state.report().memory.params == doctest::Approx(weights));
     // bf16 moments: the optimizer state drops from 12 to 8 bytes a parameter.
     const double optimizer = h.state.report().memory.optimizer;
     REQUIRE(h.fixture.click_item("memory/bf16_adam_moments", draw));

@@ -223,6 +223,13 @@ void MemoryPanel::declare_actions() {
                         if (std::string e = fp8_activation_input_error(t); !e.empty()) return e;
                         return edit(state, [&](Scenario& c) { c.training = t; });
                     });
+    actions_.on_off("fp8_params", "the blocks' weights kept and gathered in FP8 alone (precision fp8, fused kernels)",
+                    [edit](AppState& state, const ActionValue& v) {
+                        TrainingSpec t = state.scenario().training;
+                        t.fp8_param_gather = v.on;
+                        if (std::string e = fp8_param_gather_error(t); !e.empty()) return e;
+                        return edit(state, [&](Scenario& c) { c.training = t; });
+                    });
     actions_.choice("adam_moments", "the dtype of Adam's two moments", {"fp32", "bf16"},
                     [edit](AppState& state, const ActionValue& v) {
                         return edit(state, [&](Scenario& c) { c.training.bf16_adam_moments = v.text == "bf16"; });
@@ -679,6 +686,23 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
                                           "backward, 1 byte an element (Megatron-LM's --activation-func-fp8-input-store)"
                                         : "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's "
                                           "float8 keeps the activation's input in bf16)");
+    ImGui::SameLine();
+    const bool params_apply = fp8_param_gather_applies(s.training);
+    bool fp8_params = params_apply && s.training.fp8_param_gather;
+    ImGui::BeginDisabled(!params_apply);
+    if (ImGui::Checkbox("FP8 params", &fp8_params)) {
+        Scenario c = s;
+        c.training.fp8_param_gather = fp8_params;
+        apply(state, c);
+    }
+    ImGui::EndDisabled();
+    note_last_item("memory/fp8_params");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", params_apply ? "The blocks' weights kept and all-gathered in FP8 alone, 1 byte a weight, "
+                                               "the FP32 master in the optimizer (Megatron-LM's --fp8-param-gather; "
+                                               "NeMo's FP8 recipe sets it)"
+                                             : "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's "
+                                               "float8 keeps BF16 weights)");
     ImGui::SameLine();
     bool bf16_moments = s.training.bf16_adam_moments;
     if (ImGui::Checkbox("bf16 Adam moments", &bf16_moments)) {

@@ -256,7 +256,11 @@ TEST_CASE("Megatron-LM: recompute modules and bf16 moments as its flags; FP8 act
     s.training.recompute_modules = RecomputeModules{false, true, false, true};
     s.training.activation_func_fp8_input_store = true;
     s.training.bf16_adam_moments = true;
+    CHECK(text.find("--fp8-param-gather") == std::string::npos);
+    s.training.fp8_param_gather = true;
+    REQUIRE(validate_scenario(s).empty());
     text = export_scenario(s, ExportTarget::megatron).text;
+    CHECK(has_line(text, "--fp8-param-gather"));
     CHECK(has_line(text, "--recompute-modules layernorm moe_act"));
     // arguments.py excludes TransformerConfig's activation_func_fp8_input_store from its flags.
     CHECK(text.find("--activation-func-fp8-input-store") == std::string::npos);
@@ -268,6 +272,7 @@ TEST_CASE("Megatron-LM: recompute modules and bf16 moments as its flags; FP8 act
     // TorchTitan and DeepSpeed have no such switches: said, not written.
     const FrameworkExport titan = export_scenario(s, ExportTarget::torchtitan_toml);
     CHECK(mentions(titan.warnings, "selective (layernorm, moe_act)"));
+    CHECK(mentions(titan.warnings, "fp8_param_gather: TorchTitan keeps BF16 weights"));
     CHECK(mentions(titan.warnings, "bf16_adam_moments"));
     CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "bf16_adam_moments"));
 }

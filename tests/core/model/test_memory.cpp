@@ -282,6 +282,26 @@ TEST_CASE("bf16 Adam moments: 4 bytes a parameter fewer in every precision") {
     CHECK(state_bytes_per_param(t).optimizer == doctest::Approx(8.0));
 }
 
+TEST_CASE("FP8 parameters: the blocks keep 1 byte of weight and gather 1, the embedding and output layer 2") {
+    TrainingSpec t;
+    t.precision = Precision::fp8;
+    t.fused_kernels = true;
+    CHECK(state_bytes_per_param(t).weights == 3.0);  // BF16 weight and its FP8 copy
+    CHECK(gathered_block_weight_bytes(t) == 2.0);     // gathered in BF16, each GPU casting its own copy
+    t.fp8_param_gather = true;
+    CHECK(state_bytes_per_param(t).weights == 1.0);
+    CHECK(state_bytes_per_param(t).grads == 4.0);      // FP32 main grads, as before
+    CHECK(state_bytes_per_param(t).optimizer == 12.0); // FP32 master, m and v
+    CHECK(end_layer_state_bytes(t).weights == 2.0);
+    CHECK(gathered_block_weight_bytes(t) == 1.0);
+    // One embedding or output weight for every three block weights: (1 x 2 + 3 x 1) / 4.
+    CHECK(gathered_mean_weight_bytes(t, 1.0, 3.0) == doctest::Approx(1.25));
+    // Without FP8 on Megatron-LM's stack the switch does nothing.
+    t.fused_kernels = false;
+    CHECK(state_bytes_per_param(t).weights == 3.0);
+    CHECK(gathered_block_weight_bytes(t) == 2.0);
+}
+
 TEST_CASE("a model's blocks: dropout by default for GeLU models only; leading dense layers of an MoE model") {
     Scenario s = default_scenario();  // Llama 3 8B
     CHECK_FALSE(s.model.uses_dropout());

@@ -1,4 +1,5 @@
 #include "core/model/cost_model.hpp"
+#include "core/model/params.hpp"
 #include "core/model/report.hpp"
 
 #include <doctest/doctest.h>
@@ -236,4 +237,38 @@ TEST_CASE("the report names the attention kernel it prices and the one fused_ker
     const std::string a100 = note_of(build_report(s));
     CHECK(a100.find("FlashAttention-2 at 70% of peak forward and 60% backward") != std::string::npos);
     CHECK(a100.find("fused_kernels") == std::string::npos);
+}
+
+TEST_CASE("FP8 parameters take 2 bytes a block weight off the weights and half the blocks' weight gather") {
+    // Llama 3 8B on one node of 8 H100s, FP8 on Megatron-LM's stack, ZeRO-1 over the 8 (NeMo's layout
+    // of the weights: each GPU keeps them all, the distributed optimizer gathers the updated ones).
+    Scenario s = default_scenario();
+    s.cluster.nodes = 1;
+    s.parallel.tp = 1;
+    s.parallel.pp = 1;
+    s.parallel.dp_shard = 8;
+    s.parallel.dp_replicate = 1;
+    s.parallel.zero = 1;
+    s.training.global_batch = 64;
+    s.training.precision = Precision::fp8;
+    s.training.fused_kernels = true;
+    const Report bf16_weights = build_report(s);
+    s.training.fp8_param_gather = true;
+    REQUIRE(validate_scenario(s).empty());
+    const Report fp8_weights = build_report(s);
+
+    const ParamCounts c = count_params(s.model);
+    // The final norm sits with the output layer, outside Transformer Engine's FP8 region.
+    const double ends = c.embedding + c.output + c.final_norm;
+    const double blocks = c.total - ends;
+    // 3 bytes (BF16 + its FP8 copy) -> 1 for every block weight; the ends keep 2.
+    CHECK(bf16_weights.memory.params - fp8_weights.memory.params == doctest::Approx(2.0 * blocks).epsilon(1e-9));
+    // The step-end all-gather of the updated weights: 2 bytes a weight before, (2 ends + 1 block) after.
+    const auto gather_message = [](const Report& r) {
+        for (const CollectiveCall& call : find_dim_cost(r, "dp_shard")->calls)
+            if (call.op == Collective::all_gather) return call.message_bytes;
+        return 0.0;
+    };
+    CHECK(gather_message(bf16_weights) == doctest::Approx(2.0 * c.total).epsilon(1e-9));
+    CHECK(gather_message(fp8_weights) == doctest::Approx(2.0 * ends + blocks).epsilon(1e-9));
 }

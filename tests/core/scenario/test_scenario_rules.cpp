@@ -415,6 +415,22 @@ TEST_CASE("Megatron-LM's recompute modules, FP8 activation inputs and bf16 Adam 
                        "needs fused_kernels true (PyTorch's float8 keeps the activation's input in bf16)");
         check_accepted({{"training", {{"activation_func_fp8_input_store", true}, {"precision", "fp8"}, {"fused_kernels", true}}}});
     }
+    SUBCASE("fp8_param_gather needs FP8 on Megatron-LM's stack and its distributed optimizer") {
+        check_rejected({{"training", {{"fp8_param_gather", true}}}},
+                       "training.fp8_param_gather: needs precision fp8 (precision is mixed-bf16)");
+        check_rejected({{"training", {{"fp8_param_gather", true}, {"precision", "fp8"}}}},
+                       "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs fused_kernels true (Transformer "
+                       "Engine's FP8 weights; PyTorch's float8 keeps BF16 weights)");
+        // DDP (nothing sharded): Megatron-LM asserts the distributed optimizer or FSDP.
+        check_rejected({{"training", {{"fp8_param_gather", true}, {"precision", "fp8"}, {"fused_kernels", true}}},
+                        {"parallel", {{"zero", 0}, {"dp_shard", 1}, {"dp_replicate", 16}}}},
+                       "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs the distributed optimizer or FSDP "
+                       "(parallel.zero 1 or more); zero is 0");
+        const ScenarioLoad loaded = load_patched({{"training", {{"fp8_param_gather", true}, {"precision", "fp8"}, {"fused_kernels", true}}}});
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        CHECK(loaded.scenario->training.fp8_param_gather);
+        CHECK(Json::parse(scenario_to_json(*loaded.scenario))["training"]["fp8_param_gather"] == true);
+    }
     SUBCASE("bf16_adam_moments loads and saves") {
         const ScenarioLoad loaded = load_patched({{"training", {{"bf16_adam_moments", true}}}});
         REQUIRE_MESSAGE(loaded.ok(), loaded.error);
