@@ -671,38 +671,18 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
     }
     glossary_tooltip_for_last_item(terms::kPrecision);
 
-    const bool applies = fp8_activation_input_applies(s.training);
-    bool fp8_input = applies && s.training.activation_func_fp8_input_store;
-    ImGui::BeginDisabled(!applies);
-    if (ImGui::Checkbox("FP8 activation input", &fp8_input)) {
-        Scenario c = s;
-        c.training.activation_func_fp8_input_store = fp8_input;
-        apply(state, c);
-    }
-    ImGui::EndDisabled();
-    note_last_item("memory/fp8_activation_input");
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", applies ? "The activation function's input (SwiGLU's gate and up) kept in FP8 for the "
-                                          "backward, 1 byte an element (Megatron-LM's --activation-func-fp8-input-store)"
-                                        : "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's "
-                                          "float8 keeps the activation's input in bf16)");
+    draw_fp8_switch(state, "FP8 activation input", "memory/fp8_activation_input", fp8_activation_input_applies(s.training),
+                    &TrainingSpec::activation_func_fp8_input_store,
+                    "The activation function's input (SwiGLU's gate and up) kept in FP8 for the backward, 1 byte an "
+                    "element (Megatron-LM's --activation-func-fp8-input-store)",
+                    "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's float8 keeps the "
+                    "activation's input in bf16)");
     ImGui::SameLine();
-    const bool params_apply = fp8_param_gather_applies(s.training);
-    bool fp8_params = params_apply && s.training.fp8_param_gather;
-    ImGui::BeginDisabled(!params_apply);
-    if (ImGui::Checkbox("FP8 params", &fp8_params)) {
-        Scenario c = s;
-        c.training.fp8_param_gather = fp8_params;
-        apply(state, c);
-    }
-    ImGui::EndDisabled();
-    note_last_item("memory/fp8_params");
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", params_apply ? "The blocks' weights kept and all-gathered in FP8 alone, 1 byte a weight, "
-                                               "the FP32 master in the optimizer (Megatron-LM's --fp8-param-gather; "
-                                               "NeMo's FP8 recipe sets it)"
-                                             : "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's "
-                                               "float8 keeps BF16 weights)");
+    draw_fp8_switch(state, "FP8 params", "memory/fp8_params", fp8_param_gather_applies(s.training),
+                    &TrainingSpec::fp8_param_gather,
+                    "The blocks' weights kept and all-gathered in FP8 alone, 1 byte a weight, the FP32 master in the "
+                    "optimizer (Megatron-LM's --fp8-param-gather; NeMo's FP8 recipe sets it)",
+                    "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's float8 keeps BF16 weights)");
     ImGui::SameLine();
     bool bf16_moments = s.training.bf16_adam_moments;
     if (ImGui::Checkbox("bf16 Adam moments", &bf16_moments)) {
@@ -715,6 +695,22 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
         ImGui::SetTooltip("%s", "Adam's two moments in bf16 instead of fp32: 4 bytes a parameter fewer in the "
                                 "optimizer state (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype bf16; "
                                 "DeepSeek-V3 trained so)");
+}
+
+// A Megatron-LM FP8 switch: greyed (and off) where it does not apply, each state explained on hover.
+void MemoryPanel::draw_fp8_switch(AppState& state, const char* label, const char* item, bool applies,
+                                  bool TrainingSpec::*field, const char* on_tip, const char* off_tip) {
+    const Scenario& s = state.scenario();
+    bool on = applies && s.training.*field;
+    ImGui::BeginDisabled(!applies);
+    if (ImGui::Checkbox(label, &on)) {
+        Scenario c = s;
+        c.training.*field = on;
+        apply(state, c);
+    }
+    ImGui::EndDisabled();
+    note_last_item(item);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", applies ? on_tip : off_tip);
 }
 
 void MemoryPanel::draw_controls(AppState& state) {
