@@ -4,6 +4,8 @@
 // The default scenario (core/scenario/scenario.cpp): Llama 3 8B (32 layers, 32 heads, 8 kv heads, seq 8192) on
 // 8 nodes x 8 GPUs = 64, tp 2, pp 2, dp_shard 8, dp_replicate 2, zero 3, global_batch 256.
 #include "core/model/cost_model.hpp"
+#include "core/model/params.hpp"
+#include "core/scenario/presets.hpp"
 #include "core/teaching/glossary.hpp"
 #include "core/teaching/lesson.hpp"
 
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <regex>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -401,4 +404,27 @@ TEST_CASE("no shipped lesson types a figure the model computes") {
                               lesson.file << " step " << k + 1 << " types \"" << m.str() << "\": quote it as {{QUANTITY}}");
             }
         }
+}
+
+// A step's changes merge into the scenario before (JSON merge patch), so a model swapped in inherits
+// every field it does not name: a lesson's model that bears a preset's name must be that preset.
+TEST_CASE("every lesson model named like a model preset has the preset's parameters") {
+    std::map<std::string, double> preset_params;
+    for (const auto& e : fs::directory_iterator(fs::path(SHARDSCOPE_SOURCE_DIR) / kModelPresetDir)) {
+        if (e.path().extension() != ".json") continue;
+        const ModelPresetLoad loaded = parse_model_preset(read_file(e.path()));
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        preset_params[loaded.preset->model.name] = count_params(loaded.preset->model).total;
+    }
+    int compared = 0;
+    for (const Lesson& lesson : load_lessons(shipped_lesson_files()).lessons)
+        for (size_t k = 0; k < lesson.steps.size(); ++k) {
+            const ModelSpec& m = lesson.steps[k].scenario.model;
+            const auto preset = preset_params.find(m.name);
+            if (preset == preset_params.end()) continue;
+            ++compared;
+            CHECK_MESSAGE(count_params(m).total == doctest::Approx(preset->second).epsilon(1e-9),
+                          lesson.file << " step " << k + 1 << ": " << m.name);
+        }
+    CHECK(compared >= 30);
 }
