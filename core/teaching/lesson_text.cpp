@@ -17,7 +17,8 @@ constexpr std::string_view kStep = "step";
 // "About" in a lesson's sentence: near enough that a reader would not call one larger.
 constexpr double kAboutTolerance = 0.05;
 
-std::optional<double> whole_number(std::string_view text) {
+// The whole of `text` as a finite number, or nothing.
+std::optional<double> number_in(std::string_view text) {
     if (text.empty()) return std::nullopt;
     const std::string s(text);
     char* end = nullptr;
@@ -52,7 +53,7 @@ std::optional<ClaimOp> op_of(std::string_view t) {
 // One side: a number, a reference, or a number times a reference (either way round).
 std::string read_side(const std::vector<std::string_view>& t, size_t at, ClaimSide& side) {
     const auto read_term = [&](std::string_view term) -> std::string {
-        if (const auto n = whole_number(term)) {
+        if (const auto n = number_in(term)) {
             side.factor *= *n;
             return {};
         }
@@ -90,7 +91,7 @@ FigureRefParse parse_figure_ref(std::string_view text, size_t at) {
         name.remove_prefix(kPrevious.size());
     } else if (const size_t colon = name.find(':'); colon != std::string_view::npos) {
         const std::string_view prefix = name.substr(0, colon);
-        const auto n = prefix.substr(0, kStep.size()) == kStep ? whole_number(prefix.substr(kStep.size())) : std::nullopt;
+        const auto n = prefix.substr(0, kStep.size()) == kStep ? number_in(prefix.substr(kStep.size())) : std::nullopt;
         if (!n || *n < 1 || *n != std::floor(*n) || *n > double(at + 1)) {
             out.error = "\"" + std::string(text) + "\": a figure is read on previous: or stepN: (N from 1 to this step, " +
                         std::to_string(at + 1) + ")";
