@@ -61,7 +61,7 @@ std::string csv_field(std::string_view text) {
 std::string plan_csv(const std::vector<PlanEntry>& ranked) {
     CsvWriter csv;
     csv.row({"rank", "layout", "tp", "cp", "pp", "dp_shard", "dp_replicate", "ep", "zero", "order", "micro_batch",
-             "schedule", "virtual_stages", "recompute", "embedding_in_pipeline_split", "loss_in_pipeline_split", "step_s", "compute_s", "exposed_comm_s", "bubble_s", "mfu",
+             "schedule", "virtual_stages", "recompute", "embedding_in_pipeline_split", "loss_in_pipeline_split", "offload", "step_s", "compute_s", "exposed_comm_s", "bubble_s", "mfu",
              "tokens_per_s", "memory_gib", "headroom_gib"});
     int rank = 0;
     for (const PlanEntry& e : ranked) {
@@ -72,7 +72,7 @@ std::string plan_csv(const std::vector<PlanEntry>& ranked) {
                  std::to_string(p.zero), order_text(p), std::to_string(t.micro_batch), std::string(to_string(t.schedule)),
                  std::to_string(t.virtual_stages), std::string(to_string(t.recompute)),
                  p.embedding_in_pipeline_split ? "true" : "false", p.loss_in_pipeline_split ? "true" : "false",
-                 number(e.step_s),
+                 std::string(to_string(t.offload)), number(e.step_s),
                  number(e.compute_s), number(e.exposed_comm_s), number(e.bubble_s), e.mfu_known ? number(e.mfu) : "",
                  number(e.tokens_per_s), gib(e.memory_bytes), gib(e.headroom_bytes)});
     }
@@ -82,13 +82,13 @@ std::string plan_csv(const std::vector<PlanEntry>& ranked) {
 std::string memory_csv(const Report& report) {
     CsvWriter csv;
     csv.row({"stage", "layers", "most_loaded", "params_gib", "grads_gib", "optimizer_gib", "activations_gib", "other_gib",
-             "reserved_gib", "total_gib", "gpu_gib", "fits"});
+             "reserved_gib", "total_gib", "gpu_gib", "fits", "host_gib"});
     for (const StageMemory& st : report.stages) {
         const MemoryBreakdown& b = st.bytes;
         csv.row({std::to_string(st.stage), std::to_string(st.layers), st.stage == report.most_loaded_stage ? "yes" : "no",
                  gib(b.params), gib(b.grads), gib(b.optimizer), b.activations ? gib(*b.activations) : "", gib(b.other),
                  gib(b.reserved), gib(b.total()), gib(report.gpu_memory_bytes),
-                 b.total() <= report.gpu_memory_bytes ? "yes" : "no"});
+                 b.total() <= report.gpu_memory_bytes ? "yes" : "no", gib(b.host)});
     }
     return csv.text();
 }

@@ -713,6 +713,16 @@ StageSeconds stage_seconds(const Scenario& s, const ParallelSpec& p, const Hardw
     return out;
 }
 
+OffloadedStep offloaded_optimizer_step(const HostFigures& host, double params, const TrainingSpec& training) {
+    OffloadedStep out;
+    if (params <= 0 || host.link_bytes_per_s <= 0 || host.adam_params_per_s <= 0) return out;
+    const StateBytesPerParam per = state_bytes_per_param(training);
+    out.gradients_to_host_s = params * per.grads / host.link_bytes_per_s;
+    out.cpu_adam_s = params / host.adam_params_per_s;
+    out.weights_to_gpu_s = params * gathered_weight_bytes(training.precision) / host.link_bytes_per_s;
+    return out;
+}
+
 double optimizer_step_seconds(const HardwareFigures& hw, double params, const TrainingSpec& training) {
     if (params <= 0) return 0.0;
     const StateBytesPerParam per = state_bytes_per_param(training);

@@ -78,6 +78,21 @@ struct StageSeconds {
 // gradient, reads and writes the fp32 master weights and both moments, and writes the training copy
 // (plus one read of the gradients for clipping), all at HBM bandwidth.
 [[nodiscard]] double optimizer_step_seconds(const HardwareFigures& hw, double params, const TrainingSpec& training);
+
+// The same step with the optimizer offloaded to the host (training.offload optimizer), in three parts
+// run one after another once the last gradient is reduced: the gradients cross to host memory over
+// the GPU's host link, the CPU steps Adam at its cores' rate ([CPUADAM] in hardware.hpp), and the
+// updated training copy of the weights crosses back. Both frameworks can hide part of it
+// (DeepSpeed copies gradients out during the backward; Megatron-LM's
+// --overlap-cpu-optimizer-d2h-h2d pipelines copies and steps per group); priced without that overlap,
+// the CPU's step, which both wait on, is most of the time.
+struct OffloadedStep {
+    double gradients_to_host_s = 0;
+    double cpu_adam_s = 0;
+    double weights_to_gpu_s = 0;
+    [[nodiscard]] double total() const noexcept { return gradients_to_host_s + cpu_adam_s + weights_to_gpu_s; }
+};
+[[nodiscard]] OffloadedStep offloaded_optimizer_step(const HostFigures& host, double params, const TrainingSpec& training);
 [[nodiscard]] inline double optimizer_step_seconds(const HardwareFigures& hw, double params, Precision precision) {
     TrainingSpec t;
     t.precision = precision;

@@ -140,6 +140,7 @@ struct Context {
     const DeviceMesh& mesh;
     ParallelSpec par;        // effective factors (leftover replicas included)
     HardwareFigures hw{};    // what one GPU achieves (core/model/hardware.hpp)
+    std::optional<HostFigures> host;  // its host, with the optimizer offloaded there
     double act_bytes = 2;
     int64_t shard_ranks = 1;         // ZeRO group: dp_shard * cp
     int64_t expert_shard_ranks = 1;  // dp_shard * cp / ep
@@ -565,6 +566,7 @@ Context make_context(const Scenario& s, const ParamCounts& counts, const DeviceM
     Context cx{s, counts, mesh, p};
     // Every collective of a step waits for its slowest member, and the step-end reduction joins them all.
     cx.hw = paced_hardware_figures(gpu, mesh.world_size());
+    if (s.training.offload != Offload::none) cx.host = host_figures(s.cluster);
     cx.act_bytes = activation_dtype_bytes(s.training.precision);
     cx.shard_ranks = p.dp_shard * p.cp;
     cx.expert_shard_ranks = std::max<int64_t>(1, cx.shard_ranks / p.ep);
@@ -705,6 +707,32 @@ double optimizer_params(const Context& cx, int64_t stage) {
     return dense / as_double(cx.shard_ranks) + expert / as_double(cx.expert_shard_ranks);
 }
 
+// What an offloaded optimizer holds on the host: the most loaded GPU's state, for each GPU of a node.
+HostOffload host_offload_memory(const Scenario& s, const HostFigures& host, const std::vector<StageMemory>& stages) {
+    HostOffload h;
+    for (const StageMemory& st : stages) h.bytes_per_gpu = std::max(h.bytes_per_gpu, st.bytes.host);
+    h.bytes_per_node = h.bytes_per_gpu * as_double(s.cluster.gpus_per_node);
+    h.capacity_bytes = host.memory_bytes_per_node;
+    h.fits = h.bytes_per_node <= h.capacity_bytes;
+    h.link_bytes_per_s = host.link_bytes_per_s;
+    h.adam_params_per_s = host.adam_params_per_s;
+    return h;
+}
+
+// The busiest GPU's offloaded optimizer step, part by part, and the note that says so.
+void price_host_step(const Context& cx, int64_t stage, HostOffload& h, std::vector<std::string>& notes) {
+    h.params = optimizer_params(cx, stage);
+    h.step = offloaded_optimizer_step(*cx.host, h.params, cx.s.training);
+    notes.push_back("optimizer offloaded to the host: " + format_memory(h.bytes_per_gpu) + " per GPU (FP32 master, "
+                    "moments and gradients), " + format_memory(h.bytes_per_node) + " of the node's " +
+                    format_memory(h.capacity_bytes) + "; its step after the last gradient: gradients to the host " +
+                    format_seconds(h.step.gradients_to_host_s) + ", CPU Adam over " + format_count(h.params) +
+                    " parameters " + format_seconds(h.step.cpu_adam_s) + ", weights back " +
+                    format_seconds(h.step.weights_to_gpu_s) + " (host link " +
+                    format_fixed(h.link_bytes_per_s / 1e9, 2) + " GB/s, not overlapped)");
+    for (const std::string& src : cx.host->sources) notes.push_back(src);
+}
+
 // One stage's micro-batch work and step end, as Report::stage_work holds it.
 StageStepWork price_stage_step(const Context& cx, const StageWork& w, int64_t stage) {
     StageStepWork out;
@@ -723,7 +751,9 @@ StageStepWork price_stage_step(const Context& cx, const StageWork& w, int64_t st
     out.reduce_past_s = reduce.past;
     out.contention_s = reduce.contention;
     out.gather_s = end.gather_s;
-    out.optimizer_s = optimizer_step_seconds(cx.hw, optimizer_params(cx, stage), cx.s.training);
+    const double params = optimizer_params(cx, stage);
+    out.optimizer_s = cx.host ? offloaded_optimizer_step(*cx.host, params, cx.s.training).total()
+                              : optimizer_step_seconds(cx.hw, params, cx.s.training);
     return out;
 }
 
@@ -1035,13 +1065,14 @@ OpTimes stage_ops(const Context& cx, const StageComm& sc, std::size_t stage) {
 
 // The busiest GPU's compute over a step by operation: `mb` micro-batches, half of them its mirror
 // stage's under DualPipe (the mirror is the stage itself otherwise), and the optimizer step.
-OpTimes step_breakdown(const OpTimes& stage, const OpTimes& mirror, double mb, double optimizer_s) {
+OpTimes step_breakdown(const OpTimes& stage, const OpTimes& mirror, double mb, double optimizer_s, bool on_host) {
     OpTimes out{};
     add_ops(out, stage, mb / 2);
     add_ops(out, mirror, mb / 2);
     OpFigures& opt = out[static_cast<std::size_t>(StepOp::optimizer)];
     opt.forward_s = optimizer_s;
-    opt.hbm_bound_s = optimizer_s;  // Adam streams its state through HBM (optimizer_step_seconds)
+    // Adam streams its state through HBM (optimizer_step_seconds), or the host steps it.
+    (on_host ? opt.host_bound_s : opt.hbm_bound_s) = optimizer_s;
     return out;
 }
 
@@ -1128,6 +1159,14 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     r.fits = r.memory.total() <= r.gpu_memory_bytes;
     if (!r.fits) r.notes.push_back("does not fit: the most loaded GPU needs " + format_memory(r.memory.total()) +
                                    " of " + format_memory(r.gpu_memory_bytes));
+    if (cx.host) {
+        r.host = host_offload_memory(s, *cx.host, r.stages);
+        if (!r.host->fits)
+            r.notes.push_back("does not fit on the host: its GPUs' offloaded optimizers need " +
+                              format_memory(r.host->bytes_per_node) + " of the node's " +
+                              format_memory(r.host->capacity_bytes));
+        r.fits = r.fits && r.host->fits;
+    }
 
     // The busiest stage governs time.
     std::size_t busiest = 0;
@@ -1260,6 +1299,7 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     // holds (sharded by ZeRO 1-3).
     r.stage_work = stage_step_work(cx, plan);
     const double optimizer_s = r.stage_work[busiest].optimizer_s;
+    if (r.host) price_host_step(cx, static_cast<int64_t>(busiest), *r.host, r.notes);
     // The step ends when the last stage has reduced its gradients and stepped its optimizer.
     double longest_end = 0;
     for (const StageStepWork& w : r.stage_work) longest_end = std::max(longest_end, w.end_s());
@@ -1276,7 +1316,8 @@ Report build_report(const Scenario& s, const ParamCounts& counts, const DeviceMe
     const double exposed_comm = per_mb_exposed + pp_exposed + step_end_exposed;
     r.time.compute = compute;
     if (detail == ReportDetail::full) {
-        r.breakdown = step_breakdown(stage_ops(cx, sc, busiest), stage_ops(cx, msc, mirror), mb, optimizer_s);
+        r.breakdown = step_breakdown(stage_ops(cx, sc, busiest), stage_ops(cx, msc, mirror), mb, optimizer_s,
+                                     cx.host.has_value());
         if (sc.moe_layers > 0 || msc.moe_layers > 0) r.moe = moe_figures(cx, *r.breakdown, compute, sc.moe_layers, r.dims);
     }
     r.time.exposed_comm = exposed_comm;

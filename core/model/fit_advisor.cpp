@@ -328,29 +328,44 @@ FitAdvice advise_fit(const Scenario& s) {
     // time: there the first fitting one in knob order, fewest knobs first).
     const Candidate* best = nullptr;
     Report best_report;
-    for (const auto& level : levels) {
-        for (const Candidate& c : level) {
-            if (!validate_scenario(c.scenario).empty()) continue;
-            // The floor screens out what cannot fit without simulating its pipeline, and bounds what
-            // the lightest candidate needs when nothing fits.
-            const double floor = memory_floor(c.scenario, counts);
-            ++advice.candidates_screened;
-            if (floor < advice.closest_bytes) {
-                advice.closest_bytes = floor;
-                advice.closest_changes = c.changes;
-            }
-            if (floor > advice.capacity_bytes) continue;
-            Report r = build_report(c.scenario);
-            ++advice.candidates_costed;
-            if (!r.fits) continue;
-            // Fastest wins; without a step time (count-only model) the first in knob order does.
-            const bool better = !best || (r.time.step && best_report.time.step && *r.time.step < *best_report.time.step);
-            if (better) {
-                best = &c;
-                best_report = std::move(r);
-            }
+    // `tracks_closest`: the candidate's floor counts toward the lightest try reported when nothing fits.
+    const auto consider = [&](const Candidate& c, bool tracks_closest) {
+        if (!validate_scenario(c.scenario).empty()) return;
+        // The floor screens out what cannot fit without simulating its pipeline, and bounds what
+        // the lightest candidate needs when nothing fits.
+        const double floor = memory_floor(c.scenario, counts);
+        ++advice.candidates_screened;
+        if (tracks_closest && floor < advice.closest_bytes) {
+            advice.closest_bytes = floor;
+            advice.closest_changes = c.changes;
         }
+        if (floor > advice.capacity_bytes) return;
+        Report r = build_report(c.scenario);
+        ++advice.candidates_costed;
+        if (!r.fits) return;
+        // Fastest wins; without a step time (count-only model) the first in knob order does.
+        const bool better = !best || (r.time.step && best_report.time.step && *r.time.step < *best_report.time.step);
+        if (better) {
+            best = &c;
+            best_report = std::move(r);
+        }
+    };
+    for (const auto& level : levels)
+        for (const Candidate& c : level) consider(c, true);
+    // Last, where nothing fits on the GPUs: the same fixes (and the scenario as it is) with the
+    // optimizer in host memory, which trades its state for the host link and the CPU's Adam.
+    std::vector<Candidate> offloaded;
+    if (!best && s.training.offload == Offload::none) {
+        const auto offload = [](Candidate c) {
+            c.scenario.training.offload = Offload::optimizer;
+            c.changes.push_back({"offload", "none", "optimizer"});
+            return c;
+        };
+        offloaded.push_back(offload(Candidate{s, {}}));
+        for (const auto& level : levels)
+            for (const Candidate& c : level) offloaded.push_back(offload(c));
     }
+    for (const Candidate& c : offloaded) consider(c, false);
     if (best) {
         advice.found = true;
         advice.changes = best->changes;

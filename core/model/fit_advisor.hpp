@@ -11,6 +11,8 @@
 //   3. selective, then full recompute: re-runs part, then all, of the forward in the backward;
 //   4. more TP: every block gains collectives on the critical path;
 //   5. more PP: a longer pipeline, a bigger bubble and more activations in flight on the first stage.
+//   6. only when none of those fits: the optimizer offloaded to host memory (training.offload), with
+//      any of the fixes above: its state leaves the GPU and the step pays the host link and CPU Adam.
 // TP and PP grow by powers of two and are paid for by the data-parallel dims (dp_replicate first, then
 // dp_shard), so the world size stays the same. A ZeRO stage above 0 with no shard group turns the plain
 // replicas into shards (dp_replicate -> dp_shard).

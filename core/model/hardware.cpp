@@ -1,5 +1,7 @@
 #include "core/model/hardware.hpp"
 
+#include "core/scenario/units.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -175,6 +177,35 @@ HardwareFigures figures_of(const GpuSpec& g) {
 }  // namespace
 
 double exposed_memory_bytes(const GpuSpec& gpu) { return exposed_bytes_of(gpu); }
+
+HostFigures host_figures(const ClusterSpec& c) {
+    HostFigures h;
+    const double gpus = static_cast<double>(std::max<int64_t>(1, c.gpus_per_node));
+    const HostSpec& host = c.host;
+    if (host.memory_gb) {
+        h.memory_bytes_per_node = *host.memory_gb * 1e9;
+    } else {
+        h.memory_bytes_per_node = kHostMemoryGbPerGpu * gpus * 1e9;
+        h.sources.push_back("host memory: " + format_memory(kHostMemoryGbPerGpu * 1e9) +
+                            " per GPU, DGX H100's 2 TB for 8 (datasheet)");
+    }
+    if (host.link_gbps) {
+        h.link_bytes_per_s = *host.link_gbps * 1e9;
+    } else if (&family_of(c.gpu) == &kAmpere) {
+        h.link_bytes_per_s = 25.13e9;
+        h.sources.push_back("host link: PCIe Gen4 x16 at 25.13 GB/s (nvbandwidth on an A100 SXM4)");
+    } else {
+        h.link_bytes_per_s = 52.77e9;
+        h.sources.push_back("host link: PCIe Gen5 x16 at 52.77 GB/s (nvbandwidth on an H100 node)");
+    }
+    const double cores = host.cpu_cores ? static_cast<double>(*host.cpu_cores) : kHostCoresPerGpu * gpus;
+    if (!host.cpu_cores) h.sources.push_back("host CPU: 14 cores per GPU, DGX H100's 112 for 8 (datasheet)");
+    // Every GPU's rank steps its own shard at once, so the node's cores split among them.
+    h.adam_params_per_s = kCpuAdamParamsPerCoreS * cores / gpus;
+    h.sources.push_back("CPU Adam: 2.95e7 parameters a second a core (DeepSpeed's CPU-Adam, 11.6 B parameters in "
+                        "8.2 s on a 48-core host)");
+    return h;
+}
 
 double runtime_reserve_bytes(const GpuSpec& gpu, double tensor_bytes) noexcept {
     // Shardscope's stated default, not a vendor figure: PyTorch's caching allocator keeps freed

@@ -63,6 +63,16 @@
 //         distribution is public among our sources; the figure stands for every family. (Llama 3's
 //         report, section 3.3.4, saw the whole job's throughput move 1-2% with the time of day through
 //         the GPUs' voltage and frequency scaling: the same mechanism, shared by all cards.)
+// [DGX]   NVIDIA DGX H100 datasheet: 8 H100 GPUs, 2 TB of system memory, two Intel Xeon Platinum
+//         8480C processors of 56 cores each (112); DGX A100: 8 A100s, 2 TB, two 64-core AMD EPYC 7742.
+// [NVBW]  nvbandwidth (NVIDIA's host-device copy benchmark), device to host over PCIe: H100 on Gen5 x16
+//         52.77 GB/s (NVIDIA/nvbandwidth#24, every GPU of an H100 node alike); A100 SXM4 on Gen4 x16
+//         25.13 GB/s (NVIDIA/nvbandwidth#42, host_to_device at 512 MiB and 1 GiB).
+// [CPUADAM] DeepSpeed's CPU-Adam (the AVX kernel ZeRO-Offload steps its optimizer with) steps an
+//         11.6-billion-parameter GPT-2 in 8.2 s, against 56 s for torch.optim.Adam
+//         (github.com/deepspeedai/DeepSpeed/pull/735). The PR does not name its host; we take it to be
+//         the ZeRO-Offload paper's DGX-2 (Ren et al. 2021, section 6.1: two 24-core Xeon Platinum 8168):
+//         11.6e9 / 8.2 s / 48 cores = 2.95e7 parameters a second a core.
 
 #include "core/scenario/scenario.hpp"
 
@@ -113,6 +123,21 @@ struct HardwareFigures {
 };
 
 [[nodiscard]] HardwareFigures hardware_figures(const GpuSpec& gpu);
+
+// The host side of one GPU, for an optimizer offloaded to the CPU (training.offload): cluster.host's
+// figures, each left empty taken from [DGX], [NVBW] and [CPUADAM].
+struct HostFigures {
+    double memory_bytes_per_node = 0;  // the node's system memory, in bytes (GB are SI)
+    double link_bytes_per_s = 0;       // one GPU to host memory, one way
+    double adam_params_per_s = 0;      // one GPU's share of its node's CPU cores stepping Adam
+    std::vector<std::string> sources;  // one line per figure taken from a default
+};
+// [DGX]: 2 TB and 112 cores for 8 GPUs, per GPU.
+inline constexpr double kHostMemoryGbPerGpu = 2048.0 / 8;
+inline constexpr double kHostCoresPerGpu = 112.0 / 8;
+// [CPUADAM]: parameters one CPU core steps a second.
+inline constexpr double kCpuAdamParamsPerCoreS = 11.6e9 / 8.2 / 48;
+[[nodiscard]] HostFigures host_figures(const ClusterSpec& cluster);
 // What the card exposes, in bytes (gpu.memory_mib, else the family rule [SMI]).
 [[nodiscard]] double exposed_memory_bytes(const GpuSpec& gpu);
 // The runtime's reserve on a GPU whose tensors take `tensor_bytes`: the fixed part (gpu.reserve_gib,

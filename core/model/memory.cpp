@@ -94,6 +94,13 @@ double gathered_mean_weight_bytes(const TrainingSpec& t, double end_params, doub
     return (end_params * gathered_weight_bytes(t.precision) + block_params * gathered_block_weight_bytes(t)) / all;
 }
 
+double offloaded_optimizer_host_bytes(double optimizer_bytes, const TrainingSpec& t) noexcept {
+    const double per_param = state_bytes_per_param(t).optimizer;
+    if (per_param <= 0 || optimizer_bytes <= 0) return 0.0;
+    const double gradient_copy = t.precision == Precision::megatron_fp16 ? 0.0 : 4.0;
+    return optimizer_bytes * (per_param + gradient_copy) / per_param;
+}
+
 ModelStateBytes model_state_bytes(double params, Precision precision, int zero, int64_t shard_ranks) noexcept {
     return model_state_bytes(params, state_bytes_per_param(precision), zero, shard_ranks);
 }
@@ -275,6 +282,10 @@ StageMemory stage_memory(const Scenario& s, const StageShape& shape, int64_t sta
     out.bytes.params = state.params;
     out.bytes.grads = state.grads;
     out.bytes.optimizer = state.optimizer;
+    if (s.training.offload == Offload::optimizer) {
+        out.bytes.host = offloaded_optimizer_host_bytes(state.optimizer, s.training);
+        out.bytes.optimizer = 0;
+    }
     if (!s.model.has_architecture()) {
         out.bytes.reserved = runtime_reserve_bytes(s.cluster.gpu, out.bytes.tensors());
         return out;

@@ -70,6 +70,13 @@ struct StateBytesPerParam {
 // The mean over `end_params` embedding and output weights and `block_params` block weights.
 [[nodiscard]] double gathered_mean_weight_bytes(const TrainingSpec& t, double end_params, double block_params) noexcept;
 
+// Host bytes for an optimizer offloaded to the CPU, from the GPU-resident optimizer bytes it replaces:
+// the state itself (FP32 master weights and Adam's moments) and an FP32 copy of the gradients the CPU
+// steps on (DeepSpeed's ZeRO-Offload keeps them in pinned host buffers, Ren et al. 2021 section 4;
+// Megatron-LM's HybridDeviceOptimizer copies each main grad into a pinned CPU tensor), 4 bytes a
+// parameter, except under megatron-fp16, whose optimizer bytes already hold that FP32 copy.
+[[nodiscard]] double offloaded_optimizer_host_bytes(double optimizer_bytes, const TrainingSpec& t) noexcept;
+
 struct ModelStateBytes {
     double params = 0;
     double grads = 0;
@@ -177,6 +184,9 @@ struct MemoryBreakdown {
     // The runtime's own share: CUDA context, NCCL buffers and workspaces, and the allocator's slack
     // (core/model/hardware.hpp). Shown, never folded into headroom.
     double reserved = 0;
+    // Held in host memory for this GPU, not on it: the offloaded optimizer's state and the FP32
+    // gradients its CPU step reads (training.offload optimizer; 0 otherwise).
+    double host = 0;
     // Weights, gradients and optimizer state: the part ZeRO and FSDP shard.
     [[nodiscard]] double model_state() const noexcept { return params + grads + optimizer; }
     [[nodiscard]] double tensors() const noexcept {

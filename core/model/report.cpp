@@ -91,6 +91,20 @@ std::string report_to_json(const Report& r) {
     mem["capacity"] = r.gpu_memory_bytes;
     j["memory_bytes"] = std::move(mem);
     j["fits"] = r.fits;
+    if (r.host) {
+        const HostOffload& h = *r.host;
+        j["host"] = Json{{"bytes_per_gpu", h.bytes_per_gpu},
+                         {"bytes_per_node", h.bytes_per_node},
+                         {"capacity", h.capacity_bytes},
+                         {"fits", h.fits},
+                         {"link_gbps", h.link_bytes_per_s / 1e9},
+                         {"cpu_adam_params_per_s", h.adam_params_per_s},
+                         {"optimizer_params", h.params},
+                         {"optimizer_step_s", Json{{"gradients_to_host", h.step.gradients_to_host_s},
+                                                   {"cpu_adam", h.step.cpu_adam_s},
+                                                   {"weights_to_gpu", h.step.weights_to_gpu_s},
+                                                   {"total", h.step.total()}}}};
+    }
     j["flops"] = Json{{"model_per_step", optional_number(r.model_flops_per_step)},
                       {"hardware_per_step", optional_number(r.hardware_flops_per_step)}};
     j["time_s"] = Json{{"compute", optional_number(r.time.compute)},
@@ -190,12 +204,20 @@ std::string report_to_text(const Report& r) {
     os << "\n\nMemory per GPU (most loaded: pipeline stage " << r.most_loaded_stage << ")\n";
     os << "  params      " << format_memory(r.memory.params) << "\n";
     os << "  grads       " << format_memory(r.memory.grads) << "\n";
-    os << "  optimizer   " << format_memory(r.memory.optimizer) << "\n";
+    os << "  optimizer   " << format_memory(r.memory.optimizer) << (r.host ? "  (offloaded to the host)" : "") << "\n";
     os << "  activations " << (r.memory.activations ? format_memory(*r.memory.activations) : std::string("n/a")) << "\n";
     os << "  other       " << format_memory(r.memory.other) << "\n";
     os << "  reserved    " << format_memory(r.memory.reserved) << "  (runtime + allocator)\n";
     os << "  total       " << format_memory(r.memory.total()) << " of " << format_memory(r.gpu_memory_bytes)
        << (r.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
+    if (r.host) {
+        const HostOffload& h = *r.host;
+        os << "  host        " << format_memory(h.bytes_per_gpu) << " per GPU offloaded, " << format_memory(h.bytes_per_node)
+           << " of the node's " << format_memory(h.capacity_bytes) << (h.fits ? "  (fits)" : "  (DOES NOT FIT)") << "\n";
+        os << "  optimizer step on the host: " << format_seconds(h.step.total()) << " (gradients to host "
+           << format_seconds(h.step.gradients_to_host_s) << ", CPU Adam " << format_seconds(h.step.cpu_adam_s)
+           << ", weights back " << format_seconds(h.step.weights_to_gpu_s) << ")\n";
+    }
     if (r.stages.size() > 1) {
         os << "  per stage:";
         // The first two, the last two and the most loaded; "..." where stages are left out.

@@ -8,6 +8,7 @@
 
 #include "core/collectives/collectives.hpp"
 #include "core/scenario/units.hpp"
+#include "core/model/compute.hpp"
 #include "core/model/memory.hpp"
 #include "core/model/run_cost.hpp"
 #include "core/model/step_ops.hpp"
@@ -107,6 +108,19 @@ struct MoeFigures {
     double mixture_share_of_compute = 0;
 };
 
+// The optimizer offloaded to the host (training.offload optimizer): what the host holds and what the
+// busiest GPU's optimizer step costs there (the report's `host`).
+struct HostOffload {
+    double bytes_per_gpu = 0;     // the most loaded GPU's optimizer state and FP32 gradients on the host
+    double bytes_per_node = 0;    // a node's GPUs together, each at the most loaded GPU's figure
+    double capacity_bytes = 0;    // the node's system memory
+    bool fits = false;
+    double link_bytes_per_s = 0;  // one GPU's host link, one way
+    double adam_params_per_s = 0; // one GPU's share of its node's CPU Adam
+    double params = 0;            // parameters the busiest GPU's optimizer steps
+    OffloadedStep step;           // the busiest GPU's, in its three parts
+};
+
 struct Report {
     int64_t world_size = 0;
     int64_t leftover_dp_replicate = 1;   // the factor leftover GPUs multiply dp_replicate by
@@ -114,7 +128,8 @@ struct Report {
     double params_active = 0;            // per token (MoE: top_k experts); not in docs/design.md's JSON
     std::vector<DimCost> dims;
     MemoryBreakdown memory;              // the most loaded GPU
-    bool fits = false;
+    bool fits = false;                   // on the GPU, and on the host with the optimizer offloaded
+    std::optional<HostOffload> host;
     std::optional<double> model_flops_per_step;
     std::optional<double> hardware_flops_per_step;
     ReportTimes time;

@@ -46,6 +46,7 @@ std::string_view to_string(OpBound bound) noexcept {
         case OpBound::flops: return "flops";
         case OpBound::hbm: return "hbm";
         case OpBound::launch: return "launch";
+        case OpBound::host: return "host";
     }
     return "?";
 }
@@ -77,6 +78,7 @@ bool is_moe_part(StepOp op) noexcept {
 }
 
 OpBound OpFigures::bound() const noexcept {
+    if (host_bound_s > flops_bound_s && host_bound_s > hbm_bound_s && host_bound_s > launch_s) return OpBound::host;
     if (launch_s > flops_bound_s && launch_s > hbm_bound_s) return OpBound::launch;
     return hbm_bound_s > flops_bound_s ? OpBound::hbm : OpBound::flops;
 }
@@ -89,6 +91,7 @@ void OpFigures::add(const OpFigures& o, double times) noexcept {
     rerun_flops += times * o.rerun_flops;
     flops_bound_s += times * o.flops_bound_s;
     hbm_bound_s += times * o.hbm_bound_s;
+    host_bound_s += times * o.host_bound_s;
     launch_s += times * o.launch_s;
 }
 

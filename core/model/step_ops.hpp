@@ -36,9 +36,10 @@ enum class StepOp : std::uint8_t {
 inline constexpr std::size_t kStepOpCount = static_cast<std::size_t>(StepOp::count_);
 
 enum class StepOpKind : std::uint8_t { gemm, attention, elementwise, optimizer };
-// What sets an operation's time: the tensor cores' FLOP rate, HBM bandwidth, or the per-kernel floor
-// (launch and prologue) that a small kernel cannot get under.
-enum class OpBound : std::uint8_t { flops, hbm, launch };
+// What sets an operation's time: the tensor cores' FLOP rate, HBM bandwidth, the per-kernel floor
+// (launch and prologue) that a small kernel cannot get under, or the host (an offloaded optimizer's
+// copies over the host link and its step on the CPU).
+enum class OpBound : std::uint8_t { flops, hbm, launch, host };
 
 [[nodiscard]] std::string_view to_string(StepOp op) noexcept;
 [[nodiscard]] std::string_view to_string(StepOpKind kind) noexcept;
@@ -57,6 +58,7 @@ struct OpFigures {
     // forward_s + backward_s split by what bounds each kernel (the re-run forward repeats its forward's
     // split and is left out).
     double flops_bound_s = 0, hbm_bound_s = 0, launch_s = 0;
+    double host_bound_s = 0;  // off the GPU: host-link copies and the CPU's optimizer step
 
     [[nodiscard]] double time_s() const noexcept { return forward_s + backward_s + rerun_s; }
     [[nodiscard]] OpBound bound() const noexcept;

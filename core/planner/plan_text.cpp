@@ -72,6 +72,7 @@ std::string describe_layout(const Scenario& s) {
     os << ", recompute " << recompute_text(s.training);
     if (p.pp > 1 && !pipeline_split_text(p).empty()) os << ", " << pipeline_split_text(p);
     if (!default_order(p.order)) os << ", order " << order_text(p.order);
+    if (s.training.offload == Offload::optimizer) os << ", optimizer offloaded";
     return os.str();
 }
 
@@ -97,6 +98,9 @@ std::vector<std::string> layout_change_parts(const Scenario& a, const Scenario& 
         parts.push_back("split " + (pipeline_split_text(p).empty() ? std::string("layers only") : pipeline_split_text(p)) + " -> " +
                         (pipeline_split_text(q).empty() ? std::string("layers only") : pipeline_split_text(q)));
     if (p.order != q.order) parts.push_back("order " + order_text(p.order) + " -> " + order_text(q.order));
+    if (a.training.offload != b.training.offload)
+        parts.push_back("offload " + std::string(to_string(a.training.offload)) + " -> " +
+                        std::string(to_string(b.training.offload)));
     return parts;
 }
 

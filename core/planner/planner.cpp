@@ -56,10 +56,11 @@ std::vector<std::vector<Dim>> orders_for(const ParallelSpec& p, bool all_orders)
     return out;
 }
 
-std::vector<int> zero_stages(const ParallelSpec& p, const PlanFilters& f) {
+std::vector<int> zero_stages(const ParallelSpec& p, const PlanFilters& f, Offload offload) {
     std::vector<int> out;
     const int64_t shard_ranks = p.dp_shard * p.cp;
-    if (p.dp_shard == 1) out.push_back(0);  // zero 0 with dp_shard > 1 is a validation error
+    // zero 0 with dp_shard > 1 is a validation error, and so is an offloaded optimizer without ZeRO.
+    if (p.dp_shard == 1 && offload == Offload::none) out.push_back(0);
     if (shard_ranks > 1)
         for (int z = 1; z <= 3; ++z) out.push_back(z);
     if (f.zero_at_most_1) out.erase(std::remove_if(out.begin(), out.end(), [](int z) { return z > 1; }), out.end());
@@ -170,7 +171,7 @@ void for_each_layout(const Scenario& base, const PlanOptions& options, PlanStats
                             for (const std::vector<Dim>& order : orders_for(p, options.all_orders)) {
                                 p.order = order;
                                 ++stats.layouts;
-                                const std::vector<int> zeros = zero_stages(p, options.filters);
+                                const std::vector<int> zeros = zero_stages(p, options.filters, base.training.offload);
                                 if (!zeros.empty()) visit(p, zeros);
                             }
                         }
@@ -915,15 +916,42 @@ void PlanSearch::State::finish() {
     stop_clock();
 }
 
-PlanSearch::PlanSearch(const Scenario& base, const PlanOptions& options, PlanProgress* progress)
-    : state_(std::make_unique<State>(base, options, progress)) {}
-
 PlanSearch::~PlanSearch() = default;
 
 bool PlanSearch::done() const noexcept { return state_->phase == State::Phase::done; }
 
+namespace {
+// The planner holds the optimizer on the GPUs unless nothing fits there (PlanSearch::advance).
+Scenario optimizer_on_gpu(Scenario s) {
+    s.training.offload = Offload::none;
+    return s;
+}
+}  // namespace
+
+PlanSearch::PlanSearch(const Scenario& base, const PlanOptions& options, PlanProgress* progress)
+    : state_(std::make_unique<State>(optimizer_on_gpu(base), options, progress)), options_(options),
+      progress_(progress) {}
+
 bool PlanSearch::advance(std::chrono::steady_clock::time_point deadline) {
-    State& s = *state_;
+    if (!advance_state(*state_, deadline)) return false;
+    const PlanResult& first = state_->result;
+    if (offloaded_ || !first.ranked.empty() || first.cancelled) return true;
+    // Nothing fits with the optimizer on the GPUs: search again with it in host memory, where the
+    // step pays the host link and the CPU's Adam (a second search over the same layouts, zero 1-3).
+    offloaded_ = true;
+    Scenario offloaded = state_->base;
+    offloaded.training.offload = Offload::optimizer;
+    const int64_t tried = first.stats.candidates;
+    const std::string capacity = format_memory(first.gpu_memory_bytes);
+    state_ = std::make_unique<State>(offloaded, options_, progress_);
+    state_->result.notes.push_back("nothing fits in " + capacity + " per GPU with the optimizer on the GPUs (" +
+                                   std::to_string(tried) +
+                                   " candidates): these layouts offload it to host memory (training.offload "
+                                   "optimizer), and their step pays the host link and the CPU's Adam");
+    return false;  // the second search runs on the next calls
+}
+
+bool PlanSearch::advance_state(State& s, std::chrono::steady_clock::time_point deadline) {
     if (s.phase == State::Phase::listing) {
         s.list_jobs();  // here, not in the constructor: on the desktop it runs on the worker thread
         s.phase = State::Phase::floors;
@@ -984,7 +1012,7 @@ auto searched_knobs(S& s) {
     auto& p = s.parallel;
     auto& t = s.training;
     return std::tie(p.tp, p.cp, p.pp, p.dp_shard, p.dp_replicate, p.ep, p.zero, p.order, t.micro_batch, t.recompute,
-                    t.schedule, t.virtual_stages);
+                    t.schedule, t.virtual_stages, t.offload);
 }
 
 const Scenario& unsearched_knobs() {
@@ -998,6 +1026,7 @@ const Scenario& unsearched_knobs() {
         k.training.recompute = Recompute::none;
         k.training.schedule = Schedule::one_f_one_b;
         k.training.virtual_stages = 1;
+        k.training.offload = Offload::none;
         return k;
     }();
     return reset;

@@ -23,6 +23,9 @@
 //   not interleaved).
 // - order: tp innermost, then cp, dp_shard, dp_replicate, pp (the default order) unless all_orders,
 //   which tries every order that differs in the dims of size > 1 (dims of size 1 place no ranks).
+// - offload: the optimizer stays on the GPUs; only when no candidate fits there does a second search
+//   run the same layouts (zero 1-3) with it offloaded to host memory (training.offload optimizer),
+//   and says so in its notes.
 // - Held from the scenario: model, cluster, global_batch, precision, sequence_parallel, tp_comm_overlap,
 //   cp_comm.
 //
@@ -169,7 +172,11 @@ public:
 
 private:
     struct State;
+    static bool advance_state(State& s, std::chrono::steady_clock::time_point deadline);
     std::unique_ptr<State> state_;
+    PlanOptions options_;
+    PlanProgress* progress_ = nullptr;
+    bool offloaded_ = false;  // the second search, with the optimizer in host memory, has begun
 };
 
 // Runs the search for `base` (which must pass validate_scenario). `progress` may be null.

@@ -82,6 +82,16 @@ static GpuSpec read_gpu(const Json& j) {
     return g;
 }
 
+static HostSpec read_host(const Json& j) {
+    ObjectReader r(j, "cluster.host");
+    HostSpec h;
+    h.memory_gb = r.optional_number("memory_gb");
+    h.link_gbps = r.optional_number("link_gbps");
+    if (r.has("cpu_cores")) h.cpu_cores = r.int_field("cpu_cores");
+    r.reject_unknown();
+    return h;
+}
+
 ClusterSpec read_cluster(const Json& j) {
     ObjectReader r(j, "cluster");
     ClusterSpec c;
@@ -91,6 +101,7 @@ ClusterSpec read_cluster(const Json& j) {
     c.gpu = read_gpu(r.required("gpu"));
     c.intra_node = read_link(r.required("intra_node"), "cluster.intra_node");
     c.inter_node = read_link(r.required("inter_node"), "cluster.inter_node");
+    if (r.has("host")) c.host = read_host(r.required("host"));
     r.reject_unknown();
     return c;
 }
@@ -208,6 +219,7 @@ TrainingSpec read_training(const Json& j) {
     t.fp8_param_gather = r.bool_field("fp8_param_gather", false);
     if (std::string e = fp8_param_gather_error(t); !e.empty()) throw FieldError{std::move(e)};
     t.bf16_adam_moments = r.bool_field("bf16_adam_moments", false);
+    t.offload = r.enum_field<Offload>("offload", &offload_from_string, "none, optimizer", Offload::none);
     r.reject_unknown();
     return t;
 }
@@ -316,6 +328,11 @@ Json cluster_to_json(const ClusterSpec& c) {
     j["gpu"] = g;
     j["intra_node"] = link_to_json(c.intra_node);
     j["inter_node"] = link_to_json(c.inter_node);
+    Json h = Json::object();
+    if (c.host.memory_gb) h["memory_gb"] = *c.host.memory_gb;
+    if (c.host.link_gbps) h["link_gbps"] = *c.host.link_gbps;
+    if (c.host.cpu_cores) h["cpu_cores"] = *c.host.cpu_cores;
+    if (!h.empty()) j["host"] = h;
     return j;
 }
 
@@ -361,6 +378,7 @@ Json training_to_json(const TrainingSpec& t) {
     if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t)) j["activation_func_fp8_input_store"] = true;
     if (t.fp8_param_gather && fp8_param_gather_applies(t)) j["fp8_param_gather"] = true;
     if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
+    if (t.offload != Offload::none) j["offload"] = to_string(t.offload);
     return j;
 }
 
@@ -622,6 +640,14 @@ std::string validate_cluster(const ClusterSpec& c) {
     if (auto e = count_in_range("cluster.inter_node.nics_per_node", c.inter_node.nics_per_node, 0, kMaxGpus);
         !e.empty())
         return e;
+    if (c.host.memory_gb)
+        if (auto e = positive_number("cluster.host.memory_gb", *c.host.memory_gb, kMaxMemoryGb); !e.empty()) return e;
+    if (c.host.link_gbps)
+        if (auto e = positive_number("cluster.host.link_gbps", *c.host.link_gbps, kMaxBandwidthGbps); !e.empty())
+            return e;
+    if (c.host.cpu_cores)
+        if (auto e = count_in_range("cluster.host.cpu_cores", *c.host.cpu_cores, 1, kMaxGpus * 1024); !e.empty())
+            return e;
     if (auto e = validate_link("cluster.intra_node", c.intra_node); !e.empty()) return e;
     return validate_link("cluster.inter_node", c.inter_node);
 }
@@ -770,6 +796,7 @@ std::string validate_training(const Scenario& s) {
     if (t.fp8_param_gather && fp8_param_gather_applies(t) && p.zero == 0)
         return "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs the distributed optimizer or FSDP "
                "(parallel.zero 1 or more); zero is 0";
+    if (std::string e = offload_error(p, t.offload); !e.empty()) return e;
 
     const int64_t dp_replicate = replicas_with_leftovers(s);
     const int64_t per_microbatch_step = t.micro_batch * p.dp_shard * dp_replicate;
@@ -974,6 +1001,21 @@ std::string_view to_string(RecomputeMethod v) noexcept { return v == RecomputeMe
 
 std::optional<RecomputeMethod> recompute_method_from_string(std::string_view s) noexcept {
     return lookup(s, std::array{RecomputeMethod::uniform, RecomputeMethod::block});
+}
+
+std::string offload_error(const ParallelSpec& p, Offload offload) {
+    // DeepSpeed's offload_optimizer is a ZeRO option (stages 1-3) and Megatron-LM's CPU offload runs
+    // inside its distributed optimizer: both offload the shard of the state a rank owns.
+    if (offload == Offload::optimizer && p.zero == 0)
+        return "training.offload: optimizer offload needs a sharded optimizer (parallel.zero 1, 2 or 3: DeepSpeed's "
+               "offload_optimizer, Megatron-LM's --optimizer-cpu-offload with its distributed optimizer); zero is 0";
+    return {};
+}
+
+std::string_view to_string(Offload v) noexcept { return v == Offload::optimizer ? "optimizer" : "none"; }
+
+std::optional<Offload> offload_from_string(std::string_view s) noexcept {
+    return lookup(s, std::array{Offload::none, Offload::optimizer});
 }
 
 RecomputedBlocks recomputed_blocks(const TrainingSpec& t, int64_t layers, int64_t chunks) noexcept {

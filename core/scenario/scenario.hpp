@@ -140,6 +140,14 @@ struct LinkSpec {
     [[nodiscard]] double bytes_per_s() const noexcept { return bandwidth_gbps * 1e9; }  // GB/s are SI
 };
 
+// The host each node's GPUs hang off: what an optimizer offloaded to the CPU uses. Every figure left
+// empty takes the default core/model/hardware.hpp gives (with its source).
+struct HostSpec {
+    std::optional<double> memory_gb{};   // the node's system memory (DGX H100: 2,048 GB)
+    std::optional<double> link_gbps{};   // one GPU's link to host memory, GB/s one way (PCIe, NVLink-C2C)
+    std::optional<int64_t> cpu_cores{};  // the node's CPU cores, shared by its GPUs' optimizer steps
+};
+
 struct ClusterSpec {
     std::string name = "cluster";
     int64_t nodes = 1;
@@ -147,6 +155,7 @@ struct ClusterSpec {
     GpuSpec gpu;
     LinkSpec intra_node{450, 2};
     LinkSpec inter_node{50, 5};
+    HostSpec host;
 
     [[nodiscard]] int64_t gpu_count() const noexcept { return nodes * gpus_per_node; }
 };
@@ -201,6 +210,10 @@ inline constexpr std::array<bool RecomputeModules::*, 4> kRecomputeModuleFields 
 // and keeps every activation of the rest.
 enum class RecomputeMethod { uniform, block };
 
+// What lives in host memory instead of the GPU's: nothing, or the optimizer (its FP32 master weights
+// and moments, stepped by the CPU: DeepSpeed's offload_optimizer, Megatron-LM's --optimizer-cpu-offload).
+enum class Offload { none, optimizer };
+
 struct TrainingSpec {
     int64_t global_batch = 1024;    // sequences per step
     int64_t micro_batch = 1;        // sequences per micro-batch
@@ -229,6 +242,8 @@ struct TrainingSpec {
     // Adam's two moments in bf16 instead of fp32 (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype
     // bf16 with --use-precision-aware-optimizer; DeepSeek-V3 trained so).
     bool bf16_adam_moments = false;
+    // The optimizer's state in host memory and its step on the CPU; needs parallel.zero >= 1.
+    Offload offload = Offload::none;
 };
 
 // Megatron-LM's FP8 activation inputs need its stack and FP8 GEMMs: "" or the rule a file breaks (a
@@ -238,6 +253,8 @@ struct TrainingSpec {
 // FP8 parameters need the same: precision fp8 on Megatron-LM's stack.
 [[nodiscard]] bool fp8_param_gather_applies(const TrainingSpec& t) noexcept;
 [[nodiscard]] std::string fp8_param_gather_error(const TrainingSpec& t);
+// An offloaded optimizer needs a sharded one: "" or the rule `offload` breaks on layout `p`.
+[[nodiscard]] std::string offload_error(const ParallelSpec& p, Offload offload);
 
 // The whole training run, not one step (optional): its days, cost and energy, failures and
 // checkpoints included (core/model/run_cost.hpp).
@@ -321,6 +338,8 @@ inline constexpr int64_t kMaxPipelineOps = int64_t{1} << 21;
 [[nodiscard]] std::string_view to_string(ZeroImpl v) noexcept;
 [[nodiscard]] std::string_view to_string(RecomputeMethod v) noexcept;
 [[nodiscard]] std::optional<RecomputeMethod> recompute_method_from_string(std::string_view s) noexcept;
+[[nodiscard]] std::string_view to_string(Offload v) noexcept;
+[[nodiscard]] std::optional<Offload> offload_from_string(std::string_view s) noexcept;
 // Blocks of a stage (holding `layers` blocks in `chunks` virtual chunks) whose forward a full
 // recompute re-runs, and how many block inputs it keeps for the backward.
 struct RecomputedBlocks {

@@ -122,7 +122,7 @@ TEST_CASE("the planner's ranking: a row per layout with its knobs and figures, M
     const auto rows = parse_csv(plan_csv({a, b}));
     REQUIRE(rows.size() == 3);
     const auto& h = rows[0];
-    CHECK(h.size() == 24);
+    CHECK(h.size() == 25);
     CHECK(rows[1][column(h, "rank")] == "1");
     CHECK(rows[1][column(h, "layout")] == describe_layout(a.scenario));
     CHECK(rows[1][column(h, "tp")] == "2");

@@ -31,7 +31,7 @@ Json read_schema() {
 // The object path the loader reports for each of the schema's definitions.
 const std::map<std::string, std::string> kDefinitionPaths = {
     {"model", "model"},       {"cluster", "cluster"},       {"gpu", "cluster.gpu"},  {"intra_node", "cluster.intra_node"},
-    {"inter_node", "cluster.inter_node"}, {"parallel", "parallel"}, {"training", "training"}, {"run", "run"}};
+    {"inter_node", "cluster.inter_node"}, {"host", "cluster.host"}, {"parallel", "parallel"}, {"training", "training"}, {"run", "run"}};
 
 const Json& definition(const Json& schema, const Json& property) {
     const std::string ref = property.at("$ref").get<std::string>();  // "#/$defs/NAME"
@@ -114,6 +114,8 @@ TEST_CASE("what the saver writes is in the schema: the default scenario and one 
     full.parallel.first_stage_layers = 15;
     full.parallel.last_stage_layers = 15;
     full.parallel.embedding_in_pipeline_split = true;
+    full.cluster.host = HostSpec{2048.0, 52.77, 112};
+    full.training.offload = Offload::optimizer;
     for (const Scenario& s : {default_scenario(), full}) {
         const Json written = Json::parse(scenario_to_json(s));
         check_keys_in_schema(schema, schema, written, "");
