@@ -294,10 +294,16 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
             break;
         case Precision::fp32: break;
     }
+    // arguments.py asserts --optimizer-cpu-offload "must be used in conjunction with
+    // --use-precision-aware-optimizer" (the hybrid device optimizer reuses its code path).
+    if (t.bf16_adam_moments || t.offload == Offload::optimizer) f.push_back("--use-precision-aware-optimizer");
     if (t.bf16_adam_moments) {
-        f.push_back("--use-precision-aware-optimizer");
         f.push_back("--exp-avg-dtype bf16");
         f.push_back("--exp-avg-sq-dtype bf16");
+    }
+    if (t.offload == Offload::optimizer) {
+        f.push_back("--optimizer-cpu-offload");
+        f.push_back("--optimizer-offload-fraction 1.0");
     }
 }
 
@@ -525,6 +531,10 @@ void torchtitan_warnings(const Scenario& s, Writer& w) {
                "the full policy is the nearest (priced here as the scenario says)");
     if (t.bf16_adam_moments)
         w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
+    if (t.offload == Offload::optimizer)
+        w.warn("offload optimizer: TorchTitan's training.enable_cpu_offload (FSDP2's CPUOffloadPolicy) moves the "
+               "parameters and gradients to the host too and is not set; this scenario is priced with the optimizer "
+               "alone on the host");
 }
 
 std::string model_shape_note(const ModelSpec& m) {
@@ -766,6 +776,8 @@ FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
         zero["contiguous_gradients"] = true;
     }
     if (p.zero == 3 && l.dp_replicate > 1) zero["mics_shard_size"] = p.dp_shard;  // shard in a group, replicate across
+    // ZeRO-Offload: the optimizer state and its step on the CPU (pinned buffers for the copies).
+    if (t.offload == Offload::optimizer) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
     j["zero_optimization"] = zero;
     warn_other_zero_impl(s, w, {ZeroImpl::deepspeed, ZeroImpl::deepspeed_0_3}, "DeepSpeed", "DeepSpeed's own ZeRO-3");
     switch (t.precision) {

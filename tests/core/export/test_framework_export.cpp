@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -470,6 +471,9 @@ TEST_CASE("every Megatron-LM flag the export writes is one Megatron-LM has (test
     fp8.training.bf16_adam_moments = true;
     fp8.model.mtp_layers = 1;
     scenarios.push_back(fp8);
+    Scenario offloaded = default_scenario();
+    offloaded.training.offload = Offload::optimizer;
+    scenarios.push_back(offloaded);
     int flags = 0;
     for (const Scenario& s : scenarios) {
         REQUIRE(validate_scenario(s).empty());
@@ -594,4 +598,37 @@ TEST_CASE("an export says when the target runs ZeRO-3 as another implementation 
     CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings,
                    "zero_impl fsdp2: DeepSpeed runs ZeRO-3 as DeepSpeed's own ZeRO-3"));
     CHECK_FALSE(mentions(export_scenario(s, ExportTarget::torchtitan_toml).warnings, "zero_impl"));
+}
+
+TEST_CASE("an offloaded optimizer is written as each framework offloads it, or warned where it cannot be") {
+    Scenario s = default_scenario();  // zero 3 over dp_shard 8
+    s.training.offload = Offload::optimizer;
+    REQUIRE(validate_scenario(s).empty());
+    // Megatron-LM asserts --optimizer-cpu-offload "must be used in conjunction with
+    // --use-precision-aware-optimizer" (arguments.py at the pinned commit); the fraction is all of it.
+    const std::string megatron = export_scenario(s, ExportTarget::megatron).text;
+    CHECK(megatron.find("--optimizer-cpu-offload") != std::string::npos);
+    CHECK(megatron.find("--optimizer-offload-fraction 1.0") != std::string::npos);
+    CHECK(megatron.find("--use-precision-aware-optimizer") != std::string::npos);
+    // With bf16 moments as well, the precision-aware flag is written once.
+    s.training.bf16_adam_moments = true;
+    const std::string both = export_scenario(s, ExportTarget::megatron).text;
+    const std::string flag = "--use-precision-aware-optimizer";
+    CHECK(both.find(flag) == both.rfind(flag));
+    s.training.bf16_adam_moments = false;
+    // DeepSpeed's ZeRO-Offload: zero_optimization.offload_optimizer on the CPU.
+    const nlohmann::json ds = nlohmann::json::parse(export_scenario(s, ExportTarget::deepspeed).text);
+    CHECK(ds["zero_optimization"]["offload_optimizer"]["device"] == "cpu");
+    CHECK(ds["zero_optimization"]["offload_optimizer"]["pin_memory"] == true);
+    // TorchTitan offers only FSDP2's whole CPU offload (parameters too): warned, not written.
+    const FrameworkExport titan = export_scenario(s, ExportTarget::torchtitan);
+    CHECK(titan.text.find("enable_cpu_offload =") == std::string::npos);
+    CHECK(titan.text.find("enable_cpu_offload=") == std::string::npos);
+    CHECK(std::any_of(titan.warnings.begin(), titan.warnings.end(),
+                      [](const std::string& w) { return w.rfind("offload optimizer:", 0) == 0; }));
+    // Without offload none of it appears.
+    s.training.offload = Offload::none;
+    CHECK(export_scenario(s, ExportTarget::megatron).text.find("--optimizer-cpu-offload") == std::string::npos);
+    CHECK_FALSE(nlohmann::json::parse(export_scenario(s, ExportTarget::deepspeed).text)["zero_optimization"].contains(
+        "offload_optimizer"));
 }
