@@ -17,6 +17,9 @@ public:
     explicit ImGuiFixture(float width = 1600, float height = 1000) {
         IMGUI_CHECKVERSION();
         ImGui::CreateContext();
+        // A new context counts its frames from the start again: an earlier test's rectangles would
+        // pass for this frame's.
+        ui::forget_item_rects();
         ImGuiIO& io = ImGui::GetIO();
         io.IniFilename = nullptr;  // tests never read or write a layout file
         io.DisplaySize = ImVec2(width, height);

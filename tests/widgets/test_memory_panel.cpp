@@ -270,14 +270,37 @@ TEST_CASE("memory panel: a refused control edit shows the rule and changes nothi
     CHECK(h.panel.control_error().empty());
 }
 
-TEST_CASE("memory panel: Llama 3 70B on 8 GPUs says no layout fits and shows the closest") {
+TEST_CASE("memory panel: Llama 3 70B on 8 GPUs fits only with its optimizer on the host, and says so") {
     PanelHarness h(llama70b_ddp(1));
     h.fixture.frame(h.draw());
     const ui::MemoryView& v = h.panel.view(h.state);
     CHECK_FALSE(v.fits);
     CHECK(v.advice.needed);
+    REQUIRE(v.advice.found);
+    CHECK(v.advice_line.find("offload none -> optimizer") != std::string::npos);
+    CHECK(v.host_line.empty());
+    CHECK(h.panel.act(h.state, "apply_fix", "1").empty());
+    CHECK(h.state.scenario().training.offload == Offload::optimizer);
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& after = h.panel.view(h.state);
+    CHECK(after.fits);
+    // The host's share, in the report's own figures: 16 bytes a parameter on the host.
+    const Report& r = h.state.report();
+    REQUIRE(r.host.has_value());
+    CHECK(after.host_line.rfind("Optimizer on the host: " + format_memory(r.host->bytes_per_gpu) + " per GPU", 0) == 0);
+    CHECK(after.host_line.find("CPU Adam " + format_seconds(r.host->step.cpu_adam_s)) != std::string::npos);
+}
+
+TEST_CASE("memory panel: with a host too small as well, it says no layout fits and shows the closest") {
+    Scenario s = llama70b_ddp(1);
+    s.cluster.host.memory_gb = 100;  // against the node's 1.13 TB of offloaded state
+    PanelHarness h(s);
+    h.fixture.frame(h.draw());
+    const ui::MemoryView& v = h.panel.view(h.state);
+    CHECK_FALSE(v.fits);
+    CHECK(v.advice.needed);
     CHECK_FALSE(v.advice.found);
-    CHECK(v.advice_line.find("No mix of") == 0);
+    CHECK(v.advice_line.find("No mix of ZeRO stage, micro-batch, recompute, TP, PP and optimizer offload") == 0);
     CHECK(v.advice_line.find("Even the lightest (") != std::string::npos);
     CHECK_FALSE(h.panel.act(h.state, "apply_fix", "1").empty());
 }

@@ -34,6 +34,8 @@ std::optional<ItemRect> find_item_rect(const std::string& key) {
     return it->second.rect;
 }
 
+void forget_item_rects() { rects().clear(); }
+
 std::vector<std::pair<std::string, ItemRect>> current_item_rects() {
     // This context's frame: a later context (a test's) starts counting again below an earlier one's.
     const int latest = ImGui::GetCurrentContext() ? ImGui::GetFrameCount() : 0;

@@ -22,5 +22,7 @@ void note_rect(const std::string& key, const ItemRect& rect);
 [[nodiscard]] std::optional<ItemRect> find_item_rect(const std::string& key);
 // Every rectangle noted during the latest frame (ImGui's frame count), keyed by name.
 [[nodiscard]] std::vector<std::pair<std::string, ItemRect>> current_item_rects();
+// Drops every rectangle noted so far (for a new ImGui context, whose frame count starts again).
+void forget_item_rects();
 
 }  // namespace shardscope::ui

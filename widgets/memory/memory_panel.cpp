@@ -462,6 +462,10 @@ void MemoryPanel::draw_fit(AppState& state) {
     ImGui::PushTextWrapPos(0.0f);
     text_wrapped_coloured(ImGui::ColorConvertU32ToFloat4(v.fits ? kGreen : kRed), v.fit_line);
     note_shown("report.fits", v.fit_line);
+    if (!v.host_line.empty()) {
+        text_wrapped_coloured(ImGui::ColorConvertU32ToFloat4(v.host_fits ? kGreen : kRed), v.host_line);
+        note_last_item("memory/host");
+    }
     if (v.fits) {
         ImGui::PopTextWrapPos();
         return;
@@ -695,6 +699,29 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
         ImGui::SetTooltip("%s", "Adam's two moments in bf16 instead of fp32: 4 bytes a parameter fewer in the "
                                 "optimizer state (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype bf16; "
                                 "DeepSeek-V3 trained so)");
+    ImGui::SameLine();
+    draw_offload_switch(state);
+}
+
+// The optimizer in host memory: greyed where the layout has no sharded optimizer (core's rule, shown).
+void MemoryPanel::draw_offload_switch(AppState& state) {
+    const Scenario& s = state.scenario();
+    const std::string refused = offload_error(s.parallel, Offload::optimizer);
+    bool on = s.training.offload == Offload::optimizer;
+    ImGui::BeginDisabled(!refused.empty() && !on);
+    if (ImGui::Checkbox("Optimizer on host", &on)) {
+        Scenario c = s;
+        c.training.offload = on ? Offload::optimizer : Offload::none;
+        apply(state, c);
+    }
+    ImGui::EndDisabled();
+    note_last_item("memory/offload");
+    wrapped_tooltip_for_last_item(
+            refused.empty() ? std::string("The optimizer's FP32 master weights and moments, and an FP32 copy of the "
+                                          "gradients, kept in host memory and stepped by the CPU (DeepSpeed's "
+                                          "offload_optimizer, Megatron-LM's --optimizer-cpu-offload): the GPU frees "
+                                          "them, the step pays the host link and the CPU's Adam")
+                            : refused);
 }
 
 // A Megatron-LM FP8 switch: greyed (and off) where it does not apply, each state explained on hover.

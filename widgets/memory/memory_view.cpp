@@ -67,7 +67,24 @@ std::string fit_line(const Report& r) {
     const std::string where =
         r.stages.size() > 1 ? " on the most loaded GPU (stage " + std::to_string(r.most_loaded_stage) + ")" : " per GPU";
     if (r.fits) return "Fits: " + format_memory(r.memory.total()) + " of " + format_memory(r.gpu_memory_bytes) + where + ".";
+    if (r.host && !r.host->fits && r.memory.total() <= r.gpu_memory_bytes)
+        return "Does not fit on the host: the node's GPUs offload " + format_memory(r.host->bytes_per_node) + " of its " +
+               format_memory(r.host->capacity_bytes) + " (each GPU " + format_memory(r.memory.total()) + " of " +
+               format_memory(r.gpu_memory_bytes) + ").";
     return "Does not fit: " + format_memory(r.memory.total()) + " needed of " + format_memory(r.gpu_memory_bytes) + where + ".";
+}
+
+// What an offloaded optimizer puts on the host and what its step costs there ("" without offload).
+std::string host_line(const Report& r) {
+    if (!r.host) return {};
+    const HostOffload& h = *r.host;
+    std::string line = "Optimizer on the host: " + format_memory(h.bytes_per_gpu) + " per GPU (FP32 master, moments, "
+                       "gradients), " + format_memory(h.bytes_per_node) + " of the node's " +
+                       format_memory(h.capacity_bytes) + ".";
+    if (r.time.step)
+        line += " Its step: gradients out " + format_seconds(h.step.gradients_to_host_s) + ", CPU Adam " +
+                format_seconds(h.step.cpu_adam_s) + ", weights back " + format_seconds(h.step.weights_to_gpu_s) + ".";
+    return line;
 }
 
 std::string advice_line(const FitAdvice& a) {
@@ -80,7 +97,7 @@ std::string advice_line(const FitAdvice& a) {
         if (a.step_s) line += ", step " + format_seconds(*a.step_s);
         return line + searched + ".";
     }
-    std::string line = "No mix of ZeRO stage, micro-batch, recompute, TP and PP fits on these GPUs" + searched + ".";
+    std::string line = "No mix of ZeRO stage, micro-batch, recompute, TP, PP and optimizer offload fits on these GPUs" + searched + ".";
     if (!a.closest_changes.empty())
         line += " Even the lightest (" + changes_text(a.closest_changes) + ") needs at least " +
                 format_memory(a.closest_bytes) + " per GPU.";
@@ -220,6 +237,8 @@ MemoryView build_memory_view(const AppState& state) {
     v.capacity_label = s.cluster.gpu.name + ": " + format_memory(r.gpu_memory_bytes);
     v.fits = r.fits;
     v.fit_line = fit_line(r);
+    v.host_line = host_line(r);
+    v.host_fits = !r.host || r.host->fits;
     // Re-costing candidates takes a while: only when there is something to fix.
     v.advice = state.fit_advice();
     if (v.advice.found) {

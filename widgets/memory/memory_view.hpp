@@ -76,6 +76,8 @@ struct MemoryView {
     std::string capacity_label;          // "H100 SXM: 74.5 GiB"
     bool fits = false;
     std::string fit_line;                // the verdict for the most loaded GPU
+    std::string host_line;               // an offloaded optimizer on the host; "" without offload
+    bool host_fits = true;
     FitAdvice advice;                    // core's fix (needed/found say whether there is one)
     std::optional<MemoryBarRecord> fix_preview;  // the most loaded GPU once the fix is applied
     std::string advice_line;             // what the fix does, or why there is none
