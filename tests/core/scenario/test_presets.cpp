@@ -92,14 +92,23 @@ TEST_CASE("every model preset loads and matches its published size within 2%") {
 
 TEST_CASE("every cluster preset loads") {
     const auto clusters = load_clusters();
-    CHECK(clusters.size() == 8);
-    for (const char* name : {"DGX A100 80GB", "DGX H100", "H800 (DeepSeek-V3)", "HGX H200", "GB200 NVL72", "DGX B200",
-                             "MI300X, 8 per node", "MI325X, 8 per node"}) {
+    CHECK(clusters.size() == 9);
+    for (const char* name : {"DGX A100 80GB", "DGX H100", "H800 (DeepSeek-V3)", "HGX H200", "GB200 NVL72",
+                             "GB200 NVL72, 64 of 72 a rack", "DGX B200", "MI300X, 8 per node", "MI325X, 8 per node"}) {
         CAPTURE(name);
         REQUIRE(clusters.count(name) == 1);
         CHECK(clusters.at(name).source.size() > 40);
     }
     CHECK(clusters.at("GB200 NVL72").cluster.gpus_per_node == 72);  // one NVLink domain
+    // As published runs use a rack: 16 of its 18 four-GPU trays, with their 32 Grace CPUs (72 cores and
+    // 480 GB each) as the host, 173 GB/s a GPU over NVLink-C2C.
+    const ClusterSpec& partial = clusters.at("GB200 NVL72, 64 of 72 a rack").cluster;
+    CHECK(partial.gpus_per_node == 64);
+    CHECK(partial.gpu.name == clusters.at("GB200 NVL72").cluster.gpu.name);
+    CHECK(partial.host.memory_gb == 32 * 480.0);
+    CHECK(partial.host.cpu_cores == 32 * 72);
+    CHECK(partial.host.link_gbps == 173.0);
+    CHECK(clusters.at("GB200 NVL72").cluster.host.memory_gb == 36 * 480.0);
     // DeepSeek-V3 report: 2048 H800s, 8 per node; NVLink 160 GB/s vs InfiniBand 50 GB/s.
     const ClusterSpec& h800 = clusters.at("H800 (DeepSeek-V3)").cluster;
     CHECK(h800.gpu_count() == 2048);
