@@ -1582,6 +1582,23 @@ TEST_CASE("Memory and cost by mouse: fused kernels, Megatron-LM's recompute modu
     CHECK(probe["status"].get<std::string>().find("Adam moments fp32 -> bf16") != std::string::npos);
 }
 
+TEST_CASE("Memory and cost by mouse: the optimizer moved to the host and back, the host's share shown") {
+    LiveApp app("mouse-memory-offload", "--show memory");  // the default scenario: ZeRO-3 over 8
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/offload"));
+    CHECK_FALSE(app.probe()["items"].contains("memory/host"));
+    REQUIRE(app.click("memory/offload"));
+    Json probe = app.wait_frames(4);
+    CHECK(probe["scenario"]["training"]["offload"] == "optimizer");
+    CAPTURE(probe["status"].get<std::string>());
+    CHECK(probe["status"].get<std::string>().find("offload none -> optimizer") != std::string::npos);
+    REQUIRE(app.wait_for_item("memory/host"));
+    REQUIRE(app.click("memory/offload"));
+    probe = app.wait_frames(4);
+    CHECK_FALSE(probe["scenario"]["training"].contains("offload"));  // none is not written
+    CHECK_FALSE(probe["items"].contains("memory/host"));
+}
+
 TEST_CASE("a scenario's run: Memory and cost shows its Run section, and hovering Goodput explains it") {
     LiveApp app("mouse-run-goodput", "--show memory --config '" SHARDSCOPE_SOURCE_DIR "/docs/run-405b.json'");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());

@@ -699,7 +699,11 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
         ImGui::SetTooltip("%s", "Adam's two moments in bf16 instead of fp32: 4 bytes a parameter fewer in the "
                                 "optimizer state (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype bf16; "
                                 "DeepSeek-V3 trained so)");
+    // On the same line where it fits whole, else on the next.
+    const float switch_width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                               ImGui::CalcTextSize("Optimizer on host").x;
     ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < switch_width) ImGui::NewLine();
     draw_offload_switch(state);
 }
 
