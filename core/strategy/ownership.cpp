@@ -347,6 +347,7 @@ Ownership build_ownership(const Scenario& s) {
     const ParallelSpec& p = o.parallel;
     o.gpus = p.product();
     o.leftover_copies = std::max<int64_t>(1, s.cluster.gpu_count() / std::max<int64_t>(1, o.gpus));
+    o.optimizer_on_host = s.training.offload == Offload::optimizer;
     if (!s.model.has_architecture()) {
         o.unavailable = "the model is given as a parameter count only: there are no layers to draw";
         return o;

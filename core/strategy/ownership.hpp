@@ -100,6 +100,9 @@ struct Ownership {
     std::string unavailable;  // why no pieces (too many GPUs, no architecture); empty when drawn
     int64_t gpus = 1;         // GPUs in one copy of the layout
     int64_t leftover_copies = 1;
+    // training.offload optimizer: each rank's optimizer shard lives in its host's memory, not the GPU's
+    // (its pieces and bytes are the rank's all the same).
+    bool optimizer_on_host = false;
     ParallelSpec parallel;    // the requested factors the pieces follow
     ToyShape shape;
     std::vector<LayerRow> rows;

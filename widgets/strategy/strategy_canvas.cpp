@@ -242,7 +242,7 @@ private:
         y += fs_ + 4;
         const float name_w = text_width("GPU 00") + 22;
         const float col_w = three ? (block_w - name_w) / 3 : block_w - name_w;
-        const char* heads3[] = {"weights", "gradients", "optimizer"};
+        const char* heads3[] = {"weights", "gradients", own_.optimizer_on_host ? "optimizer (host)" : "optimizer"};
         for (int b = 0; b < per_row; ++b)
             for (int c = 0; c < (three ? 3 : 1); ++c)
                 text({block_w * static_cast<float>(b) + name_w + col_w * static_cast<float>(c), y},
@@ -532,7 +532,7 @@ void paint_strategy_drawing(const StrategyDrawing& d, const Ownership& own, ImDr
         const std::string lines[] = {
             "GPU " + std::to_string(*focus) + " (" + gpu_coords_text(own, *focus) + ") holds:",
             "weights " + format_memory(h.weights) + ", grads " + format_memory(h.grads),
-            "optimizer state " + format_memory(h.optimizer),
+            "optimizer state " + format_memory(h.optimizer) + (own.optimizer_on_host ? ", in host memory" : ""),
             "hidden states " + format_memory(h.data) + " / block",
         };
         for (int i = 0; i < 4; ++i)
@@ -563,7 +563,8 @@ std::string describe_piece(const Ownership& own, const Scenario& s, const Piece&
         what += p.layer_count == 1 ? ", layer " + std::to_string(p.first_layer)
                                    : ", layers " + range_text(p.first_layer, p.first_layer + p.layer_count);
     if (p.state == PieceState::grads) what += " - gradients";
-    if (p.state == PieceState::optimizer) what += " - optimizer state";
+    if (p.state == PieceState::optimizer)
+        what += own.optimizer_on_host ? " - optimizer state, in its holder's host memory" : " - optimizer state";
     if (p.state == PieceState::weights) what += " - weights";
     // The ranges above are the whole block; a holder keeps one slice of it (ZeRO's shards, TP's split).
     if (p.slices > 1)

@@ -390,7 +390,8 @@ void StrategyPanel::draw_held_table() {
     const float rows_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<int64_t>(ownership_.gpus, 16) + 1.5f);
     if (!begin_table_at_least("##strategy_held", 7, flags, 48.0f, 0, rows_h)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char* h : {"GPU", "Coordinates", "Sequences", "Tokens", "Weights", "Gradients", "Optimizer state"})
+    const char* optimizer = ownership_.optimizer_on_host ? "Optimizer state (host)" : "Optimizer state";
+    for (const char* h : {"GPU", "Coordinates", "Sequences", "Tokens", "Weights", "Gradients", optimizer})
         ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (int64_t r = 0; r < ownership_.gpus; ++r) {

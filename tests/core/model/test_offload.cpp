@@ -7,6 +7,7 @@
 #include "core/model/report.hpp"
 #include "core/planner/planner.hpp"
 #include "core/scenario/units.hpp"
+#include "core/strategy/ownership.hpp"
 
 #include "tests/common/scenarios.hpp"
 
@@ -272,4 +273,17 @@ TEST_CASE("offload: docs/cost-model.md's example quotes the report of the exampl
         CAPTURE(figure);
         CHECK(text.find(figure) != std::string::npos);
     }
+}
+
+TEST_CASE("offload: the strategy explorer's ranks still own their optimizer shards, kept on their hosts") {
+    Scenario s = zero1_over_16();
+    const Ownership on_gpu = build_ownership(s);
+    s.training.offload = Offload::optimizer;
+    const Ownership off = build_ownership(s);
+    CHECK_FALSE(on_gpu.optimizer_on_host);
+    CHECK(off.optimizer_on_host);
+    // The same pieces and bytes: which rank owns a shard does not change with where it lives.
+    REQUIRE(off.pieces.size() == on_gpu.pieces.size());
+    CHECK(off.held_bytes(3).optimizer == on_gpu.held_bytes(3).optimizer);
+    CHECK(off.held_bytes(3).optimizer > 0);
 }
