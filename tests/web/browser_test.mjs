@@ -280,7 +280,7 @@ await test("File > Open picks a file with the browser's picker; Save, a table's 
   const csvText = readFileSync(await csv.path(), "utf8");
   const csvLines = csvText.trim().split("\n");
   assert.equal(csvLines[0], "stage,layers,most_loaded,params_gib,grads_gib,optimizer_gib,activations_gib,other_gib," +
-                            "reserved_gib,total_gib,gpu_gib,fits");
+                            "reserved_gib,total_gib,gpu_gib,fits,host_gib");
   assert.equal(csvLines.length, 1 + JSON.parse(readFileSync(other, "utf8")).parallel.pp);  // a row per stage
   const shot = await fileMenu(page, "screenshot", "download");
   assert.match(shot.suggestedFilename(), /^shardscope-\d{8}-\d{6}\.png$/);
