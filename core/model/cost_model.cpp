@@ -140,7 +140,7 @@ struct Context {
     const DeviceMesh& mesh;
     ParallelSpec par;        // effective factors (leftover replicas included)
     HardwareFigures hw{};    // what one GPU achieves (core/model/hardware.hpp)
-    std::optional<HostFigures> host;  // its host, with the optimizer offloaded there
+    std::optional<HostFigures> host{};  // its host, with the optimizer offloaded there
     double act_bytes = 2;
     int64_t shard_ranks = 1;         // ZeRO group: dp_shard * cp
     int64_t expert_shard_ranks = 1;  // dp_shard * cp / ep
