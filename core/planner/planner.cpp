@@ -929,8 +929,7 @@ Scenario optimizer_on_gpu(Scenario s) {
 }  // namespace
 
 PlanSearch::PlanSearch(const Scenario& base, const PlanOptions& options, PlanProgress* progress)
-    : state_(std::make_unique<State>(optimizer_on_gpu(base), options, progress)), options_(options),
-      progress_(progress) {}
+    : state_(std::make_unique<State>(optimizer_on_gpu(base), options, progress)) {}
 
 bool PlanSearch::advance(std::chrono::steady_clock::time_point deadline) {
     if (!advance_state(*state_, deadline)) return false;
@@ -943,7 +942,7 @@ bool PlanSearch::advance(std::chrono::steady_clock::time_point deadline) {
     offloaded.training.offload = Offload::optimizer;
     const int64_t tried = first.stats.candidates;
     const std::string capacity = format_memory(first.gpu_memory_bytes);
-    state_ = std::make_unique<State>(offloaded, options_, progress_);
+    state_ = std::make_unique<State>(offloaded, state_->options, state_->progress);
     state_->result.notes.push_back("nothing fits in " + capacity + " per GPU with the optimizer on the GPUs (" +
                                    std::to_string(tried) +
                                    " candidates): these layouts offload it to host memory (training.offload "

@@ -174,8 +174,6 @@ private:
     struct State;
     static bool advance_state(State& s, std::chrono::steady_clock::time_point deadline);
     std::unique_ptr<State> state_;
-    PlanOptions options_;
-    PlanProgress* progress_ = nullptr;
     bool offloaded_ = false;  // the second search, with the optimizer in host memory, has begun
 };
 
