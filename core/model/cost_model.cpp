@@ -333,7 +333,8 @@ std::string zero3_note(ZeroImpl impl) {
         case ZeroImpl::deepspeed_0_3:
             return name + "one all-gather per weight, each behind a device-wide synchronize (exposed whole), through "
                           "PyTorch's list API (a copy kernel per rank per call, and a zero fill); one reduce-scatter "
-                          "per parameter, likewise copied, on its own stream beside the backward";
+                          "per parameter, likewise copied, on its own stream, yet waited for by the next weight's synchronize (exposed "
+                          "whole too)";
     }
     return name;
 }
@@ -394,6 +395,7 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         w.fsdp_forward_waits_s = ag;
         w.fsdp_backward_waits_s = ag_backward;
     }
+    if (calls.reductions_wait) w.fsdp_backward_waits_s += rs;
     if (impl == ZeroImpl::fsdp2 && cx.s.model.has_architecture()) {
         const double units = calls.gathers_per_pass;
         const Fsdp2Copies copies = fsdp2_copies(cx.hw, dense + expert, units, gathers, gathered, per.grads);

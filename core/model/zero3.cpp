@@ -142,6 +142,7 @@ Zero3Calls zero3_calls(ZeroImpl impl, const ModelSpec& m, const ParamCounts& c, 
         z.expert_reductions = nm > 0 ? nm * moe.routed_expert_matrices : 1.0;
         z.per_rank_copies = true;
         z.gathers_wait = true;
+        z.reductions_wait = true;
         return z;
     }
     z.reductions = std::max(1.0, std::ceil((sp.embedding + sp.output + sp.blocks_non_expert) / kReduceBucket));

@@ -16,7 +16,10 @@
 //   torch.distributed.all_gather per parameter, with a list of world-size output views; PyTorch's
 //   ProcessGroupNCCL then copies the gathered buffer into each view, one copy kernel per rank (and
 //   flattens a reduce_scatter's list of inputs the same way); _reduce_scatter_gradient reduces
-//   every parameter on its own, on a separate stream; the same thresholds as above.
+//   every parameter on its own, on a separate stream; the same thresholds as above. Both gather paths
+//   (_allgather_param, and stage3.py's _synchronize_communication) call torch.cuda.synchronize(),
+//   which waits for every stream of the device: the next weight's gather waits for the reduction
+//   stream's reduce-scatters as well as the compute, so neither collective hides under the compute.
 
 #include "core/model/params.hpp"
 #include "core/scenario/scenario.hpp"
@@ -53,6 +56,7 @@ struct Zero3Calls {
     double expert_reductions = 0;
     bool per_rank_copies = false;     // PyTorch's list API: a copy kernel per rank per call
     bool gathers_wait = false;        // every all-gather behind a device synchronize: nothing hides it
+    bool reductions_wait = false;     // the reduce-scatters too: the next gather's synchronize waits on them
 };
 [[nodiscard]] Zero3Calls zero3_calls(ZeroImpl impl, const ModelSpec& m, const ParamCounts& c,
                                      const StageParams& sp, bool full_recompute);

@@ -123,6 +123,7 @@ TEST_CASE("DeepSpeed calls a collective per weight; FSDP one per block") {
     CHECK(ds.reductions == 96 * 12 + 2 + 2);
     CHECK(ds.per_rank_copies);
     CHECK(ds.gathers_wait);
+    CHECK(ds.reductions_wait);
     // After the recomputed forward, fc2 (next used at once) is kept; fc1 (2 x 4h^2 = 1.21e9 away),
     // the projection and QKV are gathered again: 3 of 4 calls, 8 of 12 h^2 elements.
     CHECK(ds.recompute_passes == 1);
@@ -131,6 +132,7 @@ TEST_CASE("DeepSpeed calls a collective per weight; FSDP one per block") {
     const Zero3Calls today = zero3_calls(ZeroImpl::deepspeed, m, c, sp, true);
     CHECK_FALSE(today.per_rank_copies);
     CHECK_FALSE(today.gathers_wait);
+    CHECK_FALSE(today.reductions_wait);
     // Gradients in 5e8-element buckets: 174.6e9 parameters on the stage.
     CHECK(today.reductions == std::ceil(c.total / 5e8));
 }
@@ -159,6 +161,23 @@ TEST_CASE("DeepSpeed 0.3's ZeRO-3 does not speed up with more GPUs at a fixed gl
     CHECK(ds1536 > 0.5 * ds384);
     CHECK(fsdp1536 < fsdp384 / 3.0);
     CHECK(ds1536 > fsdp1536);
+}
+
+TEST_CASE("DeepSpeed 0.3 hides none of its ZeRO-3 traffic; today's DeepSpeed hides some under compute") {
+    // Every gather of 0.3 waits behind torch.cuda.synchronize(), which waits for the reduction
+    // stream too: the dim's whole time is on the critical path. Today's prefetches and overlaps.
+    const auto dp_shard = [](std::optional<ZeroImpl> impl) {
+        const Report r = build_report(table2_175b(384, impl));
+        const DimCost* d = find_dim_cost(r, "dp_shard");
+        REQUIRE(d != nullptr);
+        return *d;
+    };
+    const DimCost old = dp_shard(ZeroImpl::deepspeed_0_3);
+    CHECK(old.time_s > 0);
+    CHECK(old.exposed_s == doctest::Approx(old.time_s));
+    CHECK(old.contention_s == 0);
+    const DimCost today = dp_shard(ZeroImpl::deepspeed);
+    CHECK(today.exposed_s < 0.9 * today.time_s);
 }
 
 TEST_CASE("a DeepSpeed GPU holds one gathered submodule and its prefetch bucket, FSDP two blocks") {
