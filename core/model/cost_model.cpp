@@ -332,7 +332,8 @@ std::string zero3_note(ZeroImpl impl) {
                           "in buckets of 5e8 elements";
         case ZeroImpl::deepspeed_0_3:
             return name + "one all-gather per weight, each behind a device-wide synchronize (exposed whole), through "
-                          "PyTorch's list API (a copy kernel per rank per call, and a zero fill); one reduce-scatter "
+                          "PyTorch's list API (a view per rank built in Python first, a copy kernel per rank per "
+                          "call, and a zero fill); one reduce-scatter "
                           "per parameter, likewise copied, on its own stream, yet waited for by the next weight's synchronize (exposed "
                           "whole too)";
     }
@@ -373,6 +374,7 @@ void add_fsdp_comm(const Context& cx, const StageParams& sp, StageComm& out) {
         if (calls.per_rank_copies)
             t += list_api_copies_s(n, params * bytes_per, ranks, cx.hw.hbm_bytes_per_s, cx.hw.kernel_floor_s,
                                    op == Collective::all_gather);
+        if (calls.python_views && op == Collective::all_gather) t += python_views_s(n, ranks);
         return t;
     };
     // One forward's worth of all-gathers, scaled by share of calls and of bytes.

@@ -143,6 +143,7 @@ Zero3Calls zero3_calls(ZeroImpl impl, const ModelSpec& m, const ParamCounts& c, 
         z.per_rank_copies = true;
         z.gathers_wait = true;
         z.reductions_wait = true;
+        z.python_views = true;
         return z;
     }
     z.reductions = std::max(1.0, std::ceil((sp.embedding + sp.output + sp.blocks_non_expert) / kReduceBucket));
@@ -158,6 +159,11 @@ double list_api_copies_s(double calls, double bytes, int64_t ranks, double hbm_b
     double s = calls * n * std::max(per_copy, kernel_floor_s);
     if (zero_fill) s += calls * std::max(bytes / calls / hbm_bytes_per_s, kernel_floor_s);
     return s;
+}
+
+double python_views_s(double calls, int64_t ranks) noexcept {
+    if (calls <= 0 || ranks <= 1) return 0;
+    return calls * as_double(ranks) * kEagerViewOpS;
 }
 
 }  // namespace shardscope

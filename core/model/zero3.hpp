@@ -57,6 +57,7 @@ struct Zero3Calls {
     bool per_rank_copies = false;     // PyTorch's list API: a copy kernel per rank per call
     bool gathers_wait = false;        // every all-gather behind a device synchronize: nothing hides it
     bool reductions_wait = false;     // the reduce-scatters too: the next gather's synchronize waits on them
+    bool python_views = false;        // each gather first builds a view per rank in Python, the device idle
 };
 [[nodiscard]] Zero3Calls zero3_calls(ZeroImpl impl, const ModelSpec& m, const ParamCounts& c,
                                      const StageParams& sp, bool full_recompute);
@@ -66,5 +67,15 @@ struct Zero3Calls {
 // the kernel floor, at HBM bandwidth (read and write).
 [[nodiscard]] double list_api_copies_s(double calls, double bytes, int64_t ranks, double hbm_bytes_per_s,
                                        double kernel_floor_s, bool zero_fill) noexcept;
+
+// DeepSpeed 0.3's _allgather_param builds its list of world-size output views in a Python loop
+// (flat_tensor.narrow per rank) after its torch.cuda.synchronize() and before the all-gather starts,
+// so the device waits through the loop. One view op from Python: PyTorch's operator micro-benchmark
+// times split, a view op of the same kind, at 2.26 us a call on small tensors, CPU and CUDA alike
+// (pytorch/pytorch#32194, split_M8_N8_parts2 after the change; 3.3 us before it).
+constexpr double kEagerViewOpS = 2.26e-6;
+
+// The time the device waits while `calls` gathers over `ranks` build their views on the host.
+[[nodiscard]] double python_views_s(double calls, int64_t ranks) noexcept;
 
 }  // namespace shardscope

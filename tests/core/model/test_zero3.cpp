@@ -124,6 +124,7 @@ TEST_CASE("DeepSpeed calls a collective per weight; FSDP one per block") {
     CHECK(ds.per_rank_copies);
     CHECK(ds.gathers_wait);
     CHECK(ds.reductions_wait);
+    CHECK(ds.python_views);
     // After the recomputed forward, fc2 (next used at once) is kept; fc1 (2 x 4h^2 = 1.21e9 away),
     // the projection and QKV are gathered again: 3 of 4 calls, 8 of 12 h^2 elements.
     CHECK(ds.recompute_passes == 1);
@@ -133,6 +134,7 @@ TEST_CASE("DeepSpeed calls a collective per weight; FSDP one per block") {
     CHECK_FALSE(today.per_rank_copies);
     CHECK_FALSE(today.gathers_wait);
     CHECK_FALSE(today.reductions_wait);
+    CHECK_FALSE(today.python_views);
     // Gradients in 5e8-element buckets: 174.6e9 parameters on the stage.
     CHECK(today.reductions == std::ceil(c.total / 5e8));
 }
@@ -144,6 +146,15 @@ TEST_CASE("PyTorch's list API: a copy kernel per rank per call, and a zero fill 
     CHECK(list_api_copies_s(2, 2e6, 4, 1e12, 3e-6, false) == doctest::Approx(24e-6));
     // Large shards run at HBM speed: 1 call of 8 GB over 2 ranks: 2 copies of 2 x 4 GB = 16 ms.
     CHECK(list_api_copies_s(1, 8e9, 2, 1e12, 3e-6, false) == doctest::Approx(16e-3));
+}
+
+TEST_CASE("DeepSpeed 0.3's gathers wait while Python builds a view per rank") {
+    // 2 calls over 4 ranks: 8 views at PyTorch's 2.26 us a view op.
+    CHECK(python_views_s(2, 4) == doctest::Approx(8 * 2.26e-6));
+    CHECK(python_views_s(0, 4) == 0);
+    CHECK(python_views_s(3, 1) == 0);
+    // GPT 175B on 1,536 GPUs: 1,448 gathers a step, each building 1,536 views: 5.0 s on the host.
+    CHECK(python_views_s(1448, 1536) == doctest::Approx(5.026).epsilon(0.001));
 }
 
 TEST_CASE("DeepSpeed 0.3's ZeRO-3 does not speed up with more GPUs at a fixed global batch; FSDP2 does") {
