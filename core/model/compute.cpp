@@ -82,13 +82,14 @@ void book(OpTimes& ledger, Phase phase, StepOp op, const KernelTime& kt, double 
 struct Prices {
     const HardwareFigures& hw;
     double peak = 0, ceiling = 0, elem = 2;
+    double fixed_k = 0;  // a tile's fixed time in K elements (hardware.hpp [DEEPGEMM])
 
     // `op_of(i)`: the operation of the i-th GEMM. Sums in order, so a ledger changes no total.
     template <typename OpOf>
     double gemms(const std::vector<GemmDims>& gs, OpOf op_of, OpTimes& ledger, Phase phase) const {
         double t = 0;
         for (std::size_t i = 0; i < gs.size(); ++i) {
-            const KernelTime kt = gemm_time(hw, gs[i], peak, ceiling, elem);
+            const KernelTime kt = gemm_time(hw, gs[i], peak, ceiling, elem, fixed_k);
             t += kt.seconds();
             book(ledger, phase, op_of(i), kt, gs[i].flops());
         }
@@ -484,7 +485,7 @@ double attention_core_forward_flops(const Scenario& s, double tokens, double tp)
 namespace {
 
 // Everything stage_compute reads, as numbers: two calls with equal keys price identically.
-using ComputeKey = std::array<double, 45>;
+using ComputeKey = std::array<double, 47>;
 
 // The modules as bits, one a module.
 double recompute_modules_key(const RecomputeModules& m) noexcept {
@@ -508,7 +509,7 @@ ComputeKey compute_key(const Scenario& s, const ParallelSpec& p, const HardwareF
             p.sequence_parallel ? 1.0 : 0.0, as_double(hw.sm_count), hw.peak_flops, hw.peak_fp8_flops,
             hw.gemm_ceiling, hw.fp8_gemm_ceiling, flash_kernel(hw, t.fused_kernels).forward,
             flash_kernel(hw, t.fused_kernels).backward, hw.hbm_bytes_per_s,
-            hw.kernel_floor_s, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
+            hw.kernel_floor_s, hw.gemm_fixed_k, hw.fp8_gemm_fixed_k, as_double(blocks.dense), as_double(blocks.moe), blocks.embedding ? 1.0 : 0.0,
             blocks.output ? 1.0 : 0.0, recompute_modules_key(t.recompute_modules), as_double(blocks.rerun_dense),
             as_double(blocks.rerun_moe), as_double(blocks.mtp)};
 }
@@ -596,8 +597,10 @@ HardwareFigures precision_figures(const HardwareFigures& gpu, Precision precisio
 
 Prices prices_for(const HardwareFigures& hw, Precision precision) noexcept {
     const bool fp8 = precision == Precision::fp8;
+    // FP32 runs on the CUDA cores, not in tensor-core tiles.
+    const double fixed_k = precision == Precision::fp32 ? 0.0 : fp8 ? hw.fp8_gemm_fixed_k : hw.gemm_fixed_k;
     return Prices{hw, fp8 ? hw.peak_fp8_flops : hw.peak_flops, fp8 ? hw.fp8_gemm_ceiling : hw.gemm_ceiling,
-                  gemm_elem_bytes(precision)};
+                  gemm_elem_bytes(precision), fixed_k};
 }
 
 BlockPrice price_block_alone(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, bool moe) {
@@ -641,7 +644,8 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
         // The output layer stays in BF16 under FP8 training: Megatron-Core's output layer is a plain
         // ColumnParallelLinear outside Transformer Engine's FP8 region, and DeepSeek-V3 keeps its
         // output head in BF16 (arXiv:2412.19437, section 3.3.1).
-        const Prices head_price{hw, hw.peak_flops, hw.gemm_ceiling, fp8 ? 2.0 : price.elem};
+        const Prices head_price{hw, hw.peak_flops, hw.gemm_ceiling, fp8 ? 2.0 : price.elem,
+                                fp8 ? hw.gemm_fixed_k : price.fixed_k};
         const std::vector<GemmDims> head = {GemmDims{sh.tokens, V / sh.tp, sh.h}};
         const auto head_op = [](std::size_t) { return StepOp::output_layer; };
         // The final norm, and the loss over the logits at HBM bandwidth (loss_stream_bytes).

@@ -160,6 +160,9 @@ HardwareFigures figures_of(const GpuSpec& g) {
     hw.peak_fp32_flops = hw.peak_flops * f.fp32_per_bf16;
     hw.gemm_ceiling = g.matmul_efficiency.value_or(f.gemm_ceiling);
     hw.fp8_gemm_ceiling = f.fp8_gemm_ceiling > 0 ? f.fp8_gemm_ceiling : kHopper.fp8_gemm_ceiling;
+    const double sms = static_cast<double>(std::max<int64_t>(1, hw.sm_count));
+    hw.gemm_fixed_k = kHopperFp8FixedK * hw.peak_flops / sms / kHopperFp8FlopsPerSm;
+    hw.fp8_gemm_fixed_k = kHopperFp8FixedK * hw.peak_fp8_flops / sms / kHopperFp8FlopsPerSm;
     hw.flash_sdpa = f.flash_sdpa;
     hw.flash_fused = f.flash_fused;
     hw.hbm_bytes_per_s = g.hbm_bytes_per_s() * f.hbm_fraction;
@@ -241,10 +244,15 @@ double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexce
     return best;
 }
 
+double gemm_depth_efficiency(double k, double fixed_k) noexcept {
+    if (!(fixed_k > 0) || !(k > 0)) return 1.0;
+    return (k / (k + fixed_k)) / (kGemmCeilingDepth / (kGemmCeilingDepth + fixed_k));
+}
+
 KernelTime gemm_time(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
-                     double elem_bytes) noexcept {
+                     double elem_bytes, double fixed_k) noexcept {
     if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) return {};
-    const double efficiency = gemm_tile_efficiency(hw, g);
+    const double efficiency = gemm_tile_efficiency(hw, g) * gemm_depth_efficiency(g.k, fixed_k);
     const double compute = g.flops() / (peak * ceiling * efficiency);
     const double bytes = elem_bytes * (g.m * g.k + g.k * g.n + g.m * g.n) * g.batch;
     const double memory = bytes / hw.hbm_bytes_per_s;
@@ -257,8 +265,8 @@ KernelTime gemm_time(const HardwareFigures& hw, const GemmDims& g, double peak, 
 }
 
 double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
-                    double elem_bytes) noexcept {
-    return gemm_time(hw, g, peak, ceiling, elem_bytes).seconds();
+                    double elem_bytes, double fixed_k) noexcept {
+    return gemm_time(hw, g, peak, ceiling, elem_bytes, fixed_k).seconds();
 }
 
 namespace {

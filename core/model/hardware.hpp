@@ -13,6 +13,12 @@
 //         Achievable Matmul FLOPS" table: best torch.matmul (cuBLAS) BF16 over a shape sweep,
 //         A100 SXM 271.2 TFLOP/s (86.9% of 312), H100 SXM 794.5 (80.3% of 989), H100 FP8 1402.6
 //         (70.9% of 1979), B200 SXM 1745.0 (77.6% of 2250), B200 FP8 3432.5 (76.3% of 4500).
+// [DEEPGEMM] deepseek-ai/DeepGEMM README, "Performance" (commit 55ab91f, H800 SXM5, FP8 with
+//         fine-grained scaling): at M = 4096, N = 7168, K = 16384 runs at 1426 TFLOP/s and K = 2048 at
+//         1168, the same tiles and waves; K = 1536 (N = 24576) 1125, K = 512 (N = 32768) 751. A tile's
+//         time is its K loop plus a fixed part (filling the pipeline, the epilogue's scaling and
+//         store): at the rate K / (K + K0), the first pair gives K0 = 534 and the model then gives 1093
+//         and 720 for the other two (3% and 4% under).
 // [AMD]   AMD Instinct MI300X / MI325X data sheets and ROCm's GPU architecture specs
 //         (ROCm/ROCm docs/reference/gpu-arch-specs.rst: 304 CUs, 192 / 256 GB HBM3/HBM3E): 1,307.4
 //         dense BF16, 2,614.9 FP8, 163.4 FP32 TFLOP/s; 5.3 / 6.0 TB/s HBM; 750 / 1,000 W.
@@ -105,6 +111,11 @@ struct HardwareFigures {
     double peak_fp32_flops = 0;
     double gemm_ceiling = 0.8;      // the best large GEMM's fraction of peak [MAMF]
     double fp8_gemm_ceiling = 0.7;  // the same for FP8 GEMMs [MAMF]
+    // A tile's fixed time as K elements of its loop [DEEPGEMM]: 534 for Hopper's FP8 tensor cores. The
+    // fixed time is taken to be the same on every GPU and dtype, so K0 scales with the tensor cores'
+    // rate per SM (Hopper BF16: 267). 0: no such cost.
+    double gemm_fixed_k = 0;
+    double fp8_gemm_fixed_k = 0;
     // Causal flash attention as the two software stacks run it on this GPU: PyTorch's SDPA
     // (`fused_kernels` false) and Transformer Engine's fused attention (`fused_kernels` true).
     FlashKernel flash_sdpa;
@@ -167,7 +178,7 @@ struct GemmDims {
     [[nodiscard]] double flops() const noexcept { return 2.0 * m * n * k * batch; }
 };
 [[nodiscard]] double gemm_seconds(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
-                                  double elem_bytes) noexcept;
+                                  double elem_bytes, double fixed_k = 0) noexcept;
 // A kernel's time split by what sets it: the longer of its FLOPs and its HBM bytes (the other is 0),
 // and the floor it pays on top (a GEMM) or instead (a memory-bound kernel shorter than the floor).
 struct KernelTime {
@@ -175,7 +186,15 @@ struct KernelTime {
     [[nodiscard]] double seconds() const noexcept { return flops_s + hbm_s + launch_s; }
 };
 [[nodiscard]] KernelTime gemm_time(const HardwareFigures& hw, const GemmDims& g, double peak, double ceiling,
-                                   double elem_bytes) noexcept;
+                                   double elem_bytes, double fixed_k = 0) noexcept;
+// The share of the ceiling's rate a GEMM of depth k keeps against the ceiling's own measurement
+// (10240^3 [SWEEP]): each tile runs its K loop at k / (k + fixed_k) of the loop's rate [DEEPGEMM].
+[[nodiscard]] double gemm_depth_efficiency(double k, double fixed_k) noexcept;
+// The ceilings' reference depth: [SWEEP]'s sustained 10240^3 run.
+inline constexpr double kGemmCeilingDepth = 10240.0;
+// [DEEPGEMM]'s K0 on Hopper FP8, and the per-SM FP8 rate it was measured at (1979 TFLOP/s, 132 SMs).
+inline constexpr double kHopperFp8FixedK = 534.0;
+inline constexpr double kHopperFp8FlopsPerSm = 1979e12 / 132.0;
 // The fraction of the SMs' tile throughput a GEMM of this shape keeps (wave and tile quantisation).
 [[nodiscard]] double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexcept;
 

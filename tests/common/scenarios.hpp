@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios several suites share (core, widgets, app), so each is written and explained once.
 
+#include "core/model/hardware.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace shardscope::test {
@@ -99,6 +100,16 @@ inline Scenario round_model() {
     s.training.global_batch = 1;
     s.training.micro_batch = 1;
     return s;
+}
+
+// The round model's figures with tiles at no fixed cost, so that each of its GEMMs runs at exactly
+// peak x ceiling and hand-worked figures stay round (the depth factor, [DEEPGEMM] in
+// core/model/hardware.hpp, is tested on its own).
+inline HardwareFigures round_figures(const GpuSpec& gpu) {
+    HardwareFigures hw = hardware_figures(gpu);
+    hw.gemm_fixed_k = 0;
+    hw.fp8_gemm_fixed_k = 0;
+    return hw;
 }
 
 }  // namespace shardscope::test

@@ -15,6 +15,7 @@
 #include <thread>
 
 using namespace shardscope;
+using shardscope::test::round_figures;
 using shardscope::test::round_model;
 
 namespace {
@@ -86,6 +87,30 @@ TEST_CASE("large H100 GEMMs land within 15% of a public torch.matmul sweep") {
     }
 }
 
+TEST_CASE("a tile's fixed cost: shallow GEMMs keep less of the ceiling, as DeepGEMM measured") {
+    // K0 = 534 at K = 2048 against the ceiling's 10240: (2048 / 2582) / (10240 / 10774).
+    CHECK(gemm_depth_efficiency(2048, 534) == doctest::Approx((2048.0 / 2582) / (10240.0 / 10774)));
+    CHECK(gemm_depth_efficiency(10240, 534) == doctest::Approx(1.0));
+    CHECK(gemm_depth_efficiency(2048, 0) == 1.0);
+    // The fixed time is the same everywhere, so K0 follows the tensor cores' rate per SM: Hopper FP8
+    // 1979 / 132, BF16 half of it; A100 BF16 312 / 108.
+    const HardwareFigures h = hardware_figures(h100());
+    CHECK(h.fp8_gemm_fixed_k == doctest::Approx(534.0));
+    CHECK(h.gemm_fixed_k == doctest::Approx(534.0 * 989 / 1979));
+    CHECK(hardware_figures(a100()).gemm_fixed_k == doctest::Approx(534.0 * (312.0 / 108) / (1979.0 / 132)));
+    // DeepGEMM's FP8 table (H800, commit 55ab91f), TFLOP/s at M = 4096: (N, K) = (7168, 16384) 1426,
+    // (7168, 2048) 1168, (24576, 1536) 1125, (32768, 512) 751. The model keeps their ratios to the
+    // deepest one: the first pair sets K0, the other two follow within 5%.
+    const auto rate = [&](double n, double k) {
+        const GemmDims g{4096, n, k};
+        return g.flops() / gemm_seconds(h, g, h.peak_fp8_flops, h.fp8_gemm_ceiling, 1.0, h.fp8_gemm_fixed_k);
+    };
+    const double deepest = rate(7168, 16384);
+    CHECK(rate(7168, 2048) / deepest == doctest::Approx(1168.0 / 1426).epsilon(0.03));
+    CHECK(rate(24576, 1536) / deepest == doctest::Approx(1125.0 / 1426).epsilon(0.05));
+    CHECK(rate(32768, 512) / deepest == doctest::Approx(751.0 / 1426).epsilon(0.05));
+}
+
 TEST_CASE("Transformer Engine's per-expert GEMMs, 4 at a time, within 15% of its own benchmark") {
     // TransformerEngine PR #2045 (H100, BF16, TE 2.7's multi-stream cuBLASLt): (groups, m, n, k) =
     // (16, 2048, 768, 2048) at 554 TFLOP/s and (8, 4096, 768, 2048) at 628. Priced as the fused stack
@@ -146,7 +171,7 @@ TEST_CASE("on Hopper PyTorch SDPA runs FlashAttention-2 and Transformer Engine c
 
 TEST_CASE("one block priced kernel by kernel, by hand") {
     const Scenario s = round_model();
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = round_figures(s.cluster.gpu);
     REQUIRE(hw.family == "A100");
     const double floor = 3e-6, rate = 1e12 * 0.5, hbm = 10e9 * 0.89;
     // Forward GEMMs of a block, T = 256 tokens: QKV 2*256*768*256, output 2*256*256*256, FFN up and
@@ -223,7 +248,7 @@ TEST_CASE("Megatron-LM's recompute modules re-run what they dropped, priced as t
     s.training.fused_kernels = true;
     s.training.recompute = Recompute::selective;
     s.training.recompute_modules = RecomputeModules{false, false, false, false};
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = round_figures(s.cluster.gpu);
     const StageBlocks one_block{1, 0, false, false};
     const StageCompute nothing = stage_compute(s, s.parallel, hw, one_block);
     SUBCASE("layernorm: the two fused norms again, 4 B an element of 256 tokens x 256") {
@@ -266,7 +291,7 @@ TEST_CASE("Megatron-LM's recompute modules re-run what they dropped, priced as t
 TEST_CASE("eager attention runs both score GEMMs in full and streams the softmax and dropout") {
     Scenario s = round_model();
     s.training.attention = AttentionKernel::eager;
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = round_figures(s.cluster.gpu);
     const StageCompute eager = stage_compute(s, s.parallel, hw, StageBlocks{1, 0, false, false});
     // QK^T and PV over 2 heads: 2 x 2*256*256*128 = 33,554,432 FLOPs each, the masked half included:
     // twice flash's causal work.
@@ -333,7 +358,7 @@ TEST_CASE("fp8: GEMMs at the FP8 rate, each GEMM input cast from BF16, the outpu
     bf16.cluster.gpu.peak_fp8_tflops = 2;
     Scenario fp8 = bf16;
     fp8.training.precision = Precision::fp8;
-    const HardwareFigures hw = hardware_figures(fp8.cluster.gpu);
+    const HardwareFigures hw = round_figures(fp8.cluster.gpu);
     // No FP8 figure for this family: Hopper's sustained FP8 ceiling, 0.642 (hardware.cpp).
     REQUIRE(hw.fp8_gemm_ceiling == doctest::Approx(0.642));
     const double floor = 3e-6, hbm = 10e9 * 0.89;

@@ -17,6 +17,7 @@
 #include <string>
 
 using namespace shardscope;
+using shardscope::test::round_figures;
 using shardscope::test::round_model;
 
 namespace {
@@ -32,7 +33,7 @@ constexpr double kFloor = 3e-6, kRate = 1e12 * 0.5, kHbm = 10e9 * 0.89;
 
 TEST_CASE("a block's kernels booked by operation, by hand, and summing to its forward and backward") {
     const Scenario s = round_model();
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = round_figures(s.cluster.gpu);
     const StageCompute c = stage_compute(s, s.parallel, hw, StageBlocks{1, 0, false, false});
     // Attention projections, T = 256: QKV 2*256*768*256 + output 2*256*256*256 = 134,217,728 FLOPs in
     // 2 kernels forward; backward twice the FLOPs in 4 kernels. Bound by the FLOPs (0.27 ms against
@@ -72,7 +73,7 @@ TEST_CASE("a block's kernels booked by operation, by hand, and summing to its fo
 TEST_CASE("recomputation is booked under the operations it re-runs, and the output layer never re-runs") {
     Scenario s = round_model();
     s.training.recompute = Recompute::full;
-    const HardwareFigures hw = hardware_figures(s.cluster.gpu);
+    const HardwareFigures hw = round_figures(s.cluster.gpu);
     const StageCompute c = stage_compute(s, s.parallel, hw, StageBlocks{2, 0, true, true});
     for (StepOp o : {StepOp::attention_projections, StepOp::attention_core, StepOp::mlp, StepOp::residual_adds,
                      StepOp::rotary})
