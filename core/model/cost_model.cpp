@@ -1014,7 +1014,7 @@ PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts)
     const ParallelSpec& p = s.parallel;
     const int64_t leftover = DeviceMesh::leftover_factor(s.cluster, p);
     // The same figures make_context takes: the world a mesh of this layout would have.
-    const HardwareFigures hw = paced_hardware_figures(s.cluster.gpu, std::max<int64_t>(1, p.product()) * leftover);
+    const HardwareFigures& hw = paced_hardware_figures(s.cluster.gpu, std::max<int64_t>(1, p.product()) * leftover);
     PipelineSpec spec;
     spec.schedule = s.training.schedule;
     spec.stages = static_cast<int>(p.pp);

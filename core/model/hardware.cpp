@@ -128,6 +128,14 @@ constexpr std::array<Tile, 4> kTiles = {Tile{256, 128, 1.00}, Tile{128, 128, 0.9
 
 HardwareFigures figures_of(const GpuSpec& g);
 
+// Every field hardware_figures reads.
+bool same_gpu(const GpuSpec& a, const GpuSpec& b) noexcept {
+    return a.name == b.name && a.memory_gb == b.memory_gb && a.peak_tflops == b.peak_tflops &&
+           a.hbm_gbps == b.hbm_gbps && a.matmul_efficiency == b.matmul_efficiency &&
+           a.peak_fp8_tflops == b.peak_fp8_tflops && a.sm_count == b.sm_count && a.memory_mib == b.memory_mib &&
+           a.reserve_gib == b.reserve_gib && a.speed_spread == b.speed_spread;
+}
+
 }  // namespace
 
 HardwareFigures hardware_figures(const GpuSpec& g) {
@@ -135,13 +143,7 @@ HardwareFigures hardware_figures(const GpuSpec& g) {
     thread_local GpuSpec last_gpu;
     thread_local HardwareFigures last;
     thread_local bool have_last = false;
-    const auto same = [](const GpuSpec& a, const GpuSpec& b) {
-        return a.name == b.name && a.memory_gb == b.memory_gb && a.peak_tflops == b.peak_tflops &&
-               a.hbm_gbps == b.hbm_gbps && a.matmul_efficiency == b.matmul_efficiency &&
-               a.peak_fp8_tflops == b.peak_fp8_tflops && a.sm_count == b.sm_count && a.memory_mib == b.memory_mib &&
-               a.reserve_gib == b.reserve_gib && a.speed_spread == b.speed_spread;
-    };
-    if (have_last && same(g, last_gpu)) return last;
+    if (have_last && same_gpu(g, last_gpu)) return last;
     last = figures_of(g);
     last_gpu = g;
     have_last = true;
@@ -302,12 +304,20 @@ double slowest_gpu_pace(double spread, int64_t gpus) noexcept {
     return std::max(0.0, 1.0 - spread * last_largest);
 }
 
-HardwareFigures paced_hardware_figures(const GpuSpec& gpu, int64_t world) {
-    HardwareFigures hw = hardware_figures(gpu);
+const HardwareFigures& paced_hardware_figures(const GpuSpec& gpu, int64_t world) {
+    // Every layout of a search is priced on one GPU and one world size; copying the figures (their
+    // source lines are strings) for each was a tenth of a search's allocations.
+    thread_local GpuSpec last_gpu;
+    thread_local int64_t last_world = -1;
+    thread_local HardwareFigures hw;
+    if (world == last_world && same_gpu(gpu, last_gpu)) return hw;
+    hw = hardware_figures(gpu);
     const double pace = slowest_gpu_pace(hw.speed_spread, world);
     hw.peak_flops *= pace;
     hw.peak_fp8_flops *= pace;
     hw.peak_fp32_flops *= pace;
+    last_gpu = gpu;
+    last_world = world;
     return hw;
 }
 

@@ -208,7 +208,8 @@ inline constexpr double kHopperFp8FlopsPerSm = 1979e12 / 132.0;
 // What one GPU achieves inside a synchronous job of `world` GPUs, as the cost model prices it: the
 // family's figures with the compute peaks at the slowest card's pace (slowest_gpu_pace). Memory-bound
 // kernels keep the median card's speed: HBM's clock does not follow the SMs' power management.
-[[nodiscard]] HardwareFigures paced_hardware_figures(const GpuSpec& gpu, int64_t world);
+// The reference holds until this thread asks for another GPU or world: a search asks for one pair.
+[[nodiscard]] const HardwareFigures& paced_hardware_figures(const GpuSpec& gpu, int64_t world);
 
 // A memory-bound kernel moving `bytes` through HBM (at least the kernel floor).
 [[nodiscard]] double streaming_seconds(const HardwareFigures& hw, double bytes) noexcept;
