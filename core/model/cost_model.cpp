@@ -854,7 +854,8 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     "% of peak (" + std::to_string(hw.sm_count) +
                     " SMs, tile and wave quantisation; each tile's fixed cost worth " +
                     format_fixed(s.training.precision == Precision::fp8 ? hw.fp8_gemm_fixed_k : hw.gemm_fixed_k, 0) +
-                    " of its K, DeepGEMM's benchmark), memory-bound kernels at " +
+                    " of its K, from DeepGEMM's Hopper FP8 table at the tensor cores' rate per SM), "
+                    "memory-bound kernels at " +
                     format_fixed(hw.hbm_bytes_per_s / 1e9, 0) + " GB/s, at least 3 us a kernel");
     notes.push_back("overlap: a collective hidden under compute still slows it; the compute beside it keeps " +
                     format_fixed((1.0 - hw.overlap_compute_loss) * 100, 0) +
