@@ -850,10 +850,13 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                                       : "; fused_kernels runs Transformer Engine's instead")
                            : "eager: the s x s scores are written, softmaxed and dropped out in HBM and stored for "
                              "the backward unless recomputed"));
-    notes.push_back("compute: each GEMM by its shape at up to " + format_fixed(hw.gemm_ceiling * 100, 1) +
-                    "% of peak (" + std::to_string(hw.sm_count) +
+    const bool fp8_gemms = s.training.precision == Precision::fp8;
+    notes.push_back("compute: each GEMM by its shape at up to " +
+                    format_fixed((fp8_gemms ? hw.fp8_gemm_ceiling : hw.gemm_ceiling) * 100, 1) +
+                    (fp8_gemms ? "% of the FP8 peak (" : "% of peak (") +
+                    std::to_string(hw.sm_count) +
                     " SMs, tile and wave quantisation; each tile's fixed cost worth " +
-                    format_fixed(s.training.precision == Precision::fp8 ? hw.fp8_gemm_fixed_k : hw.gemm_fixed_k, 0) +
+                    format_fixed(fp8_gemms ? hw.fp8_gemm_fixed_k : hw.gemm_fixed_k, 0) +
                     " of its K, from DeepGEMM's Hopper FP8 table at the tensor cores' rate per SM), "
                     "memory-bound kernels at " +
                     format_fixed(hw.hbm_bytes_per_s / 1e9, 0) + " GB/s, at least 3 us a kernel");
