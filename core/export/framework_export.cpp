@@ -104,6 +104,14 @@ void megatron_model_flags(const ModelSpec& m, std::vector<std::string>& f) {
         if (m.rope_theta > 0) f.push_back("--rotary-base " + decimal(m.rope_theta, 0));
         f.push_back("--disable-bias-linear");
     }
+    if (m.ffn == Ffn::squared_relu) {
+        // Nemotron-style blocks: squared ReLU, LayerNorm (Megatron-LM's default), rotary positions,
+        // no biases.
+        f.push_back("--squared-relu");
+        f.push_back("--position-embedding-type rope");
+        if (m.rope_theta > 0) f.push_back("--rotary-base " + decimal(m.rope_theta, 0));
+        f.push_back("--disable-bias-linear");
+    }
     if (!m.tie_embeddings) f.push_back("--untie-embeddings-and-output-weights");
     if (!m.uses_dropout()) {
         f.push_back("--attention-dropout 0");
@@ -539,7 +547,8 @@ void torchtitan_warnings(const Scenario& s, Writer& w) {
 
 std::string model_shape_note(const ModelSpec& m) {
     return n(m.layers) + " layers, hidden " + n(m.hidden) + ", " + n(m.heads) + " heads (" + n(m.kv_heads) +
-           " kv), vocab " + n(m.vocab) + (m.rope_theta > 0 ? ", RoPE base " + decimal(m.rope_theta, 0) : "");
+           " kv), FFN " + n(m.ffn_hidden) + " (" + std::string(to_string(m.ffn)) + "), vocab " + n(m.vocab) +
+           (m.rope_theta > 0 ? ", RoPE base " + decimal(m.rope_theta, 0) : "");
 }
 
 FrameworkExport torchtitan_toml(const Scenario& s, const Layout& l) {

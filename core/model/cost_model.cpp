@@ -796,7 +796,9 @@ std::string activation_note(const Scenario& s) {
     const ModelSpec& m = s.model;
     std::string kept = m.is_mla() ? "MLA's latents, Q, K and V" : m.kv_heads < m.heads ? "Q and the grouped K and V" : "Q, K and V";
     kept += ", the attention output, ";
-    kept += m.ffn == Ffn::swiglu ? "SwiGLU's gate and up outputs and their product" : "GeLU's input and output";
+    kept += m.ffn == Ffn::swiglu ? "SwiGLU's gate and up outputs and their product"
+            : m.ffn == Ffn::squared_relu ? "squared ReLU's input and output"
+                                         : "GeLU's input and output";
     if (m.is_moe())
         kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, " +
                 (s.training.fused_kernels ? "routing weight (applied in its activation)" : "output") + " and MLP";

@@ -5,7 +5,8 @@
 namespace shardscope {
 namespace {
 
-double ffn_matrices(Ffn ffn) noexcept { return ffn == Ffn::gelu ? 2.0 : 3.0; }
+// SwiGLU gates: gate, up and down; GeLU and squared ReLU run up and down alone.
+double ffn_matrices(Ffn ffn) noexcept { return ffn == Ffn::swiglu ? 3.0 : 2.0; }
 
 double attention_params(const ModelSpec& m) noexcept {
     const double h = static_cast<double>(m.hidden);

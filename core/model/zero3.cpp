@@ -39,11 +39,11 @@ void add_attention(BlockTensors& t, const ModelSpec& m) {
     }
     const double head_dim = as_double(m.attention_head_dim());
     const double q = as_double(m.heads) * head_dim, kv = as_double(m.kv_heads) * head_dim;
-    if (m.ffn == Ffn::gelu) {
+    if (m.ffn != Ffn::swiglu) {
         t.matrices.push_back(h * (q + 2.0 * kv));  // Megatron's fused query_key_value
-        add_vector(t, q + 2.0 * kv);
+        if (m.ffn == Ffn::gelu) add_vector(t, q + 2.0 * kv);
         t.matrices.push_back(q * h);
-        add_vector(t, h);
+        if (m.ffn == Ffn::gelu) add_vector(t, h);
         return;
     }
     for (double width : {q, kv, kv, q}) t.matrices.push_back(h * width);
@@ -51,7 +51,7 @@ void add_attention(BlockTensors& t, const ModelSpec& m) {
 
 void add_ffn(BlockTensors& t, const ModelSpec& m, double width) {
     const double h = as_double(m.hidden);
-    const int matrices = m.ffn == Ffn::gelu ? 2 : 3;
+    const int matrices = m.ffn == Ffn::swiglu ? 3 : 2;
     for (int i = 0; i < matrices; ++i) t.matrices.push_back(h * width);
     if (m.ffn == Ffn::gelu) {
         add_vector(t, width);
@@ -59,9 +59,9 @@ void add_ffn(BlockTensors& t, const ModelSpec& m, double width) {
     }
 }
 
-// A block's norms: LayerNorm's gain and bias for GPT, RMSNorm's gain otherwise; two a block.
+// A block's norms: LayerNorm's gain and bias for GPT and Nemotron, RMSNorm's gain otherwise; two a block.
 void add_norms(BlockTensors& t, const ModelSpec& m) {
-    const int per_norm = m.ffn == Ffn::gelu ? 2 : 1;
+    const int per_norm = m.ffn == Ffn::swiglu ? 1 : 2;
     for (int i = 0; i < 2 * per_norm; ++i) add_vector(t, as_double(m.hidden));
 }
 
@@ -101,7 +101,7 @@ BlockTensors block_tensors(const ModelSpec& m, bool moe_block) {
     }
     t.matrices.push_back(as_double(m.hidden) * as_double(m.experts));  // the router
     for (int64_t i = 0; i < m.shared_experts; ++i) add_ffn(t, m, as_double(m.expert_ffn_hidden));
-    t.routed_expert_matrices = as_double(m.experts) * (m.ffn == Ffn::gelu ? 2.0 : 3.0);
+    t.routed_expert_matrices = as_double(m.experts) * (m.ffn == Ffn::swiglu ? 3.0 : 2.0);
     return t;
 }
 
@@ -137,7 +137,7 @@ Zero3Calls zero3_calls(ZeroImpl impl, const ModelSpec& m, const ParamCounts& c, 
     }
     if (impl == ZeroImpl::deepspeed_0_3) {
         // Every parameter reduce-scattered on its own, the persistent vectors too.
-        const double final_norm = sp.output > 0 ? (m.ffn == Ffn::gelu ? 2.0 : 1.0) : 0.0;
+        const double final_norm = sp.output > 0 ? (m.ffn == Ffn::swiglu ? 1.0 : 2.0) : 0.0;
         z.reductions = nd * all(dense) + nm * all(moe) + ends + final_norm;
         z.expert_reductions = nm > 0 ? nm * moe.routed_expert_matrices : 1.0;
         z.per_rank_copies = true;

@@ -37,8 +37,8 @@ struct BlockTensors {
     int64_t persistent_vectors = 0;      // of which below DeepSpeed's persistence threshold
 };
 // A Megatron-LM GPT block (LayerNorm with bias, fused QKV, biases on every linear) for a gelu FFN;
-// a Hugging Face Llama / DeepSeek block (RMSNorm, separate q, k, v and gate, up, no biases) for
-// swiglu; MLA's latent projections and their two norms; an MoE block's router, shared and routed
+// a Megatron-Core Nemotron block (the same without biases) for squared-relu; a Hugging Face Llama /
+// DeepSeek block (RMSNorm, separate q, k, v and gate, up, no biases) for swiglu; MLA's latent projections and their two norms; an MoE block's router, shared and routed
 // experts.
 [[nodiscard]] BlockTensors block_tensors(const ModelSpec& m, bool moe_block);
 

@@ -28,7 +28,7 @@ ModelSpec read_model(const Json& j) {
     m.kv_heads = r.int_field("kv_heads", m.params ? std::optional<int64_t>(0) : std::nullopt);
     m.vocab = r.int_field("vocab", arch_default);
     m.seq_len = r.int_field("seq_len", arch_default);
-    m.ffn = r.enum_field<Ffn>("ffn", &ffn_from_string, "gelu, swiglu", Ffn::swiglu);
+    m.ffn = r.enum_field<Ffn>("ffn", &ffn_from_string, "gelu, swiglu, squared-relu", Ffn::swiglu);
     m.experts = r.int_field("experts", 0);
     m.top_k = r.int_field("top_k", 0);
     m.expert_ffn_hidden = r.int_field("expert_ffn_hidden", 0);
@@ -916,7 +916,14 @@ std::vector<int64_t> valid_micro_batches(const Scenario& s) {
     return sizes;
 }
 
-std::string_view to_string(Ffn v) noexcept { return v == Ffn::gelu ? "gelu" : "swiglu"; }
+std::string_view to_string(Ffn v) noexcept {
+    switch (v) {
+        case Ffn::gelu: return "gelu";
+        case Ffn::swiglu: return "swiglu";
+        case Ffn::squared_relu: return "squared-relu";
+    }
+    return "swiglu";
+}
 
 std::string_view to_string(Schedule v) noexcept {
     switch (v) {
@@ -960,7 +967,7 @@ std::optional<Enum> lookup(std::string_view s, const std::array<Enum, N>& all) n
 }  // namespace
 
 std::optional<Ffn> ffn_from_string(std::string_view s) noexcept {
-    return lookup(s, std::array{Ffn::gelu, Ffn::swiglu});
+    return lookup(s, std::array{Ffn::gelu, Ffn::swiglu, Ffn::squared_relu});
 }
 std::optional<Schedule> schedule_from_string(std::string_view s) noexcept {
     return lookup(s, kAllSchedules);

@@ -13,7 +13,7 @@
 
 namespace shardscope {
 
-enum class Ffn { gelu, swiglu };
+enum class Ffn { gelu, swiglu, squared_relu };
 enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, dualpipe };
 enum class Recompute { none, selective, full };
 enum class Precision { mixed_bf16, fp32, megatron_bf16, megatron_fp16, fp8 };

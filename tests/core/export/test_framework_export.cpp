@@ -66,6 +66,19 @@ TEST_CASE("Megatron-LM: every degree, the batch, GQA and the Llama block as flag
     CHECK(e.warnings.empty());
 }
 
+TEST_CASE("Megatron-LM: a squared-ReLU model is a Nemotron block, not a Llama one") {
+    Scenario s = default_scenario();
+    s.model.ffn = Ffn::squared_relu;
+    const FrameworkExport e = export_scenario(s, ExportTarget::megatron);
+    for (const char* line : {"--squared-relu", "--position-embedding-type rope", "--disable-bias-linear"})
+        CHECK_MESSAGE(has_line(e.text, line), line);
+    // LayerNorm is Megatron-LM's default; SwiGLU and RMSNorm belong to the Llama block.
+    CHECK_FALSE(has_line(e.text, "--swiglu"));
+    CHECK_FALSE(has_line(e.text, "--normalization RMSNorm"));
+    // TorchTitan has no such model: the shape note says which MLP was priced.
+    CHECK(export_scenario(s, ExportTarget::torchtitan).text.find("FFN 14336 (squared-relu)") != std::string::npos);
+}
+
 TEST_CASE("Megatron-LM: the RoPE base goes with rotary positions, and only when the model states one") {
     // Llama 3's base is 500,000 (its paper's table 3); Megatron-LM's default is 10,000.
     Scenario s = default_scenario();

@@ -46,10 +46,21 @@ TEST_CASE("a tiny dense GQA model counted by hand") {
     CHECK(c.dense_layers == 2);
 }
 
-TEST_CASE("gelu has two FFN matrices, swiglu three") {
+TEST_CASE("gelu and squared ReLU have two FFN matrices, swiglu three") {
     const ParamCounts g = count_params(arch(1, 8, 16, 2, 2, 10, Ffn::gelu));
     CHECK(g.dense_ffn_per_layer == 256);   // 2 * 8 * 16
     CHECK(g.attention_per_layer == 256);   // full MHA: 4 * 8 * 8
+    CHECK(count_params(arch(1, 8, 16, 2, 2, 10, Ffn::squared_relu)).dense_ffn_per_layer == 256);
+}
+
+TEST_CASE("Nemotron-4 340B, squared ReLU, counts to its published size") {
+    // Nemotron-4 340B (NVIDIA 2024, arXiv:2406.11704, its architecture table): 96 layers, hidden 18432, 96 heads,
+    // 8 KV heads, FFN 73728 with squared ReLU, vocab 256,000, untied embeddings: 341B by our count
+    // (attention 2 x 18432^2 + 2 x 18432 x 1536, MLP 2 x 18432 x 73728, per layer; embedding and head
+    // 256,000 x 18432 each).
+    const ParamCounts c = count_params(arch(96, 18432, 73728, 96, 8, 256000, Ffn::squared_relu));
+    CHECK(c.dense_ffn_per_layer == 2.0 * 18432 * 73728);
+    CHECK(rel_err(c.total, 341e9) == doctest::Approx(0).epsilon(0.005));
 }
 
 TEST_CASE("a tiny MoE model with a leading dense layer counted by hand") {

@@ -104,6 +104,15 @@ TEST_CASE("a block's tensors: Megatron's GPT block and a Llama block") {
     CHECK(l.matrices.size() == 7);
     CHECK(l.matrices[1] == 4096.0 * 1024);  // k: 8 heads of 128
     CHECK(l.vectors == 2);
+    // A Megatron-Core Nemotron block: fused QKV and the projection, up and down, no biases, and two
+    // LayerNorms with gain and bias.
+    ModelSpec nemotron = llama;
+    nemotron.ffn = Ffn::squared_relu;
+    const BlockTensors n = block_tensors(nemotron, false);
+    CHECK(n.matrices.size() == 4);
+    CHECK(n.matrices[0] == 4096.0 * (4096 + 2 * 1024));
+    CHECK(n.matrices[2] == 4096.0 * 14336);
+    CHECK(n.vectors == 4);
 }
 
 TEST_CASE("DeepSpeed calls a collective per weight; FSDP one per block") {

@@ -86,7 +86,7 @@ TEST_CASE("wrong types") {
     check_rejected({{"cluster", {{"gpu", {{"memory_gb", "80"}}}}}}, "cluster.gpu.memory_gb: must be a number");
     check_rejected({{"parallel", {{"sequence_parallel", 1}}}}, "parallel.sequence_parallel: must be true or false");
     check_rejected({{"model", {{"name", 7}}}}, "model.name: must be a string");
-    check_rejected({{"model", {{"ffn", "relu"}}}}, "model.ffn: \"relu\" is not one of gelu, swiglu");
+    check_rejected({{"model", {{"ffn", "relu"}}}}, "model.ffn: \"relu\" is not one of gelu, swiglu, squared-relu");
     check_rejected({{"training", {{"schedule", "1F1B"}}}},
                    "training.schedule: \"1F1B\" is not one of gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, dualpipe");
     check_rejected({{"training", {{"recompute", "some"}}}},
