@@ -309,6 +309,7 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
         f.push_back("--exp-avg-dtype bf16");
         f.push_back("--exp-avg-sq-dtype bf16");
     }
+    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) f.push_back("--grad-reduce-in-bf16");
     if (t.offload == Offload::optimizer) {
         f.push_back("--optimizer-cpu-offload");
         f.push_back("--optimizer-offload-fraction 1.0");
@@ -539,6 +540,9 @@ void torchtitan_warnings(const Scenario& s, Writer& w) {
                "the full policy is the nearest (priced here as the scenario says)");
     if (t.bf16_adam_moments)
         w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
+    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t))
+        w.warn("grad_reduce_in_bf16: FSDP2 keeps its sharded gradients in fp32; TorchTitan's reduce dtype "
+               "(mixed_precision_reduce) is not set");
     if (t.offload == Offload::optimizer)
         w.warn("offload optimizer: TorchTitan's training.enable_cpu_offload (FSDP2's CPUOffloadPolicy) moves the "
                "parameters and gradients to the host too and is not set; this scenario is priced with the optimizer "
@@ -818,6 +822,8 @@ FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
     if (p.zero == 1 && l.dp_replicate > 1 && p.dp_shard > 1)
         w.warn("dp_replicate " + n(l.dp_replicate) + ": DeepSpeed's ZeRO-1/2 shard over every data-parallel rank, not within groups");
     if (t.bf16_adam_moments) w.warn("bf16_adam_moments: DeepSpeed's Adam keeps fp32 moments under bf16; not set");
+    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t))
+        w.warn("grad_reduce_in_bf16: DeepSpeed's communication_data_type is not set (its fp32 gradient copy stays)");
     if (t.recompute != Recompute::none)
         w.warn("recompute " + std::string(to_string(t.recompute)) +
                ": activation checkpointing is switched in the model code (deepspeed.checkpointing)");

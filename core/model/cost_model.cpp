@@ -874,6 +874,9 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)" +
                     (s.training.bf16_adam_moments ? "; Adam's moments in bf16" : "") +
+                    (s.training.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(s.training)
+                         ? "; gradients accumulated and reduced in bf16 (--grad-reduce-in-bf16)"
+                         : "") +
                     (s.training.precision != Precision::fp8 ? ""
                      : s.training.fp8_param_gather && fp8_param_gather_applies(s.training)
                          ? "; FP8 parameters (--fp8-param-gather): the blocks' weights kept and all-gathered in FP8 "

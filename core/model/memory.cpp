@@ -67,12 +67,14 @@ StateBytesPerParam state_bytes_per_param(const TrainingSpec& t) noexcept {
     StateBytesPerParam per = state_bytes_per_param(t.precision);
     if (t.bf16_adam_moments) per.optimizer -= 4.0;  // m and v, 2 bytes each instead of 4
     if (t.fp8_param_gather && fp8_param_gather_applies(t)) per.weights = 1.0;  // the FP8 weight alone
+    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) per.grads = 2.0;
     return per;
 }
 
 StateBytesPerParam end_layer_state_bytes(const TrainingSpec& t) noexcept {
     StateBytesPerParam per = end_layer_state_bytes(t.precision);
     if (t.bf16_adam_moments) per.optimizer -= 4.0;
+    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) per.grads = 2.0;
     return per;
 }
 

@@ -219,6 +219,8 @@ TrainingSpec read_training(const Json& j) {
     t.fp8_param_gather = r.bool_field("fp8_param_gather", false);
     if (std::string e = fp8_param_gather_error(t); !e.empty()) throw FieldError{std::move(e)};
     t.bf16_adam_moments = r.bool_field("bf16_adam_moments", false);
+    t.grad_reduce_in_bf16 = r.bool_field("grad_reduce_in_bf16", false);
+    if (std::string e = grad_reduce_in_bf16_error(t); !e.empty()) throw FieldError{std::move(e)};
     t.offload = r.enum_field<Offload>("offload", &offload_from_string, "none, optimizer", Offload::none);
     r.reject_unknown();
     return t;
@@ -378,6 +380,7 @@ Json training_to_json(const TrainingSpec& t) {
     if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t)) j["activation_func_fp8_input_store"] = true;
     if (t.fp8_param_gather && fp8_param_gather_applies(t)) j["fp8_param_gather"] = true;
     if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
+    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) j["grad_reduce_in_bf16"] = true;
     if (t.offload != Offload::none) j["offload"] = to_string(t.offload);
     return j;
 }
@@ -424,6 +427,16 @@ std::string fp8_param_gather_error(const TrainingSpec& t) {
         return "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs fused_kernels true (Transformer "
                "Engine's FP8 weights; PyTorch's float8 keeps BF16 weights)";
     return {};
+}
+
+bool grad_reduce_in_bf16_applies(const TrainingSpec& t) noexcept {
+    return t.precision == Precision::megatron_bf16 || t.precision == Precision::fp8;
+}
+
+std::string grad_reduce_in_bf16_error(const TrainingSpec& t) {
+    if (!t.grad_reduce_in_bf16 || grad_reduce_in_bf16_applies(t)) return {};
+    return "training.grad_reduce_in_bf16: needs precision megatron-bf16 or fp8, whose gradients Megatron-LM keeps "
+           "in FP32 (precision is " + std::string(to_string(t.precision)) + ")";
 }
 
 std::string fp8_activation_input_error(const TrainingSpec& t) {

@@ -242,6 +242,10 @@ struct TrainingSpec {
     // Adam's two moments in bf16 instead of fp32 (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype
     // bf16 with --use-precision-aware-optimizer; DeepSeek-V3 trained so).
     bool bf16_adam_moments = false;
+    // Gradients accumulated and reduced in BF16, 2 bytes a parameter instead of Megatron-LM's FP32
+    // main gradients (its --grad-reduce-in-bf16); the data-parallel reduction moves half the bytes.
+    // Only with Megatron-LM's precisions, megatron-bf16 and fp8 (mixed-bf16 already keeps 2).
+    bool grad_reduce_in_bf16 = false;
     // The optimizer's state in host memory and its step on the CPU; needs parallel.zero >= 1.
     Offload offload = Offload::none;
 };
@@ -253,6 +257,8 @@ struct TrainingSpec {
 // FP8 parameters need the same: precision fp8 on Megatron-LM's stack.
 [[nodiscard]] bool fp8_param_gather_applies(const TrainingSpec& t) noexcept;
 [[nodiscard]] std::string fp8_param_gather_error(const TrainingSpec& t);
+[[nodiscard]] bool grad_reduce_in_bf16_applies(const TrainingSpec& t) noexcept;
+[[nodiscard]] std::string grad_reduce_in_bf16_error(const TrainingSpec& t);
 // An offloaded optimizer needs a sharded one: "" or the rule `offload` breaks on layout `p`.
 [[nodiscard]] std::string offload_error(const ParallelSpec& p, Offload offload);
 

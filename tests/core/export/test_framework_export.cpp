@@ -79,6 +79,18 @@ TEST_CASE("Megatron-LM: a squared-ReLU model is a Nemotron block, not a Llama on
     CHECK(export_scenario(s, ExportTarget::torchtitan).text.find("FFN 14336 (squared-relu)") != std::string::npos);
 }
 
+TEST_CASE("bf16 gradient reduction: Megatron-LM's flag, and a warning where the others cannot say it") {
+    Scenario s = default_scenario();
+    s.training.precision = Precision::megatron_bf16;
+    s.training.grad_reduce_in_bf16 = true;
+    CHECK(has_line(export_scenario(s, ExportTarget::megatron).text, "--grad-reduce-in-bf16"));
+    CHECK(mentions(export_scenario(s, ExportTarget::torchtitan).warnings, "grad_reduce_in_bf16: FSDP2 keeps"));
+    CHECK(mentions(export_scenario(s, ExportTarget::deepspeed).warnings, "grad_reduce_in_bf16: DeepSpeed's"));
+    // Under mixed-bf16 (2-byte gradients already) the flag does not apply and is not written.
+    s.training.precision = Precision::mixed_bf16;
+    CHECK_FALSE(has_line(export_scenario(s, ExportTarget::megatron).text, "--grad-reduce-in-bf16"));
+}
+
 TEST_CASE("Megatron-LM: the RoPE base goes with rotary positions, and only when the model states one") {
     // Llama 3's base is 500,000 (its paper's table 3); Megatron-LM's default is 10,000.
     Scenario s = default_scenario();

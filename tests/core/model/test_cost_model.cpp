@@ -293,3 +293,28 @@ TEST_CASE("FSDP2's copies on the PyTorch stack: copy-out forward and backward, c
     CHECK(*build_report(s).time.compute == doctest::Approx(fused.forward_s + fused.backward_s +
                                                            optimizer_step_seconds(toy, 3400.0 / 4, Precision::mixed_bf16)));
 }
+
+TEST_CASE("grad_reduce_in_bf16: Megatron-LM's main gradients in 2 bytes, and half the reduction's bytes") {
+    Scenario s = default_scenario();
+    s.training.precision = Precision::megatron_bf16;  // FP32 main gradients: 2 + 4 + 12 bytes
+    const Report fp32 = build_report(s);
+    s.training.grad_reduce_in_bf16 = true;
+    const Report bf16 = build_report(s);
+    REQUIRE(fp32.memory.grads > 0);
+    CHECK(bf16.memory.grads == doctest::Approx(fp32.memory.grads / 2));
+    CHECK(bf16.memory.params == doctest::Approx(fp32.memory.params));
+    CHECK(bf16.memory.optimizer == doctest::Approx(fp32.memory.optimizer));
+    // The data-parallel reduce-scatter sends half the bytes; the weights' all-gather the same.
+    const auto calls = [](const Report& r, Collective op) {
+        const DimCost* d = find_dim_cost(r, "dp_shard");
+        REQUIRE(d != nullptr);
+        for (const CollectiveCall& c : d->calls)
+            if (c.op == op) return c;
+        FAIL("no such call");
+        return CollectiveCall{};
+    };
+    CHECK(calls(bf16, Collective::reduce_scatter).message_bytes ==
+          doctest::Approx(calls(fp32, Collective::reduce_scatter).message_bytes / 2));
+    CHECK(calls(bf16, Collective::all_gather).message_bytes ==
+          doctest::Approx(calls(fp32, Collective::all_gather).message_bytes));
+}

@@ -437,4 +437,18 @@ TEST_CASE("Megatron-LM's recompute modules, FP8 activation inputs and bf16 Adam 
         CHECK(loaded.scenario->training.bf16_adam_moments);
         CHECK(Json::parse(scenario_to_json(*loaded.scenario))["training"]["bf16_adam_moments"] == true);
     }
+    SUBCASE("grad_reduce_in_bf16 needs Megatron-LM's FP32 main gradients, loads and saves") {
+        // The default precision, mixed-bf16, already keeps 2-byte gradients.
+        check_rejected({{"training", {{"grad_reduce_in_bf16", true}}}},
+                       "training.grad_reduce_in_bf16: needs precision megatron-bf16 or fp8, whose gradients "
+                       "Megatron-LM keeps in FP32 (precision is mixed-bf16)");
+        const ScenarioLoad loaded = load_patched({{"training", {{"grad_reduce_in_bf16", true}, {"precision", "megatron-bf16"}}}});
+        REQUIRE_MESSAGE(loaded.ok(), loaded.error);
+        CHECK(loaded.scenario->training.grad_reduce_in_bf16);
+        CHECK(Json::parse(scenario_to_json(*loaded.scenario))["training"]["grad_reduce_in_bf16"] == true);
+        // A scenario whose precision changed since drops the flag when saved.
+        Scenario s = *loaded.scenario;
+        s.training.precision = Precision::mixed_bf16;
+        CHECK_FALSE(Json::parse(scenario_to_json(s))["training"].contains("grad_reduce_in_bf16"));
+    }
 }
