@@ -151,6 +151,7 @@ std::string scenario_changes(const Scenario& a, const Scenario& b, std::size_t m
          on_off(b.training.activation_func_fp8_input_store));
     text("FP8 params", on_off(a.training.fp8_param_gather), on_off(b.training.fp8_param_gather));
     text("Adam moments", a.training.bf16_adam_moments ? "bf16" : "fp32", b.training.bf16_adam_moments ? "bf16" : "fp32");
+    text("BF16 grads", on_off(a.training.grad_reduce_in_bf16), on_off(b.training.grad_reduce_in_bf16));
     const auto impl = [](const ParallelSpec& p) {
         return p.zero_impl ? std::string(to_string(*p.zero_impl)) : std::string("the stack's own");
     };

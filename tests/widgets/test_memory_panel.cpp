@@ -530,6 +530,18 @@ TEST_CASE("memory panel: kernels, Megatron-LM's recompute modules, every precisi
     CHECK(h.state.scenario().training.bf16_adam_moments);
     CHECK(h.state.report().memory.optimizer == doctest::Approx(optimizer * 8.0 / 12.0));
     CHECK(h.state.ui.status.find("Adam moments fp32 -> bf16") != std::string::npos);
+    // BF16 grads: FP8 keeps FP32 main gradients, 4 bytes a parameter; the switch makes them 2.
+    const double grads = h.state.report().memory.grads;
+    REQUIRE(h.fixture.click_item("memory/grad_reduce_in_bf16", draw));
+    CHECK(h.state.scenario().training.grad_reduce_in_bf16);
+    CHECK(h.state.report().memory.grads == doctest::Approx(grads / 2));
+    CHECK(h.state.ui.status.find("BF16 grads off -> on") != std::string::npos);
+    // Under mixed-bf16 it does not apply: greyed, and a click changes nothing.
+    pick(h, draw, "memory/precision", "memory/precision/mixed-bf16");
+    h.fixture.frames(2, draw);
+    const Scenario mixed = h.state.scenario();
+    REQUIRE(h.fixture.click_item("memory/grad_reduce_in_bf16", draw));
+    CHECK(h.state.scenario() == mixed);
 }
 
 TEST_CASE("memory panel: the status line says when an edit turns the verdict, and says a refusal instead of an old change") {

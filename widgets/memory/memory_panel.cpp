@@ -119,6 +119,13 @@ void memory_legend(const std::string& capacity_label) {
     ImGui::TextUnformatted(capacity_label.c_str());
 }
 
+// The next checkbox on the same line where it fits whole, else on the next.
+void same_line_if_it_fits(const char* label) {
+    const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+}
+
 }  // namespace
 
 MemoryPanel::MemoryPanel(Placement placement, bool open) : Panel("memory", "Memory and cost", placement, open) {
@@ -228,6 +235,13 @@ void MemoryPanel::declare_actions() {
                         TrainingSpec t = state.scenario().training;
                         t.fp8_param_gather = v.on;
                         if (std::string e = fp8_param_gather_error(t); !e.empty()) return e;
+                        return edit(state, [&](Scenario& c) { c.training = t; });
+                    });
+    actions_.on_off("grad_reduce_in_bf16", "gradients accumulated and reduced in bf16 (precision megatron-bf16 or fp8)",
+                    [edit](AppState& state, const ActionValue& v) {
+                        TrainingSpec t = state.scenario().training;
+                        t.grad_reduce_in_bf16 = v.on;
+                        if (std::string e = grad_reduce_in_bf16_error(t); !e.empty()) return e;
                         return edit(state, [&](Scenario& c) { c.training = t; });
                     });
     actions_.choice("adam_moments", "the dtype of Adam's two moments", {"fp32", "bf16"},
@@ -675,14 +689,14 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
     }
     glossary_tooltip_for_last_item(terms::kPrecision);
 
-    draw_fp8_switch(state, "FP8 activation input", "memory/fp8_activation_input", fp8_activation_input_applies(s.training),
+    draw_megatron_switch(state, "FP8 activation input", "memory/fp8_activation_input", fp8_activation_input_applies(s.training),
                     &TrainingSpec::activation_func_fp8_input_store,
                     "The activation function's input (SwiGLU's gate and up) kept in FP8 for the backward, 1 byte an "
                     "element (Megatron-LM's --activation-func-fp8-input-store)",
                     "Megatron-LM's switch: only with precision fp8 and fused kernels (PyTorch's float8 keeps the "
                     "activation's input in bf16)");
     ImGui::SameLine();
-    draw_fp8_switch(state, "FP8 params", "memory/fp8_params", fp8_param_gather_applies(s.training),
+    draw_megatron_switch(state, "FP8 params", "memory/fp8_params", fp8_param_gather_applies(s.training),
                     &TrainingSpec::fp8_param_gather,
                     "The blocks' weights kept and all-gathered in FP8 alone, 1 byte a weight, the FP32 master in the "
                     "optimizer (Megatron-LM's --fp8-param-gather; NeMo's FP8 recipe sets it)",
@@ -699,11 +713,14 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
         ImGui::SetTooltip("%s", "Adam's two moments in bf16 instead of fp32: 4 bytes a parameter fewer in the "
                                 "optimizer state (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype bf16; "
                                 "DeepSeek-V3 trained so)");
-    // On the same line where it fits whole, else on the next.
-    const float switch_width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
-                               ImGui::CalcTextSize("Optimizer on host").x;
-    ImGui::SameLine();
-    if (ImGui::GetContentRegionAvail().x < switch_width) ImGui::NewLine();
+    same_line_if_it_fits("BF16 grads");
+    draw_megatron_switch(state, "BF16 grads", "memory/grad_reduce_in_bf16", grad_reduce_in_bf16_applies(s.training),
+                         &TrainingSpec::grad_reduce_in_bf16,
+                         "Gradients accumulated and reduced in bf16, 2 bytes a parameter instead of FP32 main "
+                         "gradients, and half the data-parallel reduction's bytes (Megatron-LM's --grad-reduce-in-bf16)",
+                         "Megatron-LM's switch: only with precision megatron-bf16 or fp8, whose main gradients are FP32 "
+                         "(mixed-bf16 keeps 2-byte gradients already)");
+    same_line_if_it_fits("Optimizer on host");
     draw_offload_switch(state);
 }
 
@@ -728,8 +745,8 @@ void MemoryPanel::draw_offload_switch(AppState& state) {
                             : refused);
 }
 
-// A Megatron-LM FP8 switch: greyed (and off) where it does not apply, each state explained on hover.
-void MemoryPanel::draw_fp8_switch(AppState& state, const char* label, const char* item, bool applies,
+// A switch of Megatron-LM's: greyed (and off) where it does not apply, each state explained on hover.
+void MemoryPanel::draw_megatron_switch(AppState& state, const char* label, const char* item, bool applies,
                                   bool TrainingSpec::*field, const char* on_tip, const char* off_tip) {
     const Scenario& s = state.scenario();
     bool on = applies && s.training.*field;

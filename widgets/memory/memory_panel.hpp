@@ -41,7 +41,7 @@ private:
     void draw_step_bar();
     void draw_compute_section(AppState& state);
     void draw_offload_switch(AppState& state);
-    void draw_fp8_switch(AppState& state, const char* label, const char* item, bool applies, bool TrainingSpec::*field,
+    void draw_megatron_switch(AppState& state, const char* label, const char* item, bool applies, bool TrainingSpec::*field,
                          const char* on_tip, const char* off_tip);
     void draw_figures();
     void draw_figure_table(const char* id, const std::vector<FigureRecord>& figures);
