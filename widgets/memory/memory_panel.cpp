@@ -223,27 +223,22 @@ void MemoryPanel::declare_actions() {
                       if (!mods) return "\"" + v.text + "\": name core_attn, layernorm, mla_up_proj or moe_act, joined by +, or none";
                       return edit(state, [&](Scenario& c) { c.training.recompute_modules = *mods; });
                   });
-    actions_.on_off("fp8_activation_input", "the activation function's input kept in FP8 (precision fp8 only)",
-                    [edit](AppState& state, const ActionValue& v) {
-                        TrainingSpec t = state.scenario().training;
-                        t.activation_func_fp8_input_store = v.on;
-                        if (std::string e = fp8_activation_input_error(t); !e.empty()) return e;
-                        return edit(state, [&](Scenario& c) { c.training = t; });
-                    });
-    actions_.on_off("fp8_params", "the blocks' weights kept and gathered in FP8 alone (precision fp8, fused kernels)",
-                    [edit](AppState& state, const ActionValue& v) {
-                        TrainingSpec t = state.scenario().training;
-                        t.fp8_param_gather = v.on;
-                        if (std::string e = fp8_param_gather_error(t); !e.empty()) return e;
-                        return edit(state, [&](Scenario& c) { c.training = t; });
-                    });
-    actions_.on_off("grad_reduce_in_bf16", "gradients accumulated and reduced in bf16 (precision megatron-bf16 or fp8)",
-                    [edit](AppState& state, const ActionValue& v) {
-                        TrainingSpec t = state.scenario().training;
-                        t.grad_reduce_in_bf16 = v.on;
-                        if (std::string e = grad_reduce_in_bf16_error(t); !e.empty()) return e;
-                        return edit(state, [&](Scenario& c) { c.training = t; });
-                    });
+    // A switch of Megatron-LM's, refused with core's rule where it does not apply.
+    const auto training_switch = [&](const char* name, const char* what, bool TrainingSpec::*field,
+                                     std::string (*refusal)(const TrainingSpec&)) {
+        actions_.on_off(name, what, [edit, field, refusal](AppState& state, const ActionValue& v) {
+            TrainingSpec t = state.scenario().training;
+            t.*field = v.on;
+            if (std::string e = refusal(t); !e.empty()) return e;
+            return edit(state, [&](Scenario& c) { c.training = t; });
+        });
+    };
+    training_switch("fp8_activation_input", "the activation function's input kept in FP8 (precision fp8 only)",
+                    &TrainingSpec::activation_func_fp8_input_store, &fp8_activation_input_error);
+    training_switch("fp8_params", "the blocks' weights kept and gathered in FP8 alone (precision fp8, fused kernels)",
+                    &TrainingSpec::fp8_param_gather, &fp8_param_gather_error);
+    training_switch("grad_reduce_in_bf16", "gradients accumulated and reduced in bf16 (precision megatron-bf16 or fp8)",
+                    &TrainingSpec::grad_reduce_in_bf16, &grad_reduce_in_bf16_error);
     actions_.choice("adam_moments", "the dtype of Adam's two moments", {"fp32", "bf16"},
                     [edit](AppState& state, const ActionValue& v) {
                         return edit(state, [&](Scenario& c) { c.training.bf16_adam_moments = v.text == "bf16"; });
