@@ -119,11 +119,10 @@ void memory_legend(const std::string& capacity_label) {
     ImGui::TextUnformatted(capacity_label.c_str());
 }
 
-// The next checkbox on the same line where it fits whole, else on the next.
-void same_line_if_it_fits(const char* label) {
-    const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
-    ImGui::SameLine();
-    if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+// Places the next checkbox as a wrapping row does: on this line where it fits whole, else on the next.
+void flow_checkbox(const char* label) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    flow(ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x, style.ItemSpacing.x);
 }
 
 }  // namespace
@@ -644,10 +643,7 @@ void MemoryPanel::draw_recompute_modules(AppState& state) {
         const Box& box = boxes[i];
         const std::string name(kRecomputeModuleNames[i]);
         bool RecomputeModules::*const module = kRecomputeModuleFields[i];
-        // Wrap when the next box would not fit on the line.
-        const float width = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(name.c_str()).x;
-        ImGui::SameLine();
-        if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+        flow_checkbox(name.c_str());
         bool on = s.training.recompute_modules.*module;
         ImGui::BeginDisabled(!box.applies);
         if (ImGui::Checkbox(name.c_str(), &on)) {
@@ -708,14 +704,14 @@ void MemoryPanel::draw_precision_controls(AppState& state, float field) {
         ImGui::SetTooltip("%s", "Adam's two moments in bf16 instead of fp32: 4 bytes a parameter fewer in the "
                                 "optimizer state (Megatron-LM's --exp-avg-dtype / --exp-avg-sq-dtype bf16; "
                                 "DeepSeek-V3 trained so)");
-    same_line_if_it_fits("BF16 grads");
+    flow_checkbox("BF16 grads");
     draw_megatron_switch(state, "BF16 grads", "memory/grad_reduce_in_bf16", grad_reduce_in_bf16_applies(s.training),
                          &TrainingSpec::grad_reduce_in_bf16,
                          "Gradients accumulated and reduced in bf16, 2 bytes a parameter instead of FP32 main "
                          "gradients, and half the data-parallel reduction's bytes (Megatron-LM's --grad-reduce-in-bf16)",
                          "Megatron-LM's switch: only with precision megatron-bf16 or fp8, whose main gradients are FP32 "
                          "(mixed-bf16 keeps 2-byte gradients already)");
-    same_line_if_it_fits("Optimizer on host");
+    flow_checkbox("Optimizer on host");
     draw_offload_switch(state);
 }
 
