@@ -298,7 +298,7 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
             if (t.activation_func_fp8_input_store)
                 w.warn("activation_func_fp8_input_store: no Megatron-LM flag; set TransformerConfig's "
                        "activation_func_fp8_input_store = True where the model's config is built");
-            if (t.fp8_param_gather && fp8_param_gather_applies(t)) f.push_back("--fp8-param-gather");
+            if (fp8_param_gather_on(t)) f.push_back("--fp8-param-gather");
             break;
         case Precision::fp32: break;
     }
@@ -309,7 +309,7 @@ void megatron_training_flags(const Scenario& s, Writer& w, std::vector<std::stri
         f.push_back("--exp-avg-dtype bf16");
         f.push_back("--exp-avg-sq-dtype bf16");
     }
-    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) f.push_back("--grad-reduce-in-bf16");
+    if (grad_reduce_in_bf16_on(t)) f.push_back("--grad-reduce-in-bf16");
     if (t.offload == Offload::optimizer) {
         f.push_back("--optimizer-cpu-offload");
         f.push_back("--optimizer-offload-fraction 1.0");
@@ -529,9 +529,9 @@ void torchtitan_warnings(const Scenario& s, Writer& w) {
     if (t.recompute == Recompute::selective && t.fused_kernels)
         w.warn("recompute selective: TorchTitan's op-level policy recomputes every other matmul; this scenario "
                "(fused_kernels) is priced with Megatron-LM's selective recompute: " + recompute_text(t));
-    if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t))
+    if (fp8_activation_input_on(t))
         w.warn("activation_func_fp8_input_store: TorchTitan's float8 keeps the activation's input in bf16");
-    if (t.fp8_param_gather && fp8_param_gather_applies(t))
+    if (fp8_param_gather_on(t))
         w.warn("fp8_param_gather: TorchTitan keeps BF16 weights (its float8 enable_fsdp_float8_all_gather casts "
                "them for the gather only); this scenario is priced with 1-byte FP8 weights");
     if (t.recompute == Recompute::full && (t.recompute_method != RecomputeMethod::uniform || t.recompute_num_layers != 1))
@@ -540,7 +540,7 @@ void torchtitan_warnings(const Scenario& s, Writer& w) {
                "the full policy is the nearest (priced here as the scenario says)");
     if (t.bf16_adam_moments)
         w.warn("bf16_adam_moments: TorchTitan's AdamW keeps its moments in the parameters' dtype (fp32); set by hand");
-    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t))
+    if (grad_reduce_in_bf16_on(t))
         w.warn("grad_reduce_in_bf16: FSDP2 keeps its sharded gradients in fp32; TorchTitan's reduce dtype "
                "(mixed_precision_reduce) is not set");
     if (t.offload == Offload::optimizer)
@@ -822,7 +822,7 @@ FrameworkExport deepspeed(const Scenario& s, const Layout& l) {
     if (p.zero == 1 && l.dp_replicate > 1 && p.dp_shard > 1)
         w.warn("dp_replicate " + n(l.dp_replicate) + ": DeepSpeed's ZeRO-1/2 shard over every data-parallel rank, not within groups");
     if (t.bf16_adam_moments) w.warn("bf16_adam_moments: DeepSpeed's Adam keeps fp32 moments under bf16; not set");
-    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t))
+    if (grad_reduce_in_bf16_on(t))
         w.warn("grad_reduce_in_bf16: DeepSpeed's communication_data_type is not set (its fp32 gradient copy stays)");
     if (t.recompute != Recompute::none)
         w.warn("recompute " + std::string(to_string(t.recompute)) +

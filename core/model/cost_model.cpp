@@ -333,9 +333,8 @@ std::string zero3_note(ZeroImpl impl) {
         case ZeroImpl::deepspeed_0_3:
             return name + "one all-gather per weight, each behind a device-wide synchronize (exposed whole), through "
                           "PyTorch's list API (a view per rank built in Python first, a copy kernel per rank per "
-                          "call, and a zero fill); one reduce-scatter "
-                          "per parameter, likewise copied, on its own stream, yet waited for by the next weight's synchronize (exposed "
-                          "whole too)";
+                          "call, and a zero fill); one reduce-scatter per parameter, likewise copied, on its own "
+                          "stream, yet waited for by the next weight's synchronize (exposed whole too)";
     }
     return name;
 }
@@ -802,7 +801,7 @@ std::string activation_note(const Scenario& s) {
     if (m.is_moe())
         kept += "; per routed copy (top " + std::to_string(m.top_k) + ") the expert's input, " +
                 (s.training.fused_kernels ? "routing weight (applied in its activation)" : "output") + " and MLP";
-    if (s.training.activation_func_fp8_input_store && fp8_activation_input_applies(s.training))
+    if (fp8_activation_input_on(s.training))
         kept += "; the activation's input in FP8";
     kept += m.uses_dropout() ? "; dropout masks" : "; no dropout masks";
     const std::string recompute =
@@ -874,11 +873,11 @@ std::vector<std::string> convention_notes(const Scenario& s, const HardwareFigur
                     format_fixed(per.optimizer, 0) + " = " + format_fixed(per.total(), 0) +
                     " bytes per parameter (weights + gradients + optimizer)" +
                     (s.training.bf16_adam_moments ? "; Adam's moments in bf16" : "") +
-                    (s.training.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(s.training)
+                    (grad_reduce_in_bf16_on(s.training)
                          ? "; gradients accumulated and reduced in bf16 (--grad-reduce-in-bf16)"
                          : "") +
                     (s.training.precision != Precision::fp8 ? ""
-                     : s.training.fp8_param_gather && fp8_param_gather_applies(s.training)
+                     : fp8_param_gather_on(s.training)
                          ? "; FP8 parameters (--fp8-param-gather): the blocks' weights kept and all-gathered in FP8 "
                            "alone, 1 byte (the embedding and the BF16 output layer keep 2)"
                          : "; the FP8 weight copy only for the blocks' linears (the embedding and the BF16 output "

@@ -66,15 +66,15 @@ StateBytesPerParam state_bytes_per_param(Precision p) noexcept {
 StateBytesPerParam state_bytes_per_param(const TrainingSpec& t) noexcept {
     StateBytesPerParam per = state_bytes_per_param(t.precision);
     if (t.bf16_adam_moments) per.optimizer -= 4.0;  // m and v, 2 bytes each instead of 4
-    if (t.fp8_param_gather && fp8_param_gather_applies(t)) per.weights = 1.0;  // the FP8 weight alone
-    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) per.grads = 2.0;
+    if (fp8_param_gather_on(t)) per.weights = 1.0;  // the FP8 weight alone
+    if (grad_reduce_in_bf16_on(t)) per.grads = 2.0;
     return per;
 }
 
 StateBytesPerParam end_layer_state_bytes(const TrainingSpec& t) noexcept {
-    StateBytesPerParam per = end_layer_state_bytes(t.precision);
-    if (t.bf16_adam_moments) per.optimizer -= 4.0;
-    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) per.grads = 2.0;
+    // The blocks' state, but for the weights: FP8 copies (and FP8 parameters) are the blocks' alone.
+    StateBytesPerParam per = state_bytes_per_param(t);
+    per.weights = end_layer_state_bytes(t.precision).weights;
     return per;
 }
 
@@ -87,7 +87,7 @@ StateBytesPerParam end_layer_state_bytes(Precision p) noexcept {
 double gathered_weight_bytes(Precision p) noexcept { return end_layer_state_bytes(p).weights; }
 
 double gathered_block_weight_bytes(const TrainingSpec& t) noexcept {
-    return t.fp8_param_gather && fp8_param_gather_applies(t) ? 1.0 : gathered_weight_bytes(t.precision);
+    return fp8_param_gather_on(t) ? 1.0 : gathered_weight_bytes(t.precision);
 }
 
 double gathered_mean_weight_bytes(const TrainingSpec& t, double end_params, double block_params) noexcept {
@@ -199,7 +199,7 @@ ActivationShape activation_shape(const Scenario& s, bool moe) noexcept {
     sh.recompute_norms = megatron_selective && t.recompute_modules.layernorm;
     sh.recompute_mla_up_proj = megatron_selective && t.recompute_modules.mla_up_proj && m.is_mla();
     sh.recompute_expert_act = megatron_selective && t.recompute_modules.moe_act && sh.moe;
-    sh.fp8_activation_input = t.activation_func_fp8_input_store && fp8_activation_input_applies(t);
+    sh.fp8_activation_input = fp8_activation_input_on(t);
     if (op_level_selective(s.training))
         sh.op_policy_elements = op_policy_saved_elements_per_token(m, sh.moe, s.parallel.tp, s.parallel.sequence_parallel);
     if (sh.moe) {

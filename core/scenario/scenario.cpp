@@ -377,10 +377,10 @@ Json training_to_json(const TrainingSpec& t) {
     if (t.recompute == Recompute::full && t.recompute_method != RecomputeMethod::uniform)
         j["recompute_method"] = to_string(t.recompute_method);
     if (t.recompute == Recompute::full && t.recompute_num_layers != 1) j["recompute_num_layers"] = t.recompute_num_layers;
-    if (t.activation_func_fp8_input_store && fp8_activation_input_applies(t)) j["activation_func_fp8_input_store"] = true;
-    if (t.fp8_param_gather && fp8_param_gather_applies(t)) j["fp8_param_gather"] = true;
+    if (fp8_activation_input_on(t)) j["activation_func_fp8_input_store"] = true;
+    if (fp8_param_gather_on(t)) j["fp8_param_gather"] = true;
     if (t.bf16_adam_moments) j["bf16_adam_moments"] = true;
-    if (t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t)) j["grad_reduce_in_bf16"] = true;
+    if (grad_reduce_in_bf16_on(t)) j["grad_reduce_in_bf16"] = true;
     if (t.offload != Offload::none) j["offload"] = to_string(t.offload);
     return j;
 }
@@ -806,7 +806,7 @@ std::string validate_training(const Scenario& s) {
         return e;
     // Megatron-LM asserts it (arguments.py: "--fp8-param-gather only supported with distributed optimizer,
     // torch fsdp2, megatron fsdp, or inference mode").
-    if (t.fp8_param_gather && fp8_param_gather_applies(t) && p.zero == 0)
+    if (fp8_param_gather_on(t) && p.zero == 0)
         return "training.fp8_param_gather: Megatron-LM's --fp8-param-gather needs the distributed optimizer or FSDP "
                "(parallel.zero 1 or more); zero is 0";
     if (std::string e = offload_error(p, t.offload); !e.empty()) return e;

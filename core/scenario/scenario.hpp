@@ -258,6 +258,17 @@ struct TrainingSpec {
 [[nodiscard]] bool fp8_param_gather_applies(const TrainingSpec& t) noexcept;
 [[nodiscard]] std::string fp8_param_gather_error(const TrainingSpec& t);
 [[nodiscard]] bool grad_reduce_in_bf16_applies(const TrainingSpec& t) noexcept;
+// The switch is set and applies: what the model prices and the outputs write (a set switch whose
+// precision changed since is ignored, and dropped on save).
+[[nodiscard]] inline bool fp8_activation_input_on(const TrainingSpec& t) noexcept {
+    return t.activation_func_fp8_input_store && fp8_activation_input_applies(t);
+}
+[[nodiscard]] inline bool fp8_param_gather_on(const TrainingSpec& t) noexcept {
+    return t.fp8_param_gather && fp8_param_gather_applies(t);
+}
+[[nodiscard]] inline bool grad_reduce_in_bf16_on(const TrainingSpec& t) noexcept {
+    return t.grad_reduce_in_bf16 && grad_reduce_in_bf16_applies(t);
+}
 [[nodiscard]] std::string grad_reduce_in_bf16_error(const TrainingSpec& t);
 // An offloaded optimizer needs a sharded one: "" or the rule `offload` breaks on layout `p`.
 [[nodiscard]] std::string offload_error(const ParallelSpec& p, Offload offload);
