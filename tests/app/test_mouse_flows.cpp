@@ -1599,6 +1599,28 @@ TEST_CASE("Memory and cost by mouse: the optimizer moved to the host and back, t
     CHECK_FALSE(probe["items"].contains("memory/host"));
 }
 
+TEST_CASE("Memory and cost by mouse: BF16 grads, greyed until the precision keeps FP32 main gradients") {
+    LiveApp app("mouse-memory-bf16-grads", "--show memory");  // the default precision: mixed-bf16
+    REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
+    REQUIRE(app.wait_for_item("memory/grad_reduce_in_bf16"));
+    // Greyed under mixed-bf16 (2-byte gradients already): a click changes nothing.
+    REQUIRE(app.click("memory/grad_reduce_in_bf16"));
+    CHECK_FALSE(app.wait_frames(4)["scenario"]["training"].contains("grad_reduce_in_bf16"));
+    REQUIRE(app.click("memory/precision"));
+    REQUIRE(app.wait_for_item("memory/precision/megatron-bf16"));
+    REQUIRE(app.click("memory/precision/megatron-bf16"));
+    REQUIRE(app.wait_frames(4)["scenario"]["training"]["precision"] == "megatron-bf16");
+    REQUIRE(app.click("memory/grad_reduce_in_bf16"));
+    const Json on = app.wait_frames(4);
+    CHECK(on["scenario"]["training"]["grad_reduce_in_bf16"] == true);
+    CAPTURE(on["status"].get<std::string>());
+    CHECK(on["status"].get<std::string>().rfind("Changed: BF16 grads off -> on", 0) == 0);
+    // F12: the window as it stands, kept in the test's folder to be looked at.
+    app.key("F12");
+    app.wait_frames(4);
+    MESSAGE("screenshot in " << app.dir().string());
+}
+
 TEST_CASE("a scenario's run: Memory and cost shows its Run section, and hovering Goodput explains it") {
     LiveApp app("mouse-run-goodput", "--show memory --config '" SHARDSCOPE_SOURCE_DIR "/docs/run-405b.json'");
     REQUIRE_MESSAGE(app.ok(), "the window never appeared: " << app.err());
