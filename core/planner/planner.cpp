@@ -327,17 +327,18 @@ private:
 
 // ---- The search -------------------------------------------------------------------------------------
 
-// A group: one layout with one ZeRO stage, micro-batch and recompute mode. Pass 1 floors every
-// schedule of every group and keeps only the group's lowest floor; pass 2 expands a group into its
+// A group: one layout with one ZeRO stage, micro-batch and recompute mode. Pass 1 floors each set of
+// factors as a whole (Floors::layout_floor); when that floor comes up in pass 2, every schedule of every
+// group of the layout is floored and the group keeps its lowest floor; the group is expanded into its
 // candidates (every schedule that may fit, lowest floor first) only when that floor comes up.
 struct Group {
     uint32_t layout = 0;        // index into the layouts (ParallelSpec with zero set)
     int64_t micro_batch = 1;
     Recompute recompute = Recompute::none;
     double floor = 0;           // the lowest floor of its candidates
-    // Pass 1's floors hold in every mesh order, so a layout tried in several orders is one group of
-    // them all (its layout has the first order) until pass 2 reaches it: the index of its orders in
-    // the order sets, or -1 for a group of one order.
+    // A group's first floors hold in every mesh order, so a layout tried in several orders is one group
+    // of them all (its layout has the first order) until the search reaches it: the index of its orders
+    // in the order sets, or -1 for a group of one order.
     int32_t orders = -1;
 };
 
@@ -346,10 +347,12 @@ struct Candidate {
     ScheduleChoice schedule;
 };
 
-// Pass 2's heap: a group of several orders not yet split into them (candidate kOrders), a group not yet
-// expanded (kUnexpanded), or an expanded group's next candidate.
+// Pass 2's heap: a layout whose groups are not yet floored (candidate kLayout, group the job's index),
+// a group of several orders not yet split into them (kOrders), a group not yet expanded (kUnexpanded),
+// or an expanded group's next candidate. Each floor is below those of what it expands into.
 constexpr int32_t kUnexpanded = -1;
 constexpr int32_t kOrders = -2;
+constexpr int32_t kLayout = -3;
 struct HeapEntry {
     double floor = 0;
     uint32_t group = 0;
@@ -473,6 +476,33 @@ public:
         return FlooredSpec(std::move(spec));
     }
 
+    // A floor under every group floor_layout finds for the factors `p`, for pass 2 to order whole
+    // layouts by before it floors any of their groups: the compute-alone makespan of each schedule at
+    // each micro-batch in `micro_batches`, before any memory floor (which only removes schedules) and
+    // without recompute (a recompute only adds to the backward, and the makespan floor grows with
+    // every stage's costs; the margin covers what rounding gives back where a full recompute's kept
+    // blocks subtract their forward again). It reads neither the ZeRO stage nor how data parallelism
+    // splits, so layouts that differ only in those share one. 0 where groups are not floored by time.
+    [[nodiscard]] double layout_floor(const ParallelSpec& p, const std::vector<int64_t>& micro_batches) {
+        if (!options_.prune || by_memory_ || !arch_) return 0.0;
+        const int64_t dp = p.dp_shard * p.dp_replicate;
+        const LayoutFloorKey key{p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0, p.pp, p.first_stage_layers,
+                                 p.last_stage_layers, p.embedding_in_pipeline_split ? 1 : 0,
+                                 p.loss_in_pipeline_split ? 1 : 0, dp};
+        if (const auto known = layout_floors_.find(key); known != layout_floors_.end()) return known->second;
+        double least = std::numeric_limits<double>::infinity();
+        for (const int64_t mb : micro_batches) {
+            schedules_for(base_.model, p, base_.training.global_batch / (dp * mb), layout_schedules_);
+            if (layout_schedules_.empty()) continue;
+            const FlooredSpec spec = compute_spec(p, mb, Recompute::none);
+            for (const ScheduleChoice sc : layout_schedules_)
+                least = std::min(least, makespan_floor(spec.spec, spec.run_ends, sc));
+        }
+        least *= 1.0 - 1e-12;
+        layout_floors_.emplace(key, least);
+        return least;
+    }
+
     // The time half: replaces each candidate's memory floor with its step-time floor on mesh `m`, the
     // layout `p` (order and zero set) builds.
     void floor_time(const ParallelSpec& p, int64_t micro_batch, Recompute rc, const LayoutShape& shape,
@@ -529,6 +559,11 @@ private:
     // recompute and world size.
     using ComputeKey = std::array<int64_t, 12>;
     BoundedCache<ComputeKey, PipelineSpec> compute_specs_{4096};
+    // layout_floor by what it reads: the compute key's factors but micro-batch, recompute and world
+    // (one search has one world), and the data-parallel degree (which fixes the micro-batches).
+    using LayoutFloorKey = std::array<int64_t, 10>;
+    std::map<LayoutFloorKey, double> layout_floors_;
+    std::vector<ScheduleChoice> layout_schedules_;
     using ActivationKey = std::array<int64_t, 5>;
     std::map<ActivationKey, BlockActivations> activations_;
     std::vector<MemoryRun> memory_;
@@ -537,32 +572,72 @@ private:
     bool schedules_uneven_ = false;
 };
 
-// One set of factors of pass 1, with the mesh orders and ZeRO stages to try.
+// One set of factors, with the mesh orders and ZeRO stages to try. Pass 1 gives it its floor and
+// counts its candidates; pass 2 floors its groups only when that floor comes up.
 struct LayoutJob {
     ParallelSpec parallel;
     std::vector<std::vector<Dim>> orders;
     std::vector<int> zeros;
+    double floor = 0;           // Floors::layout_floor: below every group's floor
+    int64_t candidates = 0;     // every knob set, in every order kept
+    int64_t pruned_memory = 0;  // those of the ZeRO stages whose model state alone overflows a GPU
 };
 
-// What one thread of pass 1 finds: groups index its own layouts.
 using OrderSet = std::vector<std::vector<Dim>>;
 
-struct Pass1 {
+// The groups of the layouts floored: groups index its own layouts.
+struct FlooredGroups {
     std::vector<ParallelSpec> layouts;  // with zero set
     std::vector<OrderSet> order_sets;   // the orders of each group of several (Group::orders)
     std::vector<Group> groups;
-    int64_t candidates = 0;
     int64_t pruned_memory = 0;
     int64_t to_cost = 0;                 // candidates past the memory floor
 };
 
-// Floors every group of one set of factors, in each of its mesh orders, into `out`. Pass 1's floors
-// read no links: the memory floor and the compute-alone makespan are the same in every mesh order and
-// (the latter) under every ZeRO stage, so they are taken once for all of them and no mesh is built. A
-// group is floored on its mesh, with its communication, only when pass 2 reaches it.
-void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
+std::vector<int64_t> micro_batches_of(const Scenario& base, const ParallelSpec& p) {
+    return divisors(base.training.global_batch / (p.dp_shard * p.dp_replicate));
+}
+
+// Pass 1 for one set of factors: the orders the filters keep, how many candidates they hold, the ZeRO
+// stages whose model state fits (the others are pruned whole) and the layout's floor. A job left with
+// no order or no ZeRO stage has nothing to search.
+void price_job(LayoutJob& job, Floors& floors) {
     const Scenario& base = floors.base();
-    const PlanOptions& options = floors.options();
+    if (floors.options().filters.tp_within_node) {
+        ParallelSpec p = job.parallel;
+        const auto crosses_nodes = [&](const std::vector<Dim>& order) {
+            p.order = order;
+            return !tp_within_node(DeviceMesh::build(base.cluster, p));
+        };
+        job.orders.erase(std::remove_if(job.orders.begin(), job.orders.end(), crosses_nodes), job.orders.end());
+    }
+    if (job.orders.empty()) return;
+    const std::vector<int64_t> micro_batches = micro_batches_of(base, job.parallel);
+    const int64_t dp = job.parallel.dp_shard * job.parallel.dp_replicate;
+    int64_t per_zero = 0;  // the schedules read no ZeRO stage
+    for (int64_t mb : micro_batches)
+        per_zero += static_cast<int64_t>(kRecomputes.size() *
+                                         schedule_count(base.model, job.parallel, base.training.global_batch / (dp * mb)));
+    const auto per_order_zero = per_zero * static_cast<int64_t>(job.orders.size());
+    job.candidates = per_order_zero * static_cast<int64_t>(job.zeros.size());
+    const LayoutShape shape = floors.layout_shape(job.parallel);
+    const auto overflows = [&](int z) {
+        ParallelSpec p = job.parallel;
+        p.zero = z;
+        return floors.state_overflows(p, micro_batches.front(), shape);
+    };
+    const auto fitting = std::remove_if(job.zeros.begin(), job.zeros.end(), overflows);
+    job.pruned_memory = per_order_zero * static_cast<int64_t>(job.zeros.end() - fitting);
+    job.zeros.erase(fitting, job.zeros.end());
+    if (!job.zeros.empty()) job.floor = floors.layout_floor(job.parallel, micro_batches);
+}
+
+// Floors every group of one set of factors, in each of its mesh orders, into `out`. These floors read
+// no links: the memory floor and the compute-alone makespan are the same in every mesh order and (the
+// latter) under every ZeRO stage, so they are taken once for all of them and no mesh is built. A group
+// is floored on its mesh, with its communication, only when the search reaches it.
+void floor_layout(const LayoutJob& job, const LayoutShape& shape, Floors& floors, FlooredGroups& out) {
+    const Scenario& base = floors.base();
     struct Order {
         ParallelSpec parallel;
         std::optional<uint32_t> layout;  // its index in out.layouts for the ZeRO stage being floored
@@ -578,27 +653,15 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
         Order o;
         o.parallel = job.parallel;
         o.parallel.order = order;
-        if (options.filters.tp_within_node && !tp_within_node(DeviceMesh::build(base.cluster, o.parallel))) continue;
         orders.push_back(std::move(o));
     }
     if (orders.empty()) return;
     const auto n_orders = static_cast<int64_t>(orders.size());
     ParallelSpec p = job.parallel;
-    const LayoutShape shape = floors.layout_shape(p);
-    const int64_t dp = p.dp_shard * p.dp_replicate;
-    const std::vector<int64_t> micro_batches = divisors(base.training.global_batch / dp);
+    const std::vector<int64_t> micro_batches = micro_batches_of(base, p);
     std::vector<Candidate> found_memory;
     for (int z : job.zeros) {
         p.zero = z;
-        if (floors.state_overflows(p, micro_batches.front(), shape)) {
-            for (int64_t mb : micro_batches) {
-                const int64_t m = base.training.global_batch / (dp * mb);
-                const auto n = static_cast<int64_t>(kRecomputes.size() * schedule_count(base.model, p, m));
-                out.candidates += n * n_orders;
-                out.pruned_memory += n * n_orders;
-            }
-            continue;
-        }
         for (Order& o : orders) {
             o.parallel.zero = z;
             o.layout.reset();
@@ -614,7 +677,6 @@ void floor_layout(const LayoutJob& job, Floors& floors, Pass1& out) {
         for (int64_t mb : micro_batches)
             for (Recompute rc : kRecomputes) {
                 const int64_t pruned = floors.floor_memory(p, mb, rc, shape, found_memory);
-                out.candidates += (pruned + static_cast<int64_t>(found_memory.size())) * n_orders;
                 out.pruned_memory += pruned * n_orders;
                 if (found_memory.empty()) continue;
                 if (floors.needs_time_floors(found_memory)) {
@@ -710,27 +772,28 @@ struct PlanSearch::State {
     PlanResult result;
     bool by_memory;
     ParamCounts counts;
-    Floors floors;  // pass 2's, to expand groups
+    Floors floors;  // pass 2's, to floor layouts and expand groups (pass 1's too, on one thread)
     Phase phase = Phase::listing;
 
     // Pass 1.
     std::vector<LayoutJob> jobs;
     std::size_t threads = 1;
-    std::vector<Pass1> parts;
     std::size_t next_job = 0;                 // one thread, a slice at a time
-    std::optional<Floors> single_floors;      // that thread's floors
 
     // Pass 2.
     std::vector<ParallelSpec> layouts;        // with zero set
     std::vector<OrderSet> order_sets;
     std::vector<Group> groups;
     int64_t to_cost = 0;
+    FlooredGroups floored;                    // a layout's groups, reused
     int64_t impossible = 0;                   // costed, but a figure broke report_invariant_violation
     TopK top;
     PipelineMemo memo;                        // ZeRO 0-2 and the dp_shard / dp_replicate split share simulations
     std::vector<HeapEntry> heap;
     std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
+    std::vector<uint32_t> layout_jobs;  // beside layouts: the job each belongs to
     BoundedCache<uint32_t, DeviceMesh, std::hash<uint32_t>> meshes{4096};  // by layout, for the groups expanded
+    BoundedCache<uint32_t, LayoutShape, std::hash<uint32_t>> shapes{1024};  // by job
     // The layout of each order split_orders made, by the group's layout and the order's index: the
     // groups of one layout's micro-batches and recomputes share it, and its mesh.
     std::map<std::pair<uint32_t, std::size_t>, uint32_t> split_layouts;
@@ -745,9 +808,17 @@ struct PlanSearch::State {
     bool cost_until(std::chrono::steady_clock::time_point deadline);
     void cost_next();
     void split_orders(const HeapEntry& next);
+    void floor_groups(const HeapEntry& next);
+    void push(const HeapEntry& e) {
+        heap.push_back(e);
+        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+    }
     void finish();
     const DeviceMesh& mesh_of(uint32_t layout) {
         return meshes.get(layout, [&] { return DeviceMesh::build(base.cluster, layouts[layout]); });
+    }
+    const LayoutShape& shape_of(uint32_t job) {
+        return shapes.get(job, [&] { return floors.layout_shape(jobs[job].parallel); });
     }
 };
 
@@ -765,24 +836,22 @@ void PlanSearch::State::list_jobs() {
         jobs.push_back({p, {p.order}, zeros});
     });
     threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
-    parts.assign(threads, Pass1{});
 }
 
-// Pass 1: every group's lowest floor; groups with nothing that may fit go no further. With threads the
-// layouts are dealt round-robin to them (deep and shallow pipelines alternate, which spreads the work)
-// and their findings appended in thread order; one thread takes them in order, a slice at a time.
+// Pass 1: every layout's floor and candidates. With threads the layouts are dealt round-robin to them
+// (deep and shallow pipelines alternate, which spreads the work); one thread takes them in order, a
+// slice at a time. Each job is written by one thread only, and its figures do not depend on which.
 bool PlanSearch::State::floor_until(std::chrono::steady_clock::time_point deadline) {
     if (threads == 1) {
-        if (!single_floors) single_floors.emplace(base, counts, options, by_memory);
         while (next_job < jobs.size() && !cancelled()) {
-            floor_layout(jobs[next_job++], *single_floors, parts[0]);
+            price_job(jobs[next_job++], floors);
             if (std::chrono::steady_clock::now() >= deadline) return next_job == jobs.size();
         }
         return true;
     }
     const auto run_share = [&](std::size_t t) {
         Floors share_floors(base, counts, options, by_memory);
-        for (std::size_t j = t; j < jobs.size() && !cancelled(); j += threads) floor_layout(jobs[j], share_floors, parts[t]);
+        for (std::size_t j = t; j < jobs.size() && !cancelled(); j += threads) price_job(jobs[j], share_floors);
     };
     std::vector<std::thread> workers;
     for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(run_share, t);
@@ -791,28 +860,38 @@ bool PlanSearch::State::floor_until(std::chrono::steady_clock::time_point deadli
 }
 
 void PlanSearch::State::gather_floors() {
-    PlanStats& stats = result.stats;
-    for (Pass1& part : parts) {
-        const auto layout_offset = static_cast<uint32_t>(layouts.size());
-        const auto order_offset = static_cast<int32_t>(order_sets.size());
-        for (Group g : part.groups) {
-            g.layout += layout_offset;
-            if (g.orders >= 0) g.orders += order_offset;
-            groups.push_back(g);
-        }
-        std::move(part.layouts.begin(), part.layouts.end(), std::back_inserter(layouts));
-        std::move(part.order_sets.begin(), part.order_sets.end(), std::back_inserter(order_sets));
-        stats.candidates += part.candidates;
-        stats.pruned_memory += part.pruned_memory;
-        to_cost += part.to_cost;
-        part = Pass1{};  // its groups are copied: give the memory back before pass 2
+        heap.reserve(jobs.size());
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+        result.stats.candidates += jobs[j].candidates;
+        result.stats.pruned_memory += jobs[j].pruned_memory;
+        if (jobs[j].orders.empty() || jobs[j].zeros.empty()) continue;
+        heap.push_back({jobs[j].floor, j, kLayout});
     }
-    single_floors.reset();
-    if (progress) progress->to_cost = to_cost;
-    heap.reserve(groups.size());
-    for (uint32_t g = 0; g < groups.size(); ++g)
-        heap.push_back({groups[g].floor, g, groups[g].orders >= 0 ? kOrders : kUnexpanded});
     std::make_heap(heap.begin(), heap.end(), by_floor_desc);
+}
+
+// A layout's floor comes up: floor each of its groups, and queue them by their own floors.
+void PlanSearch::State::floor_groups(const HeapEntry& next) {
+    FlooredGroups& part = floored;
+    part.layouts.clear();
+    part.order_sets.clear();
+    part.groups.clear();
+    part.pruned_memory = part.to_cost = 0;
+    floor_layout(jobs[next.group], shape_of(next.group), floors, part);
+    const auto layout_offset = static_cast<uint32_t>(layouts.size());
+    const auto order_offset = static_cast<int32_t>(order_sets.size());
+    for (Group g : part.groups) {
+        g.layout += layout_offset;
+        if (g.orders >= 0) g.orders += order_offset;
+        groups.push_back(g);
+        push({g.floor, static_cast<uint32_t>(groups.size() - 1), g.orders >= 0 ? kOrders : kUnexpanded});
+    }
+    std::move(part.layouts.begin(), part.layouts.end(), std::back_inserter(layouts));
+    layout_jobs.resize(layouts.size(), next.group);
+    std::move(part.order_sets.begin(), part.order_sets.end(), std::back_inserter(order_sets));
+    result.stats.pruned_memory += part.pruned_memory;
+    to_cost += part.to_cost;
+    if (progress) progress->to_cost = to_cost;
 }
 
 // Pass 2: cost candidates from the lowest floor up; stop when the floor cannot beat the k-th best.
@@ -842,10 +921,10 @@ void PlanSearch::State::split_orders(const HeapEntry& next) {
             ParallelSpec p = layouts[all.layout];
             p.order = orders[o];
             layouts.push_back(std::move(p));
+            layout_jobs.push_back(layout_jobs[all.layout]);
         }
         groups.push_back(Group{at->second, all.micro_batch, all.recompute, all.floor});
-        heap.push_back({all.floor, static_cast<uint32_t>(groups.size() - 1), kUnexpanded});
-        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        push({all.floor, static_cast<uint32_t>(groups.size() - 1), kUnexpanded});
     }
 }
 
@@ -853,12 +932,13 @@ void PlanSearch::State::cost_next() {
     const HeapEntry next = heap.front();
     std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
     heap.pop_back();
+    if (next.candidate == kLayout) return floor_groups(next);
     if (next.candidate == kOrders) return split_orders(next);
     const Group& g = groups[next.group];
     const ParallelSpec& p = layouts[g.layout];
     if (next.candidate == kUnexpanded) {
         // Floor the group again, on its mesh, this time keeping every candidate.
-        const LayoutShape shape = floors.layout_shape(p);
+        const LayoutShape& shape = shape_of(layout_jobs[g.layout]);
         OrderCache cache;
         std::vector<Candidate>& list = expanded[next.group];
         floors.floor_group(p, g.micro_batch, g.recompute, shape, cache,
@@ -875,8 +955,7 @@ void PlanSearch::State::cost_next() {
             expanded.erase(next.group);
             return;
         }
-        heap.push_back({list.front().floor, next.group, 0});
-        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        push({list.front().floor, next.group, 0});
         return;
     }
     const auto listed = expanded.find(next.group);
@@ -885,8 +964,7 @@ void PlanSearch::State::cost_next() {
     const bool more = at + 1 < listed->second.size() &&
                       !(options.prune && top.full() && listed->second[at + 1].floor > top.bound());
     if (more) {
-        heap.push_back({listed->second[at + 1].floor, next.group, next.candidate + 1});
-        std::push_heap(heap.begin(), heap.end(), by_floor_desc);
+        push({listed->second[at + 1].floor, next.group, next.candidate + 1});
     } else {
         expanded.erase(listed);  // its last candidate that may still rank
     }
@@ -907,7 +985,9 @@ void PlanSearch::State::cost_next() {
 }
 
 void PlanSearch::State::finish() {
-    result.stats.pruned_time = to_cost - result.stats.costed;
+
+    // A layout whose floor never came up is pruned by time in all its candidates.
+    result.stats.pruned_time = result.stats.candidates - result.stats.pruned_memory - result.stats.costed;
     if (impossible > 0)
         result.notes.push_back(std::to_string(impossible) + " costed layouts left out: their figures broke an invariant");
     result.ranked = top.take();

@@ -100,7 +100,9 @@ struct PlanOptions {
 // Shared with a thread that runs the search: how far it got, and a way to stop it early.
 struct PlanProgress {
     std::atomic<int64_t> costed{0};   // candidates put through build_report so far
-    std::atomic<int64_t> to_cost{0};  // candidates that passed the memory floor (an upper bound on costed)
+    // Candidates that passed the memory floor, of the layouts floored so far (an upper bound on costed;
+    // it grows while the search floors more layouts).
+    std::atomic<int64_t> to_cost{0};
     std::atomic<bool> cancel{false};
 };
 

@@ -441,7 +441,10 @@ TEST_CASE("planner: progress counts the candidates costed; a cancelled search st
     PlanProgress progress;
     const PlanResult r = plan_layouts(small_dense(), PlanOptions{}, &progress);
     CHECK(progress.costed.load() == r.stats.costed);
-    CHECK(progress.to_cost.load() == r.stats.candidates - r.stats.pruned_memory);
+    // to_cost counts the candidates past the memory floor of the layouts whose groups were floored: at
+    // most every candidate the memory floor did not prune, and at least every one costed.
+    CHECK(progress.to_cost.load() <= r.stats.candidates - r.stats.pruned_memory);
+    CHECK(progress.to_cost.load() >= r.stats.costed);
     CHECK_FALSE(r.cancelled);
 
     PlanProgress cancelled;
@@ -575,4 +578,59 @@ TEST_CASE("compute_pipeline_spec: every stage's compute alone, under the full sp
     moe.parallel.ep = 4;
     moe.parallel.zero = 1;
     check_under(moe, false);  // the expert all-to-all
+}
+
+TEST_CASE("compute_pipeline_spec: a recompute adds to the backward only, so no recompute floors every one") {
+    // The planner floors a whole layout, before any of its groups, by its compute-alone makespan
+    // without recompute: that holds only if a recompute never shortens a stage's forward or backward.
+    const auto check_none_under = [](Scenario s) {
+        CAPTURE(describe_layout(s));
+        const ParamCounts counts = count_params(s.model);
+        s.training.recompute = Recompute::none;
+        REQUIRE(validate_scenario(s).empty());
+        const PipelineSpec none = compute_pipeline_spec(s, counts);
+        const auto check_with = [&](Recompute rc, const TrainingSpec& t) {
+            Scenario r = s;
+            r.training = t;
+            r.training.recompute = rc;
+            CAPTURE(to_string(rc));
+            REQUIRE(validate_scenario(r).empty());
+            const PipelineSpec with = compute_pipeline_spec(r, counts);
+            REQUIRE(with.costs.size() == none.costs.size());
+            bool longer = false;
+            for (std::size_t st = 0; st < with.costs.size(); ++st) {
+                CAPTURE(st);
+                CHECK(with.costs[st].f == none.costs[st].f);
+                // The floor's margin (a relative 1e-12) covers a kept block's backward rounded back.
+                CHECK(with.costs[st].b * (1 + 1e-12) >= none.costs[st].b);
+                longer = longer || with.costs[st].b > none.costs[st].b * (1 + 1e-9);
+            }
+            CHECK(longer);  // every recompute here re-runs something
+        };
+        TrainingSpec t = s.training;
+        check_with(Recompute::full, t);
+        t.recompute_method = RecomputeMethod::block;  // some blocks keep their backward as without recompute
+        t.recompute_num_layers = 1;
+        check_with(Recompute::full, t);
+        t = s.training;
+        check_with(Recompute::selective, t);  // Megatron-LM's modules: the attention core
+        t.recompute_modules.layernorm = true;
+        t.recompute_modules.moe_act = s.model.is_moe();
+        check_with(Recompute::selective, t);
+        t = s.training;
+        t.fused_kernels = false;  // torchtitan's op-level policy
+        check_with(Recompute::selective, t);
+    };
+    Scenario dense = small_dense();
+    dense.parallel.dp_replicate = 2;
+    dense.parallel.pp = 4;
+    check_none_under(dense);
+    dense.model.mtp_layers = 1;
+    check_none_under(dense);
+    Scenario moe = small_moe();
+    moe.parallel.dp_replicate = 1;
+    moe.parallel.dp_shard = 8;
+    moe.parallel.ep = 4;
+    moe.parallel.zero = 1;
+    check_none_under(moe);
 }
