@@ -347,9 +347,10 @@ struct Candidate {
     ScheduleChoice schedule;
 };
 
-// Pass 2's heap: a layout whose groups are not yet floored (candidate kLayout, group the job's index),
-// a group of several orders not yet split into them (kOrders), a group not yet expanded (kUnexpanded),
-// or an expanded group's next candidate. Each floor is below those of what it expands into.
+// Pass 2's heaps: a layout whose groups are not yet floored (candidate kLayout, group the job's index,
+// a heap of their own), a group of several orders not yet split into them (kOrders), a group not yet
+// expanded (kUnexpanded), or an expanded group's next candidate. Each floor is below those of what it
+// expands into.
 constexpr int32_t kUnexpanded = -1;
 constexpr int32_t kOrders = -2;
 constexpr int32_t kLayout = -3;
@@ -476,31 +477,36 @@ public:
         return FlooredSpec(std::move(spec));
     }
 
-    // A floor under every group floor_layout finds for the factors `p`, for pass 2 to order whole
-    // layouts by before it floors any of their groups: the compute-alone makespan of each schedule at
-    // each micro-batch in `micro_batches`, before any memory floor (which only removes schedules) and
-    // without recompute (a recompute only adds to the backward, and the makespan floor grows with
+    // Floors under every group floor_layout finds for the factors `p`, one for each micro-batch in
+    // `micro_batches`, for pass 2 to order whole layouts by before it floors any of their groups: the
+    // compute-alone makespan of each schedule, before any memory floor (which only removes schedules)
+    // and without recompute (a recompute only adds to the backward, and the makespan floor grows with
     // every stage's costs; the margin covers what rounding gives back where a full recompute's kept
-    // blocks subtract their forward again). It reads neither the ZeRO stage nor how data parallelism
-    // splits, so layouts that differ only in those share one. 0 where groups are not floored by time.
-    [[nodiscard]] double layout_floor(const ParallelSpec& p, const std::vector<int64_t>& micro_batches) {
-        if (!options_.prune || by_memory_ || !arch_) return 0.0;
+    // blocks subtract their forward again). They read neither the ZeRO stage nor how data parallelism
+    // splits, so layouts that differ only in those share them. 0 where groups are not floored by time;
+    // infinity for a micro-batch that no schedule runs.
+    [[nodiscard]] const std::vector<double>& micro_batch_floors(const ParallelSpec& p,
+                                                                const std::vector<int64_t>& micro_batches) {
         const int64_t dp = p.dp_shard * p.dp_replicate;
         const LayoutFloorKey key{p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0, p.pp, p.first_stage_layers,
                                  p.last_stage_layers, p.embedding_in_pipeline_split ? 1 : 0,
                                  p.loss_in_pipeline_split ? 1 : 0, dp};
         if (const auto known = layout_floors_.find(key); known != layout_floors_.end()) return known->second;
-        double least = std::numeric_limits<double>::infinity();
+        std::vector<double> floors;
+        floors.reserve(micro_batches.size());
+        const bool timed = options_.prune && !by_memory_ && arch_;
         for (const int64_t mb : micro_batches) {
             schedules_for(base_.model, p, base_.training.global_batch / (dp * mb), layout_schedules_);
-            if (layout_schedules_.empty()) continue;
-            const FlooredSpec spec = compute_spec(p, mb, Recompute::none);
-            for (const ScheduleChoice sc : layout_schedules_)
-                least = std::min(least, makespan_floor(spec.spec, spec.run_ends, sc));
+            double least = std::numeric_limits<double>::infinity();
+            if (!layout_schedules_.empty() && !timed) least = 0.0;
+            if (!layout_schedules_.empty() && timed) {
+                const FlooredSpec spec = compute_spec(p, mb, Recompute::none);
+                for (const ScheduleChoice sc : layout_schedules_)
+                    least = std::min(least, makespan_floor(spec.spec, spec.run_ends, sc));
+            }
+            floors.push_back(least * (1.0 - 1e-12));
         }
-        least *= 1.0 - 1e-12;
-        layout_floors_.emplace(key, least);
-        return least;
+        return layout_floors_.emplace(key, std::move(floors)).first->second;
     }
 
     // The time half: replaces each candidate's memory floor with its step-time floor on mesh `m`, the
@@ -562,7 +568,7 @@ private:
     // layout_floor by what it reads: the compute key's factors but micro-batch, recompute and world
     // (one search has one world), and the data-parallel degree (which fixes the micro-batches).
     using LayoutFloorKey = std::array<int64_t, 10>;
-    std::map<LayoutFloorKey, double> layout_floors_;
+    std::map<LayoutFloorKey, std::vector<double>> layout_floors_;
     std::vector<ScheduleChoice> layout_schedules_;
     using ActivationKey = std::array<int64_t, 5>;
     std::map<ActivationKey, BlockActivations> activations_;
@@ -578,7 +584,8 @@ struct LayoutJob {
     ParallelSpec parallel;
     std::vector<std::vector<Dim>> orders;
     std::vector<int> zeros;
-    double floor = 0;           // Floors::layout_floor: below every group's floor
+    std::vector<double> micro_batch_floors;  // Floors::micro_batch_floors: below every group's floor
+    double floor = 0;                        // the least of them
     int64_t candidates = 0;     // every knob set, in every order kept
     int64_t pruned_memory = 0;  // those of the ZeRO stages whose model state alone overflows a GPU
 };
@@ -629,14 +636,19 @@ void price_job(LayoutJob& job, Floors& floors) {
     const auto fitting = std::remove_if(job.zeros.begin(), job.zeros.end(), overflows);
     job.pruned_memory = per_order_zero * static_cast<int64_t>(job.zeros.end() - fitting);
     job.zeros.erase(fitting, job.zeros.end());
-    if (!job.zeros.empty()) job.floor = floors.layout_floor(job.parallel, micro_batches);
+    if (job.zeros.empty()) return;
+    job.micro_batch_floors = floors.micro_batch_floors(job.parallel, micro_batches);
+    job.floor = *std::min_element(job.micro_batch_floors.begin(), job.micro_batch_floors.end());
 }
 
 // Floors every group of one set of factors, in each of its mesh orders, into `out`. These floors read
 // no links: the memory floor and the compute-alone makespan are the same in every mesh order and (the
 // latter) under every ZeRO stage, so they are taken once for all of them and no mesh is built. A group
 // is floored on its mesh, with its communication, only when the search reaches it.
-void floor_layout(const LayoutJob& job, const LayoutShape& shape, Floors& floors, FlooredGroups& out) {
+// Nothing above `bound` is kept: a micro-batch whose floor is above it is not floored at all, and a
+// group whose floor is above it is left out (the bound only falls, so neither could ever rank).
+void floor_layout(const LayoutJob& job, const LayoutShape& shape, double bound, Floors& floors,
+                  FlooredGroups& out) {
     const Scenario& base = floors.base();
     struct Order {
         ParallelSpec parallel;
@@ -674,7 +686,9 @@ void floor_layout(const LayoutJob& job, const LayoutShape& shape, Floors& floors
             out.order_sets.push_back(std::move(set));
         }
         Order& first = orders.front();
-        for (int64_t mb : micro_batches)
+        for (std::size_t i = 0; i < micro_batches.size(); ++i) {
+            if (job.micro_batch_floors[i] > bound) continue;
+            const int64_t mb = micro_batches[i];
             for (Recompute rc : kRecomputes) {
                 const int64_t pruned = floors.floor_memory(p, mb, rc, shape, found_memory);
                 out.pruned_memory += pruned * n_orders;
@@ -684,6 +698,7 @@ void floor_layout(const LayoutJob& job, const LayoutShape& shape, Floors& floors
                     for (Candidate& c : found_memory) c.floor = makespan_floor(spec.spec, spec.run_ends, c.schedule);
                 }
                 const double lowest = std::min_element(found_memory.begin(), found_memory.end(), lower_floor)->floor;
+                if (lowest > bound) continue;
                 if (!first.layout) {
                     out.layouts.push_back(first.parallel);
                     first.layout = static_cast<uint32_t>(out.layouts.size() - 1);
@@ -691,6 +706,7 @@ void floor_layout(const LayoutJob& job, const LayoutShape& shape, Floors& floors
                 out.to_cost += static_cast<int64_t>(found_memory.size()) * n_orders;
                 out.groups.push_back(Group{*first.layout, mb, rc, lowest, order_set});
             }
+        }
     }
 }
 
@@ -790,6 +806,18 @@ struct PlanSearch::State {
     TopK top;
     PipelineMemo memo;                        // ZeRO 0-2 and the dp_shard / dp_replicate split share simulations
     std::vector<HeapEntry> heap;
+    // The layouts not yet floored, apart from the groups and candidates: the search takes those of the
+    // layouts floored so far first until the ranking holds k rows, so that a bound prunes each later
+    // layout's groups as it is floored (with one heap, every layout whose floor was below the first
+    // candidate's was floored in full before the first costing). Any order is exact: each entry is
+    // taken once, and the bound only falls.
+    std::vector<HeapEntry> layout_heap;
+    int64_t floored_layouts = 0;
+    // The first layouts (lowest floors) are each searched out before the next is floored: with a
+    // bound already near its end, the groups of the layouts floored after them that cannot rank are
+    // never kept. An eighth of the layouts, at most 64 (the Llama 3 405B search's bound is then within
+    // 20% of its end); a small search still takes most of its layouts by the lower floor.
+    int64_t searched_one_by_one = 0;
     std::map<uint32_t, std::vector<Candidate>> expanded;  // by group
     std::vector<uint32_t> layout_jobs;  // beside layouts: the job each belongs to
     BoundedCache<uint32_t, DeviceMesh, std::hash<uint32_t>> meshes{4096};  // by layout, for the groups expanded
@@ -833,7 +861,11 @@ void PlanSearch::State::list_jobs() {
             jobs.back().orders.push_back(p.order);
             return;
         }
-        jobs.push_back({p, {p.order}, zeros});
+        LayoutJob job;
+        job.parallel = p;
+        job.orders = {p.order};
+        job.zeros = zeros;
+        jobs.push_back(std::move(job));
     });
     threads = std::max<std::size_t>(1, std::min<std::size_t>(thread_count(options.threads), jobs.size()));
 }
@@ -860,14 +892,15 @@ bool PlanSearch::State::floor_until(std::chrono::steady_clock::time_point deadli
 }
 
 void PlanSearch::State::gather_floors() {
-        heap.reserve(jobs.size());
+        layout_heap.reserve(jobs.size());
     for (uint32_t j = 0; j < jobs.size(); ++j) {
         result.stats.candidates += jobs[j].candidates;
         result.stats.pruned_memory += jobs[j].pruned_memory;
         if (jobs[j].orders.empty() || jobs[j].zeros.empty()) continue;
-        heap.push_back({jobs[j].floor, j, kLayout});
+        layout_heap.push_back({jobs[j].floor, j, kLayout});
     }
-    std::make_heap(heap.begin(), heap.end(), by_floor_desc);
+    std::make_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
+    searched_one_by_one = std::min<int64_t>(64, static_cast<int64_t>(layout_heap.size() / 8));
 }
 
 // A layout's floor comes up: floor each of its groups, and queue them by their own floors.
@@ -877,7 +910,8 @@ void PlanSearch::State::floor_groups(const HeapEntry& next) {
     part.order_sets.clear();
     part.groups.clear();
     part.pruned_memory = part.to_cost = 0;
-    floor_layout(jobs[next.group], shape_of(next.group), floors, part);
+    const double bound = options.prune && top.full() ? top.bound() : std::numeric_limits<double>::infinity();
+    floor_layout(jobs[next.group], shape_of(next.group), bound, floors, part);
     const auto layout_offset = static_cast<uint32_t>(layouts.size());
     const auto order_offset = static_cast<int32_t>(order_sets.size());
     for (Group g : part.groups) {
@@ -898,13 +932,28 @@ void PlanSearch::State::floor_groups(const HeapEntry& next) {
 bool PlanSearch::State::cost_until(std::chrono::steady_clock::time_point deadline) {
     // A costing takes tens of microseconds: the clock is read every few of them.
     constexpr int kBetweenClockReads = 8;
-    for (int n = 1; !heap.empty(); ++n) {
-        if (options.prune && top.full() && heap.front().floor > top.bound()) break;
+    for (int n = 1; !heap.empty() || !layout_heap.empty(); ++n) {
+        const double bound = options.prune && top.full() ? top.bound() : std::numeric_limits<double>::infinity();
+        const bool groups_done = heap.empty() || heap.front().floor > bound;
+        const bool layouts_done = layout_heap.empty() || layout_heap.front().floor > bound;
+        if (groups_done && layouts_done) break;  // nothing left can rank
+        // The first layouts are searched out one by one before the next is floored, which brings the
+        // bound near its end early; after them, the lower floor of the two heaps is taken.
+        const bool layout_next = groups_done || (!layouts_done && floored_layouts >= searched_one_by_one &&
+                                                 top.full() && layout_heap.front().floor < heap.front().floor);
         if (cancelled()) {
             result.cancelled = true;
             break;
         }
-        cost_next();
+        if (layout_next) {
+            const HeapEntry next = layout_heap.front();
+            std::pop_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
+            layout_heap.pop_back();
+            floor_groups(next);
+            ++floored_layouts;
+        } else {
+            cost_next();
+        }
         if (n % kBetweenClockReads == 0 && std::chrono::steady_clock::now() >= deadline) return false;
     }
     return true;
@@ -932,7 +981,6 @@ void PlanSearch::State::cost_next() {
     const HeapEntry next = heap.front();
     std::pop_heap(heap.begin(), heap.end(), by_floor_desc);
     heap.pop_back();
-    if (next.candidate == kLayout) return floor_groups(next);
     if (next.candidate == kOrders) return split_orders(next);
     const Group& g = groups[next.group];
     const ParallelSpec& p = layouts[g.layout];
