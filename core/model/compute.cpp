@@ -692,6 +692,61 @@ StageCompute price_stage(const Scenario& s, const ParallelSpec& p, const Hardwar
 
 }  // namespace
 
+double PhaseFloor::at(double micro_batch) const noexcept {
+    double t = micro_batch * per_sample + launches;
+    for (const auto& [seconds, least] : at_least) t += std::max(micro_batch * seconds, least);
+    return t;
+}
+
+BlockFloor block_floor(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, bool moe) {
+    Scenario one = s;
+    one.training.micro_batch = 1;
+    one.training.recompute = Recompute::none;
+    const HardwareFigures hw = precision_figures(gpu, s.training.precision);
+    const Prices price = prices_for(hw, s.training.precision);
+    const Shape sh = shape_of(one, p);
+    // gemm_time's rate can only be lower: its tiles and depth keep at most these shares.
+    const double best_rate =
+        price.peak * price.ceiling * gemm_tile_efficiency_ceiling() * gemm_depth_efficiency_ceiling(price.fixed_k);
+    const auto add_gemms = [&](PhaseFloor& f, const std::vector<GemmDims>& gemms) {
+        for (const GemmDims& g : gemms) {
+            if (g.m <= 0 || g.n <= 0 || g.k <= 0 || g.batch <= 0) continue;  // gemm_time prices it at 0
+            f.per_sample += g.flops() / best_rate;
+            f.launches += hw.kernel_floor_s;
+        }
+    };
+    // streaming_time: the bytes at HBM bandwidth, or the kernel's floor when that is longer.
+    const auto add_streams = [&](PhaseFloor& f, const std::vector<double>& bytes) {
+        for (const double b : bytes)
+            if (b > 0) f.at_least.emplace_back(b / hw.hbm_bytes_per_s, hw.kernel_floor_s);
+    };
+    // attention_core's flash time is its FLOPs at the kernel's rate, or its floor when that is longer:
+    // at micro-batch 1 above the floor it is the rate's share alone.
+    const auto add_attention = [&](PhaseFloor& f, const Pass& pass) {
+        if (pass.attention_s > 0)
+            f.at_least.emplace_back(pass.attention_s > hw.kernel_floor_s ? pass.attention_s : 0.0, pass.attention_s);
+        add_gemms(f, pass.gemms);
+        add_streams(f, pass.streamed);
+    };
+    const TaggedGemms fwd = block_gemms(one, p, sh, moe);
+    const TaggedStreams streams = block_streams(one, sh, moe);
+    BlockFloor out;
+    add_gemms(out.forward, fwd.dims);
+    add_gemms(out.backward, backward_gemms(fwd.dims));
+    add_streams(out.forward, streams.bytes);
+    for (const double b : streams.bytes) add_streams(out.backward, {2.0 * b});
+    if (s.training.precision == Precision::fp8)
+        for (const GemmDims& g : fwd.dims) {
+            add_streams(out.forward, {fp8_cast_bytes({g}, false)});
+            add_streams(out.backward, {fp8_cast_bytes({g}, true)});
+        }
+    const AttentionCore core = attention_core(one, sh, hw);
+    add_attention(out.forward, core.forward);
+    add_attention(out.backward, core.backward);
+    return out;
+}
+
+
 StageSeconds stage_seconds(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                            const StageBlocks& blocks) {
     if (!s.model.has_architecture()) return {};

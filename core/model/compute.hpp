@@ -23,6 +23,8 @@
 #include "core/scenario/scenario.hpp"
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace shardscope {
 
@@ -73,6 +75,24 @@ struct StageSeconds {
 };
 [[nodiscard]] StageSeconds stage_seconds(const Scenario& s, const ParallelSpec& p, const HardwareFigures& hw,
                                          const StageBlocks& blocks);
+
+// A floor under one block's forward or backward seconds without recompute at any micro-batch, so the
+// planner can bound a layout before it prices each micro-batch size: every kernel's work grows in
+// proportion to the micro-batch's tokens. Each GEMM runs its FLOPs at micro-batch 1 at the best rate
+// any shape reaches (every tile full at the best tile's rate, the K loop of an endless depth), leaves
+// out the bytes it moves (its weights do not grow with the tokens) and adds its launch; a memory-bound
+// kernel and flash attention take at least their floor, which is what they take when small.
+struct PhaseFloor {
+    double per_sample = 0;  // the GEMMs' seconds per sample of the micro-batch
+    double launches = 0;    // the GEMMs' launches, whatever the micro-batch
+    std::vector<std::pair<double, double>> at_least;  // (seconds per sample, floor) of the other kernels
+    [[nodiscard]] double at(double micro_batch) const noexcept;
+};
+struct BlockFloor {
+    PhaseFloor forward, backward;
+};
+// `gpu` as stage_seconds takes it (the paced figures); the micro-batch and recompute of `s` are not read.
+[[nodiscard]] BlockFloor block_floor(const Scenario& s, const ParallelSpec& p, const HardwareFigures& gpu, bool moe);
 
 // The optimizer step of `params` parameters held by one GPU's optimizer (after ZeRO): Adam reads the
 // gradient, reads and writes the fp32 master weights and both moments, and writes the training copy

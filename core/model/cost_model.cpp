@@ -1018,11 +1018,13 @@ bool same_blocks(const StageBlocks& a, const StageBlocks& b) noexcept {
 
 }  // namespace
 
-PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts) {
+namespace {
+
+// A pipeline spec of each stage's compute, priced by `price(blocks)` (StageSeconds), stage by stage.
+template <typename Price>
+PipelineSpec stage_compute_spec(const Scenario& s, const ParamCounts& counts, Price&& price) {
     const ParallelSpec& p = s.parallel;
     const int64_t leftover = DeviceMesh::leftover_factor(s.cluster, p);
-    // The same figures make_context takes: the world a mesh of this layout would have.
-    const HardwareFigures& hw = paced_hardware_figures(s.cluster.gpu, std::max<int64_t>(1, p.product()) * leftover);
     PipelineSpec spec;
     spec.schedule = s.training.schedule;
     spec.stages = static_cast<int>(p.pp);
@@ -1042,12 +1044,40 @@ PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts)
             continue;
         }
         previous = blocks;
-        const StageSeconds sc = stage_seconds(s, p, hw, blocks);
+        const StageSeconds sc = price(blocks);
         const double b = sc.backward_s;
         spec.costs.push_back(splits_backward(spec.schedule) ? StageCost{sc.forward_s, b / 2, b / 2}
                                                             : StageCost{sc.forward_s, b, 0});
     }
     return spec;
+}
+
+// The same figures make_context takes: the world a mesh of this layout would have.
+const HardwareFigures& layout_hardware_figures(const Scenario& s) {
+    const int64_t leftover = DeviceMesh::leftover_factor(s.cluster, s.parallel);
+    return paced_hardware_figures(s.cluster.gpu, std::max<int64_t>(1, s.parallel.product()) * leftover);
+}
+
+}  // namespace
+
+PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts) {
+    const HardwareFigures& hw = layout_hardware_figures(s);
+    return stage_compute_spec(s, counts, [&](const StageBlocks& blocks) { return stage_seconds(s, s.parallel, hw, blocks); });
+}
+
+LayoutBlockFloors layout_block_floors(const Scenario& s) {
+    const HardwareFigures& hw = layout_hardware_figures(s);
+    return {block_floor(s, s.parallel, hw, false), block_floor(s, s.parallel, hw, true)};
+}
+
+PipelineSpec compute_pipeline_floor_spec(const Scenario& s, const ParamCounts& counts, const LayoutBlockFloors& floors) {
+    const double b = static_cast<double>(s.training.micro_batch);
+    const double dense_f = floors.dense.forward.at(b), dense_b = floors.dense.backward.at(b);
+    const double moe_f = floors.moe.forward.at(b), moe_b = floors.moe.backward.at(b);
+    return stage_compute_spec(s, counts, [&](const StageBlocks& blocks) {
+        const auto dense = static_cast<double>(blocks.dense), moe = static_cast<double>(blocks.moe);
+        return StageSeconds{dense * dense_f + moe * moe_f, dense * dense_b + moe * moe_b};
+    });
 }
 
 OverlapCost overlap_cost(double comm_s, double compute_s, double loss) noexcept {

@@ -94,6 +94,18 @@ struct StageWork {
 // the planner floors a layout's groups on it before building any.
 [[nodiscard]] PipelineSpec compute_pipeline_spec(const Scenario& s, const ParamCounts& counts);
 
+// The layout's two block floors (compute.hpp) on the GPU and world its mesh would have.
+struct LayoutBlockFloors {
+    BlockFloor dense, moe;
+};
+[[nodiscard]] LayoutBlockFloors layout_block_floors(const Scenario& s);
+
+// A floor under compute_pipeline_spec(s, counts) without recompute, from the layout's block floors
+// at s's micro-batch: each stage's blocks at their floors, the embedding and the loss left out. The
+// planner bounds a layout at every micro-batch on it before it prices any.
+[[nodiscard]] PipelineSpec compute_pipeline_floor_spec(const Scenario& s, const ParamCounts& counts,
+                                                       const LayoutBlockFloors& floors);
+
 // The spec build_report simulates for `spec`: the spec itself, or, when the simulator refuses its schedule
 // for this layout, the same costs as 1F1B (the report's notes say so).
 [[nodiscard]] PipelineSpec simulated_pipeline_spec(PipelineSpec spec);

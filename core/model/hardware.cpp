@@ -246,6 +246,17 @@ double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexce
     return best;
 }
 
+double gemm_tile_efficiency_ceiling() noexcept {
+    double best = 0;
+    for (const Tile& t : kTiles) best = std::max(best, t.efficiency);
+    return best;
+}
+
+double gemm_depth_efficiency_ceiling(double fixed_k) noexcept {
+    if (!(fixed_k > 0)) return 1.0;
+    return (kGemmCeilingDepth + fixed_k) / kGemmCeilingDepth;
+}
+
 double gemm_depth_efficiency(double k, double fixed_k) noexcept {
     if (!(fixed_k > 0) || !(k > 0)) return 1.0;
     return (k / (k + fixed_k)) / (kGemmCeilingDepth / (kGemmCeilingDepth + fixed_k));

@@ -197,6 +197,10 @@ inline constexpr double kHopperFp8FixedK = 534.0;
 inline constexpr double kHopperFp8FlopsPerSm = 1979e12 / 132.0;
 // The fraction of the SMs' tile throughput a GEMM of this shape keeps (wave and tile quantisation).
 [[nodiscard]] double gemm_tile_efficiency(const HardwareFigures& hw, const GemmDims& g) noexcept;
+// The most gemm_tile_efficiency gives any shape: the best tile's rate, every tile full, every wave full.
+[[nodiscard]] double gemm_tile_efficiency_ceiling() noexcept;
+// The most gemm_depth_efficiency gives any depth: its limit as k grows without bound.
+[[nodiscard]] double gemm_depth_efficiency_ceiling(double fixed_k) noexcept;
 
 // The share of the median card's compute speed a synchronous step keeps when it waits, at every
 // collective, for the slowest of `gpus` cards whose speeds spread by `spread` (a standard deviation

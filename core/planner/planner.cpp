@@ -328,9 +328,11 @@ private:
 // ---- The search -------------------------------------------------------------------------------------
 
 // A group: one layout with one ZeRO stage, micro-batch and recompute mode. Pass 1 floors each set of
-// factors as a whole (Floors::layout_floor); when that floor comes up in pass 2, every schedule of every
-// group of the layout is floored and the group keeps its lowest floor; the group is expanded into its
-// candidates (every schedule that may fit, lowest floor first) only when that floor comes up.
+// factors as a whole on its block floors (Floors::unpriced_floor); when that floor comes up in pass 2
+// the layout is priced at each micro-batch (Floors::micro_batch_floors) and queued again; when that
+// comes up, every schedule of every group of the layout is floored and the group keeps its lowest
+// floor; the group is expanded into its candidates (every schedule that may fit, lowest floor first)
+// only when that floor comes up.
 struct Group {
     uint32_t layout = 0;        // index into the layouts (ParallelSpec with zero set)
     int64_t micro_batch = 1;
@@ -370,12 +372,13 @@ struct LayoutShape {
     std::vector<int64_t> starts;     // run_starts(shapes)
 };
 
-// What the groups of one mesh order share: the pipeline specs and step-end collectives (they depend on
-// the links the order gives each dim), which several groups would otherwise build again.
+// What one group's schedules share when the group is floored on its mesh: the pipeline specs and
+// step-end collectives (they depend on the links the order gives each dim). Kept for one group only:
+// the specs of one mesh order under different ZeRO stages are not the same (sharing them across the
+// groups of an order broke the brute-force tests).
 struct OrderCache {
-    // By (micro_batch, recompute, expert all-to-all overlapped), for ZeRO 0-2, which build the same
-    // spec: below stage 3 ZeRO adds no per-micro-batch communication and places no ranks. The spec's
-    // schedule is 1f1b, or DualPipe where that hides the all-to-all.
+    // By (micro_batch, recompute, expert all-to-all overlapped), for ZeRO 0-2 (ZeRO 3 builds its own).
+    // The spec's schedule is 1f1b, or DualPipe where that hides the all-to-all.
     using Key = std::tuple<int64_t, int, bool>;
     std::map<Key, FlooredSpec> specs;
     std::map<int, std::vector<StepEndTimes>> ends;  // by ZeRO stage (it changes what the step ends with)
@@ -488,9 +491,7 @@ public:
     [[nodiscard]] const std::vector<double>& micro_batch_floors(const ParallelSpec& p,
                                                                 const std::vector<int64_t>& micro_batches) {
         const int64_t dp = p.dp_shard * p.dp_replicate;
-        const LayoutFloorKey key{p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0, p.pp, p.first_stage_layers,
-                                 p.last_stage_layers, p.embedding_in_pipeline_split ? 1 : 0,
-                                 p.loss_in_pipeline_split ? 1 : 0, dp};
+        const LayoutFloorKey key = layout_floor_key(p);
         if (const auto known = layout_floors_.find(key); known != layout_floors_.end()) return known->second;
         std::vector<double> floors;
         floors.reserve(micro_batches.size());
@@ -507,6 +508,29 @@ public:
             floors.push_back(least * (1.0 - 1e-12));
         }
         return layout_floors_.emplace(key, std::move(floors)).first->second;
+    }
+
+    // A floor under every micro_batch_floors(p, micro_batches), for pass 1 to order layouts by before
+    // it prices a single block: the same makespans on the stages' block floors (block_floor), which
+    // read the micro-batch only to scale each kernel's work. 0 where groups are not floored by time.
+    [[nodiscard]] double unpriced_floor(const ParallelSpec& p, const std::vector<int64_t>& micro_batches) {
+        if (!options_.prune || by_memory_ || !arch_) return 0.0;
+        const int64_t dp = p.dp_shard * p.dp_replicate;
+        const LayoutFloorKey key = layout_floor_key(p);
+        if (const auto known = unpriced_floors_.find(key); known != unpriced_floors_.end()) return known->second;
+        double least = std::numeric_limits<double>::infinity();
+        for (const int64_t mb : micro_batches) {
+            schedules_for(base_.model, p, base_.training.global_batch / (dp * mb), layout_schedules_);
+            if (layout_schedules_.empty()) continue;
+            set_knobs(p, mb, Recompute::none);
+            const FlooredSpec spec(compute_pipeline_floor_spec(work_, counts_, block_floors(p)));
+            for (const ScheduleChoice sc : layout_schedules_)
+                least = std::min(least, makespan_floor(spec.spec, spec.run_ends, sc));
+        }
+        // Summed in another order than compute_pipeline_spec: stay a hair below.
+        least *= 1.0 - 1e-9;
+        unpriced_floors_.emplace(key, least);
+        return least;
     }
 
     // The time half: replaces each candidate's memory floor with its step-time floor on mesh `m`, the
@@ -546,8 +570,18 @@ private:
         work_.training.recompute = rc;
     }
 
+    // layout_block_floors of the factors (set_knobs first): they read tp, cp, ep and sequence
+    // parallelism, not the micro-batch, the recompute or how data parallelism splits.
+    const LayoutBlockFloors& block_floors(const ParallelSpec& p) {
+        const std::array<int64_t, 4> key{p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0};
+        auto it = block_floors_.find(key);
+        if (it == block_floors_.end()) it = block_floors_.emplace(key, layout_block_floors(work_)).first;
+        return it->second;
+    }
+
     // block_activations of the knobs set (set_knobs first): they read tp, cp, sequence parallelism,
     // the micro-batch and recompute of a layout, so every ZeRO stage and data-parallel split shares them.
+
     const BlockActivations& activations(const ParallelSpec& p, int64_t micro_batch, Recompute rc) {
         const ActivationKey key{p.tp, p.cp, p.sequence_parallel ? 1 : 0, micro_batch, static_cast<int64_t>(rc)};
         auto it = activations_.find(key);
@@ -565,10 +599,17 @@ private:
     // recompute and world size.
     using ComputeKey = std::array<int64_t, 12>;
     BoundedCache<ComputeKey, PipelineSpec> compute_specs_{4096};
-    // layout_floor by what it reads: the compute key's factors but micro-batch, recompute and world
-    // (one search has one world), and the data-parallel degree (which fixes the micro-batches).
+    // micro_batch_floors and unpriced_floor by what they read: the compute key's factors but
+    // micro-batch, recompute and world (one search has one world), and the data-parallel degree
+    // (which fixes the micro-batches).
     using LayoutFloorKey = std::array<int64_t, 10>;
+    static LayoutFloorKey layout_floor_key(const ParallelSpec& p) {
+        return {p.tp, p.cp, p.ep, p.sequence_parallel ? 1 : 0, p.pp, p.first_stage_layers, p.last_stage_layers,
+                p.embedding_in_pipeline_split ? 1 : 0, p.loss_in_pipeline_split ? 1 : 0, p.dp_shard * p.dp_replicate};
+    }
     std::map<LayoutFloorKey, std::vector<double>> layout_floors_;
+    std::map<LayoutFloorKey, double> unpriced_floors_;
+    std::map<std::array<int64_t, 4>, LayoutBlockFloors> block_floors_;
     std::vector<ScheduleChoice> layout_schedules_;
     using ActivationKey = std::array<int64_t, 5>;
     std::map<ActivationKey, BlockActivations> activations_;
@@ -584,9 +625,13 @@ struct LayoutJob {
     ParallelSpec parallel;
     std::vector<std::vector<Dim>> orders;
     std::vector<int> zeros;
-    std::vector<double> micro_batch_floors;  // Floors::micro_batch_floors: below every group's floor
-    double floor = 0;                        // the least of them
+    // Floors::micro_batch_floors, once the layout's unpriced floor came up in pass 2: below every
+    // group's floor. `floor` is the least of them then, Floors::unpriced_floor before.
+    std::vector<double> micro_batch_floors;
+    bool priced = false;
+    double floor = 0;
     int64_t candidates = 0;     // every knob set, in every order kept
+    int64_t per_zero = 0;       // candidates of one ZeRO stage, in every order kept
     int64_t pruned_memory = 0;  // those of the ZeRO stages whose model state alone overflows a GPU
 };
 
@@ -605,9 +650,8 @@ std::vector<int64_t> micro_batches_of(const Scenario& base, const ParallelSpec& 
     return divisors(base.training.global_batch / (p.dp_shard * p.dp_replicate));
 }
 
-// Pass 1 for one set of factors: the orders the filters keep, how many candidates they hold, the ZeRO
-// stages whose model state fits (the others are pruned whole) and the layout's floor. A job left with
-// no order or no ZeRO stage has nothing to search.
+// Pass 1 for one set of factors: the orders the filters keep, how many candidates they hold and the
+// layout's unpriced floor. A job left with no order has nothing to search.
 void price_job(LayoutJob& job, Floors& floors) {
     const Scenario& base = floors.base();
     if (floors.options().filters.tp_within_node) {
@@ -625,17 +669,24 @@ void price_job(LayoutJob& job, Floors& floors) {
     for (int64_t mb : micro_batches)
         per_zero += static_cast<int64_t>(kRecomputes.size() *
                                          schedule_count(base.model, job.parallel, base.training.global_batch / (dp * mb)));
-    const auto per_order_zero = per_zero * static_cast<int64_t>(job.orders.size());
-    job.candidates = per_order_zero * static_cast<int64_t>(job.zeros.size());
-    const LayoutShape shape = floors.layout_shape(job.parallel);
+    job.per_zero = per_zero * static_cast<int64_t>(job.orders.size());
+    job.candidates = job.per_zero * static_cast<int64_t>(job.zeros.size());
+    job.floor = floors.unpriced_floor(job.parallel, micro_batches);
+}
+
+// Pass 2 for a layout whose unpriced floor came up: the ZeRO stages whose model state alone overflows
+// a GPU are dropped (their candidates cannot fit), and the others' floors at each micro-batch priced.
+void price_layout(LayoutJob& job, const LayoutShape& shape, Floors& floors) {
+    const std::vector<int64_t> micro_batches = micro_batches_of(floors.base(), job.parallel);
     const auto overflows = [&](int z) {
         ParallelSpec p = job.parallel;
         p.zero = z;
         return floors.state_overflows(p, micro_batches.front(), shape);
     };
     const auto fitting = std::remove_if(job.zeros.begin(), job.zeros.end(), overflows);
-    job.pruned_memory = per_order_zero * static_cast<int64_t>(job.zeros.end() - fitting);
+    job.pruned_memory = job.per_zero * static_cast<int64_t>(job.zeros.end() - fitting);
     job.zeros.erase(fitting, job.zeros.end());
+    job.priced = true;
     if (job.zeros.empty()) return;
     job.micro_batch_floors = floors.micro_batch_floors(job.parallel, micro_batches);
     job.floor = *std::min_element(job.micro_batch_floors.begin(), job.micro_batch_floors.end());
@@ -895,7 +946,6 @@ void PlanSearch::State::gather_floors() {
         layout_heap.reserve(jobs.size());
     for (uint32_t j = 0; j < jobs.size(); ++j) {
         result.stats.candidates += jobs[j].candidates;
-        result.stats.pruned_memory += jobs[j].pruned_memory;
         if (jobs[j].orders.empty() || jobs[j].zeros.empty()) continue;
         layout_heap.push_back({jobs[j].floor, j, kLayout});
     }
@@ -946,9 +996,19 @@ bool PlanSearch::State::cost_until(std::chrono::steady_clock::time_point deadlin
             break;
         }
         if (layout_next) {
-            const HeapEntry next = layout_heap.front();
+            HeapEntry next = layout_heap.front();
             std::pop_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
             layout_heap.pop_back();
+            LayoutJob& job = jobs[next.group];
+            if (!job.priced) {  // priced first, and back in the heap under its own floor
+                price_layout(job, shape_of(next.group), floors);
+                result.stats.pruned_memory += job.pruned_memory;
+                if (job.zeros.empty()) continue;
+                next.floor = job.floor;
+                layout_heap.push_back(next);
+                std::push_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
+                continue;
+            }
             floor_groups(next);
             ++floored_layouts;
         } else {

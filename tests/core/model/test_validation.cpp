@@ -302,3 +302,40 @@ TEST_CASE("docs/cost-model.md's validation table is what `shardscope validate` p
     CHECK(doc.substr(from + begin.size(), to - from - begin.size()) ==
           validation_table_text(run_validation_suite(shipped_clusters())));
 }
+
+TEST_CASE("compute_pipeline_floor_spec: under compute_pipeline_spec, stage by stage, for every published run") {
+    // The planner bounds each layout at every micro-batch on the floor spec before it prices any: it
+    // must stay under the priced spec whatever the model (dense, MoE, MLA), precision, kernels,
+    // schedule and micro-batch. The runs' own layouts and models are the widest set at hand.
+    int checked = 0;
+    for (const PublishedRun& run : published_runs(shipped_clusters())) {
+        std::vector<Scenario> variants{run.scenario};
+        Scenario eager = run.scenario;
+        eager.training.fused_kernels = false;
+        eager.training.attention = AttentionKernel::eager;
+        variants.push_back(eager);
+        for (Scenario s : variants) {
+            s.training.recompute = Recompute::none;
+            const ParamCounts counts = count_params(s.model);
+            const LayoutBlockFloors floors = layout_block_floors(s);
+            for (int64_t mb : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, run.scenario.training.micro_batch}) {
+                s.training.micro_batch = mb;
+                CAPTURE(run.name);
+                CAPTURE(s.training.fused_kernels);
+                CAPTURE(mb);
+                const PipelineSpec priced = compute_pipeline_spec(s, counts);
+                const PipelineSpec floor = compute_pipeline_floor_spec(s, counts, floors);
+                REQUIRE(floor.costs.size() == priced.costs.size());
+                CHECK(floor.microbatches == priced.microbatches);
+                for (std::size_t st = 0; st < priced.costs.size(); ++st) {
+                    CAPTURE(st);
+                    CHECK(floor.costs[st].f > 0);
+                    CHECK(floor.costs[st].f <= priced.costs[st].f);
+                    CHECK(floor.costs[st].b + floor.costs[st].w <= priced.costs[st].b + priced.costs[st].w);
+                }
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked == 47 * 2 * 5);
+}
