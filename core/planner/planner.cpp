@@ -887,6 +887,7 @@ struct PlanSearch::State {
     bool cost_until(std::chrono::steady_clock::time_point deadline);
     void cost_next();
     void split_orders(const HeapEntry& next);
+    void take_layout();
     void floor_groups(const HeapEntry& next);
     void push(const HeapEntry& e) {
         heap.push_back(e);
@@ -953,7 +954,27 @@ void PlanSearch::State::gather_floors() {
     searched_one_by_one = std::min<int64_t>(64, static_cast<int64_t>(layout_heap.size() / 8));
 }
 
-// A layout's floor comes up: floor each of its groups, and queue them by their own floors.
+// A layout's floor comes up: its first floor is priced and the layout queued again under the priced
+// one; that floor floors its groups.
+void PlanSearch::State::take_layout() {
+    HeapEntry next = layout_heap.front();
+    std::pop_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
+    layout_heap.pop_back();
+    LayoutJob& job = jobs[next.group];
+    if (job.priced) {
+        floor_groups(next);
+        ++floored_layouts;
+        return;
+    }
+    price_layout(job, shape_of(next.group), floors);
+    result.stats.pruned_memory += job.pruned_memory;
+    if (job.zeros.empty()) return;  // no ZeRO stage's model state fits
+    next.floor = job.floor;
+    layout_heap.push_back(next);
+    std::push_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
+}
+
+// Floor each of a layout's groups, and queue them by their own floors.
 void PlanSearch::State::floor_groups(const HeapEntry& next) {
     FlooredGroups& part = floored;
     part.layouts.clear();
@@ -996,21 +1017,7 @@ bool PlanSearch::State::cost_until(std::chrono::steady_clock::time_point deadlin
             break;
         }
         if (layout_next) {
-            HeapEntry next = layout_heap.front();
-            std::pop_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
-            layout_heap.pop_back();
-            LayoutJob& job = jobs[next.group];
-            if (!job.priced) {  // priced first, and back in the heap under its own floor
-                price_layout(job, shape_of(next.group), floors);
-                result.stats.pruned_memory += job.pruned_memory;
-                if (job.zeros.empty()) continue;
-                next.floor = job.floor;
-                layout_heap.push_back(next);
-                std::push_heap(layout_heap.begin(), layout_heap.end(), by_floor_desc);
-                continue;
-            }
-            floor_groups(next);
-            ++floored_layouts;
+            take_layout();
         } else {
             cost_next();
         }
